@@ -1,0 +1,28 @@
+# Everything a fresh machine needs: `make run` and `make test` set up .venv themselves.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: run test bench system clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+system:
+	bash scripts/setup-system.sh
+
+run: $(STAMP) system
+	$(BIN)/safari-sim run experiments/quickstart.yaml
+
+test: $(STAMP) system
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/safari-sim bench
+
+clean:
+	rm -rf $(VENV) results .pytest_cache

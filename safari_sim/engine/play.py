@@ -1,0 +1,77 @@
+"""The lockstep loop: play one batch of games between strategies.
+
+Knows games and strategies, nothing of experiments: the runner (``safari_sim.run``) calls it once
+per batch. Per step it asks who is to move, groups the games by the strategy sitting in that
+seat, gives each strategy the observations of its games, checks the answers are legal, and steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from .protocol import Game, Outcome
+
+
+class IllegalActionError(RuntimeError):
+    def __init__(self, strategy: str, game_id: str, batch_index: int, seat: int, action: int):
+        self.strategy = strategy
+        self.game_id = game_id
+        self.batch_index = batch_index
+        super().__init__(
+            f"strategy '{strategy}' chose illegal action {action} for seat {seat} "
+            f"in {game_id} game {batch_index} of its batch"
+        )
+
+
+@dataclass
+class BatchResult:
+    outcome: Outcome
+    seating: np.ndarray  # int[B, P]: index of the strategy in each seat
+    decisions: int       # decisions made in the whole batch
+    state: Any
+
+
+def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any],
+               seating: np.ndarray, rng: np.random.Generator, log: bool = False,
+               max_steps: int = 1_000_000) -> BatchResult:
+    """Play ``len(seating)`` games; ``seating[b, s]`` is the index in ``strategies`` of the
+    strategy sitting in seat s (seat 0 starts) of game b."""
+    batch = seating.shape[0]
+    state = game.init(rules, n_players, batch, rng, log=log)
+    for s in strategies:
+        s.reset(batch, n_players)
+    rows = np.arange(batch)
+    actions = np.zeros(batch, dtype=np.int64)
+    decisions = 0
+    for _ in range(max_steps):
+        mover = game.to_move(state)
+        live = np.flatnonzero(mover >= 0)
+        if live.size == 0:
+            break
+        legal = game.legal(state)
+        who = seating[live, mover[live]]
+        for k, strat in enumerate(strategies):
+            idx = live[who == k] if len(strategies) > 1 else live
+            if idx.size == 0:
+                continue
+            obs = game.observe(state, idx)
+            lg = legal[idx]
+            a = np.asarray(strat.act(obs, lg, rng), dtype=np.int64)
+            ok = (a >= 0) & (a < lg.shape[1])
+            ok[ok] = lg[np.flatnonzero(ok), a[ok]]
+            if not ok.all():
+                bad = int(np.flatnonzero(~ok)[0])
+                raise IllegalActionError(getattr(strat, "label", type(strat).__name__), game.id,
+                                         int(idx[bad]), int(mover[idx[bad]]), int(a[bad]))
+            actions[idx] = a
+            if len(strategies) == 1:
+                break
+        decisions += live.size
+        game.step(state, actions, rng)
+    else:  # pragma: no cover - a game that never ends is a bug in the game
+        raise RuntimeError(f"{game.id}: games still running after {max_steps} steps")
+    del rows
+    return BatchResult(game.outcome(state), seating, decisions, state)

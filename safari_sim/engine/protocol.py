@@ -1,0 +1,213 @@
+"""The batched game protocol every game implements.
+
+A game plays a batch of B independent games in lockstep. Its state is a struct of numpy arrays
+whose first axis is the batch; the rules run in numba kernels that loop over the batch. The play
+loop (``engine.play``) only ever stops at real decisions: chance and forced moves are resolved
+inside ``init`` and ``step``.
+
+A game knows nothing of experiments or strategies: it deals, says who must decide and what is
+legal, shows each seat only what that seat may know, applies decisions, and scores.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import typing
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+class RulesError(ValueError):
+    """A rules override that is unknown, of the wrong type, or impossible for the game."""
+
+    def __init__(self, field_name: str, message: str):
+        self.field = field_name
+        super().__init__(f"rules.{field_name}: {message}" if field_name else message)
+
+
+def rule(default: Any, doc: str) -> Any:
+    """A Rules field with its printed default and a one-line meaning (shown by `safari-sim rules`)."""
+    if isinstance(default, (list, tuple)):
+        value = tuple(default)
+        return field(default_factory=lambda: value, metadata={"doc": doc})
+    return field(default=default, metadata={"doc": doc})
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Final result of every game in a batch.
+
+    score: the game's own score per seat (what the rulebook calls points; see ``Game.score_name``).
+    rank:  1 = best, ties share the better rank (1, 1, 3).
+    win:   1 for a sole winner, 1/k for each of k tied winners, else 0.
+    turns: turns played per game.
+    stats: extra columns; an array [B] is a per-game statistic, [B, P] a per-seat one.
+    """
+
+    score: np.ndarray
+    rank: np.ndarray
+    win: np.ndarray
+    turns: np.ndarray
+    stats: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def ranks_and_wins(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ranks (1 = best, ties share) and win shares from a [B, P] key where higher is better."""
+    key = np.asarray(key, dtype=np.float64)
+    # rank = 1 + number of seats strictly better
+    rank = 1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)
+    first = rank == 1
+    win = first / first.sum(axis=1, keepdims=True)
+    return rank.astype(np.int16), win.astype(np.float64)
+
+
+class Game:
+    """Base class: one instance per game, holding no per-batch state.
+
+    Subclasses set the class attributes and implement the methods below. States are plain
+    objects (usually a dataclass of numpy arrays) owned by the game.
+    """
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    Rules: ClassVar[type]
+    score_name: ClassVar[str] = "points"
+    lower_score_wins: ClassVar[bool] = False
+    # Names of the decision kinds, indexed by the ``kind`` field of the observation.
+    decision_kinds: ClassVar[tuple[str, ...]] = ()
+
+    # ---- rules -------------------------------------------------------------------------
+    def make_rules(self, overrides: dict[str, Any] | None = None) -> Any:
+        """Printed rules with ``overrides`` applied; unknown names and wrong types raise RulesError."""
+        return make_rules(self.Rules, overrides or {})
+
+    def check(self, rules: Any, n_players: int) -> None:
+        """Raise RulesError for a combination the game cannot be played with."""
+        if not self.min_players <= n_players <= self.max_players:
+            raise RulesError(
+                "", f"{self.id} is for {self.min_players} to {self.max_players} players, not {n_players}"
+            )
+
+    def n_actions(self, rules: Any, n_players: int) -> int:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def action_name(self, rules: Any, n_players: int, action: int) -> str:
+        return f"action {action}"
+
+    # ---- play --------------------------------------------------------------------------
+    def init(self, rules: Any, n_players: int, batch: int, rng: np.random.Generator,
+             log: bool = False) -> Any:
+        """Shuffle, deal and advance every game to its first decision. ``log`` records events
+        so that ``describe`` can tell the game move by move (used by `safari-sim trace`)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def to_move(self, state: Any) -> np.ndarray:
+        """int[B]: the seat that must decide now, -1 where the game is over."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def legal(self, state: Any) -> np.ndarray:
+        """bool[B, A]: the legal actions of the seat to move (all False where the game is over)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def observe(self, state: Any, games: np.ndarray) -> Any:
+        """What the seat to move in each of ``games`` (indices into the batch) may know.
+
+        Every array in the observation has first axis len(games). It must carry ``game``
+        (the batch index, for strategies that keep memory), ``seat`` and ``kind`` (the
+        decision kind). Nothing hidden from that seat may be in it.
+        """
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> None:
+        """Apply ``actions[b]`` in every game b that awaits a decision, then resolve chance and
+        forced moves up to the next decision or the end."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def outcome(self, state: Any) -> Outcome:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def describe(self, state: Any, i: int) -> str:
+        """A readable account of game ``i`` so far (needs ``init(..., log=True)``)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+
+# ---- rules overrides ---------------------------------------------------------------------
+
+def rules_fields(rules_cls: type) -> list[dataclasses.Field]:
+    return [f for f in dataclasses.fields(rules_cls)]
+
+
+def rules_to_dict(rules: Any) -> dict[str, Any]:
+    out = {}
+    for f in dataclasses.fields(rules):
+        v = getattr(rules, f.name)
+        out[f.name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def _coerce(name: str, tp: Any, value: Any) -> Any:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if tp is Any:
+        return value
+    if origin is typing.Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return _coerce(name, a, value)
+            except RulesError as e:
+                errors.append(str(e))
+        raise RulesError(name, f"expected {_type_name(tp)}, got {value!r}")
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)):
+            raise RulesError(name, f"expected a list, got {value!r}")
+        item = args[0] if args else Any
+        return tuple(_coerce(name, item, v) for v in value)
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        raise RulesError(name, f"expected true or false, got {value!r}")
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RulesError(name, f"expected a whole number, got {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise RulesError(name, f"expected a number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise RulesError(name, f"expected text, got {value!r}")
+        return value
+    return value
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", str(tp)).replace("NoneType", "null")
+
+
+def make_rules(rules_cls: type, overrides: dict[str, Any]) -> Any:
+    """Build ``rules_cls`` from its defaults and ``overrides``, with errors that name the field."""
+    hints = typing.get_type_hints(rules_cls)
+    names = [f.name for f in dataclasses.fields(rules_cls)]
+    kwargs = {}
+    for key, value in overrides.items():
+        if key not in names:
+            near = difflib.get_close_matches(key, names, n=1)
+            hint = f"; did you mean '{near[0]}'?" if near else f"; known fields: {', '.join(names)}"
+            raise RulesError(key, f"no such rules field{hint}")
+        kwargs[key] = _coerce(key, hints[key], value)
+    rules = rules_cls(**kwargs)
+    validate = getattr(rules, "validate", None)
+    if validate is not None:
+        validate()
+    return rules

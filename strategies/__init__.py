@@ -1,0 +1,89 @@
+"""Strategy registry: the generic strategies, each game's own (module ``strategies/<game id>.py``
+with a ``STRATEGIES`` list), and a user's own class from a file (``path/to/bots.py:ClassName``)."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import inspect
+import pkgutil
+import sys
+from pathlib import Path
+
+from .base import Strategy
+
+_CACHE: dict[str | None, dict[str, type[Strategy]]] = {}
+
+
+class StrategyNotFound(KeyError):
+    def __str__(self) -> str:  # KeyError quotes its message; we want it plain
+        return str(self.args[0])
+
+
+def _module_strategies(modname: str) -> list[type[Strategy]]:
+    try:
+        mod = importlib.import_module(f"{__name__}.{modname}")
+    except ModuleNotFoundError as e:
+        if e.name == f"{__name__}.{modname}":
+            return []
+        raise
+    return list(getattr(mod, "STRATEGIES", []))
+
+
+def strategies_for(game_id: str) -> dict[str, type[Strategy]]:
+    """Every strategy that can play ``game_id``: the generic ones first, then the game's own."""
+    if game_id not in _CACHE:
+        found = {s.name: s for s in _module_strategies("generic")}
+        found.update({s.name: s for s in _module_strategies(game_id)})
+        _CACHE[game_id] = found
+    return _CACHE[game_id]
+
+
+def load_user_strategy(spec: str, base_dir: Path | None = None) -> type[Strategy]:
+    """``path/to/bots.py:ClassName`` (a relative path is taken from ``base_dir``)."""
+    if ":" not in spec:
+        raise StrategyNotFound(f"'{spec}' should be path/to/file.py:ClassName")
+    path_s, cls_name = spec.rsplit(":", 1)
+    path = Path(path_s)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    if not path.is_file():
+        raise StrategyNotFound(f"strategy file '{path_s}' not found")
+    modname = f"_safari_user_{abs(hash(str(path.resolve())))}"
+    if modname not in sys.modules:
+        spec_ = importlib.util.spec_from_file_location(modname, path)
+        mod = importlib.util.module_from_spec(spec_)
+        sys.modules[modname] = mod
+        try:
+            spec_.loader.exec_module(mod)
+        except Exception as e:
+            del sys.modules[modname]
+            raise StrategyNotFound(f"strategy file '{path_s}' failed to load: {e}") from e
+    mod = sys.modules[modname]
+    cls = getattr(mod, cls_name, None)
+    if cls is None:
+        raise StrategyNotFound(f"'{path_s}' has no class '{cls_name}'")
+    if not (inspect.isclass(cls) and issubclass(cls, Strategy)):
+        raise StrategyNotFound(f"'{cls_name}' in '{path_s}' is not a strategies.base.Strategy subclass")
+    return cls
+
+
+def get_strategy(game_id: str, use: str, base_dir: Path | None = None) -> type[Strategy]:
+    if ":" in use or use.endswith(".py"):
+        cls = load_user_strategy(use, base_dir)
+    else:
+        known = strategies_for(game_id)
+        if use not in known:
+            near = difflib.get_close_matches(use, list(known), n=1)
+            hint = f"; did you mean '{near[0]}'?" if near else ""
+            raise StrategyNotFound(
+                f"unknown strategy '{use}' for {game_id}{hint} (known: {', '.join(known)})")
+        cls = known[use]
+    if cls.game is not None and cls.game != game_id:
+        raise StrategyNotFound(f"strategy '{use}' plays {cls.game}, not {game_id}")
+    return cls
+
+
+def all_strategy_modules() -> list[str]:
+    return [m.name for m in pkgutil.iter_modules(__path__) if m.name not in ("base",)]

@@ -1,0 +1,50 @@
+"""What a strategy is: an object built from validated parameters with one method, ``act``.
+
+A strategy knows nothing of the runner. It receives the observations of the games where its seat
+is to move (numpy arrays, first axis = those games), the legal mask for them, and a numpy
+Generator, and returns one action per game.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+
+class NoParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Strategy:
+    """Base class. Subclasses set ``name``, ``game`` (None = works for every game), a one-line
+    ``summary`` and ``Params`` (a pydantic model whose fields are the knobs)."""
+
+    name: ClassVar[str]
+    game: ClassVar[str | None] = None
+    summary: ClassVar[str] = ""
+    Params: ClassVar[type[BaseModel]] = NoParams
+
+    def __init__(self, **params: Any):
+        self.params = self.Params(**params)
+        self.label = self.name
+
+    def reset(self, batch: int, n_players: int) -> None:
+        """Called before each batch; strategies with memory allocate [batch, n_players] arrays here."""
+
+    def act(self, obs: Any, legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+
+def random_legal(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``legal``."""
+    counts = legal.sum(axis=1)
+    pick = (rng.random(legal.shape[0]) * counts).astype(np.int64)
+    # the pick-th True in each row
+    csum = np.cumsum(legal, axis=1)
+    return (csum <= pick[:, None]).sum(axis=1)
+
+
+def first_legal(legal: np.ndarray) -> np.ndarray:
+    return np.argmax(legal, axis=1)
