@@ -3,6 +3,10 @@
 Kernels draw with ``np.random`` inside ``@njit`` code, which uses numba's per-thread Mersenne
 Twister. Seeding it from the experiment's numpy stream before every kernel call that draws makes
 every game a pure function of the chunk's seed, whatever process or thread runs it.
+
+Kernels that do not allocate are compiled with ``_nrt=False``: numba otherwise counts references
+on every array passed to a helper, an atomic operation per array per call that cost more than
+the rules themselves (measured: 500 vs 200 us per step of 4096 Duck Duck Bruce games).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ def shuffle_rows(decks, n):
             decks[b, j] = t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle_row(row, n):
     """Fisher-Yates shuffle of ``row[:n]`` in place (for use inside kernels)."""
     for i in range(n - 1, 0, -1):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -155,17 +156,16 @@ def _coerce(name: str, tp: Any, value: Any) -> Any:
     args = typing.get_args(tp)
     if tp is Any:
         return value
-    if origin is typing.Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
+    if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
-        errors = []
         for a in args:
             if a is type(None):
                 continue
             try:
                 return _coerce(name, a, value)
-            except RulesError as e:
-                errors.append(str(e))
+            except RulesError:
+                pass
         raise RulesError(name, f"expected {_type_name(tp)}, got {value!r}")
     if origin is tuple:
         if not isinstance(value, (list, tuple)):

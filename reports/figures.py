@@ -1,0 +1,179 @@
+"""The report's figures: matplotlib (Agg), returned as inline SVG data URIs (no files, no network)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import itertools
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+FAIR = "#555555"
+STYLE = {
+    "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8,
+    "axes.spines.top": False, "axes.spines.right": False, "svg.hashsalt": "safari-sim",
+    "axes.grid": True, "grid.color": "#e4e4e4", "grid.linewidth": 0.6, "axes.axisbelow": True,
+}
+
+
+def seat_label(seat: int) -> str:
+    """Seat 0 is the player who starts: '1st (starts)', '2nd', ..."""
+    n = seat + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}" + (" (starts)" if seat == 0 else "")
+
+
+def colour(i: int) -> str:
+    return COLOURS[i % len(COLOURS)]
+
+
+def to_data_uri(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    return "data:image/svg+xml;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _pct_axis(ax, axis: str = "x") -> None:
+    fmt = matplotlib.ticker.PercentFormatter(1.0, decimals=None)
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(fmt)
+
+
+def win_rates(rates: pl.DataFrame, fair: float, label: str = "strategy", title: str = "") -> str:
+    """Horizontal bars with 95% intervals and the fair share; ``label`` names the rows."""
+    with plt.rc_context(STYLE):
+        n = len(rates)
+        fig, ax = plt.subplots(figsize=(6.4, 0.42 * n + 0.9))
+        y = np.arange(n)[::-1]
+        r = rates["rate"].to_numpy()
+        err = np.vstack([r - rates["lo"].to_numpy(), rates["hi"].to_numpy() - r])
+        names = [seat_label(s) for s in rates["seat"]] if label == "seat" else rates[label].to_list()
+        ax.barh(y, r, color=[colour(i) for i in range(n)], height=0.6, alpha=0.85)
+        ax.errorbar(r, y, xerr=err, fmt="none", ecolor="black", capsize=3, lw=1)
+        ax.axvline(fair, color=FAIR, ls="--", lw=1)
+        ax.text(fair, n - 0.45, f" fair {100 * fair:.1f}%", color=FAIR, va="bottom", fontsize=8)
+        ax.set_yticks(y, names)
+        ax.set_xlim(0, max(float(rates["hi"].max()) * 1.15, fair * 1.3))
+        ax.set_ylim(-0.6, n - 0.1)
+        ax.grid(axis="y", visible=False)
+        _pct_axis(ax)
+        ax.set_xlabel("share of games won (ties shared), with 95% interval")
+        if title:
+            ax.set_title(title, loc="left")
+        return to_data_uri(fig)
+
+
+def _step(ax, hist: pl.DataFrame, i: int, name: str) -> None:
+    total = hist["count"].sum()
+    x = hist["bin_lo"].to_numpy()
+    w = float(hist["width"][0])
+    y = hist["count"].to_numpy() / total
+    edges = np.append(x, x[-1] + w)
+    ax.stairs(y, edges, color=colour(i), lw=1.4, label=name)
+
+
+def score_histograms(by_strategy: pl.DataFrame, by_seat: pl.DataFrame, score_name: str,
+                     lower_score_wins: bool) -> str:
+    """Score distribution per strategy (left) and per seat (right), as shares of games."""
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, 2, figsize=(7.6, 2.9), sharey=True)
+        for ax, hist, key, title in ((axes[0], by_strategy, "strategy", "by strategy"),
+                                     (axes[1], by_seat, "seat", "by seat")):
+            for i, (val, h) in enumerate(hist.sort(key, "bin").group_by(key, maintain_order=True)):
+                name = seat_label(val[0]) if key == "seat" else str(val[0])
+                _step(ax, h, i, name)
+            ax.set_title(f"{score_name} {title}", loc="left")
+            ax.set_xlabel(score_name + (" (lower wins)" if lower_score_wins else ""))
+            ax.legend(frameon=False)
+        axes[0].set_ylabel("share of games")
+        _pct_axis(axes[0], "y")
+        return to_data_uri(fig)
+
+
+def game_shape(margin: pl.DataFrame, length: pl.DataFrame, score_name: str) -> str:
+    """Winning margin and the length of games (turns, and rounds when the game has them)."""
+    panels = [("margin", margin, f"winning margin ({score_name})")]
+    if len(length):
+        for stat in ("turns", "rounds"):
+            h = length.filter(pl.col("statistic") == stat)
+            if len(h):
+                panels.append((stat, h, f"{stat} per game"))
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, len(panels), figsize=(2.6 * len(panels) + 0.4, 2.5), squeeze=False)
+        for ax, (_, h, title) in zip(axes[0], panels):
+            h = h.sort("bin")
+            total = h["count"].sum()
+            ax.bar(h["bin_lo"].to_numpy() + float(h["width"][0]) / 2, h["count"].to_numpy() / total,
+                   width=float(h["width"][0]) * 0.9, color=colour(0), alpha=0.8)
+            ax.set_title(title, loc="left")
+            _pct_axis(ax, "y")
+        axes[0][0].set_ylabel("share of games")
+        return to_data_uri(fig)
+
+
+def _x_positions(values: list, numeric: list) -> tuple[np.ndarray, list[str] | None]:
+    if all(v is not None for v in numeric):
+        return np.asarray(numeric, dtype=float), None
+    labels = list(dict.fromkeys(values))
+    return np.asarray([labels.index(v) for v in values], dtype=float), labels
+
+
+def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.DataFrame) -> str:
+    """Headline numbers against one swept value, with 95% bands; one line per value of the other
+    swept keys (line style), strategies by colour."""
+    panels = ["seat", "strategies"] + (["turns"] if "turns_mean" in head.columns else []) \
+        + (["margin"] if "margin_mean" in head.columns else [])
+    groups = head.group_by(other_keys, maintain_order=True) if other_keys else [((), head)]
+    styles = itertools.cycle(["-", "--", ":", "-."])
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, len(panels), figsize=(2.55 * len(panels) + 0.6, 2.9))
+        axes = np.atleast_1d(axes)
+        ticklabels = None
+        for (gkey, g), ls in zip(groups, styles):
+            g = g.sort(key + "#", key, nulls_last=True)
+            x, labels = _x_positions(g[key].to_list(), g[key + "#"].to_list())
+            ticklabels = labels or ticklabels
+            tag = ", ".join(f"{k}={v}" for k, v in zip(other_keys, gkey))
+            order = np.argsort(x, kind="stable")
+            x = x[order]
+            for ax, panel in zip(axes, panels):
+                if panel == "seat":
+                    y, lo, hi = (g[c].to_numpy()[order] for c in ("first_rate", "first_lo", "first_hi"))
+                    ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour(0), label=tag or None)
+                    ax.fill_between(x, lo, hi, color=colour(0), alpha=0.2, lw=0)
+                    ax.axhline(float(g["fair"][0]), color=FAIR, ls="--", lw=1)
+                elif panel == "strategies":
+                    r = rates.join(g.select("variant_id"), on="variant_id")
+                    for i, (name, s) in enumerate(r.group_by("strategy", maintain_order=True)):
+                        s = g.select("variant_id").join(s, on="variant_id", how="left")
+                        y, lo, hi = (s[c].to_numpy()[order] for c in ("rate", "lo", "hi"))
+                        ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour(i), label=name[0] if ls == "-" else None)
+                        ax.fill_between(x, lo, hi, color=colour(i), alpha=0.18, lw=0)
+                    ax.axhline(float(g["fair"][0]), color=FAIR, ls="--", lw=1)
+                else:
+                    col = "turns" if panel == "turns" else "margin"
+                    y = g[f"{col}_mean"].to_numpy()[order]
+                    e = g[f"{col}_pm"].to_numpy()[order]
+                    ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour(2 if panel == "turns" else 3))
+                    ax.fill_between(x, y - e, y + e, color=colour(2 if panel == "turns" else 3), alpha=0.2, lw=0)
+        titles = {"seat": "first seat's win rate", "strategies": "win rate per strategy",
+                  "turns": "mean turns per game", "margin": "mean winning margin"}
+        for ax, panel in zip(axes, panels):
+            ax.set_title(titles[panel], loc="left")
+            ax.set_xlabel(key)
+            if panel in ("seat", "strategies"):
+                _pct_axis(ax, "y")
+            if ticklabels is not None:
+                ax.set_xticks(range(len(ticklabels)), ticklabels, rotation=30, ha="right")
+        axes[1].legend(frameon=False, fontsize=7)
+        if other_keys:
+            axes[0].legend(frameon=False, fontsize=7)
+        fig.tight_layout()
+        return to_data_uri(fig)

@@ -1,0 +1,144 @@
+"""What the template shows: the computed tables cut per variant, with figures and words."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import polars as pl
+
+from safari_sim.stats.sweep import sweep_value_text
+
+from . import figures
+from .compute import compute_tables, summarise
+
+
+@dataclass
+class Report:
+    """Everything the report prints: ``tables`` are the raw statistics (all variants), ``context``
+    what the template renders."""
+
+    experiment: dict[str, Any]
+    tables: dict[str, pl.DataFrame]
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+def _rows(df: pl.DataFrame, vid: int) -> list[dict]:
+    if not len(df) or "variant_id" not in df.columns:
+        return []
+    return df.filter(pl.col("variant_id") == vid).to_dicts()
+
+
+def _versus_fair(r: dict) -> str:
+    if r["lo"] > r["fair"]:
+        return "above fair"
+    if r["hi"] < r["fair"]:
+        return "below fair"
+    return "fair within interval"
+
+
+def _cell_colour(rate: float) -> str:
+    """Green when the row strategy finishes ahead more often, red when less; stronger further from 50%."""
+    a = min(abs(rate - 0.5) * 2.5, 1.0) * 0.55
+    rgb = "0,158,115" if rate >= 0.5 else "213,94,0"
+    return f"background-color: rgba({rgb},{a:.2f})"
+
+
+def _value_text(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    return json.dumps(v)
+
+
+def _rules_view(variants: list[dict]) -> dict:
+    """Rules of every variant: one column per variant when few, else differences from the first."""
+    if not variants:
+        return {"fields": [], "columns": [], "diffs": []}
+    base = variants[0].get("rules") or {}
+    fields = list(base) + [k for v in variants[1:] for k in (v.get("rules") or {}) if k not in base]
+    fields = list(dict.fromkeys(fields))
+    if len(variants) <= 4:
+        return {"fields": fields, "columns": [
+            {"label": v["label"], "values": [_value_text((v.get("rules") or {}).get(f, "")) for f in fields]}
+            for v in variants], "diffs": []}
+    diffs = [{"label": v["label"], "changes": [f"{f} = {_value_text((v.get('rules') or {}).get(f))}"
+                                               for f in fields if (v.get("rules") or {}).get(f) != base.get(f)]}
+             for v in variants[1:]]
+    return {"fields": fields, "columns": [{"label": variants[0]["label"],
+                                           "values": [_value_text(base.get(f, "")) for f in fields]}],
+            "diffs": diffs}
+
+
+def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: dict) -> dict:
+    rates = t["win_rates"].filter(pl.col("variant_id") == vid)
+    seat_rates = t["seat_rates"].filter(pl.col("variant_id") == vid)
+    seat = _rows(t["seat_advantage"], vid)[0]
+    fair = seat["fair"]
+    names = rates["strategy"].to_list()
+    h2h = {(r["strategy"], r["opponent"]): {**r, "style": _cell_colour(r["rate"])} for r in _rows(t["head_to_head"], vid)}
+    score_name = experiment.get("score_name") or "score"
+    lower = bool(experiment.get("lower_score_wins"))
+    stat_rows = _rows(t["seat_stats"], vid)
+    stat_cols = [c for c in t["seat_stats"].columns if c not in ("variant_id", "strategy", "n")] if stat_rows else []
+    margin = _rows(t["margin"], vid)
+    figs = {
+        "win_rates": figures.win_rates(rates, fair),
+        "seats": figures.win_rates(seat_rates, fair, label="seat"),
+        "scores": figures.score_histograms(t["hist_strategy"].filter(pl.col("variant_id") == vid),
+                                           t["hist_seat"].filter(pl.col("variant_id") == vid), score_name, lower),
+        "games": figures.game_shape(t["hist_margin"].filter(pl.col("variant_id") == vid),
+                                    t["hist_length"].filter(pl.col("variant_id") == vid)
+                                    if len(t["hist_length"]) else t["hist_length"], score_name),
+    }
+    return {
+        "id": vid, "label": meta.get("label", str(vid)), "sweep": {k: sweep_value_text(v) for k, v in
+                                                                  (meta.get("sweep") or {}).items()},
+        "strategies": meta.get("strategies") or experiment.get("strategies") or [],
+        "players": seat["players"], "games": seat["games"], "fair": fair,
+        "rates": [{**r, "versus": _versus_fair(r)} for r in rates.to_dicts()],
+        "seat_rates": [{**r, "versus": _versus_fair(r), "name": figures.seat_label(r["seat"])}
+                       for r in seat_rates.to_dicts()],
+        "seat": {**seat, "verdict": seat["verdict"][0].upper() + seat["verdict"][1:]},
+        "names": names, "h2h": h2h, "h2h_halve": max((c["games_to_halve"] for c in h2h.values()), default=0), "ratings": _rows(t["ratings"], vid),
+        "scores_strategy": _rows(t["scores_strategy"], vid),
+        "scores_seat": [{**r, "name": figures.seat_label(r["seat"])} for r in _rows(t["scores_seat"], vid)],
+        "margin": margin[0] if margin else None,
+        "length": _rows(t["length"], vid),
+        "stat_cols": stat_cols, "stat_rows": stat_rows,
+        "figures": figs,
+    }
+
+
+def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
+    """Compute every table and lay them out for the template."""
+    t = compute_tables(lf, experiment)
+    metas = {int(v["id"]): v for v in experiment.get("variants", [])}
+    keys = list(experiment.get("sweep_keys") or [])
+    variants = [_variant_view(t, vid, metas.get(vid, {"label": label}), experiment)
+                for vid, label in t["variants"].select("variant_id", "variant").iter_rows()]
+    sweep_figs = []
+    if len(variants) > 1 and keys:
+        for k in keys:
+            sweep_figs.append({"key": k, "uri": figures.sweep_figure(k, [o for o in keys if o != k],
+                                                                     t["headlines"], t["win_rates"])})
+    context = {
+        "experiment": experiment,
+        "title": experiment.get("name") or "experiment",
+        "game_name": experiment.get("game_name") or experiment.get("game") or "",
+        "score_name": experiment.get("score_name") or "score",
+        "lower_score_wins": bool(experiment.get("lower_score_wins")),
+        "summary": summarise(t, experiment),
+        "variants": variants,
+        "sweep_keys": keys,
+        "headlines": t["headlines"].to_dicts(),
+        "balance": t["balance"].head(10).to_dicts(),
+        "sweep_figures": sweep_figs,
+        "rules": _rules_view(experiment.get("variants") or []),
+        "experiment_text": experiment.get("experiment_text")
+        or json.dumps(experiment.get("experiment", {}), indent=2),
+        "versions": experiment.get("versions") or {},
+        "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    return Report(experiment=experiment, tables=t, context=context)

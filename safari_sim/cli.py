@@ -1,0 +1,236 @@
+"""`safari-sim`: run experiments, list games, rules and strategies, trace a game, report, bench."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Monte Carlo strategy analysis for animal card games.")
+out = Console()
+err = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> None:
+    """One clear message, no traceback, exit code 2 for bad input."""
+    err.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+@app.command()
+def run(
+    file: Path = typer.Argument(..., help="experiment file (YAML)"),
+    games: Optional[int] = typer.Option(None, "--games", min=1, help="games per variant (overrides the file)"),
+    jobs: Optional[int] = typer.Option(None, "--jobs", help="parallel workers (-1: one per core)"),
+    output: Optional[str] = typer.Option(None, "--output", help="results folder (overrides the file)"),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
+) -> None:
+    """Run an experiment: play every variant's games, write Parquet chunks and experiment.json."""
+    import yaml
+    from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
+
+    from .run.config import ExperimentError, load_experiment
+    from .run.runner import RunError, plan, prepare_output, run_tasks
+
+    try:
+        exp = load_experiment(file, games=games, output=output, jobs=jobs)
+        raw = yaml.safe_load(exp.source_text)
+        record = prepare_output(exp, raw)
+    except ExperimentError as e:
+        fail(str(e))
+    tasks = plan(exp)
+    total = exp.spec.games * len(exp.variants)
+    done_before = sum(t.n_games for t in tasks if Path(t.path).exists())
+    jobs_n = exp.spec.parallel.jobs
+    out.print(f"[bold]{exp.name}[/]: {exp.game.name}, {exp.players} players, "
+              f"{len(exp.variants)} variant(s) x {exp.spec.games:,} games, "
+              f"{len(tasks)} chunk(s), jobs={jobs_n} -> {exp.output}", highlight=False)
+    if done_before:
+        out.print(f"resuming: {done_before:,} games already on disk", highlight=False)
+    t0 = time.perf_counter()
+    played = 0
+    progress = Progress(
+        TextColumn("[bold blue]{task.description}"), BarColumn(),
+        TextColumn("{task.completed:,}/{task.total:,} games"),
+        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("left"),
+        TimeRemainingColumn(), console=out, disable=quiet, transient=False)
+    try:
+        with progress:
+            bar = progress.add_task("playing", total=total, completed=done_before, rate="")
+
+            def on_done(task, result):
+                nonlocal played
+                played += result[0]
+                rate = played / max(time.perf_counter() - t0, 1e-9)
+                progress.update(bar, advance=result[0], rate=f"{rate:,.0f} games/s")
+
+            run_tasks(tasks, jobs_n, on_done)
+    except RunError as e:
+        fail(str(e), code=1)
+    except KeyboardInterrupt:
+        err.print("stopped: finished chunks are kept; run the same command again to resume")
+        raise typer.Exit(130)
+    elapsed = time.perf_counter() - t0
+    from .run import store
+
+    record["finished"] = True
+    record["run"] = {"seconds": round(elapsed, 3), "games_played_now": played,
+                     "games_per_second": round(played / elapsed, 1) if played else None}
+    store.write_json(exp.output / "experiment.json", record)
+    out.print(f"done: {total:,} games per variant set in {exp.output}/chunks "
+              f"({played:,} played now in {elapsed:.1f} s)", highlight=False)
+    if exp.spec.report:
+        _report(exp.output, exp.spec.report, None)
+
+
+def _report(results: Path, formats: list[str], out_dir: Optional[Path]) -> None:
+    try:
+        from reports import ReportError, build_report
+    except ImportError as e:  # the report layer is optional at import time
+        fail(f"the report builder is not available: {e}", code=1)
+    try:
+        paths = build_report(results, formats=formats, out=out_dir)
+    except ReportError as e:
+        fail(str(e))
+    for p in paths:
+        out.print(f"report: {p}", highlight=False)
+
+
+@app.command()
+def report(
+    results: Path = typer.Argument(..., help="a results folder written by `safari-sim run`"),
+    format: str = typer.Option("html,pdf", "--format", help="comma-separated: html, pdf"),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="where to write (default: the results folder)"),
+) -> None:
+    """Write the report (HTML and/or PDF) of a finished or partial run."""
+    formats = [f.strip() for f in format.split(",") if f.strip()]
+    bad = [f for f in formats if f not in ("html", "pdf")]
+    if bad or not formats:
+        fail(f"--format: expected html, pdf or both, got {format!r}")
+    _report(results, formats, out_dir)
+
+
+@app.command()
+def games() -> None:
+    """List the games: id, name, player counts."""
+    from .games import all_games
+
+    t = Table("id", "name", "players", "score")
+    for g in all_games().values():
+        t.add_row(g.id, g.name, f"{g.min_players}-{g.max_players}",
+                  g.score_name + (" (lower wins)" if g.lower_score_wins else ""))
+    out.print(t)
+
+
+def _game_or_fail(game_id: str):
+    from .games import get_game
+
+    try:
+        return get_game(game_id)
+    except KeyError as e:
+        fail(e.args[0])
+
+
+@app.command()
+def rules(game: str = typer.Argument(..., help="game id (see `safari-sim games`)")) -> None:
+    """Every rules field of a game: name, default (the printed rules), meaning."""
+    g = _game_or_fail(game)
+    t = Table("field", "default", "meaning", title=f"{g.name} rules", show_lines=False)
+    for f in dataclasses.fields(g.Rules):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        if isinstance(default, tuple):
+            default = list(default)
+        t.add_row(f.name, "null" if default is None else str(default), f.metadata.get("doc", ""))
+    out.print(t)
+
+
+@app.command()
+def strategies(game: str = typer.Argument(..., help="game id")) -> None:
+    """The strategies that can play a game, with their knobs."""
+    from strategies import strategies_for
+
+    g = _game_or_fail(game)
+    t = Table("name", "knobs (default)", "what it does", title=f"strategies for {g.name}")
+    for name, cls in strategies_for(g.id).items():
+        knobs = ", ".join(f"{k}={v.default}" for k, v in cls.Params.model_fields.items()) or "-"
+        t.add_row(name, knobs, cls.summary)
+    out.print(t)
+
+
+@app.command()
+def trace(
+    game: str = typer.Argument(..., help="game id"),
+    seed: int = typer.Option(0, "--seed", help="seed of the game"),
+    strategies_: str = typer.Option(..., "--strategies", help="one per seat, comma-separated, e.g. stop_at,random,card_counter"),
+    rule: list[str] = typer.Option([], "--rule", help="a rules override FIELD=VALUE (YAML value); repeatable"),
+) -> None:
+    """Play one game and print it move by move."""
+    import yaml
+
+    from .engine.play import play_batch
+    from .engine.protocol import RulesError
+    from .run.runner import build_strategies
+
+    from strategies import StrategyNotFound
+
+    g = _game_or_fail(game)
+    names = [s.strip() for s in strategies_.split(",") if s.strip()]
+    if not g.min_players <= len(names) <= g.max_players:
+        fail(f"--strategies: {g.id} is for {g.min_players} to {g.max_players} players, "
+             f"got {len(names)} strategies")
+    overrides = {}
+    for r in rule:
+        if "=" not in r:
+            fail(f"--rule: expected FIELD=VALUE, got {r!r}")
+        k, v = r.split("=", 1)
+        overrides[k.strip()] = yaml.safe_load(v)
+    try:
+        rules_ = g.make_rules(overrides)
+        g.check(rules_, len(names))
+        strats = build_strategies(g.id, [{"name": n, "use": n, "params": {}} for n in names], str(Path.cwd()))
+    except RulesError as e:
+        fail(str(e))
+    except StrategyNotFound as e:
+        fail(f"--strategies: {e}")
+    uniq = {id(s): i for i, s in enumerate(strats)}
+    seating = np.array([[uniq[id(s)] for s in strats]])
+    res = play_batch(g, rules_, len(names), strats, seating, np.random.default_rng(seed), log=True)
+    out.print(f"{g.name}, seed {seed}: " + ", ".join(f"P{i} {n}" for i, n in enumerate(names)),
+              highlight=False)
+    out.print(g.describe(res.state, 0), highlight=False, markup=False)
+    o = res.outcome
+    for s in range(len(names)):
+        out.print(f"P{s} {names[s]}: {g.score_name} {o.score[0, s]:g}, rank {o.rank[0, s]}"
+                  + (" (winner)" if o.win[0, s] > 0 else ""), highlight=False)
+
+
+@app.command()
+def bench(
+    batch: int = typer.Option(4096, "--batch", min=1, help="games per vectorised step"),
+    seconds: float = typer.Option(2.0, "--seconds", min=0.1, help="time spent on each measurement"),
+    game: Optional[str] = typer.Option(None, "--game", help="only this game"),
+    workers: bool = typer.Option(True, "--workers/--no-workers", help="also measure 2 workers against 1"),
+) -> None:
+    """Games/s and decisions/s per core against the cost of dealing, and the 2-worker speed-up."""
+    from .bench import run_bench
+
+    if game is not None:
+        _game_or_fail(game)
+    run_bench(out, batch=batch, seconds=seconds, only=game, workers=workers)
+
+
+def main() -> None:  # pragma: no cover
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

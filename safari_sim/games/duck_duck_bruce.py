@@ -1,0 +1,620 @@
+"""Duck Duck Bruce (Gamewright; the English edition of Kleine Fische), 2-6 players.
+
+The module follows the rulebook (../shared/rules/duck-duck-bruce.txt) section by section:
+Components, Setup, Game Play, Double Ducks, Bruce, End of the Round, End of the Game. Every
+reading of a gap in the printed text is in docs/rules/duck_duck_bruce.md.
+
+Cards are small integers: duck ``c < n_ducks`` has suit ``c // len(suit_values)`` and value
+``suit_values[c % len(suit_values)]``; the Bruce cards come after the ducks.
+
+Every card that reaches a nest was face up first (in the row, or shown when stolen), so each
+nest's content is public knowledge to a player who remembers; only the order of the draw pile is
+hidden. The observation therefore carries the nests' contents and the counts of unseen cards,
+never the draw pile itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..engine.chance import reseed, shuffle_row
+from ..engine.protocol import Game, Outcome, RulesError, ranks_and_wins, rule
+
+
+# ---- Components -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rules:
+    suits: int = rule(10, "number of duck suits (colours)")
+    suit_values: tuple[int, ...] = rule((1, 1, 2, 2, 3, 4), "the duck cards of one suit, by number")
+    bruce_cards: int = rule(6, "number of Bruce cards in the deck")
+    die_faces: tuple[int, ...] = rule(
+        (-1, 1, 1, 2, 3, 3),
+        "faces of the die; a roll at least the declared number wins, a negative face -k lets "
+        "the chosen opponent take k cards back")
+    max_steal: int = rule(3, "most cards a player may declare after a Bruce (from 1 to this)")
+    target_score: int = rule(77, "the game ends after the round in which someone reaches this total")
+    rounds: int | None = rule(None, "play exactly this many rounds (null: play to target_score)")
+    double_loses: str = rule(
+        "between",
+        "on a double duck, 'between': lose the cards from the first matching card to the new "
+        "one and nest the cards before it; 'row': lose the whole row")
+    last_card_banks: bool = rule(
+        True, "the player who reveals the last card banks the row (unless a double duck or Bruce)")
+    bruce_may_pass: bool = rule(True, "after a Bruce the player may decline to steal")
+    max_rounds: int = rule(500, "safety stop: the game ends after this many rounds whatever the scores")
+
+    def validate(self) -> None:
+        if self.suits < 1:
+            raise RulesError("suits", "must be at least 1")
+        if not self.suit_values or min(self.suit_values) < 0:
+            raise RulesError("suit_values", "must be a non-empty list of numbers >= 0")
+        if self.bruce_cards < 0:
+            raise RulesError("bruce_cards", "must be 0 or more")
+        if not self.die_faces:
+            raise RulesError("die_faces", "the die needs at least one face")
+        if self.max_steal < 1:
+            raise RulesError("max_steal", "must be at least 1")
+        if self.target_score < 1:
+            raise RulesError("target_score", "must be at least 1")
+        if self.rounds is not None and self.rounds < 1:
+            raise RulesError("rounds", "must be at least 1, or null to play to target_score")
+        if self.double_loses not in ("between", "row"):
+            raise RulesError("double_loses", f"must be 'between' or 'row', not {self.double_loses!r}")
+        if self.max_rounds < 1:
+            raise RulesError("max_rounds", "must be at least 1")
+
+
+SUIT_NAMES = ("red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "grey", "white")
+
+# Decision kinds (obs.kind, state phase)
+CHOOSE = 0    # a new duck was revealed: take another card or bank the row
+BRUCE = 1     # a Bruce was revealed: choose an opponent and a number, or pass
+OVER = 2
+
+# Actions: 0 take another card, 1 bank the row, 2 pass on a Bruce,
+# 3 + (o - 1) * max_steal + (k - 1): steal k cards from the player o seats to the left.
+DRAW, BANK, PASS, STEAL0 = 0, 1, 2, 3
+
+# Per-game scalar fields: g[b, ...]
+CUR, POS, ROW_LEN, PHASE, ROUND, TURNS, STARTER, DISCARD, NEV = range(9)
+NG = 9
+# Per-player fields: pp[b, p, ...]
+TOTAL, LAST, NEST_LEN, TRIED, WON, BACKFIRED, DOUBLES, BANKS, ROUND_PTS = range(9)
+NPP = 9
+
+# Event log (for describe): ev[b, i] = (type, seat, a, b, c, d)
+E_ROUND, E_REVEAL, E_BANK, E_DOUBLE, E_BRUCE, E_STEAL, E_PASS, E_SCORE, E_GAME_END = range(1, 10)
+
+
+@dataclass
+class State:
+    n_players: int
+    rules: Rules
+    # constants
+    card_suit: np.ndarray    # int16[C], -1 for Bruce
+    card_value: np.ndarray   # int16[C], 0 for Bruce
+    suit_total: np.ndarray   # int16[S]: cards of each suit in the deck
+    die: np.ndarray          # int16[F]
+    params: np.ndarray       # int64[8]: see _params
+    # per game
+    g: np.ndarray            # int32[B, NG]
+    pp: np.ndarray           # int32[B, P, NPP]
+    deck: np.ndarray         # int16[B, C]: the draw pile in order; deck[b, g[b, POS]] is next
+    row: np.ndarray          # int16[B, C]
+    row_at: np.ndarray       # int16[B, S]: position in the row of a duck of each suit, -1 none
+    nest: np.ndarray         # int16[B, P, C]: nest cards, first pp[b, p, NEST_LEN] valid
+    best: np.ndarray         # int16[B, P, S]: highest value of each suit in each nest (0 none)
+    seen: np.ndarray         # int16[B, S + 1]: cards revealed this round by suit (last: Bruce)
+    ev: np.ndarray           # int32[B, L, 6]; L = 0 unless logging
+
+
+# params vector layout (plain ints keep the kernel signatures short)
+P_PLAYERS, P_CARDS, P_SUITS, P_MAXSTEAL, P_TARGET, P_ROUNDS, P_FLAGS, P_MAXROUNDS = range(8)
+F_DOUBLE_ROW, F_LAST_BANKS, F_MAY_PASS = 1, 2, 4
+
+
+# ---- Setup ------------------------------------------------------------------------------------
+
+@njit(cache=True, inline='always', _nrt=False)
+def _log(ev, g, b, t, seat, x, y, z, w):
+    n = g[b, NEV]
+    if n < ev.shape[1]:
+        ev[b, n, 0] = t
+        ev[b, n, 1] = seat
+        ev[b, n, 2] = x
+        ev[b, n, 3] = y
+        ev[b, n, 4] = z
+        ev[b, n, 5] = w
+        g[b, NEV] = n + 1
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _start_round(b, g, pp, deck, row_at, best, seen, ev, params, starter):
+    """Gather every card, shuffle, and give the first turn to ``starter``."""
+    ncards = params[P_CARDS]
+    for i in range(ncards):
+        deck[b, i] = i
+    shuffle_row(deck[b], ncards)
+    g[b, POS] = 0
+    g[b, ROW_LEN] = 0
+    g[b, CUR] = starter
+    g[b, STARTER] = starter
+    row_at[b, :] = -1
+    best[b, :, :] = 0
+    seen[b, :] = 0
+    for p in range(params[P_PLAYERS]):
+        pp[b, p, NEST_LEN] = 0
+        pp[b, p, ROUND_PTS] = 0
+    g[b, DISCARD] = 0
+    _log(ev, g, b, E_ROUND, starter, g[b, ROUND] + 1, 0, 0, 0)
+
+
+# ---- Game Play --------------------------------------------------------------------------------
+
+@njit(cache=True, inline='always', _nrt=False)
+def _nest_add(b, p, card, pp, nest, best, card_suit, card_value):
+    n = pp[b, p, NEST_LEN]
+    nest[b, p, n] = card
+    pp[b, p, NEST_LEN] = n + 1
+    s = card_suit[card]
+    if card_value[card] > best[b, p, s]:
+        best[b, p, s] = card_value[card]
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _nest_score(b, p, best, nsuits):
+    t = 0
+    for s in range(nsuits):
+        t += best[b, p, s]
+    return t
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _bank(b, first, last, g, pp, row, row_at, nest, best, card_suit, card_value):
+    """Move row[first:last] into the current player's nest and clear the row."""
+    p = g[b, CUR]
+    for i in range(first, last):
+        _nest_add(b, p, row[b, i], pp, nest, best, card_suit, card_value)
+    for i in range(g[b, ROW_LEN]):
+        s = card_suit[row[b, i]]
+        if s >= 0:
+            row_at[b, s] = -1
+    g[b, ROW_LEN] = 0
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _take_random(b, src, dst, k, pp, nest, best, card_suit, card_value, nsuits):
+    """Move min(k, nest size) cards chosen at random from src's nest to dst's; returns how many."""
+    taken = 0
+    for _ in range(k):
+        n = pp[b, src, NEST_LEN]
+        if n == 0:
+            break
+        j = np.random.randint(0, n)
+        card = nest[b, src, j]
+        nest[b, src, j] = nest[b, src, n - 1]
+        pp[b, src, NEST_LEN] = n - 1
+        _nest_add(b, dst, card, pp, nest, best, card_suit, card_value)
+        taken += 1
+    if taken > 0:  # the loser's best values may have gone: recount its nest
+        for s in range(nsuits):
+            best[b, src, s] = 0
+        for i in range(pp[b, src, NEST_LEN]):
+            c = nest[b, src, i]
+            s = card_suit[c]
+            if card_value[c] > best[b, src, s]:
+                best[b, src, s] = card_value[c]
+    return taken
+
+
+# ---- End of the Round / End of the Game -------------------------------------------------------
+
+@njit(cache=True, inline='always', _nrt=False)
+def _end_round(b, g, pp, deck, row_at, best, seen, ev, params):
+    """Score the nests (highest card of each suit), then end the game or start the next round."""
+    nplayers = params[P_PLAYERS]
+    nsuits = params[P_SUITS]
+    g[b, ROUND] += 1
+    lowest = 1 << 30
+    for p in range(nplayers):
+        pts = _nest_score(b, p, best, nsuits)
+        pp[b, p, LAST] = pts
+        pp[b, p, TOTAL] += pts
+        _log(ev, g, b, E_SCORE, p, pts, pp[b, p, TOTAL], pp[b, p, NEST_LEN], 0)
+        if pts < lowest:
+            lowest = pts
+    over = False
+    if params[P_ROUNDS] > 0:
+        over = g[b, ROUND] >= params[P_ROUNDS]
+    else:
+        for p in range(nplayers):
+            if pp[b, p, TOTAL] >= params[P_TARGET]:
+                over = True
+    if g[b, ROUND] >= params[P_MAXROUNDS]:
+        over = True
+    if over:
+        g[b, PHASE] = OVER
+        g[b, CUR] = -1
+        _log(ev, g, b, E_GAME_END, -1, g[b, ROUND], 0, 0, 0)
+        return
+    # The lowest scorer of the round starts the next; on a tie, the first of them in turn order
+    # from the player after the one who revealed the last card.
+    starter = 0
+    for i in range(1, nplayers + 1):
+        p = (g[b, CUR] + i) % nplayers
+        if pp[b, p, LAST] == lowest:
+            starter = p
+            break
+    _start_round(b, g, pp, deck, row_at, best, seen, ev, params, starter)
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _end_turn(b, g, pp, deck, row_at, best, seen, ev, params):
+    g[b, TURNS] += 1
+    if g[b, POS] >= params[P_CARDS]:
+        _end_round(b, g, pp, deck, row_at, best, seen, ev, params)
+    else:
+        g[b, CUR] = (g[b, CUR] + 1) % params[P_PLAYERS]
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, params):
+    """Turn over cards until someone must decide or the game ends (Game Play, Double Ducks, Bruce)."""
+    ncards = params[P_CARDS]
+    nsuits = params[P_SUITS]
+    while g[b, PHASE] != OVER:
+        p = g[b, CUR]
+        card = deck[b, g[b, POS]]
+        g[b, POS] += 1
+        last = g[b, POS] >= ncards
+        s = card_suit[card]
+        _log(ev, g, b, E_REVEAL, p, card, g[b, ROW_LEN], 0, 0)
+        if s < 0:
+            # Bruce: the row and the Bruce go to the discard pile; the steal is the player's call
+            seen[b, nsuits] += 1
+            g[b, DISCARD] += g[b, ROW_LEN] + 1
+            _log(ev, g, b, E_BRUCE, p, g[b, ROW_LEN], 0, 0, 0)
+            _bank(b, 0, 0, g, pp, row, row_at, nest, best, card_suit, card_value)
+            g[b, PHASE] = BRUCE
+            return
+        seen[b, s] += 1
+        j = row_at[b, s]
+        if j >= 0:
+            # Double duck: lose the cards from the first match to the new one, nest the rest
+            keep = j
+            if params[P_FLAGS] & F_DOUBLE_ROW:
+                keep = 0
+            lost = g[b, ROW_LEN] - keep + 1
+            g[b, DISCARD] += lost
+            pp[b, p, DOUBLES] += 1
+            _log(ev, g, b, E_DOUBLE, p, card, lost, keep, 0)
+            _bank(b, 0, keep, g, pp, row, row_at, nest, best, card_suit, card_value)
+            _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
+            continue
+        n = g[b, ROW_LEN]
+        row[b, n] = card
+        row_at[b, s] = n
+        g[b, ROW_LEN] = n + 1
+        if last:
+            # The last card: whoever turned it over finishes the turn by banking the row
+            if params[P_FLAGS] & F_LAST_BANKS:
+                pp[b, p, BANKS] += 1
+                _log(ev, g, b, E_BANK, p, n + 1, 1, 0, 0)
+                _bank(b, 0, n + 1, g, pp, row, row_at, nest, best, card_suit, card_value)
+            else:
+                g[b, DISCARD] += n + 1
+                _bank(b, 0, 0, g, pp, row, row_at, nest, best, card_suit, card_value)
+            _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
+            continue
+        g[b, PHASE] = CHOOSE
+        return
+
+
+@njit(cache=True, _nrt=False)
+def _init(g, pp, deck, row_at, best, seen, ev, row, nest, card_suit, card_value, params):
+    for b in range(g.shape[0]):
+        _start_round(b, g, pp, deck, row_at, best, seen, ev, params, 0)
+        _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, params)
+
+
+@njit(cache=True, _nrt=False)
+def _step(actions, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, die,
+          params):
+    nplayers = params[P_PLAYERS]
+    nsuits = params[P_SUITS]
+    maxsteal = params[P_MAXSTEAL]
+    for b in range(g.shape[0]):
+        phase = g[b, PHASE]
+        if phase == OVER:
+            continue
+        a = actions[b]
+        p = g[b, CUR]
+        if phase == CHOOSE:
+            if a == BANK:
+                n = g[b, ROW_LEN]
+                pp[b, p, BANKS] += 1
+                _log(ev, g, b, E_BANK, p, n, 0, 0, 0)
+                _bank(b, 0, n, g, pp, row, row_at, nest, best, card_suit, card_value)
+                _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
+        else:  # BRUCE
+            if a == PASS:
+                _log(ev, g, b, E_PASS, p, 0, 0, 0, 0)
+            else:
+                o = (a - STEAL0) // maxsteal + 1
+                k = (a - STEAL0) % maxsteal + 1
+                t = (p + o) % nplayers
+                face = die[np.random.randint(0, die.shape[0])]
+                pp[b, p, TRIED] += 1
+                taken = 0
+                if face >= k:
+                    pp[b, p, WON] += 1
+                    taken = _take_random(b, t, p, k, pp, nest, best, card_suit, card_value, nsuits)
+                elif face < 0:
+                    pp[b, p, BACKFIRED] += 1
+                    taken = -_take_random(b, p, t, -face, pp, nest, best, card_suit, card_value,
+                                          nsuits)
+                _log(ev, g, b, E_STEAL, p, t, k, face, taken)
+            _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
+        _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, params)
+
+
+@njit(cache=True)
+def _legal(g, params, nactions):
+    nb = g.shape[0]
+    out = np.zeros((nb, nactions), dtype=np.bool_)
+    for b in range(nb):
+        ph = g[b, PHASE]
+        if ph == CHOOSE:
+            out[b, DRAW] = True
+            out[b, BANK] = True
+        elif ph == BRUCE:
+            out[b, PASS] = (params[P_FLAGS] & F_MAY_PASS) != 0
+            for a in range(STEAL0, nactions):
+                out[b, a] = True
+    return out
+
+
+@njit(cache=True)
+def _n_ducks(suit_total, nsuits):
+    t = 0
+    for s in range(nsuits):
+        t += suit_total[s]
+    return t
+
+
+@njit(cache=True)
+def _observe(games, g, pp, row, best, seen, card_suit, card_value, suit_total, params):
+    """The mover's view, with per-player arrays rotated so index 0 is the mover and index o the
+    player o seats to the left."""
+    n = games.shape[0]
+    nplayers = params[P_PLAYERS]
+    nsuits = params[P_SUITS]
+    kind = np.empty(n, np.int8)
+    seat = np.empty(n, np.int8)
+    row_len = np.empty(n, np.int16)
+    row_gain = np.empty(n, np.int16)
+    row_suits = np.zeros((n, nsuits), np.bool_)
+    unseen = np.empty((n, nsuits), np.int16)
+    unseen_bruce = np.empty(n, np.int16)
+    deck_left = np.empty(n, np.int16)
+    nest_size = np.empty((n, nplayers), np.int16)
+    nest_best = np.empty((n, nplayers, nsuits), np.int16)
+    round_pts = np.empty((n, nplayers), np.int16)
+    total = np.empty((n, nplayers), np.int32)
+    rnd = np.empty(n, np.int16)
+    for i in range(n):
+        b = games[i]
+        p = g[b, CUR]
+        kind[i] = g[b, PHASE]
+        seat[i] = p
+        rnd[i] = g[b, ROUND]
+        rl = g[b, ROW_LEN]
+        row_len[i] = rl
+        gain = 0
+        for j in range(rl):
+            c = row[b, j]
+            s = card_suit[c]
+            row_suits[i, s] = True
+            v = card_value[c] - best[b, p, s]
+            if v > 0:
+                gain += v
+        row_gain[i] = gain
+        for s in range(nsuits):
+            unseen[i, s] = suit_total[s] - seen[b, s]
+        unseen_bruce[i] = (params[P_CARDS] - _n_ducks(suit_total, nsuits)) - seen[b, nsuits]
+        deck_left[i] = params[P_CARDS] - g[b, POS]
+        for o in range(nplayers):
+            q = (p + o) % nplayers
+            nest_size[i, o] = pp[b, q, NEST_LEN]
+            total[i, o] = pp[b, q, TOTAL]
+            t = 0
+            for s in range(nsuits):
+                nest_best[i, o, s] = best[b, q, s]
+                t += best[b, q, s]
+            round_pts[i, o] = t
+    return (seat, kind, rnd, row_len, row_gain, row_suits, unseen, unseen_bruce, deck_left,
+            nest_size, nest_best, round_pts, total)
+
+
+@dataclass
+class Obs:
+    """What the player to move knows. Per-player arrays are rotated: index 0 is this player,
+    index o the player o seats to the left (the steal action names the same offsets)."""
+
+    game: np.ndarray         # int[n] batch index (for strategies that keep memory)
+    seat: np.ndarray         # int8[n] this player's seat (0 = the game's first player)
+    kind: np.ndarray         # int8[n] CHOOSE (0) or BRUCE (1)
+    round: np.ndarray        # int16[n] rounds finished
+    row_len: np.ndarray      # int16[n] cards in the row
+    row_gain: np.ndarray     # int16[n] points banking the row now would add to this player's nest
+    row_suits: np.ndarray    # bool[n, S] suits in the row (a duck of one of these is a double)
+    unseen: np.ndarray       # int16[n, S] ducks of each suit not yet revealed this round
+    unseen_bruce: np.ndarray  # int16[n] Bruce cards not yet revealed this round
+    deck_left: np.ndarray    # int16[n] cards in the draw pile
+    nest_size: np.ndarray    # int16[n, P]
+    nest_best: np.ndarray    # int16[n, P, S] highest value of each suit in each nest
+    round_pts: np.ndarray    # int16[n, P] what each nest would score now
+    total: np.ndarray        # int32[n, P] totals of the finished rounds
+    die: np.ndarray          # int16[F] the die's faces (public)
+    max_steal: int
+    target_score: int
+    rounds: int | None       # the round limit if the game has one
+
+    def bust_chance(self) -> np.ndarray:
+        """Chance that the next card ends the turn badly (a Bruce or a suit already in the row)."""
+        bad = (self.unseen * self.row_suits).sum(axis=1) + self.unseen_bruce
+        return bad / np.maximum(self.deck_left, 1)
+
+    def steal_action(self, offset: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """Action index for stealing ``k`` cards from the player ``offset`` seats to the left."""
+        return STEAL0 + (np.asarray(offset) - 1) * self.max_steal + (np.asarray(k) - 1)
+
+
+class DuckDuckBruce(Game):
+    id = "duck_duck_bruce"
+    name = "Duck Duck Bruce"
+    min_players = 2
+    max_players = 6
+    Rules = Rules
+    score_name = "points"
+    decision_kinds = ("take another card or bank the row", "Bruce: steal or pass")
+
+    def n_actions(self, rules: Rules, n_players: int) -> int:
+        return STEAL0 + (n_players - 1) * rules.max_steal
+
+    def action_name(self, rules: Rules, n_players: int, action: int) -> str:
+        if action == DRAW:
+            return "take another card"
+        if action == BANK:
+            return "bank the row"
+        if action == PASS:
+            return "pass on the Bruce"
+        o = (action - STEAL0) // rules.max_steal + 1
+        k = (action - STEAL0) % rules.max_steal + 1
+        return f"declare {k} against the player {o} to the left"
+
+    # -- setup
+    def init(self, rules: Rules, n_players: int, batch: int, rng: np.random.Generator,
+             log: bool = False) -> State:
+        self.check(rules, n_players)
+        nv = len(rules.suit_values)
+        nducks = rules.suits * nv
+        ncards = nducks + rules.bruce_cards
+        card_suit = np.full(ncards, -1, np.int16)
+        card_value = np.zeros(ncards, np.int16)
+        card_suit[:nducks] = np.arange(nducks) // nv
+        card_value[:nducks] = np.tile(np.asarray(rules.suit_values, np.int16), rules.suits)
+        flags = ((F_DOUBLE_ROW if rules.double_loses == "row" else 0)
+                 | (F_LAST_BANKS if rules.last_card_banks else 0)
+                 | (F_MAY_PASS if rules.bruce_may_pass else 0))
+        params = np.array([n_players, ncards, rules.suits, rules.max_steal, rules.target_score,
+                           rules.rounds or 0, flags, rules.max_rounds], np.int64)
+        st = State(
+            n_players=n_players, rules=rules, card_suit=card_suit, card_value=card_value,
+            suit_total=np.full(rules.suits, nv, np.int16),
+            die=np.asarray(rules.die_faces, np.int16), params=params,
+            g=np.zeros((batch, NG), np.int32), pp=np.zeros((batch, n_players, NPP), np.int32),
+            deck=np.zeros((batch, ncards), np.int16), row=np.zeros((batch, ncards), np.int16),
+            row_at=np.full((batch, rules.suits), -1, np.int16),
+            nest=np.zeros((batch, n_players, ncards), np.int16),
+            best=np.zeros((batch, n_players, rules.suits), np.int16),
+            seen=np.zeros((batch, rules.suits + 1), np.int16),
+            ev=np.zeros((batch, 20000 if log else 0, 6), np.int32),
+        )
+        reseed(rng)
+        _init(st.g, st.pp, st.deck, st.row_at, st.best, st.seen, st.ev, st.row, st.nest,
+              st.card_suit, st.card_value, st.params)
+        return st
+
+    def check(self, rules: Rules, n_players: int) -> None:
+        super().check(rules, n_players)
+        if rules.suits * len(rules.suit_values) + rules.bruce_cards < 1:
+            raise RulesError("suits", "the deck has no cards")
+
+    # -- play
+    def to_move(self, state: State) -> np.ndarray:
+        return np.where(state.g[:, PHASE] == OVER, -1, state.g[:, CUR])
+
+    def legal(self, state: State) -> np.ndarray:
+        return _legal(state.g, state.params, self.n_actions(state.rules, state.n_players))
+
+    def observe(self, state: State, games: np.ndarray) -> Obs:
+        games = np.asarray(games, dtype=np.int64)
+        arrays = _observe(games, state.g, state.pp, state.row, state.best, state.seen,
+                          state.card_suit, state.card_value, state.suit_total, state.params)
+        r = state.rules
+        return Obs(games, *arrays, die=state.die, max_steal=r.max_steal,
+                   target_score=r.target_score, rounds=r.rounds)
+
+    def step(self, state: State, actions: np.ndarray, rng: np.random.Generator) -> None:
+        reseed(rng)
+        _step(np.asarray(actions, np.int64), state.g, state.pp, state.deck, state.row,
+              state.row_at, state.nest, state.best, state.seen, state.ev, state.card_suit,
+              state.card_value, state.die, state.params)
+
+    def outcome(self, state: State) -> Outcome:
+        total = state.pp[:, :, TOTAL].astype(np.float64)
+        rank, win = ranks_and_wins(total)
+        return Outcome(
+            score=total, rank=rank, win=win, turns=state.g[:, TURNS].copy(),
+            stats={
+                "rounds": state.g[:, ROUND].copy(),
+                "last_round_points": state.pp[:, :, LAST].copy(),
+                "bruce_tried": state.pp[:, :, TRIED].copy(),
+                "bruce_won": state.pp[:, :, WON].copy(),
+                "bruce_backfired": state.pp[:, :, BACKFIRED].copy(),
+                "double_ducks": state.pp[:, :, DOUBLES].copy(),
+                "banks": state.pp[:, :, BANKS].copy(),
+            },
+        )
+
+    # -- words
+    def card_name(self, rules: Rules, card: int) -> str:
+        nv = len(rules.suit_values)
+        if card >= rules.suits * nv:
+            return "Bruce"
+        s = card // nv
+        suit = SUIT_NAMES[s] if s < len(SUIT_NAMES) else f"suit-{s + 1}"
+        return f"{suit} {rules.suit_values[card % nv]}"
+
+    def describe(self, state: State, i: int) -> str:
+        r = state.rules
+        lines = []
+        n = int(state.g[i, NEV])
+        if state.ev.shape[1] == 0:
+            return "(no log: make the state with log=True)"
+        for t, seat, a, b_, c, d in state.ev[i, :n]:
+            who = f"P{seat}"
+            if t == E_ROUND:
+                lines.append(f"-- Round {a}: P{seat} starts --")
+            elif t == E_REVEAL:
+                lines.append(f"{who} turns over {self.card_name(r, int(a))}"
+                             + (f" (row had {b_})" if b_ else ""))
+            elif t == E_BANK:
+                lines.append(f"{who} banks {a} card(s) into the nest"
+                             + (" (the last card finishes the turn)" if b_ else ""))
+            elif t == E_DOUBLE:
+                lines.append(f"{who}: double duck! loses {b_} card(s), keeps {c}")
+            elif t == E_BRUCE:
+                lines.append(f"{who}: Bruce! the row ({a} card(s)) is discarded")
+            elif t == E_STEAL:
+                res = (f"takes {d} card(s)" if d > 0 else
+                       f"gives {-d} card(s) back" if d < 0 else "gets nothing")
+                lines.append(f"{who} declares {b_} against P{a}, rolls {c}: {res}")
+            elif t == E_PASS:
+                lines.append(f"{who} passes on the Bruce")
+            elif t == E_SCORE:
+                lines.append(f"   P{seat} scores {a} ({c} cards), total {b_}")
+            elif t == E_GAME_END:
+                lines.append(f"== Game over after {a} round(s) ==")
+        if n >= state.ev.shape[1]:
+            lines.append("(log full)")
+        return "\n".join(lines)
+
+
+GAME = DuckDuckBruce()

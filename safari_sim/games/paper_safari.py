@@ -1,0 +1,823 @@
+"""Paper Safari (Mandoo Games), 2-5 players.
+
+The module follows the rulebook (../shared/rules/paper-safari.txt) section by section:
+Components, Game Setup, Turn of Play, Special Cards (Tarzan, Elephant, Safari), End of Round and
+Scoring, Game End. Every reading of a gap in the printed text is in docs/rules/paper_safari.md.
+
+Cards are small integers ("types"): type ``t < V`` is the animal worth ``animal_values[t]``
+(the Elephant is the animal worth ``elephant_value``), type ``V`` is Tarzan and ``V + 1`` the
+Safari card. A grid slot ``k`` is row ``k // cols``, column ``k % cols``; row 0 is the top row.
+
+A match is played to ``wins_needed`` round victories; the score is round wins, and the round
+scores are statistics. Hidden information: a face-down card is unknown to everyone, its owner
+included, until it is turned up or its owner looks at it with an Elephant. Every card in the
+discard pile went there face up, so its content is public; the deck's order is not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..engine.chance import reseed, shuffle_row
+from ..engine.protocol import Game, Outcome, RulesError, ranks_and_wins, rule
+
+
+# ---- Components -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rules:
+    animal_values: tuple[int, ...] = rule(
+        (-2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10),
+        "value of each animal (assumed: the text only says '-2 to 10' for 11 animals)")
+    cards_per_animal: int = rule(4, "cards of each animal")
+    elephant_value: int | None = rule(
+        10, "value of the Elephant, the animal whose drawer may look at a face-down card "
+            "(null: no Elephant power)")
+    tarzan_cards: int = rule(4, "number of Tarzan cards")
+    tarzan_value: int = rule(10, "value of a Tarzan card lying in a grid at the end (not printed)")
+    safari_cards: int = rule(2, "number of Safari cards (worth a row neighbour's value at the end)")
+    rows: int = rule(2, "rows of each player's grid")
+    cols: int = rule(3, "columns of each player's grid")
+    initial_face_up: int = rule(1, "cards each player chooses to turn face up at the start of a round")
+    equal_column_zero: bool = rule(
+        True, "cards of equal value in one column count 0 (two 5s in a column: 0)")
+    high_card_tie_break: bool = rule(
+        True, "a tie for the lowest total goes to the player with more cards of the highest "
+              "value; false: all tied players win the round")
+    wins_needed: int = rule(3, "round victories (victory cards) that win the match")
+    max_round_turns: int = rule(
+        300, "safety stop: a round ends as if finished after this many turns (the printed rules "
+             "could loop: a player may discard every card drawn)")
+
+    def validate(self) -> None:
+        v = self.animal_values
+        if not v or len(set(v)) != len(v):
+            raise RulesError("animal_values", "must be a non-empty list of different values")
+        if len(v) + 2 > 120:
+            raise RulesError("animal_values", "at most 118 animals")
+        if self.cards_per_animal < 1:
+            raise RulesError("cards_per_animal", "must be at least 1")
+        if self.elephant_value is not None and self.elephant_value not in v:
+            raise RulesError("elephant_value", f"{self.elephant_value} is not in animal_values")
+        if self.tarzan_cards < 0:
+            raise RulesError("tarzan_cards", "must be 0 or more")
+        if self.safari_cards < 0:
+            raise RulesError("safari_cards", "must be 0 or more")
+        if self.rows < 1 or self.cols < 1 or self.rows * self.cols > 16:
+            raise RulesError("rows", "the grid needs 1 to 16 cards (rows x cols)")
+        if not 0 <= self.initial_face_up < self.rows * self.cols:
+            raise RulesError("initial_face_up", "must be from 0 to one less than the grid size")
+        if self.wins_needed < 1:
+            raise RulesError("wins_needed", "must be at least 1")
+        if self.max_round_turns < 1:
+            raise RulesError("max_round_turns", "must be at least 1")
+
+    def n_cards(self) -> int:
+        return len(self.animal_values) * self.cards_per_animal + self.tarzan_cards + self.safari_cards
+
+
+# Decision kinds (obs.kind, state phase)
+REVEAL = 0   # setup: choose a face-down card to turn face up
+DRAW = 1     # draw from the deck or take the top of the discard pile
+PEEK = 2     # an Elephant was drawn: look at one of your face-down cards, or not
+PLACE = 3    # exchange the drawn card with a grid slot, or (drawn from the deck) discard it
+OVER = 4
+
+# Actions: four fixed ones, then one per grid slot (turn up / look at / exchange with slot k)
+DECK, TAKE, DISCARD, NO_PEEK, SLOT0 = 0, 1, 2, 3, 4
+
+# Per-game scalar fields: g[b, ...]
+(CUR, PHASE, HELD, FROM_DECK, PEEKED, REVEAL_K, FIRST, RTURNS, TURNS, ROUND, DECK_N, DISC_N,
+ NEV, TARZANS, RESHUFFLES, CAPPED, TIE_BREAKS, SHARED) = range(18)
+NG = 18
+# Per-player fields: pp[b, p, ...]
+WINS, LAST, SUM, CLOSED, PEEKS, TAKEN = range(6)
+NPP = 6
+
+# params vector layout (plain ints keep the kernel signatures short)
+(P_PLAYERS, P_SLOTS, P_ROWS, P_COLS, P_CARDS, P_TARZAN, P_SAFARI, P_ELEPHANT, P_FACEUP, P_WINS,
+ P_CAP, P_FLAGS) = range(12)
+F_EQ_COL, F_TIE_HIGH = 1, 2
+
+# Event log (for describe): ev[b, i] = (type, seat, a, b, c, d)
+(E_ROUND, E_TURN_UP, E_REVEAL, E_DRAW, E_PEEK, E_NO_PEEK, E_EXCHANGE, E_DISCARD, E_TARZAN,
+ E_CHAIN, E_CHAIN_END, E_RESHUFFLE, E_SCORE, E_ROUND_WIN, E_CAP, E_GAME_END) = range(1, 17)
+
+
+@dataclass
+class State:
+    n_players: int
+    rules: Rules
+    # constants
+    card_value: np.ndarray   # int16[T]: value of each card type in a grid (Safari: 0, resolved at the end)
+    base: np.ndarray         # int8[N]: every card of the game, by type
+    params: np.ndarray       # int64[12]
+    # per game
+    g: np.ndarray            # int32[B, NG]
+    pp: np.ndarray           # int32[B, P, NPP]
+    grid: np.ndarray         # int8[B, P, S]: card types
+    up: np.ndarray           # bool[B, P, S]: face up
+    known: np.ndarray        # bool[B, P, S]: the owner has seen it (face up, or looked at)
+    deck: np.ndarray         # int8[B, N]: first g[DECK_N] valid, the top is the last
+    disc: np.ndarray         # int8[B, N]: first g[DISC_N] valid, the top is the last, bottom at 0
+    ev: np.ndarray           # int32[B, L, 6]; L = 0 unless logging
+
+
+@njit(cache=True)
+def _log(ev, g, b, t, seat, x, y, z, w):
+    n = g[b, NEV]
+    if n < ev.shape[1]:
+        ev[b, n, 0] = t
+        ev[b, n, 1] = seat
+        ev[b, n, 2] = x
+        ev[b, n, 3] = y
+        ev[b, n, 4] = z
+        ev[b, n, 5] = w
+        g[b, NEV] = n + 1
+
+
+# ---- Game Setup -------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _turn_over(b, g, deck, disc):
+    """Top card of the deck onto the discard pile, face up."""
+    n = g[b, DECK_N] - 1
+    disc[b, g[b, DISC_N]] = deck[b, n]
+    g[b, DISC_N] += 1
+    g[b, DECK_N] = n
+
+
+@njit(cache=True)
+def _start_round(b, first, g, grid, up, known, deck, disc, base, ev, params):
+    """Shuffle every card, deal the grids face down, turn over the first discard, and let each
+    player in turn choose the card(s) to turn face up."""
+    nplayers = params[P_PLAYERS]
+    nslots = params[P_SLOTS]
+    ncards = params[P_CARDS]
+    for i in range(ncards):
+        deck[b, i] = base[i]
+    shuffle_row(deck[b], ncards)
+    n = ncards
+    for p in range(nplayers):
+        for k in range(nslots):
+            n -= 1
+            grid[b, p, k] = deck[b, n]
+            up[b, p, k] = False
+            known[b, p, k] = False
+    g[b, DECK_N] = n
+    g[b, DISC_N] = 0
+    _turn_over(b, g, deck, disc)
+    g[b, FIRST] = first
+    g[b, RTURNS] = 0
+    g[b, HELD] = -1
+    _log(ev, g, b, E_ROUND, first, g[b, ROUND] + 1, 0, 0, 0)
+    _log(ev, g, b, E_TURN_UP, -1, disc[b, 0], 0, 0, 0)
+    g[b, CUR] = first
+    if params[P_FACEUP] > 0:
+        g[b, REVEAL_K] = 0
+        g[b, PHASE] = REVEAL
+    else:
+        _begin_turn(b, g, deck, disc, ev)
+
+
+# ---- Turn of Play -----------------------------------------------------------------------------
+
+@njit(cache=True)
+def _begin_turn(b, g, deck, disc, ev):
+    """If the deck has run out: shuffle the discard pile into a new deck and turn one card over."""
+    if g[b, DECK_N] == 0:
+        n = g[b, DISC_N]
+        for i in range(n):
+            deck[b, i] = disc[b, i]
+        shuffle_row(deck[b], n)
+        g[b, DECK_N] = n
+        g[b, DISC_N] = 0
+        _turn_over(b, g, deck, disc)
+        g[b, RESHUFFLES] += 1
+        _log(ev, g, b, E_RESHUFFLE, g[b, CUR], n, disc[b, 0], 0, 0)
+    g[b, PHASE] = DRAW
+
+
+@njit(cache=True)
+def _all_up(b, p, up, nslots):
+    for k in range(nslots):
+        if not up[b, p, k]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _any_face_down(b, p, up, nslots):
+    for k in range(nslots):
+        if not up[b, p, k]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _place(b, p, k, card, grid, up, known):
+    """Put ``card`` face up in slot k of player p; returns the card it displaces."""
+    old = grid[b, p, k]
+    grid[b, p, k] = card
+    up[b, p, k] = True
+    known[b, p, k] = True
+    return old
+
+
+@njit(cache=True)
+def _tarzan_chain(b, p, k, g, grid, up, known, disc, ev, params):
+    """Tarzan goes into slot k of its drawer; each displaced card is passed to the left and put in
+    the same slot, until the drawer's right-hand neighbour's card goes under the discard pile."""
+    nplayers = params[P_PLAYERS]
+    passed = _place(b, p, k, params[P_TARZAN], grid, up, known)
+    _log(ev, g, b, E_TARZAN, p, k, passed, 0, 0)
+    for j in range(1, nplayers):
+        q = (p + j) % nplayers
+        got = passed
+        passed = _place(b, q, k, got, grid, up, known)
+        _log(ev, g, b, E_CHAIN, q, k, got, passed, 0)
+    n = g[b, DISC_N]
+    for i in range(n, 0, -1):
+        disc[b, i] = disc[b, i - 1]
+    disc[b, 0] = passed
+    g[b, DISC_N] = n + 1
+    _log(ev, g, b, E_CHAIN_END, (p + nplayers - 1) % nplayers, passed, 0, 0, 0)
+    g[b, TARZANS] += 1
+
+
+# ---- Safari / End of Round and Scoring --------------------------------------------------------
+
+@njit(cache=True)
+def _field_score(cards, rows, cols, card_value, safari, eq_col, vals):
+    """Score of one grid (card types ``cards[S]``); ``vals[S]`` receives each card's counted value.
+
+    Each Safari copies its left or right neighbour in the row, whichever gives its owner the
+    lowest total (then the higher value, for the tie-break); a Safari copying a Safari takes
+    that one's value; a Safari with no neighbour, or only a circle of Safaris, counts 0.
+    """
+    nslots = rows * cols
+    pos = np.empty(nslots, np.int64)
+    ns = 0
+    for i in range(nslots):
+        vals[i] = card_value[cards[i]]
+        if cards[i] == safari:
+            pos[ns] = i
+            ns += 1
+    best = _columns(vals, rows, cols, eq_col)
+    if ns == 0:
+        return best
+    trial = np.empty(nslots, np.int64)
+    ptr = np.full(nslots, -1, np.int64)  # slot a Safari copies, by slot
+    chosen = vals.copy()
+    best = 1 << 30
+    best_tot = -(1 << 30)
+    for m in range(1 << ns):
+        ok = True
+        for j in range(ns):
+            i = pos[j]
+            c = i % cols
+            left = c > 0
+            right = c < cols - 1
+            if (m >> j) & 1:
+                ok = ok and left and right   # bit 1 = the right neighbour when both exist
+                ptr[i] = i + 1
+            else:
+                ptr[i] = i - 1 if left else (i + 1 if right else -1)
+        if not ok:
+            continue
+        for i in range(nslots):
+            trial[i] = vals[i]
+        tot = 0
+        for j in range(ns):
+            t = ptr[pos[j]]
+            steps = 0
+            while t >= 0 and cards[t] == safari and steps <= ns:
+                t = ptr[t]
+                steps += 1
+            v = 0
+            if t >= 0 and cards[t] != safari:
+                v = card_value[cards[t]]
+            trial[pos[j]] = v
+            tot += v
+        s = _columns(trial, rows, cols, eq_col)
+        if s < best or (s == best and tot > best_tot):
+            best = s
+            best_tot = tot
+            for i in range(nslots):
+                chosen[i] = trial[i]
+    for i in range(nslots):
+        vals[i] = chosen[i]
+    return best
+
+
+@njit(cache=True)
+def _columns(vals, rows, cols, eq_col):
+    """Sum of the grid; with the equal-column rule, cards equal to another card of their column
+    count 0."""
+    total = 0
+    for c in range(cols):
+        for r in range(rows):
+            v = vals[r * cols + c]
+            if eq_col:
+                same = False
+                for r2 in range(rows):
+                    if r2 != r and vals[r2 * cols + c] == v:
+                        same = True
+                if same:
+                    continue
+            total += v
+    return total
+
+
+@njit(cache=True)
+def _beats(a, bb):
+    """True if the counted values ``a`` have more cards of the highest value than ``bb`` (the
+    printed tie-break, applied value by value downwards): compare the sorted lists from the top."""
+    x = np.sort(a)[::-1]
+    y = np.sort(bb)[::-1]
+    for i in range(x.shape[0]):
+        if x[i] != y[i]:
+            return x[i] > y[i]
+    return False
+
+
+@njit(cache=True)
+def _pack(cards, start):
+    """Cards start..start+3 of a grid as one int (type + 1 per byte, 0 = no slot), for the log."""
+    x = 0
+    for j in range(4):
+        if start + j < cards.shape[0]:
+            x |= (np.int64(cards[start + j]) + 1) << (8 * j)
+    return x
+
+
+@njit(cache=True)
+def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, ev, params):
+    """Everyone turns their cards up and scores; the lowest total wins a victory card (ties: more
+    cards of the highest value). The match ends at wins_needed, else the winner starts anew."""
+    nplayers = params[P_PLAYERS]
+    nslots = params[P_SLOTS]
+    rows = params[P_ROWS]
+    cols = params[P_COLS]
+    eq = (params[P_FLAGS] & F_EQ_COL) != 0
+    vals = np.empty((nplayers, nslots), np.int64)
+    score = np.empty(nplayers, np.int64)
+    low = 1 << 30
+    for p in range(nplayers):
+        score[p] = _field_score(grid[b, p], rows, cols, card_value, params[P_SAFARI], eq, vals[p])
+        for k in range(nslots):
+            up[b, p, k] = True
+            known[b, p, k] = True
+        pp[b, p, LAST] = score[p]
+        pp[b, p, SUM] += score[p]
+        if score[p] < low:
+            low = score[p]
+        _log(ev, g, b, E_SCORE, p, score[p], _pack(grid[b, p], 0), _pack(grid[b, p], 4),
+             _pack(grid[b, p], 8))
+    if closer >= 0:
+        pp[b, closer, CLOSED] += 1
+    # the tied lowest players, in turn order from this round's first player
+    win = np.zeros(nplayers, np.bool_)
+    nwin = 0
+    for j in range(nplayers):
+        p = (g[b, FIRST] + j) % nplayers
+        if score[p] == low:
+            win[p] = True
+            nwin += 1
+    if nwin > 1 and (params[P_FLAGS] & F_TIE_HIGH):
+        g[b, TIE_BREAKS] += 1
+        for p in range(nplayers):
+            if win[p]:
+                for q in range(nplayers):
+                    if q != p and win[q] and _beats(vals[q], vals[p]):
+                        win[p] = False
+                        break
+        nwin = 0
+        for p in range(nplayers):
+            if win[p]:
+                nwin += 1
+    if nwin > 1:
+        g[b, SHARED] += 1
+    g[b, ROUND] += 1
+    starter = -1
+    over = False
+    for j in range(nplayers):
+        p = (g[b, FIRST] + j) % nplayers
+        if win[p]:
+            pp[b, p, WINS] += 1
+            _log(ev, g, b, E_ROUND_WIN, p, score[p], pp[b, p, WINS], nwin, 0)
+            if starter < 0:
+                starter = p
+            if pp[b, p, WINS] >= params[P_WINS]:
+                over = True
+    if over:
+        g[b, PHASE] = OVER
+        g[b, CUR] = -1
+        _log(ev, g, b, E_GAME_END, -1, g[b, ROUND], 0, 0, 0)
+        return
+    _start_round(b, starter, g, grid, up, known, deck, disc, base, ev, params)
+
+
+@njit(cache=True)
+def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, ev, params):
+    """The round ends as soon as someone has every card face up (the mover first: a Tarzan
+    chain can complete another grid too)."""
+    nplayers = params[P_PLAYERS]
+    nslots = params[P_SLOTS]
+    g[b, RTURNS] += 1
+    g[b, TURNS] += 1
+    p = g[b, CUR]
+    closer = -1
+    for j in range(nplayers):
+        q = (p + j) % nplayers
+        if _all_up(b, q, up, nslots):
+            closer = q
+            break
+    if closer < 0 and g[b, RTURNS] >= params[P_CAP]:
+        g[b, CAPPED] += 1
+        _log(ev, g, b, E_CAP, -1, g[b, RTURNS], 0, 0, 0)
+        _end_round(b, -1, g, pp, grid, up, known, deck, disc, base, card_value, ev, params)
+    elif closer >= 0:
+        _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, ev, params)
+    else:
+        g[b, CUR] = (p + 1) % nplayers
+        _begin_turn(b, g, deck, disc, ev)
+
+
+@njit(cache=True)
+def _init(g, pp, grid, up, known, deck, disc, base, ev, params):
+    for b in range(g.shape[0]):
+        _start_round(b, 0, g, grid, up, known, deck, disc, base, ev, params)
+
+
+@njit(cache=True)
+def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, ev, params):
+    nplayers = params[P_PLAYERS]
+    nslots = params[P_SLOTS]
+    for b in range(g.shape[0]):
+        phase = g[b, PHASE]
+        if phase == OVER:
+            continue
+        a = actions[b]
+        p = g[b, CUR]
+        if phase == REVEAL:
+            # Setup: each player in turn chooses a card of their own and turns it face up
+            k = a - SLOT0
+            up[b, p, k] = True
+            known[b, p, k] = True
+            _log(ev, g, b, E_REVEAL, p, k, grid[b, p, k], 0, 0)
+            g[b, REVEAL_K] += 1
+            rk = g[b, REVEAL_K]
+            if rk >= nplayers * params[P_FACEUP]:
+                g[b, CUR] = g[b, FIRST]
+                _begin_turn(b, g, deck, disc, ev)
+            else:
+                g[b, CUR] = (g[b, FIRST] + rk // params[P_FACEUP]) % nplayers
+        elif phase == DRAW:
+            if a == DECK:
+                n = g[b, DECK_N] - 1
+                card = deck[b, n]
+                g[b, DECK_N] = n
+                g[b, FROM_DECK] = 1
+            else:
+                n = g[b, DISC_N] - 1
+                card = disc[b, n]
+                g[b, DISC_N] = n
+                g[b, FROM_DECK] = 0
+                pp[b, p, TAKEN] += 1
+            g[b, HELD] = card
+            g[b, PEEKED] = 0
+            _log(ev, g, b, E_DRAW, p, card, g[b, FROM_DECK], 0, 0)
+            # Elephant: its drawer may look at a face-down card of their own (if any is left)
+            if card == params[P_ELEPHANT] and _any_face_down(b, p, up, nslots):
+                g[b, PHASE] = PEEK
+            else:
+                g[b, PHASE] = PLACE
+        elif phase == PEEK:
+            if a == NO_PEEK:
+                _log(ev, g, b, E_NO_PEEK, p, 0, 0, 0, 0)
+            else:
+                k = a - SLOT0
+                known[b, p, k] = True
+                g[b, PEEKED] = 1
+                pp[b, p, PEEKS] += 1
+                _log(ev, g, b, E_PEEK, p, k, grid[b, p, k], 0, 0)
+            g[b, PHASE] = PLACE
+        else:  # PLACE
+            card = g[b, HELD]
+            g[b, HELD] = -1
+            if a == DISCARD:
+                disc[b, g[b, DISC_N]] = card
+                g[b, DISC_N] += 1
+                _log(ev, g, b, E_DISCARD, p, card, 0, 0, 0)
+            elif card == params[P_TARZAN]:
+                _tarzan_chain(b, p, a - SLOT0, g, grid, up, known, disc, ev, params)
+            else:
+                k = a - SLOT0
+                old = _place(b, p, k, card, grid, up, known)
+                disc[b, g[b, DISC_N]] = old
+                g[b, DISC_N] += 1
+                _log(ev, g, b, E_EXCHANGE, p, k, card, old, 0)
+            _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, ev, params)
+
+
+@njit(cache=True)
+def _legal(g, up, params, nactions):
+    nb = g.shape[0]
+    nslots = params[P_SLOTS]
+    out = np.zeros((nb, nactions), dtype=np.bool_)
+    for b in range(nb):
+        ph = g[b, PHASE]
+        p = g[b, CUR]
+        if ph == REVEAL or ph == PEEK:
+            for k in range(nslots):
+                out[b, SLOT0 + k] = not up[b, p, k]
+            if ph == PEEK:
+                out[b, NO_PEEK] = True
+        elif ph == DRAW:
+            out[b, DECK] = g[b, DECK_N] > 0
+            out[b, TAKE] = g[b, DISC_N] > 0
+        elif ph == PLACE:
+            for k in range(nslots):
+                out[b, SLOT0 + k] = True
+            # only a card from the deck may be thrown away: not Tarzan, not after an Elephant look
+            out[b, DISCARD] = (g[b, FROM_DECK] == 1 and g[b, HELD] != params[P_TARZAN]
+                               and g[b, PEEKED] == 0)
+    return out
+
+
+@njit(cache=True)
+def _observe(games, g, pp, grid, up, known, disc, type_count, params):
+    """The mover's view, with per-player arrays rotated so index 0 is the mover and index o the
+    player o seats to the left. Unseen cards are -1."""
+    n = games.shape[0]
+    nplayers = params[P_PLAYERS]
+    nslots = params[P_SLOTS]
+    ntypes = type_count.shape[0]
+    seat = np.empty(n, np.int8)
+    kind = np.empty(n, np.int8)
+    seen = np.full((n, nplayers, nslots), -1, np.int8)
+    face_up = np.empty((n, nplayers, nslots), np.bool_)
+    held = np.empty(n, np.int8)
+    from_deck = np.empty(n, np.bool_)
+    top = np.empty(n, np.int8)
+    deck_n = np.empty(n, np.int16)
+    disc_n = np.empty(n, np.int16)
+    unseen = np.empty((n, ntypes), np.int16)
+    wins = np.empty((n, nplayers), np.int16)
+    rturns = np.empty(n, np.int16)
+    for i in range(n):
+        b = games[i]
+        p = g[b, CUR]
+        seat[i] = p
+        kind[i] = g[b, PHASE]
+        h = g[b, HELD]
+        held[i] = h
+        from_deck[i] = g[b, FROM_DECK] == 1
+        rturns[i] = g[b, RTURNS]
+        dn = g[b, DISC_N]
+        top[i] = disc[b, dn - 1] if dn > 0 else -1
+        deck_n[i] = g[b, DECK_N]
+        disc_n[i] = dn
+        for t in range(ntypes):
+            unseen[i, t] = type_count[t]
+        if h >= 0:
+            unseen[i, h] -= 1
+        for j in range(dn):
+            unseen[i, disc[b, j]] -= 1
+        for o in range(nplayers):
+            q = (p + o) % nplayers
+            wins[i, o] = pp[b, q, WINS]
+            for k in range(nslots):
+                u = up[b, q, k]
+                face_up[i, o, k] = u
+                if u or (o == 0 and known[b, q, k]):
+                    c = grid[b, q, k]
+                    seen[i, o, k] = c
+                    unseen[i, c] -= 1
+    return (seat, kind, seen, face_up, held, from_deck, top, deck_n, disc_n, unseen, wins, rturns)
+
+
+@dataclass
+class Obs:
+    """What the player to move knows. Per-player arrays are rotated: index 0 is this player,
+    index o the player o seats to the left. Cards are types (see the module docstring); -1 is a
+    card this player has not seen."""
+
+    game: np.ndarray         # int[n] batch index (for strategies that keep memory)
+    seat: np.ndarray         # int8[n] this player's seat (0 = the match's first player)
+    kind: np.ndarray         # int8[n] REVEAL, DRAW, PEEK or PLACE
+    grid: np.ndarray         # int8[n, P, S] the cards as this player knows them (-1 unseen)
+    up: np.ndarray           # bool[n, P, S] face up
+    held: np.ndarray         # int8[n] the card drawn this turn (-1 before drawing)
+    from_deck: np.ndarray    # bool[n] the held card came from the deck
+    discard_top: np.ndarray  # int8[n] top of the discard pile (-1 if empty)
+    deck_count: np.ndarray   # int16[n]
+    discard_count: np.ndarray  # int16[n]
+    unseen: np.ndarray       # int16[n, T] cards of each type this player cannot place (deck, face down)
+    wins: np.ndarray         # int16[n, P] victory cards
+    round_turns: np.ndarray  # int16[n] turns played this round
+    card_value: np.ndarray   # int16[T] value of each type in a grid (Safari: 0, see `safari`)
+    rows: int
+    cols: int
+    tarzan: int              # type of Tarzan
+    safari: int              # type of Safari
+    elephant: int            # type of the Elephant (-1 if none)
+    wins_needed: int
+
+
+class PaperSafari(Game):
+    id = "paper_safari"
+    name = "Paper Safari"
+    min_players = 2
+    max_players = 5
+    Rules = Rules
+    score_name = "round wins"
+    decision_kinds = ("turn a card face up (setup)", "draw from the deck or the discard pile",
+                      "Elephant: look at a face-down card or not",
+                      "exchange the drawn card with a slot, or discard it")
+
+    def n_actions(self, rules: Rules, n_players: int) -> int:
+        return SLOT0 + rules.rows * rules.cols
+
+    def slot_name(self, rules: Rules, k: int) -> str:
+        return f"row {k // rules.cols + 1} column {k % rules.cols + 1}"
+
+    def action_name(self, rules: Rules, n_players: int, action: int) -> str:
+        if action == DECK:
+            return "draw from the deck"
+        if action == TAKE:
+            return "take the top of the discard pile"
+        if action == DISCARD:
+            return "discard the drawn card"
+        if action == NO_PEEK:
+            return "do not look"
+        return f"slot {self.slot_name(rules, action - SLOT0)}"
+
+    def card_name(self, rules: Rules, t: int) -> str:
+        nv = len(rules.animal_values)
+        if t == nv:
+            return "Tarzan"
+        if t == nv + 1:
+            return "Safari"
+        v = rules.animal_values[t]
+        return f"Elephant ({v})" if v == rules.elephant_value else str(v)
+
+    def card_values(self, rules: Rules) -> np.ndarray:
+        """int16[T]: value of each card type in a grid (Safari 0: it copies a neighbour)."""
+        return np.array(list(rules.animal_values) + [rules.tarzan_value, 0], np.int16)
+
+    def field_score(self, rules: Rules, cards) -> int:
+        """Score of one grid given as card types in slot order (for tests and tools)."""
+        cards = np.asarray(cards, np.int8)
+        vals = np.empty(len(cards), np.int64)
+        return int(_field_score(cards, rules.rows, rules.cols, self.card_values(rules).astype(np.int64),
+                                len(rules.animal_values) + 1, rules.equal_column_zero, vals))
+
+    def type_of(self, rules: Rules, name) -> int:
+        """Card type from a value or 'tarzan' / 'safari' (for tests and tools)."""
+        if name == "tarzan":
+            return len(rules.animal_values)
+        if name == "safari":
+            return len(rules.animal_values) + 1
+        return rules.animal_values.index(name)
+
+    def check(self, rules: Rules, n_players: int) -> None:
+        super().check(rules, n_players)
+        spare = rules.n_cards() - n_players * rules.rows * rules.cols
+        if spare < 2:
+            raise RulesError("cards_per_animal", f"{rules.n_cards()} cards cannot deal "
+                             f"{rules.rows}x{rules.cols} grids to {n_players} players and "
+                             "keep a deck and a discard pile")
+
+    # -- setup
+    def init(self, rules: Rules, n_players: int, batch: int, rng: np.random.Generator,
+             log: bool = False) -> State:
+        self.check(rules, n_players)
+        nv = len(rules.animal_values)
+        base = np.concatenate([np.repeat(np.arange(nv), rules.cards_per_animal),
+                               np.full(rules.tarzan_cards, nv), np.full(rules.safari_cards, nv + 1)
+                               ]).astype(np.int8)
+        ncards = len(base)
+        nslots = rules.rows * rules.cols
+        elephant = -1 if rules.elephant_value is None else rules.animal_values.index(rules.elephant_value)
+        flags = ((F_EQ_COL if rules.equal_column_zero else 0)
+                 | (F_TIE_HIGH if rules.high_card_tie_break else 0))
+        params = np.array([n_players, nslots, rules.rows, rules.cols, ncards, nv, nv + 1, elephant,
+                           rules.initial_face_up, rules.wins_needed, rules.max_round_turns, flags],
+                          np.int64)
+        st = State(
+            n_players=n_players, rules=rules, card_value=self.card_values(rules).astype(np.int64),
+            base=base, params=params,
+            g=np.zeros((batch, NG), np.int32), pp=np.zeros((batch, n_players, NPP), np.int32),
+            grid=np.zeros((batch, n_players, nslots), np.int8),
+            up=np.zeros((batch, n_players, nslots), np.bool_),
+            known=np.zeros((batch, n_players, nslots), np.bool_),
+            deck=np.zeros((batch, ncards), np.int8), disc=np.zeros((batch, ncards), np.int8),
+            ev=np.zeros((batch, 20000 if log else 0, 6), np.int32),
+        )
+        reseed(rng)
+        _init(st.g, st.pp, st.grid, st.up, st.known, st.deck, st.disc, st.base, st.ev, st.params)
+        return st
+
+    # -- play
+    def to_move(self, state: State) -> np.ndarray:
+        return np.where(state.g[:, PHASE] == OVER, -1, state.g[:, CUR])
+
+    def legal(self, state: State) -> np.ndarray:
+        return _legal(state.g, state.up, state.params, self.n_actions(state.rules, state.n_players))
+
+    def observe(self, state: State, games: np.ndarray) -> Obs:
+        games = np.asarray(games, dtype=np.int64)
+        r = state.rules
+        nt = len(state.card_value)
+        type_count = np.bincount(state.base, minlength=nt).astype(np.int16)
+        arrays = _observe(games, state.g, state.pp, state.grid, state.up, state.known, state.disc,
+                          type_count, state.params)
+        return Obs(games, *arrays, card_value=state.card_value, rows=r.rows, cols=r.cols,
+                   tarzan=nt - 2, safari=nt - 1, elephant=int(state.params[P_ELEPHANT]),
+                   wins_needed=r.wins_needed)
+
+    def step(self, state: State, actions: np.ndarray, rng: np.random.Generator) -> None:
+        reseed(rng)
+        _step(np.asarray(actions, np.int64), state.g, state.pp, state.grid, state.up, state.known,
+              state.deck, state.disc, state.base, state.card_value, state.ev, state.params)
+
+    def outcome(self, state: State) -> Outcome:
+        wins = state.pp[:, :, WINS].copy()
+        rank, win = ranks_and_wins(wins)
+        g = state.g
+        return Outcome(
+            score=wins, rank=rank, win=win, turns=g[:, TURNS].copy(),
+            stats={
+                "rounds": g[:, ROUND].copy(),
+                "round_score_sum": state.pp[:, :, SUM].copy(),
+                "last_round_score": state.pp[:, :, LAST].copy(),
+                "rounds_closed": state.pp[:, :, CLOSED].copy(),
+                "elephant_looks": state.pp[:, :, PEEKS].copy(),
+                "discards_taken": state.pp[:, :, TAKEN].copy(),
+                "tarzan_chains": g[:, TARZANS].copy(),
+                "reshuffles": g[:, RESHUFFLES].copy(),
+                "capped_rounds": g[:, CAPPED].copy(),
+                "tie_breaks": g[:, TIE_BREAKS].copy(),
+                "shared_rounds": g[:, SHARED].copy(),
+            },
+        )
+
+    # -- words
+    def describe(self, state: State, i: int) -> str:
+        r = state.rules
+        if state.ev.shape[1] == 0:
+            return "(no log: make the state with log=True)"
+        card = lambda t: self.card_name(r, int(t))  # noqa: E731
+        slot = lambda k: self.slot_name(r, int(k))  # noqa: E731
+        nslots = r.rows * r.cols
+        lines = []
+        n = int(state.g[i, NEV])
+        for t, seat, a, b_, c, d in state.ev[i, :n]:
+            who = f"P{seat}"
+            if t == E_ROUND:
+                lines.append(f"-- Round {a}: P{seat} plays first --")
+            elif t == E_TURN_UP:
+                lines.append(f"the discard pile starts with {card(a)}")
+            elif t == E_REVEAL:
+                lines.append(f"{who} turns up {slot(a)}: {card(b_)}")
+            elif t == E_DRAW:
+                lines.append(f"{who} {'draws' if b_ else 'takes the discard'} {card(a)}")
+            elif t == E_PEEK:
+                lines.append(f"{who} looks at {slot(a)}: {card(b_)}")
+            elif t == E_NO_PEEK:
+                lines.append(f"{who} does not look")
+            elif t == E_EXCHANGE:
+                lines.append(f"{who} puts {card(b_)} at {slot(a)}, discards {card(c)}")
+            elif t == E_DISCARD:
+                lines.append(f"{who} discards {card(a)}")
+            elif t == E_TARZAN:
+                lines.append(f"{who} puts Tarzan at {slot(a)} and passes {card(b_)} to the left")
+            elif t == E_CHAIN:
+                lines.append(f"   {who} puts {card(b_)} at {slot(a)} and passes {card(c)} on")
+            elif t == E_CHAIN_END:
+                lines.append(f"   {card(a)} goes under the discard pile")
+            elif t == E_RESHUFFLE:
+                lines.append(f"the deck is empty: {a} discards are shuffled, {card(b_)} turned over")
+            elif t == E_CAP:
+                lines.append(f"(safety stop after {a} turns: the round ends)")
+            elif t == E_SCORE:
+                cards = [(int(x) >> (8 * j) & 255) - 1 for x in (b_, c, d) for j in range(4)]
+                cards = [card(x) for x in cards[:nslots] if x >= 0]
+                rows_ = [" ".join(cards[q * r.cols:(q + 1) * r.cols]) for q in range(r.rows)]
+                lines.append(f"   P{seat} scores {a}: " + " / ".join(rows_))
+            elif t == E_ROUND_WIN:
+                shared = f" (shared by {c})" if c > 1 else ""
+                lines.append(f"P{seat} wins the round with {a}{shared}: {b_} victory card(s)")
+            elif t == E_GAME_END:
+                lines.append(f"== Match over after {a} round(s) ==")
+        if n >= state.ev.shape[1]:
+            lines.append("(log full)")
+        return "\n".join(lines)
+
+
+GAME = PaperSafari()

@@ -1,0 +1,168 @@
+"""The savannah: an unbounded grid of squares ("The Playing Space"), and what may go where
+("Step A: Play a card").
+
+Each game's grid is one flat int8 row of ``S * S`` cells: a card id (face up), ``EMPTY``, or
+``BLOCKED`` (a face-down card marking an unplayable space; which card it is lives elsewhere, so
+the grid itself is public). Cell ``y * S + x``; the first card goes to the centre.
+
+Why an array of side ``S = 2 * (N + 2) + 1`` is as good as an unbounded grid (N = cards in the
+deck): a card is placed face up at most once in a game (it stays until phase two sends it to the
+box; face-down cards only return through the draw pile), and every card but the first touches a
+face-up card (side or corner), i.e. lies at Chebyshev distance 1 from an earlier one. By induction
+the k-th face-up card lies within k - 1 <= N - 1 of the centre; a space where a card could go, or
+a face-down card, within N; and every read the kernels make (a space's eight neighbours, the
+end of a line, a strategy's look one play ahead) within N + 2 -- inside the array. No legal
+placement is ever clipped; tests/test_savannah.py plays the most spread-out layout possible (a
+diagonal line of every card) to check it, and ``place`` flags any card nearer than 2 to an edge.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+EMPTY = -1
+BLOCKED = -2
+MARK = -128          # transient mark while listing the open spaces
+FULL = (1 << 36) - 1  # every card type
+
+POP = np.array([bin(i).count("1") for i in range(64)], np.int64)
+LOWBIT = np.array([(i & -i).bit_length() - 1 if i else 0 for i in range(64)], np.int64)
+
+
+def side(n_cards: int) -> int:
+    return 2 * (n_cards + 2) + 1
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def scan(board, b, p, step, vp, vc):
+    """The face-up cards in line with space p along ``step`` (1: row, S: column), both ways,
+    p excluded: (count, animal bits, number bits). Space ``vp`` is read as holding card ``vc``
+    (a card played in thought; vp = -1 for none)."""
+    n = 0
+    am = 0
+    nm = 0
+    q = p - step
+    while True:
+        v = vc if q == vp else np.int64(board[b, q])
+        if v < 0:
+            break
+        am |= np.int64(1) << (v // 12)
+        nm |= np.int64(1) << (v % 6)
+        n += 1
+        q -= step
+    q = p + step
+    while True:
+        v = vc if q == vp else np.int64(board[b, q])
+        if v < 0:
+            break
+        am |= np.int64(1) << (v // 12)
+        nm |= np.int64(1) << (v % 6)
+        n += 1
+        q += step
+    return n, am, nm
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def line_code(n, am, nm, a, ni):
+    """Can a card of animal ``a`` and number index ``ni`` join the line of ``n`` cards with these
+    animal/number bits? -1: no; 0: there is no line (n = 0); else 2 * length + matching, the
+    length counting the new card and matching meaning rule A or B (not C)."""
+    if n == 0:
+        return 0
+    pa = POP[am]
+    pn = POP[nm]
+    ina = (am >> a) & 1
+    inn = (nm >> ni) & 1
+    if inn == 0 and pn == n:
+        if ina == 1 and pa == 1:
+            return 2 * (n + 1) + 1      # A: same animal, different numbers
+        if ina == 0 and pa == n:
+            return 2 * (n + 1)          # C: different in every way
+    if ina == 0 and pa == n and inn == 1 and pn == 1:
+        return 2 * (n + 1) + 1          # B: same number, different animals
+    return -1
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def allowed(n, am, nm):
+    """Bits (over the 36 card types) of the cards that may join the line (FULL if no line)."""
+    if n == 0:
+        return FULL
+    pa = POP[am]
+    pn = POP[nm]
+    fa = ~am & 63
+    fn = np.int64(~nm & 63)
+    m = np.int64(0)
+    if pn == n:
+        if pa == 1:
+            m |= fn << (6 * LOWBIT[am])
+        if pa == n:
+            for a in range(6):
+                if (fa >> a) & 1:
+                    m |= fn << (6 * a)
+    if pa == n and pn == 1:
+        n0 = LOWBIT[nm]
+        for a in range(6):
+            if (fa >> a) & 1:
+                m |= np.int64(1) << (6 * a + n0)
+    return m
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def line_points(code, line_point, less):
+    """Phase one ("Step B"): a matching line scores its length, an all-different one less."""
+    if code <= 0:
+        return 0
+    pts = (code >> 1) * line_point
+    if (code & 1) == 0:
+        pts -= less
+    return pts
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def removed_count(cr, cc):
+    """Phase two: cards removed when the played card makes row code cr and column code cc."""
+    lr = cr >> 1 if cr > 0 else 0
+    lc = cc >> 1 if cc > 0 else 0
+    if lr > 0 and lc > 0:
+        if (cr & 1) or (cc & 1):
+            return lr + lc - 1          # a crossing with a matching line: both lines go
+        return lr + lc - 2              # both all-different: all but the played card
+    if lr > 0:
+        return lr if (cr & 1) else lr - 1
+    if lc > 0:
+        return lc if (cc & 1) else lc - 1
+    return 0                            # touching on a corner only
+
+
+@njit(cache=True, _nrt=False)
+def open_spaces(board, b, up_pos, n_up, S, fr):
+    """List in fr[b] every empty space touching a face-up card on a side or corner; returns how
+    many. (Spaces holding a face-down card are not empty.)"""
+    k = 0
+    for i in range(n_up):
+        p = up_pos[b, i]
+        for dy in range(-S, S + 1, S):
+            for dx in range(-1, 2):
+                q = p + dy + dx
+                if board[b, q] == EMPTY:
+                    board[b, q] = MARK
+                    fr[b, k] = q
+                    k += 1
+    for i in range(k):
+        board[b, fr[b, i]] = EMPTY
+    return k
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def corner_only_once(board, b, q, S):
+    """True if space q touches exactly one face-up card, and on a corner (the opening rule)."""
+    if (board[b, q - 1] >= 0 or board[b, q + 1] >= 0 or board[b, q - S] >= 0
+            or board[b, q + S] >= 0):
+        return False
+    n = 0
+    for d in (-S - 1, -S + 1, S - 1, S + 1):
+        if board[b, q + d] >= 0:
+            n += 1
+    return n == 1

@@ -1,0 +1,274 @@
+"""The experiment file: its schema, and validation that names the offending key.
+
+Everything is checked before anything runs: the game, the player count, every rules override,
+every strategy and its parameters, and every point of the sweep grid (each variant is built once
+here, so a sweep value that breaks a rule fails now, not an hour into the run).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..engine.protocol import Game, RulesError, rules_to_dict
+from ..games import all_games, get_game
+
+
+class ExperimentError(ValueError):
+    """One clear message naming the key that is wrong."""
+
+
+class StrategySpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1)
+    use: str = Field(min_length=1)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class ParallelSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    jobs: int = -1
+    batch: int = Field(4096, ge=1, le=1_000_000)
+    chunk: int | None = Field(None, ge=1, description="games per chunk (the unit of work and storage)")
+
+
+class ExperimentFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = None
+    game: str
+    players: int = Field(ge=1)
+    games: int = Field(ge=1)
+    seed: int = Field(0, ge=0)
+    rules: dict[str, Any] = Field(default_factory=dict)
+    strategies: list[StrategySpec] = Field(min_length=1)
+    seating: Literal["rotate", "fixed"] = "rotate"
+    sweep: dict[str, list[Any]] = Field(default_factory=dict)
+    parallel: ParallelSpec = Field(default_factory=ParallelSpec)
+    output: str | None = None
+    report: list[Literal["html", "pdf"]] = Field(default_factory=list)
+
+
+@dataclass
+class Variant:
+    id: int
+    label: str
+    sweep: dict[str, Any]
+    rules: Any                      # the game's Rules instance
+    strategies: list[StrategySpec]  # with swept params applied
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "label": self.label, "sweep": self.sweep,
+                "rules": rules_to_dict(self.rules),
+                "strategies": [s.model_dump() for s in self.strategies]}
+
+
+@dataclass
+class Experiment:
+    spec: ExperimentFile
+    name: str
+    game: Game
+    variants: list[Variant]
+    output: Path
+    source_text: str
+    base_dir: Path          # where relative paths in the file are taken from
+
+    @property
+    def players(self) -> int:
+        return self.spec.players
+
+    def fingerprint(self) -> str:
+        """What determines the dataset (not the output folder nor the worker count)."""
+        d = self.spec.model_dump()
+        d.pop("output")
+        d.pop("report")
+        d["parallel"].pop("jobs")
+        d["variants"] = [v.to_json() for v in self.variants]
+        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _pydantic_message(err: ValidationError, prefix: str = "") -> str:
+    e = err.errors()[0]
+    key = _loc(tuple(prefix.split(".")) + tuple(e["loc"]) if prefix else tuple(e["loc"]))
+    msg = e["msg"]
+    if e["type"] == "extra_forbidden":
+        msg = "unknown key"
+        parent = e["loc"][:-1]
+        known = _known_keys(err, parent)
+        if known:
+            near = difflib.get_close_matches(str(e["loc"][-1]), known, n=1)
+            msg += f"; did you mean '{near[0]}'?" if near else f"; known keys: {', '.join(known)}"
+    elif e["type"] == "missing":
+        msg = "required key is missing"
+    else:
+        msg = f"{msg} (got {e.get('input')!r})"
+    return f"{key}: {msg}"
+
+
+def _known_keys(err: ValidationError, parent: tuple) -> list[str]:
+    title = err.title
+    model = {"ExperimentFile": ExperimentFile}.get(title)
+    if model is None:
+        return []
+    for part in parent:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return []
+        ann = field.annotation
+        inner = getattr(ann, "__args__", None)
+        cand = [a for a in (inner or (ann,)) if isinstance(a, type) and issubclass(a, BaseModel)]
+        if not cand:
+            return []
+        model = cand[0]
+    return list(model.model_fields)
+
+
+def load_experiment(path: str | Path, games: int | None = None, output: str | None = None,
+                    jobs: int | None = None) -> Experiment:
+    """Read, validate and resolve an experiment file. Raises ExperimentError."""
+    path = Path(path)
+    if not path.is_file():
+        raise ExperimentError(f"{path}: no such file")
+    text = path.read_text()
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark else ""
+        raise ExperimentError(f"{path}: not valid YAML{where}: {getattr(e, 'problem', e)}") from None
+    if not isinstance(raw, dict):
+        raise ExperimentError(f"{path}: expected a mapping of keys (game, players, strategies, ...)")
+    if games is not None:
+        raw["games"] = games
+    if output is not None:
+        raw["output"] = output
+    if jobs is not None:
+        raw.setdefault("parallel", {})
+        if isinstance(raw["parallel"], dict):
+            raw["parallel"]["jobs"] = jobs
+    try:
+        spec = ExperimentFile.model_validate(raw)
+    except ValidationError as e:
+        raise ExperimentError(f"{path}: {_pydantic_message(e)}") from None
+    try:
+        return resolve(spec, path, text)
+    except ExperimentError as e:
+        raise ExperimentError(f"{path}: {e}") from None
+
+
+def resolve(spec: ExperimentFile, path: Path, text: str = "") -> Experiment:
+    from strategies import StrategyNotFound, get_strategy
+
+    try:
+        game = get_game(spec.game)
+    except KeyError as e:
+        raise ExperimentError(f"game: {e.args[0]}") from None
+    if not game.min_players <= spec.players <= game.max_players:
+        raise ExperimentError(
+            f"players: {game.id} is for {game.min_players} to {game.max_players} players, "
+            f"not {spec.players}")
+    if len(spec.strategies) != spec.players:
+        raise ExperimentError(
+            f"strategies: {len(spec.strategies)} listed for {spec.players} players "
+            "(one strategy per seat)")
+    names = [s.name for s in spec.strategies]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ExperimentError(f"strategies: the name '{dup[0]}' is used twice (names label the "
+                              "results, so each must be unique)")
+    base_dir = path.parent.resolve()
+    # each strategy resolves and its params validate
+    classes = {}
+    for i, s in enumerate(spec.strategies):
+        try:
+            cls = get_strategy(game.id, s.use, base_dir)
+        except StrategyNotFound as e:
+            raise ExperimentError(f"strategies[{i}].use: {e}") from None
+        classes[s.name] = cls
+    # sweep keys
+    for key, values in spec.sweep.items():
+        if not values:
+            raise ExperimentError(f"sweep.{key}: give at least one value")
+        parts = key.split(".")
+        if parts[0] == "rules" and len(parts) == 2:
+            fields = [f.name for f in dataclasses.fields(game.Rules)]
+            if parts[1] not in fields:
+                near = difflib.get_close_matches(parts[1], fields, n=1)
+                hint = f"; did you mean 'rules.{near[0]}'?" if near else ""
+                raise ExperimentError(f"sweep.{key}: no such rules field{hint}")
+        elif parts[0] == "strategies" and len(parts) == 4 and parts[2] == "params":
+            if parts[1] not in classes:
+                near = difflib.get_close_matches(parts[1], list(classes), n=1)
+                hint = f"; did you mean '{near[0]}'?" if near else f" (names: {', '.join(classes)})"
+                raise ExperimentError(f"sweep.{key}: no strategy named '{parts[1]}'{hint}")
+            knobs = list(classes[parts[1]].Params.model_fields)
+            if parts[3] not in knobs:
+                near = difflib.get_close_matches(parts[3], knobs, n=1)
+                hint = (f"; did you mean '{near[0]}'?" if near else
+                        f" (its knobs: {', '.join(knobs) or 'none'})")
+                raise ExperimentError(f"sweep.{key}: '{parts[1]}' has no parameter '{parts[3]}'{hint}")
+        else:
+            raise ExperimentError(
+                f"sweep.{key}: a sweep key is rules.FIELD or strategies.NAME.params.KNOB")
+    # build every variant now so that any bad value fails before the run
+    keys = list(spec.sweep)
+    grid = list(itertools.product(*(spec.sweep[k] for k in keys))) if keys else [()]
+    variants = []
+    for vid, values in enumerate(grid):
+        point = dict(zip(keys, values))
+        rules_over = dict(spec.rules)
+        strats = [s.model_copy(deep=True) for s in spec.strategies]
+        for k, v in point.items():
+            parts = k.split(".")
+            if parts[0] == "rules":
+                rules_over[parts[1]] = v
+            else:
+                for s in strats:
+                    if s.name == parts[1]:
+                        s.params[parts[3]] = v
+        where = "rules" if not point else f"sweep point {_label(point)}: rules"
+        try:
+            rules = game.make_rules(rules_over)
+            game.check(rules, spec.players)
+        except RulesError as e:
+            raise ExperimentError(f"{where}.{e.field}: {str(e).split(': ', 1)[-1]}" if e.field
+                                  else f"{where}: {e}") from None
+        for i, s in enumerate(strats):
+            try:
+                classes[s.name].Params(**s.params)
+            except ValidationError as e:
+                at = f"strategies[{i}].params" if not point else f"sweep point {_label(point)}: strategies[{i}].params"
+                raise ExperimentError(_pydantic_message(e, at)) from None
+        variants.append(Variant(vid, _label(point) if point else "base", point, rules, strats))
+    name = spec.name or path.stem
+    out = Path(spec.output) if spec.output else Path("results") / name
+    return Experiment(spec=spec, name=name, game=game, variants=variants, output=out,
+                      source_text=text, base_dir=base_dir)
+
+
+def _label(point: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in point.items())
+
+
+def known_games() -> list[str]:
+    return list(all_games())

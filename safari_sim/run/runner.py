@@ -1,0 +1,159 @@
+"""Running an experiment: chunks of games in parallel, each written as its own Parquet file.
+
+A chunk is the unit of parallel work and of storage; it plays its games in batches (the width of
+the vectorised step). Every chunk draws from its own stream, ``SeedSequence(seed,
+spawn_key=(variant, chunk))``, so the dataset does not depend on the number of workers or on the
+order in which chunks finish, and a restarted run can skip the chunks already written.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from ..engine.play import IllegalActionError, play_batch
+from ..games import get_game
+from . import store
+from .config import Experiment, ExperimentError
+
+CHUNK_TARGET = 32768  # games per chunk unless the file says otherwise: files of a few MB
+
+
+class RunError(RuntimeError):
+    pass
+
+
+def seating_plan(mode: str, n_players: int, first_game: int, n_games: int) -> np.ndarray:
+    """int[n, P]: which strategy (index in the file's list) sits in each seat.
+
+    rotate: game g puts strategy (s + g) mod P in seat s, so over every P consecutive games each
+    strategy plays each seat once (seat 0 starts). fixed: strategy s always sits in seat s.
+    """
+    seats = np.arange(n_players)
+    if mode == "fixed":
+        return np.broadcast_to(seats, (n_games, n_players)).copy()
+    g = np.arange(first_game, first_game + n_games)
+    return (seats[None, :] + g[:, None]) % n_players
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    game_id: str
+    rules: Any
+    players: int
+    strategies: list[dict[str, Any]]   # name, use, params
+    base_dir: str
+    seating: str
+    variant: str
+    variant_id: int
+    chunk: int
+    first_game: int
+    n_games: int
+    batch: int
+    seed: int
+    path: str
+    fingerprint: str
+
+
+def plan(exp: Experiment) -> list[ChunkTask]:
+    spec = exp.spec
+    per_chunk = spec.parallel.chunk or max(spec.parallel.batch,
+                                           math.ceil(CHUNK_TARGET / spec.parallel.batch) * spec.parallel.batch)
+    tasks = []
+    fp = exp.fingerprint()
+    for v in exp.variants:
+        for c in range(math.ceil(spec.games / per_chunk)):
+            first = c * per_chunk
+            tasks.append(ChunkTask(
+                game_id=exp.game.id, rules=v.rules, players=spec.players,
+                strategies=[s.model_dump() for s in v.strategies], base_dir=str(exp.base_dir),
+                seating=spec.seating, variant=v.label, variant_id=v.id, chunk=c,
+                first_game=first, n_games=min(per_chunk, spec.games - first),
+                batch=spec.parallel.batch, seed=spec.seed,
+                path=str(store.chunk_path(exp.output, v.id, c)), fingerprint=fp))
+    return tasks
+
+
+def build_strategies(game_id: str, specs: list[dict[str, Any]], base_dir: str | None) -> list[Any]:
+    from strategies import get_strategy
+
+    out = []
+    for s in specs:
+        cls = get_strategy(game_id, s["use"], Path(base_dir) if base_dir else None)
+        obj = cls(**s.get("params", {}))
+        obj.label = s["name"]
+        out.append(obj)
+    return out
+
+
+def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
+    """Play and store one chunk. Returns (games, decisions, seconds)."""
+    t0 = time.perf_counter()
+    game = get_game(task.game_id)
+    strats = build_strategies(task.game_id, task.strategies, task.base_dir)
+    rng = np.random.default_rng(np.random.SeedSequence(task.seed, spawn_key=(task.variant_id, task.chunk)))
+    names = [s["name"] for s in task.strategies]
+    tables = []
+    decisions = 0
+    for start in range(0, task.n_games, task.batch):
+        n = min(task.batch, task.n_games - start)
+        first = task.first_game + start
+        seating = seating_plan(task.seating, task.players, first, n)
+        try:
+            res = play_batch(game, task.rules, task.players, strats, seating, rng)
+        except IllegalActionError as e:
+            raise RunError(f"{e} (variant '{task.variant}', chunk {task.chunk}, games "
+                           f"{first}..{first + n - 1}, seed {task.seed})") from None
+        decisions += res.decisions
+        tables.append(store.chunk_table(task.variant, task.variant_id, first, names, seating,
+                                        res.outcome, task.fingerprint))
+    import pyarrow as pa
+
+    store.write_chunk(Path(task.path), pa.concat_tables(tables, promote_options="permissive"))
+    return task.n_games, decisions, time.perf_counter() - t0
+
+
+def prepare_output(exp: Experiment, raw: dict[str, Any]) -> dict[str, Any]:
+    """Create the output folder and experiment.json, or check that an existing one holds this
+    same experiment (then its finished chunks are kept)."""
+    out = exp.output
+    meta = out / "experiment.json"
+    record = store.experiment_record(exp, raw)
+    if meta.exists():
+        old = store.read_json(meta)
+        if old.get("fingerprint") != record["fingerprint"]:
+            raise ExperimentError(
+                f"output: '{out}' holds results of a different experiment (or different settings); "
+                "choose another output folder or delete that one")
+        record["created"] = old.get("created", record["created"])
+    elif out.exists() and any(out.iterdir()):
+        raise ExperimentError(f"output: '{out}' exists and is not a safari-sim results folder")
+    out.mkdir(parents=True, exist_ok=True)
+    store.write_json(meta, record)
+    return record
+
+
+def run_tasks(tasks: list[ChunkTask], jobs: int,
+              on_done: Callable[[ChunkTask, tuple[int, int, float]], None] | None = None) -> None:
+    """Run the chunks not yet on disk, calling ``on_done`` as each finishes."""
+    todo = [t for t in tasks if not Path(t.path).exists()]
+    if not todo:
+        return
+    if jobs == 1 or len(todo) == 1:
+        results: Iterator = ((t, run_chunk(t)) for t in todo)
+    else:
+        par = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
+        results = par(delayed(_tagged)(t) for t in todo)
+    for t, r in results:
+        if on_done:
+            on_done(t, r)
+
+
+def _tagged(task: ChunkTask) -> tuple[ChunkTask, tuple[int, int, float]]:
+    return task, run_chunk(task)

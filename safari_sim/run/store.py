@@ -1,0 +1,117 @@
+"""The Parquet dataset: one row per player per game, one file per finished chunk.
+
+Files are written to a temporary name and renamed, so a file that exists is complete: a run that
+is stopped loses only the chunks in flight, and a restart skips every file already there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import tempfile
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+BASE_COLUMNS = ("variant", "variant_id", "game", "seat", "strategy", "score", "rank", "win",
+                "players", "turns")
+
+
+def chunk_path(output: Path, variant_id: int, chunk: int) -> Path:
+    return output / "chunks" / f"v{variant_id:03d}" / f"c{chunk:06d}.parquet"
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str],
+                seating: np.ndarray, outcome: Any, fingerprint: str) -> pa.Table:
+    """Long form: row (g * P + s) is seat s of game g."""
+    n, p = outcome.score.shape
+    game = np.repeat(np.arange(first_game, first_game + n, dtype=np.int64), p)
+    seat = np.tile(np.arange(p, dtype=np.int8), n)
+    strat_idx = seating.reshape(-1)
+    strategy = pa.DictionaryArray.from_arrays(pa.array(strat_idx.astype(np.int32)),
+                                              pa.array(names, pa.string()))
+    cols: dict[str, Any] = {
+        "variant": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n * p, np.int32)),
+                                                  pa.array([variant], pa.string())),
+        "variant_id": np.full(n * p, variant_id, np.int16),
+        "game": game,
+        "seat": seat,
+        "strategy": strategy,
+        "score": outcome.score.reshape(-1).astype(np.float64),
+        "rank": outcome.rank.reshape(-1).astype(np.int16),
+        "win": outcome.win.reshape(-1).astype(np.float64),
+        "players": np.full(n * p, p, np.int8),
+        "turns": np.repeat(outcome.turns.astype(np.int32), p),
+    }
+    for name, arr in outcome.stats.items():
+        arr = np.asarray(arr)
+        cols[name] = np.repeat(arr, p) if arr.ndim == 1 else arr.reshape(-1)
+    table = pa.table(cols)
+    return table.replace_schema_metadata({"safari_sim.experiment": fingerprint})
+
+
+def write_chunk(path: Path, table: pa.Table) -> None:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    atomic_write_bytes(path, sink.getvalue().to_pybytes())
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("safari-sim", "numpy", "numba", "polars", "pyarrow", "scipy", "matplotlib",
+                "joblib", "pydantic"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:  # pragma: no cover
+            out[pkg] = "not installed"
+    return out
+
+
+def experiment_record(exp: Any, raw: dict[str, Any]) -> dict[str, Any]:
+    spec = exp.spec
+    return {
+        "name": exp.name,
+        "game": exp.game.id,
+        "game_name": exp.game.name,
+        "players": spec.players,
+        "games_per_variant": spec.games,
+        "seed": spec.seed,
+        "seating": spec.seating,
+        "score_name": exp.game.score_name,
+        "lower_score_wins": exp.game.lower_score_wins,
+        "experiment": raw,
+        "experiment_text": exp.source_text,
+        "strategies": [s.model_dump() for s in spec.strategies],
+        "sweep_keys": list(spec.sweep),
+        "variants": [v.to_json() for v in exp.variants],
+        "fingerprint": exp.fingerprint(),
+        "versions": versions(),
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def write_json(path: Path, record: dict[str, Any]) -> None:
+    atomic_write_bytes(path, (json.dumps(record, indent=2, default=str) + "\n").encode())
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text())

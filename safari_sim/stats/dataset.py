@@ -1,0 +1,76 @@
+"""Opening a results directory: the Parquet dataset (lazily) and experiment.json.
+
+The dataset has one row per player per game. The columns every game writes are in ``CORE``;
+every other numeric column is a game statistic: per game (the same value on every row of a
+game, like ``rounds``) or per seat (like ``bruce_tried``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+CORE = ("variant", "variant_id", "game", "seat", "strategy", "score", "rank", "win", "players", "turns")
+# Columns that identify rather than measure (a deal id shared by duplicated deals).
+IDENTIFIERS = ("deal",)
+GAME_KEY = ["variant_id", "game"]
+
+
+class DatasetError(ValueError):
+    """A results directory without a dataset or an experiment.json."""
+
+
+def chunk_files(results: str | Path) -> list[Path]:
+    return sorted(Path(results).glob("chunks/**/*.parquet"))
+
+
+def scan(results: str | Path) -> pl.LazyFrame:
+    """The whole dataset of a results directory as one lazy table."""
+    results = Path(results)
+    if not chunk_files(results):
+        raise DatasetError(f"{results}: no dataset (expected chunks/v*/c*.parquet); run the experiment first")
+    return pl.scan_parquet(str(results / "chunks" / "**" / "*.parquet"))
+
+
+def load_experiment(results: str | Path) -> dict[str, Any]:
+    """experiment.json of a results directory."""
+    path = Path(results) / "experiment.json"
+    if not path.is_file():
+        raise DatasetError(f"{Path(results)}: no experiment.json; is this a results directory?")
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise DatasetError(f"{path}: not valid JSON ({e})") from None
+
+
+def stat_columns(lf: pl.LazyFrame) -> list[str]:
+    """The game's own statistics: numeric columns beyond the ones every game writes."""
+    schema = lf.collect_schema()
+    return [c for c, t in schema.items()
+            if c not in CORE and c not in IDENTIFIERS and (t.is_numeric() or t == pl.Boolean)]
+
+
+def per_game_columns(lf: pl.LazyFrame, columns: list[str] | None = None, sample_games: int = 2000) -> list[str]:
+    """Which of ``columns`` (default: the statistics, plus turns) hold one value per game.
+
+    Being per game is a property of the game, so a sample of games is enough to tell.
+    """
+    cols = ["turns", *stat_columns(lf)] if columns is None else list(columns)
+    if not cols:
+        return []
+    sample = lf.filter(pl.col("game") < pl.col("game").min().over("variant_id") + sample_games)
+    spread = (sample.group_by(GAME_KEY)
+              .agg([(pl.col(c).max() - pl.col(c).min()).alias(c) for c in cols])
+              .select([pl.col(c).max() for c in cols]).collect())
+    return [c for c in cols if spread[c][0] in (0, None) or spread[c][0] == 0]
+
+
+def variants(lf: pl.LazyFrame) -> pl.DataFrame:
+    """variant_id, variant, players, games, in variant order."""
+    return (lf.group_by("variant_id")
+            .agg(pl.col("variant").first(), pl.col("players").first().cast(pl.Int64),
+                 pl.col("game").n_unique().alias("games"))
+            .sort("variant_id").collect())

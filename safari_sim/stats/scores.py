@@ -1,0 +1,103 @@
+"""How the games go: score distributions, winning margins, game length and the game's statistics."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from .dataset import GAME_KEY, per_game_columns, stat_columns
+
+QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+
+def _summary_aggs(col: str) -> list[pl.Expr]:
+    c = pl.col(col).cast(pl.Float64)
+    return [pl.len().alias("n"), c.mean().alias("mean"), c.std().alias("sd"), c.min().alias("min"),
+            *[c.quantile(q, "linear").alias(f"q{round(q * 100):02d}") for q in QUANTILES],
+            c.max().alias("max")]
+
+
+def distribution(lf: pl.LazyFrame, column: str = "score", by: str | None = "strategy") -> pl.DataFrame:
+    """Per variant (and ``by``): n, mean, sd, min, q10, q25, q50 (median), q75, q90, max."""
+    keys = ["variant_id"] + ([by] if by else [])
+    return lf.group_by(keys).agg(_summary_aggs(column)).sort(keys).collect()
+
+
+def one_row_per_game(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """The rows of the starting seat: every game has exactly one, so per-game columns count once."""
+    return lf.filter(pl.col("seat") == 0)
+
+
+def winning_margin(lf: pl.LazyFrame, lower_score_wins: bool = False) -> pl.LazyFrame:
+    """Per game: the winner's score minus the runner-up's (for a lowest-score-wins game, the
+    runner-up's minus the winner's), so a bigger margin is always a clearer win. A tie for first
+    has margin 0 (and ``tied`` true). Lazy: one row per game: variant_id, game, margin, tied."""
+    s = -pl.col("score") if lower_score_wins else pl.col("score")
+    r = pl.col("rank")
+    second = r.filter(r > 1).min()
+    return lf.group_by(GAME_KEY).agg(
+        pl.when((r == 1).sum() > 1).then(0.0)
+        .otherwise(s.filter(r == 1).max() - s.filter(r == second).max())
+        .alias("margin"),
+        ((r == 1).sum() > 1).alias("tied"),
+    )
+
+
+def game_length(lf: pl.LazyFrame, columns: list[str] | None = None) -> pl.DataFrame:
+    """Distribution of each per-game column (turns, rounds, ...) per variant, in long form."""
+    columns = per_game_columns(lf) if columns is None else columns
+    if not columns:
+        return pl.DataFrame()
+    games = one_row_per_game(lf)
+    parts = [games.group_by("variant_id").agg(_summary_aggs(c)).with_columns(pl.lit(c).alias("statistic"))
+             for c in columns]
+    return (pl.concat(parts).collect().sort("variant_id", pl.col("statistic").replace_strict(
+        {c: k for k, c in enumerate(columns)}))
+        .select("variant_id", "statistic", pl.exclude("variant_id", "statistic")))
+
+
+def seat_statistics(lf: pl.LazyFrame, by: str = "strategy") -> pl.DataFrame:
+    """Mean of each per-seat statistic (like bruce_tried) per variant and strategy (or seat)."""
+    per_game = set(per_game_columns(lf))
+    cols = [c for c in stat_columns(lf) if c not in per_game]
+    if not cols:
+        return pl.DataFrame()
+    return (lf.group_by("variant_id", by).agg(pl.len().alias("n"), *[pl.col(c).cast(pl.Float64).mean() for c in cols])
+            .sort("variant_id", by).collect())
+
+
+def _nice_step(span: float, target: int) -> float:
+    raw = span / target
+    mag = 10 ** math.floor(math.log10(raw))
+    return next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+
+
+def bins_for(lf: pl.LazyFrame, column: str, target: int = 40) -> tuple[float, float, int]:
+    """(start, width, count) of histogram bins over the whole dataset: one bin per value for a
+    whole-number column with a small range, else about ``target`` bins of a round width."""
+    c = pl.col(column).cast(pl.Float64)
+    st = lf.select(c.min().alias("lo"), c.max().alias("hi"), (c == c.round()).all().alias("whole")).collect().row(0)
+    lo, hi, whole = st
+    if lo is None:
+        return 0.0, 1.0, 1
+    if whole and hi - lo <= 2 * target:
+        return lo - 0.5, 1.0, int(hi - lo) + 1
+    if hi == lo:
+        return lo - 0.5, 1.0, 1
+    width = _nice_step(hi - lo, target)
+    if whole:
+        width = max(1.0, round(width))
+    start = math.floor(lo / width) * width
+    return start, width, int(math.floor((hi - start) / width)) + 1
+
+
+def histogram(lf: pl.LazyFrame, column: str = "score", by: str | None = "strategy",
+              bins: tuple[float, float, int] | None = None) -> pl.DataFrame:
+    """Counts per bin (left edge ``bin_lo``, width ``width``) per variant and ``by``."""
+    start, width, count = bins_for(lf, column) if bins is None else bins
+    keys = ["variant_id"] + ([by] if by else [])
+    b = ((pl.col(column).cast(pl.Float64) - start) / width).floor().clip(0, count - 1).cast(pl.Int32)
+    df = lf.group_by(*keys, b.alias("bin")).agg(pl.len().alias("count")).sort(*keys, "bin").collect()
+    return df.with_columns((start + pl.col("bin") * width).alias("bin_lo"), pl.lit(width).alias("width"))
+

@@ -1,0 +1,267 @@
+"""Bluff in Zoo strategies: how people actually play it.
+
+Every turn is three small decisions: doubt the last claim or go on, which card to place (a hand
+card, one unseen from the draw pile, or none), and what to claim. The strategies share one piece
+of arithmetic, ``claim_odds``: the chance that the discard pile holds at least c animals of a
+kind, from the cards the player put there itself plus the unseen cards it did not (a normal
+approximation, mixed over whether the action cards are in force).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+from scipy.special import ndtr
+
+from safari_sim.games.bluff_in_zoo import (ALL_EQUAL, ANIMAL, CLAIM, CONTINUE, COUNT_ONE, DOUBT,
+                                           HAND0, RESPOND, SOURCE, STOP, WILD, Obs)
+
+from .base import Strategy
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---- what a card is worth to a claim ---------------------------------------------------------
+
+@lru_cache(maxsize=16)
+def _contrib(t_cls: bytes, t_kind: bytes, t_val: bytes, n_kinds: int) -> np.ndarray:
+    """float[T, 4 * K]: animals of kind k that one card of type t adds to a doubt's count, in
+    the four states (s = 2 * one + equal) of "All cards count 1" and "All animals are equal";
+    column s * K + k."""
+    cls = np.frombuffer(t_cls, np.int64)
+    kind = np.frombuffer(t_kind, np.int64)
+    val = np.frombuffer(t_val, np.int64).astype(np.float64)
+    k = np.arange(n_kinds)[:, None]
+    out = np.zeros((4, n_kinds, len(cls)))
+    for one in (0, 1):
+        for equal in (0, 1):
+            counts = (cls == WILD) | ((cls == ANIMAL) & ((kind == k) | bool(equal)))
+            out[2 * one + equal] = counts * (1.0 if one else val)
+    return np.ascontiguousarray(out.reshape(4 * n_kinds, len(cls)).T)
+
+
+def contrib(obs: Obs) -> np.ndarray:
+    return _contrib(obs.t_cls.tobytes(), obs.t_kind.tobytes(), obs.t_val.tobytes(), obs.n_kinds)
+
+
+def face_value(obs: Obs) -> np.ndarray:
+    """float[K, T]: animals of kind k a card shows with no action card in force."""
+    return contrib(obs)[:, :obs.n_kinds].T
+
+
+def _type_of(obs: Obs, cls: int) -> int:
+    return int(np.flatnonzero(obs.t_cls == cls)[0])
+
+
+class PileModel:
+    """What this player can say about the discard pile: its own cards there are known, every
+    other pile card is taken as a random unseen card. The count of each kind is approximated
+    by a normal law in each of the four action-card states, mixed by their chances."""
+
+    def __init__(self, obs: Obs):
+        f = contrib(obs)                                   # [T, 4K]
+        n_unk = (obs.pile_n - obs.my_pile.sum(axis=1)).astype(np.float64)
+        unseen = obs.unseen.astype(np.float64)
+        q = unseen / np.maximum(unseen.sum(axis=1, keepdims=True), 1.0)
+
+        def present(t):  # chance that a card of type t is in the pile
+            return np.where(obs.my_pile[:, t] > 0, 1.0, 1.0 - (1.0 - q[:, t]) ** n_unk)
+
+        p_one = present(_type_of(obs, COUNT_ONE))
+        p_eq = present(_type_of(obs, ALL_EQUAL))
+        s = _type_of(obs, STOP)
+        odd_unk = (1.0 - (1.0 - 2.0 * q[:, s]) ** n_unk) / 2.0
+        # an odd number of stop cards cancels the action cards
+        p_even = np.where(obs.my_pile[:, s] % 2 == 1, odd_unk, 1.0 - odd_unk)
+        w = np.empty((len(n_unk), 4))
+        w[:, 3] = p_one * p_eq * p_even
+        w[:, 2] = p_one * (1 - p_eq) * p_even
+        w[:, 1] = (1 - p_one) * p_eq * p_even
+        w[:, 0] = 1.0 - w[:, 1:].sum(axis=1)
+        k = obs.n_kinds
+        mu = (q @ f).reshape(-1, 4, k)                     # per unknown card
+        var = (q @ (f * f)).reshape(-1, 4, k) - mu * mu
+        self.weights = w[:, :, None]
+        self.mean = (obs.my_pile.astype(np.float64) @ f).reshape(-1, 4, k) + n_unk[:, None, None] * mu
+        self.sd = np.sqrt(np.maximum(n_unk[:, None, None] * var, 1e-12))
+
+    def odds(self, count: np.ndarray, extra: np.ndarray | float = 0.0) -> np.ndarray:
+        """float[n, K]: chance that the pile holds at least ``count[:, k]`` animals of kind k,
+        believing in ``extra[:, k]`` more animals than the cards say."""
+        c = np.asarray(count, np.float64)[:, None, :]
+        e = np.asarray(extra, np.float64)
+        if e.ndim == 2:
+            e = e[:, None, :]
+        p = ndtr((self.mean + e + 0.5 - c) / self.sd)
+        return (self.weights * p).sum(axis=1)
+
+
+def claim_odds(obs: Obs, count: np.ndarray, extra: np.ndarray | float = 0.0) -> np.ndarray:
+    """float[n, K]: chance that the pile holds at least ``count[:, k]`` animals of kind k."""
+    return PileModel(obs).odds(count, extra)
+
+
+def current_claim_odds(obs: Obs, model: PileModel, trust: float = 0.0) -> np.ndarray:
+    """float[n]: chance that the last claim is true (1 where there is none); ``trust`` credits the
+    claimant with that many animals of its claimed kind per card it put on the pile."""
+    rows = np.arange(len(obs.game))
+    kind = np.maximum(obs.claim_k, 0).astype(np.int64)
+    count = np.zeros((len(rows), obs.n_kinds))
+    count[rows, kind] = obs.claim_n
+    extra = np.zeros_like(count)
+    who = np.maximum(obs.claimant, 0).astype(np.int64)
+    extra[rows, kind] = trust * obs.pile_by[rows, who] * (obs.claimant > 0)
+    p = model.odds(count, extra)[rows, kind]
+    return np.where(obs.claim_n > 0, p, 1.0)
+
+
+def best_hand_support(obs: Obs) -> np.ndarray:
+    """float[n, K]: the most animals of each kind one hand card shows (what placing it adds)."""
+    f = face_value(obs)                                   # [K, T]
+    return np.where(obs.hand[:, None, :] > 0, f[None], 0.0).max(axis=2)
+
+
+def safest_raise(obs: Obs, model: PileModel, extra: np.ndarray | float = 0.0
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(count, kind, odds): the smallest legal claim of the kind most likely to be true."""
+    low = obs.min_raise()
+    odds = model.odds(low, extra)
+    odds = np.where(low > obs.max_claim, -1.0, odds)
+    kind = np.argmax(odds, axis=1)
+    rows = np.arange(len(kind))
+    return low[rows, kind], kind, odds[rows, kind]
+
+
+def supporting_card(obs: Obs, legal: np.ndarray, kind: np.ndarray, junk: bool = False
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """(action, support): the hand card showing the most animals of ``kind`` (wild cards fit any
+    claim), or with ``junk`` the one showing the fewest; support -inf where the hand is empty."""
+    support = face_value(obs)[kind]                       # [n, T]
+    support = support + (obs.t_cls == WILD) * 0.5         # keep options open: wild fits any claim
+    ok = legal[:, HAND0:HAND0 + len(obs.t_cls)]
+    score = np.where(ok, -support if junk else support, -np.inf)
+    t = np.argmax(score, axis=1)
+    rows = np.arange(len(t))
+    return HAND0 + t, np.where(ok[rows, t], support[rows, t], -np.inf)
+
+
+class _BluffStrategy(Strategy):
+    """Dispatches each decision kind to ``respond``, ``source`` and ``claim``."""
+
+    game = "bluff_in_zoo"
+
+    def act(self, obs, legal, rng):
+        out = np.empty(len(obs.game), np.int64)
+        for kind, fn in ((RESPOND, self.respond), (SOURCE, self.source), (CLAIM, self.claim)):
+            idx = np.flatnonzero(obs.kind == kind)
+            if idx.size:
+                sub = obs.take(idx)
+                out[idx] = fn(sub, legal[idx], rng, PileModel(sub))
+        return out
+
+    @staticmethod
+    def must_doubt(legal, doubt):
+        """Doubt where asked to, and where no bigger claim is left to make."""
+        return np.where(doubt | ~legal[:, CONTINUE], DOUBT, CONTINUE)
+
+    def doubts(self, obs, model):
+        """Where the chance that the last claim is false passes ``doubt_at``."""
+        false = 1.0 - current_claim_odds(obs, model, self.params.trust)
+        return false > self.params.doubt_at
+
+    def source(self, obs, legal, rng, model, junk=False, skip_rate=0.0):
+        """Place the hand card that best supports the claim it means to make (or, with ``junk``,
+        the least useful one); draw unseen instead with chance ``draw_rate`` or where no hand card
+        helps; no card with chance ``skip_rate`` (never on the round's first move)."""
+        n = len(obs.game)
+        _, kind, _ = safest_raise(obs, model, best_hand_support(obs))
+        card, support = supporting_card(obs, legal, kind, junk)
+        if junk:  # the junk is placed on purpose: the bluff is in the claim, not the card
+            support = np.where(np.isfinite(support), 1.0, support)
+        can_draw = legal[:, obs.draw_action]
+        has_card = np.isfinite(support)
+        draw = can_draw & ((rng.random(n) < self.params.draw_rate) | ~has_card | (support <= 0))
+        a = np.where(draw, obs.draw_action, card)
+        a = np.where(~draw & ~has_card, obs.no_card_action, a)
+        skip = legal[:, obs.no_card_action] & (rng.random(n) < skip_rate)
+        return np.where(skip, obs.no_card_action, a)
+
+    def claim(self, obs, legal, rng, model):
+        count, kind, _ = safest_raise(obs, model)
+        return obs.claim_action(count, kind)
+
+
+class _Common(_Params):
+    doubt_at: float = Field(0.5, ge=0, le=1, description=(
+        "doubts when its estimate that the last claim is false passes this"))
+    trust: float = Field(0.5, ge=0, description=(
+        "animals of the claimed kind it credits the claimant with per card the claimant placed "
+        "this round (people claim what they placed)"))
+    draw_rate: float = Field(0.1, ge=0, le=1, description=(
+        "chance of placing a card unseen from the draw pile instead of a hand card"))
+
+
+class Honest(_BluffStrategy):
+    name = "honest"
+    summary = ("claims only what its own cards make likely; doubts a claim it thinks false, or "
+               "when it has nothing believable left to claim")
+
+    class Params(_Common):
+        belief: float = Field(0.5, ge=0, le=1, description=(
+            "goes on only if its best next claim (with its best hand card placed) is true with "
+            "at least this chance"))
+
+    def respond(self, obs, legal, rng, model):
+        _, _, odds = safest_raise(obs, model, best_hand_support(obs))
+        return self.must_doubt(legal, self.doubts(obs, model) | (odds < self.params.belief))
+
+
+class Bluffer(_BluffStrategy):
+    name = "bluffer"
+    summary = ("dumps its worst cards and, with chance `bluff_rate`, claims more than it knows; "
+               "doubts only a claim it thinks very likely false")
+
+    class Params(_Common):
+        doubt_at: float = Field(0.7, ge=0, le=1, description=(
+            "doubts when its estimate that the last claim is false passes this"))
+        draw_rate: float = Field(0.2, ge=0, le=1, description=(
+            "chance of placing a card unseen from the draw pile instead of a hand card"))
+        bluff_rate: float = Field(0.3, ge=0, le=1, description=(
+            "chance of claiming `bluff_raise` more animals than the smallest raise"))
+        bluff_raise: int = Field(2, ge=1, description="extra animals named by a bluff")
+
+    def respond(self, obs, legal, rng, model):
+        return self.must_doubt(legal, self.doubts(obs, model))
+
+    def source(self, obs, legal, rng, model):
+        return super().source(obs, legal, rng, model, junk=True)
+
+    def claim(self, obs, legal, rng, model):
+        count, kind, _ = safest_raise(obs, model)
+        bluff = (rng.random(len(count)) < self.params.bluff_rate) & (obs.claims > 0)
+        count = np.where(bluff, np.minimum(count + self.params.bluff_raise, obs.max_claim), count)
+        return obs.claim_action(count, kind)
+
+
+class Doubter(_BluffStrategy):
+    name = "doubter"
+    summary = ("doubts whenever its estimate that the claim is false passes `doubt_at`; "
+               "otherwise raises as little as it can, often without adding a card")
+
+    class Params(_Common):
+        skip_rate: float = Field(0.5, ge=0, le=1, description=(
+            "chance of claiming without placing a card (when allowed): keeps the pile small"))
+
+    def respond(self, obs, legal, rng, model):
+        return self.must_doubt(legal, self.doubts(obs, model))
+
+    def source(self, obs, legal, rng, model):
+        return super().source(obs, legal, rng, model, skip_rate=self.params.skip_rate)
+
+
+STRATEGIES = [Honest, Bluffer, Doubter]
+BENCHMARK = {"strategy": "doubter", "params": {}}

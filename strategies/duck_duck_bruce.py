@@ -1,0 +1,143 @@
+"""Duck Duck Bruce strategies: how people actually play it.
+
+Each decides two things: when to stop turning cards and bank the row, and, after a Bruce, whom to
+rob and how many cards to declare. Observations are rotated: index 0 is the player, index o the
+player o seats to the left.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from safari_sim.games.duck_duck_bruce import BANK, BRUCE, DRAW, PASS, Obs
+
+from .base import Strategy
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def most_cards_target(obs: Obs) -> np.ndarray:
+    """Offset (1..P-1) of the opponent with the most nest cards; the lowest seat on ties."""
+    n, p = obs.nest_size.shape
+    offs = np.arange(1, p)
+    abs_seat = (obs.seat[:, None].astype(np.int64) + offs[None, :]) % p
+    key = obs.nest_size[:, 1:].astype(np.int64) * (p + 1) - abs_seat
+    return 1 + np.argmax(key, axis=1)
+
+
+def leader_target(obs: Obs) -> np.ndarray:
+    """Offset of the opponent with the best standing (total plus what the nest scores now);
+    the one with more nest cards, then the lowest seat, on ties."""
+    n, p = obs.nest_size.shape
+    offs = np.arange(1, p)
+    abs_seat = (obs.seat[:, None].astype(np.int64) + offs[None, :]) % p
+    standing = obs.total[:, 1:].astype(np.int64) + obs.round_pts[:, 1:]
+    key = (standing * 1000 + obs.nest_size[:, 1:]) * (p + 1) - abs_seat
+    return 1 + np.argmax(key, axis=1)
+
+
+def declare_by_odds(obs: Obs, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The declaration with the best expected card balance against the opponent at ``offset``:
+    min(k, their nest) * P(roll >= k) - P(negative roll) * cards given back.
+    Returns (k, expected balance)."""
+    die = obs.die.astype(np.int64)
+    rows = np.arange(len(offset))
+    their = obs.nest_size[rows, offset].astype(np.int64)
+    mine = obs.nest_size[:, 0].astype(np.int64)
+    lose = sum(np.minimum(-f, mine) for f in die if f < 0) / len(die)
+    ks = np.arange(1, obs.max_steal + 1)
+    p_win = np.array([(die >= k).mean() for k in ks])
+    gain = np.minimum(ks[None, :], their[:, None]) * p_win[None, :] - np.asarray(lose)[..., None]
+    best = np.argmax(gain, axis=1)
+    return ks[best], gain[rows, best]
+
+
+def bruce_action(obs: Obs, legal: np.ndarray, offset: np.ndarray, k: np.ndarray,
+                 value: np.ndarray | None = None) -> np.ndarray:
+    """Steal ``k`` from ``offset``; pass instead where the expected balance is not positive
+    and passing is allowed."""
+    a = obs.steal_action(offset, np.minimum(k, obs.max_steal))
+    if value is not None:
+        a = np.where((value <= 0) & legal[:, PASS], PASS, a)
+    return a
+
+
+class StopAt(Strategy):
+    name = "stop_at"
+    game = "duck_duck_bruce"
+    summary = "bank as soon as the row holds `cards` cards; rob the biggest nest declaring `declare`"
+
+    class Params(_Params):
+        cards: int = Field(3, ge=1, description="bank the row once it holds this many cards")
+        declare: int = Field(1, ge=1, description="cards to declare after a Bruce")
+
+    def act(self, obs, legal, rng):
+        choose = np.where(obs.row_len >= self.params.cards, BANK, DRAW)
+        bruce = bruce_action(obs, legal, most_cards_target(obs),
+                             np.full(len(obs.game), self.params.declare))
+        return np.where(obs.kind == BRUCE, bruce, choose)
+
+
+class CardCounter(Strategy):
+    name = "card_counter"
+    game = "duck_duck_bruce"
+    summary = ("counts the unseen cards: banks when the chance that the next card busts "
+               "passes `risk`; declares by the odds of the die")
+
+    class Params(_Params):
+        risk: float = Field(0.3, ge=0, le=1,
+                            description="bank when the chance of a double duck or Bruce reaches this")
+
+    def act(self, obs, legal, rng):
+        stop = (obs.bust_chance() >= self.params.risk) & (obs.row_gain > 0)
+        choose = np.where(stop, BANK, DRAW)
+        target = most_cards_target(obs)
+        k, value = declare_by_odds(obs, target)
+        return np.where(obs.kind == BRUCE, bruce_action(obs, legal, target, k, value), choose)
+
+
+class Scoreboard(Strategy):
+    name = "scoreboard"
+    game = "duck_duck_bruce"
+    summary = ("plays the scoreboard: takes more risk the further behind the leader, "
+               "aims Bruce at the leader, declares by the odds")
+
+    class Params(_Params):
+        risk: float = Field(0.3, ge=0, le=1, description="bust chance accepted when level")
+        chase: float = Field(0.5, ge=0, description=(
+            "extra risk accepted per target_score of deficit (and less when ahead)"))
+
+    def act(self, obs, legal, rng):
+        standing = obs.total.astype(np.float64) + obs.round_pts
+        gap = standing[:, 1:].max(axis=1) - standing[:, 0]
+        scale = obs.target_score if obs.rounds is None else max(1.0, 20.0 * obs.rounds)
+        risk = np.clip(self.params.risk + self.params.chase * gap / scale, 0.02, 0.98)
+        stop = (obs.bust_chance() >= risk) & (obs.row_gain > 0)
+        choose = np.where(stop, BANK, DRAW)
+        target = leader_target(obs)
+        k, value = declare_by_odds(obs, target)
+        return np.where(obs.kind == BRUCE, bruce_action(obs, legal, target, k, value), choose)
+
+
+class ValueHunter(Strategy):
+    name = "value_hunter"
+    game = "duck_duck_bruce"
+    summary = "banks once the row would add at least `points` to its nest; robs the biggest nest"
+
+    class Params(_Params):
+        points: int = Field(4, ge=1, description="bank when banking would add this many points")
+        max_cards: int = Field(6, ge=1, description="bank anyway once the row holds this many cards")
+
+    def act(self, obs, legal, rng):
+        stop = (obs.row_gain >= self.params.points) | (obs.row_len >= self.params.max_cards)
+        choose = np.where(stop, BANK, DRAW)
+        target = most_cards_target(obs)
+        k, value = declare_by_odds(obs, target)
+        return np.where(obs.kind == BRUCE, bruce_action(obs, legal, target, k, value), choose)
+
+
+STRATEGIES = [StopAt, CardCounter, Scoreboard, ValueHunter]
+BENCHMARK = {"strategy": "stop_at", "params": {"cards": 3}}

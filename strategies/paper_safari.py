@@ -1,0 +1,174 @@
+"""Paper Safari strategies: how people actually play it.
+
+Every turn asks: draw from the deck or take the discard; (with an Elephant) look or not; then
+which slot to exchange, or throw the card away. All of them value a slot the same way: a known
+card at its value, a card never seen at the average of the cards not yet seen, and a column
+whose two known cards are equal at 0. They differ in what card they keep, whether they hunt
+equal columns, and when they let the round end. Observations are rotated: index 0 is the
+player, index o the player o seats to the left.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from safari_sim.games.paper_safari import DECK, DISCARD, DRAW, NO_PEEK, PEEK, PLACE, SLOT0, TAKE, Obs
+
+from .base import Strategy
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    safari_worth: float = Field(1.0, description=(
+        "what a Safari card is taken to be worth while planning (it copies a row neighbour at the "
+        "end, so it is usually low)"))
+    patience: float = Field(6.0, gt=0, description=(
+        "laps of the table after which the player grows less picky: per `patience` laps of the "
+        "round, keep_below rises by 1 and turning a face-down card up counts 1 point more"))
+
+
+class View:
+    """The player's own grid as numbers: values (unseen cards at the average unseen value), which
+    slots are known, and each slot's column partner (the other row; rows = 2 in the printed game)."""
+
+    def __init__(self, obs: Obs, params: _Params):
+        tv = obs.card_value.astype(np.float64)
+        safari_worth = params.safari_worth
+        tv[obs.safari] = safari_worth
+        self.tv = tv
+        unseen = obs.unseen.astype(np.float64)
+        self.mean_unseen = (unseen @ tv) / np.maximum(unseen.sum(axis=1), 1.0)
+        own = obs.grid[:, 0, :].astype(np.int64)
+        self.known = own >= 0
+        self.val = np.where(self.known, tv[np.maximum(own, 0)], self.mean_unseen[:, None])
+        self.face_down = ~obs.up[:, 0, :]
+        s = own.shape[1]
+        k = np.arange(s)
+        self.has_partner = obs.rows > 1
+        self.partner = ((k // obs.cols + 1) % obs.rows) * obs.cols + k % obs.cols
+        self.rows, self.cols = obs.rows, obs.cols
+        # impatience: a round that drags on makes people keep worse cards and turn cards up
+        self.urge = obs.round_turns / (obs.grid.shape[1] * params.patience)
+        self.keep_below = getattr(params, "keep_below", 0.0) + self.urge
+        # the card being weighed: the discard top while drawing, else the card in hand
+        card = np.where(obs.kind == DRAW, obs.discard_top, obs.held)
+        self.card_value = tv[np.maximum(card, 0)]
+
+    def delta(self, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Change of this player's score (n, S) if a card worth ``v`` (n,) replaced each slot
+        (negative is good; a face-down slot gains the impatience bonus), and whether that
+        placement makes an equal column."""
+        x, xk = self.val, self.known
+        if self.has_partner:
+            p = self.val[:, self.partner]
+            pk = self.known[:, self.partner]
+        else:
+            p = np.zeros_like(x)
+            pk = np.zeros_like(xk)
+        match = pk & (v[:, None] == p)
+        old = np.where(xk & pk & (x == p), 0.0, x + p)
+        new = np.where(match, 0.0, v[:, None] + p)
+        return new - old - self.urge[:, None] * self.face_down, match
+
+    def estimates(self, obs: Obs) -> np.ndarray:
+        """Expected score (n, P) of every grid from what this player knows."""
+        g = obs.grid.astype(np.int64)
+        kn = g >= 0
+        v = np.where(kn, self.tv[np.maximum(g, 0)], self.mean_unseen[:, None, None])
+        n, pl, _ = g.shape
+        v = v.reshape(n, pl, self.rows, self.cols)
+        kn = kn.reshape(n, pl, self.rows, self.cols)
+        same = (v[:, :, :, None, :] == v[:, :, None, :, :]) & kn[:, :, :, None, :] & kn[:, :, None, :, :]
+        same &= ~np.eye(self.rows, dtype=bool)[None, None, :, :, None]
+        return np.where(same.any(axis=3), 0.0, v).sum(axis=(2, 3))
+
+
+def first_slot(legal: np.ndarray) -> np.ndarray:
+    """The first legal slot action (turning up at setup, or the card to look at)."""
+    return SLOT0 + np.argmax(legal[:, SLOT0:], axis=1)
+
+
+def decide(obs: Obs, legal: np.ndarray, view: View, score: np.ndarray,
+           want: np.ndarray) -> np.ndarray:
+    """One action per game from the strategy's ``score`` (n, S) of putting the card in hand (or
+    the discard top, when drawing) into each slot, lower is better, and whether it ``want``s that
+    card at all. Draw: take the discard if wanted and some slot scores below 0. Place: exchange
+    with the best slot likewise, else discard (when allowed). Elephant: look only when the
+    Elephant would not hurt in a known slot (looking forces the exchange)."""
+    n = len(obs.kind)
+    slot = np.argmin(score, axis=1)
+    best = score[np.arange(n), slot]
+    good = want & (best < 0)
+    draw = np.where((good & legal[:, TAKE]) | ~legal[:, DECK], TAKE, DECK)
+    look = np.where(view.known, score, np.inf).min(axis=1) <= 0
+    peek = np.where(look, first_slot(legal), NO_PEEK)
+    place = np.where(good | ~legal[:, DISCARD], SLOT0 + slot, DISCARD)
+    kind = obs.kind
+    return np.where(kind == DRAW, draw, np.where(kind == PEEK, peek,
+                                                 np.where(kind == PLACE, place, first_slot(legal))))
+
+
+class ThresholdReplacer(Strategy):
+    name = "threshold"
+    game = "paper_safari"
+    summary = ("keeps a drawn card worth less than `keep_below` and puts it where it saves the "
+               "most; takes the discard on the same rule; throws the rest away")
+
+    class Params(_Params):
+        keep_below: float = Field(4.0, description="keep (or take from the discard) cards worth less than this")
+
+    def act(self, obs, legal, rng):
+        view = View(obs, self.params)
+        d, _ = view.delta(view.card_value)
+        return decide(obs, legal, view, d, view.card_value < view.keep_below)
+
+
+class ColumnMatcher(Strategy):
+    name = "column_matcher"
+    game = "paper_safari"
+    summary = ("builds equal columns: takes or keeps a card that matches a known card in its "
+               "column (worth `match_bonus` extra), else plays like the threshold replacer")
+
+    class Params(_Params):
+        keep_below: float = Field(3.0, description="keep cards worth less than this even without a match")
+        match_bonus: float = Field(3.0, ge=0, description=(
+            "extra points a placement that makes an equal column is worth, beyond what it saves"))
+
+    def act(self, obs, legal, rng):
+        view = View(obs, self.params)
+        d, match = view.delta(view.card_value)
+        score = d - self.params.match_bonus * match
+        return decide(obs, legal, view, score, (view.card_value < view.keep_below) | match.any(axis=1))
+
+
+class Closer(Strategy):
+    name = "closer"
+    game = "paper_safari"
+    summary = ("threshold replacer that turns up its last face-down card only when it expects "
+               "to win the round by `margin`, and rushes to finish (accepting worse cards up to "
+               "`rush`) when ahead")
+
+    class Params(_Params):
+        keep_below: float = Field(4.0, description="keep (or take from the discard) cards worth less than this")
+        margin: float = Field(0.0, description=(
+            "finish the round only when its expected score is at least this much below every "
+            "opponent's"))
+        rush: float = Field(2.0, ge=0, description=(
+            "when ahead, accept a card that costs up to this much if it turns a face-down card up"))
+
+    def act(self, obs, legal, rng):
+        view = View(obs, self.params)
+        est = view.estimates(obs)
+        ahead = est[:, 0] + self.params.margin < est[:, 1:].min(axis=1)
+        last = view.face_down.sum(axis=1) == 1
+        d, _ = view.delta(view.card_value)
+        # never turn up the last face-down card while not ahead; pay up to `rush` to when ahead
+        score = np.where((last & ~ahead)[:, None] & view.face_down, np.inf,
+                         d - (self.params.rush * ahead)[:, None] * view.face_down)
+        return decide(obs, legal, view, score, (view.card_value < view.keep_below) | ahead)
+
+
+STRATEGIES = [ThresholdReplacer, ColumnMatcher, Closer]
+BENCHMARK = {"strategy": "threshold", "params": {"keep_below": 4.0}}
