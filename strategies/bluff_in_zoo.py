@@ -28,33 +28,44 @@ class _Params(BaseModel):
 # ---- what a card is worth to a claim ---------------------------------------------------------
 
 @lru_cache(maxsize=16)
-def _contrib(t_cls: bytes, t_kind: bytes, t_val: bytes, n_kinds: int) -> np.ndarray:
-    """float[T, 4 * K]: animals of kind k that one card of type t adds to a doubt's count, in
-    the four states (s = 2 * one + equal) of "All cards count 1" and "All animals are equal";
-    column s * K + k."""
+def _face(t_cls: bytes, t_kind: bytes, t_val: bytes, n_kinds: int) -> np.ndarray:
     cls = np.frombuffer(t_cls, np.int64)
     kind = np.frombuffer(t_kind, np.int64)
     val = np.frombuffer(t_val, np.int64).astype(np.float64)
-    k = np.arange(n_kinds)[:, None]
-    out = np.zeros((4, n_kinds, len(cls)))
-    for one in (0, 1):
-        for equal in (0, 1):
-            counts = (cls == WILD) | ((cls == ANIMAL) & ((kind == k) | bool(equal)))
-            out[2 * one + equal] = counts * (1.0 if one else val)
-    return np.ascontiguousarray(out.reshape(4 * n_kinds, len(cls)).T)
-
-
-def contrib(obs: Obs) -> np.ndarray:
-    return _contrib(obs.t_cls.tobytes(), obs.t_kind.tobytes(), obs.t_val.tobytes(), obs.n_kinds)
+    counts = (cls == WILD) | ((cls == ANIMAL) & (kind == np.arange(n_kinds)[:, None]))
+    return counts * val
 
 
 def face_value(obs: Obs) -> np.ndarray:
-    """float[K, T]: animals of kind k a card shows with no action card in force."""
-    return contrib(obs)[:, :obs.n_kinds].T
+    """float[K, T]: animals of kind k a card of type t shows with no action card in force (wild
+    cards count for every kind)."""
+    return _face(obs.t_cls.tobytes(), obs.t_kind.tobytes(), obs.t_val.tobytes(), obs.n_kinds)
 
 
 def _type_of(obs: Obs, cls: int) -> int:
     return int(np.flatnonzero(obs.t_cls == cls)[0])
+
+
+def _moments(obs: Obs, x: np.ndarray, power: int) -> np.ndarray:
+    """float[n, 4, K]: sum over card types of x[:, t] * (animals of kind k on t) ** power, in the
+    four action-card states s = 2 * one + equal. Plain reductions (no BLAS: tiny matrices
+    multiply faster this way and do not fight over threads)."""
+    k = obs.n_kinds
+    nv = int((obs.t_cls == ANIMAL).sum()) // k
+    val = obs.t_val.astype(np.float64)
+    animal = x[:, :k * nv].reshape(-1, k, nv)
+    wild = x[:, k * nv:][:, obs.t_cls[k * nv:] == WILD]
+    wval = val[k * nv:][obs.t_cls[k * nv:] == WILD]
+    by_val = (animal * val[:nv] ** power).sum(axis=2)     # [n, K] counting the animals shown
+    by_card = animal.sum(axis=2)                          # [n, K] counting 1 per card
+    w_val = (wild * wval ** power).sum(axis=1)[:, None]
+    w_card = wild.sum(axis=1)[:, None]
+    out = np.empty((x.shape[0], 4, k))
+    out[:, 0] = by_val + w_val                                  # printed values, own kind
+    out[:, 1] = by_val.sum(axis=1, keepdims=True) + w_val       # all animals are equal
+    out[:, 2] = by_card + w_card                                # all cards count 1
+    out[:, 3] = by_card.sum(axis=1, keepdims=True) + w_card     # both
+    return out
 
 
 class PileModel:
@@ -63,7 +74,6 @@ class PileModel:
     by a normal law in each of the four action-card states, mixed by their chances."""
 
     def __init__(self, obs: Obs):
-        f = contrib(obs)                                   # [T, 4K]
         n_unk = (obs.pile_n - obs.my_pile.sum(axis=1)).astype(np.float64)
         unseen = obs.unseen.astype(np.float64)
         q = unseen / np.maximum(unseen.sum(axis=1, keepdims=True), 1.0)
@@ -82,11 +92,10 @@ class PileModel:
         w[:, 2] = p_one * (1 - p_eq) * p_even
         w[:, 1] = (1 - p_one) * p_eq * p_even
         w[:, 0] = 1.0 - w[:, 1:].sum(axis=1)
-        k = obs.n_kinds
-        mu = (q @ f).reshape(-1, 4, k)                     # per unknown card
-        var = (q @ (f * f)).reshape(-1, 4, k) - mu * mu
+        mu = _moments(obs, q, 1)                           # per unknown card
+        var = _moments(obs, q, 2) - mu * mu
         self.weights = w[:, :, None]
-        self.mean = (obs.my_pile.astype(np.float64) @ f).reshape(-1, 4, k) + n_unk[:, None, None] * mu
+        self.mean = _moments(obs, obs.my_pile.astype(np.float64), 1) + n_unk[:, None, None] * mu
         self.sd = np.sqrt(np.maximum(n_unk[:, None, None] * var, 1e-12))
 
     def odds(self, count: np.ndarray, extra: np.ndarray | float = 0.0) -> np.ndarray:

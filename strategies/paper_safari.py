@@ -73,16 +73,9 @@ class View:
         return new - old - self.urge[:, None] * self.face_down, match
 
     def estimates(self, obs: Obs) -> np.ndarray:
-        """Expected score (n, P) of every grid from what this player knows."""
-        g = obs.grid.astype(np.int64)
-        kn = g >= 0
-        v = np.where(kn, self.tv[np.maximum(g, 0)], self.mean_unseen[:, None, None])
-        n, pl, _ = g.shape
-        v = v.reshape(n, pl, self.rows, self.cols)
-        kn = kn.reshape(n, pl, self.rows, self.cols)
-        same = (v[:, :, :, None, :] == v[:, :, None, :, :]) & kn[:, :, :, None, :] & kn[:, :, None, :, :]
-        same &= ~np.eye(self.rows, dtype=bool)[None, None, :, :, None]
-        return np.where(same.any(axis=3), 0.0, v).sum(axis=(2, 3))
+        """Expected score (n, P) of every grid from what this player sees: the seen cards, and
+        the average unseen card for each card not seen."""
+        return obs.seen_sum + obs.hidden * self.mean_unseen[:, None]
 
 
 def first_slot(legal: np.ndarray) -> np.ndarray:

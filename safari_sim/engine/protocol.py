@@ -83,9 +83,10 @@ class Game:
     decision_kinds: ClassVar[tuple[str, ...]] = ()
 
     # ---- rules -------------------------------------------------------------------------
-    def make_rules(self, overrides: dict[str, Any] | None = None) -> Any:
-        """Printed rules with ``overrides`` applied; unknown names and wrong types raise RulesError."""
-        return make_rules(self.Rules, overrides or {})
+    def make_rules(self, overrides: dict[str, Any] | None = None, **fields: Any) -> Any:
+        """Printed rules with ``overrides`` (and keyword ``fields``) applied; unknown names and
+        wrong types raise RulesError."""
+        return make_rules(self.Rules, {**(overrides or {}), **fields})
 
     def check(self, rules: Any, n_players: int) -> None:
         """Raise RulesError for a combination the game cannot be played with."""

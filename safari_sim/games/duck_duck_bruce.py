@@ -573,6 +573,58 @@ class DuckDuckBruce(Game):
             },
         )
 
+    # -- positions (for rulebook examples and tests)
+    def stack(self, state: State, b: int, top: list[int], nests: dict[int, list[int]] | None = None,
+              totals: list[int] | None = None, cur: int = 0, rounds_done: int = 0) -> None:
+        """Set game ``b`` to the start of ``cur``'s turn with the draw pile beginning with ``top``
+        (the other cards follow in id order), the given nest contents and totals, then reveal
+        the first card. Every card stays in exactly one zone."""
+        nests = nests or {}
+        st, ncards = state, int(state.params[P_CARDS])
+        used = [c for cs in nests.values() for c in cs]
+        if len(set(top) | set(used)) != len(top) + len(used):
+            raise ValueError("a card is placed twice")
+        rest = [c for c in range(ncards) if c not in set(top) | set(used)]
+        pile = list(top) + rest
+        st.deck[b, :] = 0
+        st.deck[b, ncards - len(pile):] = pile   # the pile is deck[POS:]
+        st.g[b, :] = 0
+        st.g[b, POS] = ncards - len(pile)
+        st.g[b, CUR] = cur
+        st.g[b, STARTER] = cur
+        st.g[b, ROUND] = rounds_done
+        st.g[b, PHASE] = CHOOSE
+        st.row_at[b, :] = -1
+        st.best[b] = 0
+        st.seen[b] = 0
+        st.pp[b] = 0
+        for p, cards in nests.items():
+            for c in cards:
+                _nest_add(b, p, c, st.pp, st.nest, st.best, st.card_suit, st.card_value)
+                # cards in nests were revealed this round
+                s = st.card_suit[c]
+                st.seen[b, s if s >= 0 else st.rules.suits] += 1
+        for p, t in enumerate(totals or []):
+            st.pp[b, p, TOTAL] = t
+        _reveal(b, st.g, st.pp, st.deck, st.row, st.row_at, st.nest, st.best, st.seen, st.ev,
+                st.card_suit, st.card_value, st.params)
+
+    def card(self, rules: Rules, suit: int, slot: int) -> int:
+        """Card id of a suit's ``slot``-th card (slots follow suit_values: 0, 1 are the 1s...)."""
+        return suit * len(rules.suit_values) + slot
+
+    def bruce(self, rules: Rules, i: int = 0) -> int:
+        return rules.suits * len(rules.suit_values) + i
+
+    def zones(self, state: State, b: int) -> dict[str, list[int]]:
+        """The cards of game b by zone (the discard pile is every revealed card not elsewhere)."""
+        ncards = int(state.params[P_CARDS])
+        z = {"pile": state.deck[b, state.g[b, POS]:ncards].tolist(),
+             "row": state.row[b, :state.g[b, ROW_LEN]].tolist()}
+        for p in range(state.n_players):
+            z[f"nest{p}"] = state.nest[b, p, :state.pp[b, p, NEST_LEN]].tolist()
+        return z
+
     # -- words
     def card_name(self, rules: Rules, card: int) -> str:
         nv = len(rules.suit_values)

@@ -550,7 +550,7 @@ def _legal(g, up, params, nactions):
 
 
 @njit(cache=True)
-def _observe(games, g, pp, grid, up, known, disc, type_count, params):
+def _observe(games, g, pp, grid, up, known, disc, type_count, card_value, params):
     """The mover's view, with per-player arrays rotated so index 0 is the mover and index o the
     player o seats to the left. Unseen cards are -1."""
     n = games.shape[0]
@@ -569,6 +569,11 @@ def _observe(games, g, pp, grid, up, known, disc, type_count, params):
     unseen = np.empty((n, ntypes), np.int16)
     wins = np.empty((n, nplayers), np.int16)
     rturns = np.empty(n, np.int16)
+    seen_sum = np.zeros((n, nplayers), np.int16)
+    hidden = np.zeros((n, nplayers), np.int8)
+    rows = params[P_ROWS]
+    cols = params[P_COLS]
+    eq = (params[P_FLAGS] & F_EQ_COL) != 0
     for i in range(n):
         b = games[i]
         p = g[b, CUR]
@@ -598,7 +603,24 @@ def _observe(games, g, pp, grid, up, known, disc, type_count, params):
                     c = grid[b, q, k]
                     seen[i, o, k] = c
                     unseen[i, c] -= 1
-    return (seat, kind, seen, face_up, held, from_deck, top, deck_n, disc_n, unseen, wins, rturns)
+                else:
+                    hidden[i, o] += 1
+            # what the seen cards add up to (equal seen cards of a column count 0)
+            for k in range(nslots):
+                c = seen[i, o, k]
+                if c < 0:
+                    continue
+                v = card_value[c]
+                same = False
+                if eq:
+                    for r2 in range(rows):
+                        k2 = r2 * cols + k % cols
+                        if k2 != k and seen[i, o, k2] >= 0 and card_value[seen[i, o, k2]] == v:
+                            same = True
+                if not same:
+                    seen_sum[i, o] += v
+    return (seat, kind, seen, face_up, held, from_deck, top, deck_n, disc_n, unseen, wins, rturns,
+            seen_sum, hidden)
 
 
 @dataclass
@@ -620,6 +642,9 @@ class Obs:
     unseen: np.ndarray       # int16[n, T] cards of each type this player cannot place (deck, face down)
     wins: np.ndarray         # int16[n, P] victory cards
     round_turns: np.ndarray  # int16[n] turns played this round
+    seen_sum: np.ndarray     # int16[n, P] what the cards this player sees in each grid add up to
+                             # (equal seen cards of a column count 0, a Safari 0)
+    hidden: np.ndarray       # int8[n, P] cards of each grid this player has not seen
     card_value: np.ndarray   # int16[T] value of each type in a grid (Safari: 0, see `safari`)
     rows: int
     cols: int
@@ -693,6 +718,40 @@ class PaperSafari(Game):
                              f"{rules.rows}x{rules.cols} grids to {n_players} players and "
                              "keep a deck and a discard pile")
 
+    # -- positions (for tests and tools)
+    def arrange(self, state: State, b: int, grids, up=None, deck_top=(), discard=(), cur: int = 0,
+                phase: int = DRAW, held: int = -1, from_deck: bool = True, first: int = 0) -> None:
+        """Put game b in a chosen position: ``grids[p]`` are card types in slot order, ``up[p]``
+        face-up flags (default: none), ``deck_top`` the top cards of the deck (first = top) with
+        every other card underneath, ``discard`` the discard pile (last = top), ``held`` the card
+        in hand at PEEK or PLACE. Known = face up."""
+        g = state.g
+        nplayers = state.n_players
+        rest = list(state.base)
+        used = [c for grid in grids for c in grid] + list(deck_top) + list(discard)
+        used += [held] if held >= 0 else []
+        for c in used:
+            rest.remove(c)  # raises if the position has more of a card than the game
+        deck = rest + list(deck_top)[::-1]
+        state.deck[b, :len(deck)] = deck
+        g[b, DECK_N] = len(deck)
+        state.disc[b, :len(discard)] = discard
+        g[b, DISC_N] = len(discard)
+        for p in range(nplayers):
+            state.grid[b, p] = grids[p]
+            state.up[b, p] = False if up is None else up[p]
+        state.known[b] = state.up[b]
+        g[b, CUR], g[b, PHASE], g[b, HELD], g[b, FROM_DECK], g[b, PEEKED] = cur, phase, held, int(from_deck), 0
+        g[b, FIRST], g[b, RTURNS] = first, 0
+
+    def zones(self, state: State, b: int) -> dict[str, list[int]]:
+        """Every card of game b by zone (to check that cards are conserved)."""
+        z = {f"grid{p}": list(state.grid[b, p]) for p in range(state.n_players)}
+        z["deck"] = list(state.deck[b, :state.g[b, DECK_N]])
+        z["discard"] = list(state.disc[b, :state.g[b, DISC_N]])
+        z["hand"] = [int(state.g[b, HELD])] if state.g[b, HELD] >= 0 else []
+        return z
+
     # -- setup
     def init(self, rules: Rules, n_players: int, batch: int, rng: np.random.Generator,
              log: bool = False) -> State:
@@ -736,7 +795,7 @@ class PaperSafari(Game):
         nt = len(state.card_value)
         type_count = np.bincount(state.base, minlength=nt).astype(np.int16)
         arrays = _observe(games, state.g, state.pp, state.grid, state.up, state.known, state.disc,
-                          type_count, state.params)
+                          type_count, state.card_value, state.params)
         return Obs(games, *arrays, card_value=state.card_value, rows=r.rows, cols=r.cols,
                    tarzan=nt - 2, safari=nt - 1, elephant=int(state.params[P_ELEPHANT]),
                    wins_needed=r.wins_needed)

@@ -31,9 +31,8 @@ def strategies(lf: pl.LazyFrame) -> list[str]:
 
 def rank_table(lf: pl.LazyFrame, names: list[str]) -> pl.LazyFrame:
     """One row per game: the rank of each strategy (column r<i>, null if it did not play)."""
-    return lf.group_by(GAME_KEY).agg(
-        [pl.col("rank").filter(pl.col("strategy") == s).first().alias(f"r{i}") for i, s in enumerate(names)]
-    )
+    cols = [pl.when(pl.col("strategy") == s).then(pl.col("rank")).alias(f"r{i}") for i, s in enumerate(names)]
+    return lf.select(*GAME_KEY, *cols).group_by(GAME_KEY).agg(pl.all().max())
 
 
 def head_to_head(lf: pl.LazyFrame, names: list[str] | None = None) -> pl.DataFrame:

@@ -33,15 +33,16 @@ def winning_margin(lf: pl.LazyFrame, lower_score_wins: bool = False) -> pl.LazyF
     """Per game: the winner's score minus the runner-up's (for a lowest-score-wins game, the
     runner-up's minus the winner's), so a bigger margin is always a clearer win. A tie for first
     has margin 0 (and ``tied`` true). Lazy: one row per game: variant_id, game, margin, tied."""
+    # Ranks are 1 + the number of players strictly better, so with a single winner the
+    # runner-up has rank 2. Plain max aggregations over masked columns are fast.
     s = -pl.col("score") if lower_score_wins else pl.col("score")
     r = pl.col("rank")
-    second = r.filter(r > 1).min()
-    return lf.group_by(GAME_KEY).agg(
-        pl.when((r == 1).sum() > 1).then(0.0)
-        .otherwise(s.filter(r == 1).max() - s.filter(r == second).max())
-        .alias("margin"),
-        ((r == 1).sum() > 1).alias("tied"),
-    )
+    return (lf.select(*GAME_KEY, pl.when(r == 1).then(s).alias("_w"), pl.when(r == 2).then(s).alias("_u"),
+                      (r == 1).alias("_t"))
+            .group_by(GAME_KEY).agg(pl.col("_w").max(), pl.col("_u").max(), pl.col("_t").sum())
+            .select(*GAME_KEY,
+                    pl.when(pl.col("_t") > 1).then(0.0).otherwise(pl.col("_w") - pl.col("_u")).alias("margin"),
+                    (pl.col("_t") > 1).alias("tied")))
 
 
 def game_length(lf: pl.LazyFrame, columns: list[str] | None = None) -> pl.DataFrame:

@@ -15,7 +15,7 @@ def sweep_value_text(v: Any) -> str:
     if isinstance(v, str):
         return v
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return json.dumps(v, separators=(",", " "))
+        return json.dumps(v)
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 

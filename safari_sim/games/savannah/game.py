@@ -1,0 +1,313 @@
+"""Savannah (duck! duck! SAFARI!), 2-3 players: the Game object, the state, the observation.
+
+Read next to the rulebook's Savannah section: rules.py holds the printed numbers, grid.py the
+playing space and what may go where (Step A), turn.py the turn in the printed order. Every
+reading of a gap is in docs/rules/savannah.md.
+
+The action space is a candidate list: the observation lists every legal placement of the player
+to move -- (hand slot, space) with the points it scores now -- packed at the front, and the action
+is its index. The list is as long as it can ever need to be: a hand of H cards and at most 8 empty
+spaces around each of at most N face-up cards give at most H * 8 * N placements (``n_actions``),
+so no legal placement is ever left out. A claim's choice (keep the 1st or the 2nd pile's card)
+uses candidates 0 and 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...engine.chance import reseed, shuffle_rows
+from ...engine.protocol import Game, Outcome, ranks_and_wins
+from . import turn as T
+from .grid import EMPTY, side
+from .rules import Rules, card_name, copies
+
+CLAIM_ACTIONS = 2
+
+
+@dataclass
+class State:
+    n_players: int
+    rules: Rules
+    prm: np.ndarray        # int64[12]: see turn.P_*
+    copies: np.ndarray     # int8[36]: cards of each type in the deck
+    g: np.ndarray          # int32[B, NG]: per-game scalars (turn.CUR, ...)
+    board: np.ndarray      # int8[B, S*S]: card id face up, EMPTY, BLOCKED (face down)
+    up_pos: np.ndarray     # int32[B, N]: spaces of the face-up cards (first g[N_UP])
+    up_count: np.ndarray   # int8[B, 36]: face-up cards of each type
+    hand: np.ndarray       # int8[B, P, H] (first hand_n valid)
+    hand_n: np.ndarray     # int8[B, P]
+    pile1: np.ndarray      # int8[B, N]: the 1st pile (phase two: the draw pile), top = last
+    pile2: np.ndarray      # int8[B, N]: the 2nd pile
+    fd_pos: np.ndarray     # int32[B, N]: unplayable spaces holding a face-down card
+    fd_card: np.ndarray    # int8[B, N]: which card lies face down there
+    box: np.ndarray        # int8[B, N]: cards removed in phase two
+    score: np.ndarray      # int32[B, P]
+    claims: np.ndarray     # int32[B, P]: unplayable spaces found
+    unpl: np.ndarray       # int32[B, F]: this turn's unplayable spaces
+    fr: np.ndarray         # int32[B, F]: scratch: open spaces
+    cand_slot: np.ndarray  # int8[B, K]: hand slot (claim: 0 keep 1st pile's card, 1 the 2nd's)
+    cand_card: np.ndarray  # int8[B, K]
+    cand_cell: np.ndarray  # int32[B, K]
+    cand_pts: np.ndarray   # int16[B, K]: points now (phase two: cards removed x removal_point)
+    legal_mask: np.ndarray  # bool[B, K]: True on the first g[N_CAND] entries
+    ev: np.ndarray         # int16[B, L, 7]; L = 0 unless logging
+
+    @property
+    def S(self) -> int:
+        return int(self.prm[T.P_S])
+
+    def xy(self, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(row, column) of flat cells, relative to the first card (row grows downward)."""
+        c = self.S // 2
+        cell = np.asarray(cell)
+        return cell // self.S - c, cell % self.S - c
+
+    def cell(self, y, x):
+        c = self.S // 2
+        return (np.asarray(y) + c) * self.S + np.asarray(x) + c
+
+    def arrays(self):
+        return (self.g, self.board, self.up_pos, self.up_count, self.copies, self.hand,
+                self.hand_n, self.pile1, self.pile2, self.fd_pos, self.fd_card, self.box,
+                self.score, self.claims, self.unpl, self.fr, self.cand_slot, self.cand_card,
+                self.cand_cell, self.cand_pts, self.legal_mask, self.ev, self.prm)
+
+
+class Obs:
+    """What the player to move knows, for the games ``game`` (first axis of every array).
+
+    Always there: ``game``, ``seat``, ``kind`` (0 place a card, 1 claim: keep which card),
+    ``phase`` (0 opening, 1 first phase, 2 second phase), ``n_cand`` and ``points`` [n, W]: the
+    points each candidate scores now (W = the longest list among these games; entries from
+    n_cand on are padding). On demand: ``slot``, ``card``, ``y``, ``x`` of each candidate, the
+    player's ``hand``, ``score`` and ``hand_size`` rotated so index 0 is this player, the piles'
+    sizes, ``unseen`` (cards of each type this player has not seen: not face up, not in hand),
+    ``table`` (the face-up layout). Face-down cards, other hands and the piles' order are never
+    reachable from here: the grid holds BLOCKED, not the card, for a face-down card.
+    """
+
+    def __init__(self, st: State, games: np.ndarray):
+        self.game = games
+        g = st.g[games]
+        self.seat = g[:, T.CUR].astype(np.int8)
+        self.kind = g[:, T.KIND].astype(np.int8)
+        self.phase = g[:, T.PHASE].astype(np.int8)
+        self.n_cand = g[:, T.N_CAND].astype(np.int64)
+        self.width = max(int(self.n_cand.max(initial=1)), 1)
+        self.points = st.cand_pts[games, :self.width]
+        self.pile1 = g[:, T.N1]
+        self.pile2 = g[:, T.N2]
+        self.blocked = g[:, T.N_FD]
+        self.n_players = st.n_players
+        self.S = st.S
+        self.prm = st.prm
+        # public or own-hand arrays only (see the class docstring)
+        self._board = st.board
+        self._cand = (st.cand_slot, st.cand_card, st.cand_cell)
+        self._hand = (st.hand, st.hand_n)
+        self._score = st.score
+        self._up_count = st.up_count
+        self._copies = st.copies
+
+    def _rot(self, a: np.ndarray) -> np.ndarray:
+        p = self.n_players
+        idx = (self.seat[:, None].astype(np.int64) + np.arange(p)[None, :]) % p
+        return a[self.game[:, None], idx]
+
+    @property
+    def slot(self):
+        return self._cand[0][self.game, :self.width]
+
+    @property
+    def card(self):
+        return self._cand[1][self.game, :self.width]
+
+    @property
+    def cell(self):
+        return self._cand[2][self.game, :self.width]
+
+    @property
+    def y(self):
+        return self.cell // self.S - self.S // 2
+
+    @property
+    def x(self):
+        return self.cell % self.S - self.S // 2
+
+    @property
+    def valid(self):
+        """bool[n, W]: the entries that are candidates (not padding)."""
+        return np.arange(self.width)[None, :] < self.n_cand[:, None]
+
+    @property
+    def hand(self):
+        return self._hand[0][self.game, self.seat]
+
+    @property
+    def score(self):
+        return self._rot(self._score)
+
+    @property
+    def hand_size(self):
+        return self._rot(self._hand[1])
+
+    @property
+    def table(self):
+        """int8[n, S, S]: card ids face up, -1 empty, -2 a face-down card (a copy)."""
+        return self._board[self.game].reshape(len(self.game), self.S, self.S)
+
+    @property
+    def unseen(self):
+        """int16[n, 36]: cards of each type neither face up nor in this player's hand."""
+        u = self._copies[None, :].astype(np.int16) - self._up_count[self.game]
+        h = self.hand.astype(np.int64)
+        t = np.where(h >= 0, (h // 12) * 6 + h % 6, 36)
+        cnt = np.zeros((len(self.game), 37), np.int16)
+        np.add.at(cnt, (np.arange(len(self.game))[:, None], t), 1)
+        return u - cnt[:, :36]
+
+
+class Savannah(Game):
+    id = "savannah"
+    name = "Savannah"
+    min_players = 2
+    max_players = 3
+    Rules = Rules
+    score_name = "points"
+    decision_kinds = ("place a card", "unplayable space: keep which drawn card")
+
+    def check(self, rules: Rules, n_players: int) -> None:
+        super().check(rules, n_players)
+        rules.check(n_players)
+
+    def n_actions(self, rules: Rules, n_players: int) -> int:
+        return max(rules.hand_size * 8 * rules.n_cards, CLAIM_ACTIONS)
+
+    def action_name(self, rules: Rules, n_players: int, action: int) -> str:
+        return (f"candidate {action} of the list in the observation (a card and a space; "
+                f"in a claim, 0 keeps the 1st pile's card and 1 the 2nd pile's)")
+
+    # -- Setup
+    def init(self, rules: Rules, n_players: int, batch: int, rng: np.random.Generator,
+             log: bool = False) -> State:
+        self.check(rules, n_players)
+        st = self.empty_state(rules, n_players, batch, log)
+        N, H, P = rules.n_cards, rules.hand_size, n_players
+        deck = np.tile(np.arange(N, dtype=np.int8), (batch, 1))
+        reseed(rng)
+        shuffle_rows(deck, N)
+        st.hand[:, :, :H] = deck[:, :P * H].reshape(batch, P, H)
+        st.hand_n[:] = H
+        n1, n2 = rules.pile_sizes(P)
+        st.pile1[:, :n1] = deck[:, P * H:P * H + n1]
+        st.pile2[:, :n2] = deck[:, P * H + n1:]
+        st.g[:, T.N1] = n1
+        st.g[:, T.N2] = n2
+        T.init_kernel(st.g, st.board, st.up_pos, st.hand, st.hand_n, st.fr, st.cand_slot,
+                      st.cand_card, st.cand_cell, st.cand_pts, st.legal_mask, st.prm)
+        return st
+
+    def empty_state(self, rules: Rules, n_players: int, batch: int, log: bool = False) -> State:
+        """A state with nothing dealt (tests and tools fill it by hand, then call ``relist``)."""
+        N, H, P = rules.n_cards, rules.hand_size, n_players
+        S = side(N)
+        K = self.n_actions(rules, n_players)
+        F = 8 * N
+        prm = np.zeros(12, np.int64)
+        prm[[T.P_PLAYERS, T.P_HAND, T.P_CARDS, T.P_S, T.P_ORIGIN, T.P_LINE, T.P_LESS, T.P_CLAIM,
+             T.P_MAXCLAIMS, T.P_REMOVAL, T.P_OPEN_DRAW, T.P_K]] = [
+            P, H, N, S, (S // 2) * S + S // 2, rules.line_point, rules.all_different_less,
+            rules.claim_point, rules.max_claims, rules.removal_point, int(rules.opening_draw), K]
+        B = batch
+        return State(
+            n_players=P, rules=rules, prm=prm, copies=copies(rules),
+            g=np.zeros((B, T.NG), np.int32), board=np.full((B, S * S), EMPTY, np.int8),
+            up_pos=np.zeros((B, N), np.int32), up_count=np.zeros((B, 36), np.int8),
+            hand=np.full((B, P, H), -1, np.int8), hand_n=np.zeros((B, P), np.int8),
+            pile1=np.zeros((B, N), np.int8), pile2=np.zeros((B, N), np.int8),
+            fd_pos=np.zeros((B, N), np.int32), fd_card=np.zeros((B, N), np.int8),
+            box=np.zeros((B, N), np.int8), score=np.zeros((B, P), np.int32),
+            claims=np.zeros((B, P), np.int32), unpl=np.zeros((B, F), np.int32),
+            fr=np.zeros((B, F), np.int32), cand_slot=np.zeros((B, K), np.int8),
+            cand_card=np.zeros((B, K), np.int8), cand_cell=np.zeros((B, K), np.int32),
+            cand_pts=np.zeros((B, K), np.int16), legal_mask=np.zeros((B, K), np.bool_),
+            ev=np.zeros((B, 2 * N + 8 if log else 0, 7), np.int16))
+
+    def relist(self, st: State, games=None) -> None:
+        """Recompute the candidate list of ``games`` (all by default) after editing a state."""
+        games = np.arange(st.g.shape[0]) if games is None else np.asarray(games, np.int64)
+        T.regen_kernel(games, st.g, st.board, st.up_pos, st.hand, st.hand_n, st.fr, st.cand_slot,
+                       st.cand_card, st.cand_cell, st.cand_pts, st.legal_mask, st.prm)
+
+    # -- play
+    def to_move(self, state: State) -> np.ndarray:
+        g = state.g
+        return np.where(g[:, T.PHASE] == T.OVER, -1, g[:, T.CUR])
+
+    def legal(self, state: State) -> np.ndarray:
+        return state.legal_mask
+
+    def observe(self, state: State, games: np.ndarray) -> Obs:
+        return Obs(state, np.asarray(games, dtype=np.int64))
+
+    def step(self, state: State, actions: np.ndarray, rng: np.random.Generator) -> None:
+        reseed(rng)
+        T.step_kernel(np.asarray(actions, np.int64), *state.arrays())
+        if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
+            b = int(np.flatnonzero(state.g[:, T.ERR])[0])
+            raise RuntimeError(f"savannah: game {b} broke a proven bound (flags "
+                               f"{int(state.g[b, T.ERR])}): a bug, please report")
+
+    def outcome(self, state: State) -> Outcome:
+        g = state.g
+        score = state.score.astype(np.float64)
+        rank, win = ranks_and_wins(score)
+        return Outcome(
+            score=score, rank=rank, win=win, turns=g[:, T.TURNS].copy(),
+            stats={
+                "laps": state.score // state.rules.lap_points,
+                "unplayable_found": state.claims.copy(),
+                "phase_one_turns": g[:, T.TURNS1].copy(),
+                "table_left": g[:, T.N_UP].copy(),
+                "table_cleared": g[:, T.CLEARED].copy(),
+            })
+
+    # -- words
+    def describe(self, state: State, i: int) -> str:
+        if state.ev.shape[1] == 0:
+            return "(no log: make the state with log=True)"
+        out = []
+        n_open = state.n_players
+        placed = 0
+        for t, seat, a, b_, c, d, e in state.ev[i, :int(state.g[i, T.NEV])]:
+            if t == T.E_PLACE:
+                placed += 1
+                where = f"({b_:+d},{c:+d})"
+                if placed == 1:
+                    out.append(f"P{seat} (dealer) opens with {card_name(a)} at {where}")
+                elif placed <= n_open:
+                    out.append(f"P{seat} places {card_name(a)} at {where}, touching one card "
+                               f"on a corner")
+                elif e:
+                    out.append(f"P{seat} plays {card_name(a)} at {where}: removes {e} card(s), "
+                               f"+{d}")
+                else:
+                    out.append(f"P{seat} plays {card_name(a)} at {where}: +{d}")
+            elif t == T.E_CLAIM:
+                out.append(f"   P{seat} finds the unplayable space ({a:+d},{b_:+d}): +{e}, keeps "
+                           f"{card_name(c)}, buries {card_name(d)} face down")
+            elif t == T.E_PHASE2:
+                out.append(f"-- The 1st pile is used up: phase two. {b_} face-down card(s) "
+                           f"shuffled into the 2nd pile, which now holds {a} --")
+            elif t == T.E_END:
+                why = "the table is clear" if a else f"every hand is empty ({b_} cards left)"
+                out.append(f"== Game over: {why}. Scores: "
+                           + ", ".join(f"P{p} {int(s)}" for p, s in enumerate(state.score[i]))
+                           + " ==")
+        return "\n".join(out)
+
+
+GAME = Savannah()

@@ -1,0 +1,107 @@
+"""One play ahead, for strategies: what a placement opens for the next player, and which spaces
+it makes unplayable. Uses only what the player to move knows (the face-up table, its own hand).
+
+A placement changes what may go only at the ends of the row and the column it joins (a space
+whose lines do not pass through it is unaffected), so both look at those at most four spaces.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .grid import EMPTY, allowed, line_code, line_points, removed_count, scan
+from .turn import P_LESS, P_LINE, P_REMOVAL, P_S
+
+_BITS = np.int64(1) << np.arange(36, dtype=np.int64)
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _line_end(board, b, q, d):
+    e = q + d
+    while board[b, e] >= 0:
+        e += d
+    return e
+
+
+@njit(cache=True, _nrt=False)
+def _threat(board, games, cand_cell, cand_card, n_cand, width, possible, phase, prm, out):
+    S = prm[P_S]
+    for i in range(games.shape[0]):
+        b = games[i]
+        for j in range(n_cand[i]):
+            q = cand_cell[b, j]
+            c = np.int64(cand_card[b, j])
+            best = 0
+            for d in (-1, 1, -S, S):
+                e = _line_end(board, b, q, d)
+                if board[b, e] != EMPTY:
+                    continue
+                nr, ar, mr = scan(board, b, e, 1, q, c)
+                nc, ac, mc = scan(board, b, e, S, q, c)
+                m = allowed(nr, ar, mr) & allowed(nc, ac, mc) & possible[i]
+                if m == 0:
+                    continue
+                for t in range(36):
+                    if (m >> t) & 1:
+                        cr = line_code(nr, ar, mr, t // 6, t % 6)
+                        cc = line_code(nc, ac, mc, t // 6, t % 6)
+                        if phase[i] == 2:
+                            pts = removed_count(cr, cc) * prm[P_REMOVAL]
+                        else:
+                            pts = (line_points(cr, prm[P_LINE], prm[P_LESS])
+                                   + line_points(cc, prm[P_LINE], prm[P_LESS]))
+                        if pts > best:
+                            best = pts
+            out[i, j] = best
+
+
+@njit(cache=True, _nrt=False)
+def _new_unplayable(board, games, cand_cell, cand_card, n_cand, avail, last_copy, prm, out):
+    S = prm[P_S]
+    for i in range(games.shape[0]):
+        b = games[i]
+        for j in range(n_cand[i]):
+            q = cand_cell[b, j]
+            c = np.int64(cand_card[b, j])
+            t = (c // 12) * 6 + c % 6
+            after = avail[i]
+            if last_copy[i, t]:
+                after &= ~(np.int64(1) << t)
+            k = 0
+            for d in (-1, 1, -S, S):
+                e = _line_end(board, b, q, d)
+                if board[b, e] != EMPTY:
+                    continue
+                nr, ar, mr = scan(board, b, e, 1, -1, -1)
+                nc, ac, mc = scan(board, b, e, S, -1, -1)
+                if (allowed(nr, ar, mr) & allowed(nc, ac, mc) & avail[i]) == 0:
+                    continue        # unplayable already
+                nr, ar, mr = scan(board, b, e, 1, q, c)
+                nc, ac, mc = scan(board, b, e, S, q, c)
+                if (allowed(nr, ar, mr) & allowed(nc, ac, mc) & after) == 0:
+                    k += 1
+            out[i, j] = k
+
+
+def threat(obs) -> np.ndarray:
+    """int16[n, W]: for each candidate, the most the next player could score at the ends of the
+    lines it makes, with any card this player has not seen (not face up, not in its hand)."""
+    out = np.zeros((len(obs.game), obs.width), np.int16)
+    possible = ((obs.unseen > 0).astype(np.int64) * _BITS[None, :]).sum(axis=1)
+    slot, card, cell = obs._cand
+    _threat(obs._board, obs.game, cell, card, obs.n_cand, obs.width, possible,
+            obs.phase.astype(np.int64), obs.prm, out)
+    return out
+
+
+def new_unplayable(obs) -> np.ndarray:
+    """int16[n, W]: for each candidate, how many spaces at the ends of its lines it makes
+    unplayable (by the rulebook's test: no card fits, or only cards all of whose copies are face
+    up)."""
+    out = np.zeros((len(obs.game), obs.width), np.int16)
+    left = obs._copies[None, :].astype(np.int16) - obs._up_count[obs.game]
+    avail = ((left > 0).astype(np.int64) * _BITS[None, :]).sum(axis=1)
+    slot, card, cell = obs._cand
+    _new_unplayable(obs._board, obs.game, cell, card, obs.n_cand, avail, left == 1, obs.prm, out)
+    return out

@@ -1,0 +1,415 @@
+"""The turn, in the rulebook's order: Beginning the First Phase (opening placements), On Your
+Turn (Step A play, Step B score, Step C unplayable spaces, Step D draw), Ending the First Phase,
+the Second Phase (removals) and Ending the Second Phase.
+
+Kernels loop over the batch with scalar logic. After every decision they resolve everything up to
+the next one and list its candidates: each legal (hand slot, space) with the points it scores now
+(phase one) or the cards it removes (phase two), packed at the front of ``cand_*[b]``; the action
+is the index in that list. A claim's choice (which of the two drawn cards goes back on the 1st
+pile) is a second decision kind with two candidates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .grid import (BLOCKED, EMPTY, allowed, corner_only_once, line_code, line_points,
+                   open_spaces, removed_count, scan)
+
+# phases
+OPENING, ONE, TWO, OVER = 0, 1, 2, 3
+# decision kinds (obs.kind)
+PLACE, KEEP = 0, 1
+
+# per-game scalars g[b, ...]
+(CUR, PHASE, KIND, N_UP, N1, N2, N_FD, N_BOX, N_CAND, N_UNPL, I_UNPL, CLAIMS_TURN, KEEP1,
+ KEEP2, TURNS, TURNS1, NEV, CLEARED, ERR) = range(19)
+NG = 19
+
+# params vector
+(P_PLAYERS, P_HAND, P_CARDS, P_S, P_ORIGIN, P_LINE, P_LESS, P_CLAIM, P_MAXCLAIMS, P_REMOVAL,
+ P_OPEN_DRAW, P_K) = range(12)
+
+# event log ev[b, i] = (type, seat, a, b, c, d, e)
+E_PLACE, E_CLAIM, E_PHASE2, E_END = 1, 2, 3, 4
+# error flags (g[b, ERR]); the proofs in grid.py say they never happen, the tests check it
+ERR_EDGE, ERR_CANDS = 1, 2
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _log(ev, g, b, t, seat, x1, x2, x3, x4, x5):
+    n = g[b, NEV]
+    if n < ev.shape[1]:
+        ev[b, n, 0] = t
+        ev[b, n, 1] = seat
+        ev[b, n, 2] = x1
+        ev[b, n, 3] = x2
+        ev[b, n, 4] = x3
+        ev[b, n, 5] = x4
+        ev[b, n, 6] = x5
+        g[b, NEV] = n + 1
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, card, q, pts):
+    k = g[b, N_CAND]
+    if k >= cand_slot.shape[1]:
+        g[b, ERR] |= ERR_CANDS
+        return
+    cand_slot[b, k] = s
+    cand_card[b, k] = card
+    cand_cell[b, k] = q
+    cand_pts[b, k] = pts
+    g[b, N_CAND] = k + 1
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _set_legal(b, g, legal, old):
+    k = g[b, N_CAND]
+    for j in range(k):
+        legal[b, j] = True
+    for j in range(k, old):
+        legal[b, j] = False
+
+
+@njit(cache=True, _nrt=False)
+def _gen_place(b, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell, cand_pts,
+               legal, prm):
+    """List every legal placement of the player to move with what it scores now."""
+    old = g[b, N_CAND]
+    g[b, N_CAND] = 0
+    p = g[b, CUR]
+    S = prm[P_S]
+    nh = hand_n[b, p]
+    phase = g[b, PHASE]
+    if g[b, N_UP] == 0:
+        # the dealer's first card: where it goes does not matter, the grid has no borders
+        for s in range(nh):
+            _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, hand[b, p, s],
+                      prm[P_ORIGIN], 0)
+    else:
+        nf = open_spaces(board, b, up_pos, g[b, N_UP], S, fr)
+        for i in range(nf):
+            q = fr[b, i]
+            if phase == OPENING:
+                if corner_only_once(board, b, q, S):
+                    for s in range(nh):
+                        _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s,
+                                  hand[b, p, s], q, 0)
+                continue
+            nr, ar, mr = scan(board, b, q, 1, -1, -1)
+            nc, ac, mc = scan(board, b, q, S, -1, -1)
+            for s in range(nh):
+                c = np.int64(hand[b, p, s])
+                cr = line_code(nr, ar, mr, c // 12, c % 6)
+                if cr < 0:
+                    continue
+                cc = line_code(nc, ac, mc, c // 12, c % 6)
+                if cc < 0:
+                    continue
+                if phase == ONE:
+                    pts = (line_points(cr, prm[P_LINE], prm[P_LESS])
+                           + line_points(cc, prm[P_LINE], prm[P_LESS]))
+                else:
+                    pts = removed_count(cr, cc) * prm[P_REMOVAL]
+                _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, c, q, pts)
+    _set_legal(b, g, legal, old)
+
+
+@njit(cache=True, _nrt=False)
+def best_points(board, b, up_pos, n_up, fr, c, prm):
+    """The most a card ``c`` could score now in phase one, anywhere (for the claim choice)."""
+    S = prm[P_S]
+    nf = open_spaces(board, b, up_pos, n_up, S, fr)
+    best = 0
+    for i in range(nf):
+        q = fr[b, i]
+        nr, ar, mr = scan(board, b, q, 1, -1, -1)
+        nc, ac, mc = scan(board, b, q, S, -1, -1)
+        cr = line_code(nr, ar, mr, c // 12, c % 6)
+        cc = line_code(nc, ac, mc, c // 12, c % 6)
+        if cr < 0 or cc < 0:
+            continue
+        pts = line_points(cr, prm[P_LINE], prm[P_LESS]) + line_points(cc, prm[P_LINE],
+                                                                        prm[P_LESS])
+        if pts > best:
+            best = pts
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _gen_keep(b, g, board, up_pos, unpl, fr, cand_slot, cand_card, cand_cell, cand_pts, legal,
+              prm):
+    """The claim's choice: candidate 0 keeps the 1st pile's card (the other is buried face
+    down), 1 keeps the 2nd pile's; each with the most that card could score now."""
+    old = g[b, N_CAND]
+    g[b, N_CAND] = 0
+    q = unpl[b, g[b, I_UNPL]]
+    for j in range(2):
+        c = np.int64(g[b, KEEP1 + j])
+        pts = best_points(board, b, up_pos, g[b, N_UP], fr, c, prm)
+        _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, j, c, q, pts)
+    _set_legal(b, g, legal, old)
+
+
+# ---- Step C: Find Unplayable Spaces -------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def find_unplayable(b, board, up_pos, n_up, up_count, copies, fr, unpl, S):
+    """List in unpl[b] every empty space touching a face-up card where no card can legally go,
+    or only cards whose every copy is already face up on the table; returns how many."""
+    avail = np.int64(0)
+    for t in range(36):
+        if up_count[b, t] < copies[t]:
+            avail |= np.int64(1) << t
+    nf = open_spaces(board, b, up_pos, n_up, S, fr)
+    k = 0
+    for i in range(nf):
+        q = fr[b, i]
+        nr, ar, mr = scan(board, b, q, 1, -1, -1)
+        nc, ac, mc = scan(board, b, q, S, -1, -1)
+        if (allowed(nr, ar, mr) & allowed(nc, ac, mc) & avail) == 0:
+            unpl[b, k] = q
+            k += 1
+    return k
+
+
+# ---- Step A / Step B, and the second phase's removals -------------------------------------
+
+@njit(cache=True, inline='always', _nrt=False)
+def _put_up(b, q, c, g, board, up_pos, up_count):
+    board[b, q] = c
+    up_pos[b, g[b, N_UP]] = q
+    g[b, N_UP] += 1
+    up_count[b, (c // 12) * 6 + c % 6] += 1
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _take_away(b, q, g, board, up_pos, up_count, box):
+    """Phase two: the card at q goes back to the box."""
+    c = board[b, q]
+    board[b, q] = EMPTY
+    up_count[b, (c // 12) * 6 + c % 6] -= 1
+    box[b, g[b, N_BOX]] = c
+    g[b, N_BOX] += 1
+    n = g[b, N_UP]
+    for i in range(n):
+        if up_pos[b, i] == q:
+            up_pos[b, i] = up_pos[b, n - 1]
+            break
+    g[b, N_UP] = n - 1
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _remove_run(b, q, step, g, board, up_pos, up_count, box):
+    n = 0
+    for sgn in (-1, 1):
+        r = q + sgn * step
+        while board[b, r] >= 0:
+            _take_away(b, r, g, board, up_pos, up_count, box)
+            n += 1
+            r += sgn * step
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, score, ev, prm):
+    """Play hand[slot] to space q and score it (points in phase one, removals in phase two)."""
+    S = prm[P_S]
+    p = g[b, CUR]
+    y = q // S
+    x = q % S
+    if y < 2 or x < 2 or y > S - 3 or x > S - 3:
+        g[b, ERR] |= ERR_EDGE
+    c = np.int64(hand[b, p, slot])
+    n = hand_n[b, p] - 1
+    hand[b, p, slot] = hand[b, p, n]
+    hand[b, p, n] = -1
+    hand_n[b, p] = n
+    _put_up(b, q, c, g, board, up_pos, up_count)
+    g[b, TURNS] += 1
+    pts = 0
+    removed = 0
+    if g[b, PHASE] != OPENING:
+        nr, ar, mr = scan(board, b, q, 1, -1, -1)
+        nc, ac, mc = scan(board, b, q, S, -1, -1)
+        cr = line_code(nr, ar, mr, c // 12, c % 6)
+        cc = line_code(nc, ac, mc, c // 12, c % 6)
+        if g[b, PHASE] == ONE:
+            g[b, TURNS1] += 1
+            pts = line_points(cr, prm[P_LINE], prm[P_LESS]) + line_points(cc, prm[P_LINE],
+                                                                            prm[P_LESS])
+        else:
+            if cr > 0:
+                removed += _remove_run(b, q, 1, g, board, up_pos, up_count, box)
+            if cc > 0:
+                removed += _remove_run(b, q, S, g, board, up_pos, up_count, box)
+            if (cr > 0 and (cr & 1)) or (cc > 0 and (cc & 1)):
+                # a matching line: the played card goes too
+                _take_away(b, q, g, board, up_pos, up_count, box)
+                removed += 1
+            pts = removed * prm[P_REMOVAL]
+    score[b, p] += pts
+    o = prm[P_ORIGIN]
+    _log(ev, g, b, E_PLACE, p, c, y - o // S, x - o % S, pts, removed)
+
+
+# ---- Step D, Ending the First Phase, next player ------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, ev):
+    """The face-down cards leave their spaces and are shuffled into the 2nd pile, which becomes
+    the draw pile."""
+    n2 = g[b, N2]
+    for i in range(g[b, N_FD]):
+        board[b, fd_pos[b, i]] = EMPTY
+        pile2[b, n2] = fd_card[b, i]
+        n2 += 1
+    reopened = g[b, N_FD]
+    g[b, N_FD] = 0
+    for i in range(n2 - 1, 0, -1):
+        j = np.random.randint(0, i + 1)
+        t = pile2[b, i]
+        pile2[b, i] = pile2[b, j]
+        pile2[b, j] = t
+    for i in range(n2):
+        pile1[b, i] = pile2[b, i]
+    g[b, N1] = n2
+    g[b, N2] = 0
+    g[b, PHASE] = TWO
+    _log(ev, g, b, E_PHASE2, -1, n2, reopened, 0, 0, 0)
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _draw(b, p, g, pile1, hand, hand_n):
+    n1 = g[b, N1] - 1
+    hand[b, p, hand_n[b, p]] = pile1[b, n1]
+    hand_n[b, p] += 1
+    g[b, N1] = n1
+
+
+@njit(cache=True, _nrt=False)
+def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos, fd_card,
+             score, claims, unpl, fr, cand_slot, cand_card, cand_cell, cand_pts, legal, ev, prm):
+    """Resolve the rest of the turn after a decision, up to the next decision or the end."""
+    P = prm[P_PLAYERS]
+    p = g[b, CUR]
+    ph = g[b, PHASE]
+    if ph == OPENING:
+        if prm[P_OPEN_DRAW]:
+            _draw(b, p, g, pile1, hand, hand_n)
+        if p + 1 < P:
+            g[b, CUR] = p + 1
+        else:
+            g[b, PHASE] = ONE       # "The game now begins with the dealer"
+            g[b, CUR] = 0
+    elif ph == ONE:
+        # Step C: one claim at a time, each waits for the player's choice of card
+        while g[b, I_UNPL] < g[b, N_UNPL]:
+            if prm[P_MAXCLAIMS] > 0 and g[b, CLAIMS_TURN] >= prm[P_MAXCLAIMS]:
+                break
+            if g[b, N2] == 0:
+                break           # a claim needs a card from each pile
+            score[b, p] += prm[P_CLAIM]
+            claims[b, p] += 1
+            g[b, CLAIMS_TURN] += 1
+            g[b, KEEP1] = pile1[b, g[b, N1] - 1]
+            g[b, KEEP2] = pile2[b, g[b, N2] - 1]
+            g[b, N2] -= 1
+            g[b, KIND] = KEEP
+            _gen_keep(b, g, board, up_pos, unpl, fr, cand_slot, cand_card, cand_cell, cand_pts,
+                      legal, prm)
+            return
+        # Step D
+        _draw(b, p, g, pile1, hand, hand_n)
+        if g[b, N1] == 0:
+            _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, ev)
+        g[b, CUR] = (p + 1) % P
+    else:
+        if g[b, N1] > 0:
+            _draw(b, p, g, pile1, hand, hand_n)
+        if g[b, N_UP] == 0:
+            g[b, PHASE] = OVER
+            g[b, CLEARED] = 1
+        else:
+            nxt = -1
+            for i in range(1, P + 1):
+                if hand_n[b, (p + i) % P] > 0:
+                    nxt = (p + i) % P
+                    break
+            if nxt < 0:
+                g[b, PHASE] = OVER
+            else:
+                g[b, CUR] = nxt
+        if g[b, PHASE] == OVER:
+            old = g[b, N_CAND]
+            g[b, N_CAND] = 0
+            _set_legal(b, g, legal, old)
+            _log(ev, g, b, E_END, -1, g[b, CLEARED], g[b, N_UP], 0, 0, 0)
+            return
+    g[b, KIND] = PLACE
+    g[b, N_UNPL] = 0
+    g[b, I_UNPL] = 0
+    g[b, CLAIMS_TURN] = 0
+    _gen_place(b, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell, cand_pts,
+               legal, prm)
+
+
+@njit(cache=True, _nrt=False)
+def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
+                fd_card, box, score, claims, unpl, fr, cand_slot, cand_card, cand_cell, cand_pts,
+                legal, ev, prm):
+    S = prm[P_S]
+    for b in range(g.shape[0]):
+        if g[b, PHASE] == OVER:
+            continue
+        a = actions[b]
+        p = g[b, CUR]
+        if g[b, KIND] == PLACE:
+            q = cand_cell[b, a]
+            _place(b, cand_slot[b, a], q, g, board, up_pos, up_count, hand, hand_n, box, score,
+                   ev, prm)
+            if g[b, PHASE] == ONE:
+                g[b, N_UNPL] = find_unplayable(b, board, up_pos, g[b, N_UP], up_count, copies,
+                                               fr, unpl, S)
+                g[b, I_UNPL] = 0
+        else:
+            # the claim's choice: the kept card goes back on top of the 1st pile, the other
+            # face down into the unplayable space
+            q = unpl[b, g[b, I_UNPL]]
+            kept = g[b, KEEP1 + a]
+            buried = g[b, KEEP2 - a]
+            pile1[b, g[b, N1] - 1] = kept
+            board[b, q] = BLOCKED
+            fd_pos[b, g[b, N_FD]] = q
+            fd_card[b, g[b, N_FD]] = buried
+            g[b, N_FD] += 1
+            g[b, I_UNPL] += 1
+            o = prm[P_ORIGIN]
+            _log(ev, g, b, E_CLAIM, p, q // S - o // S, q % S - o % S, kept, buried, prm[P_CLAIM])
+        _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
+                 fd_card, score, claims, unpl, fr, cand_slot, cand_card, cand_cell, cand_pts,
+                 legal, ev, prm)
+
+
+@njit(cache=True, _nrt=False)
+def init_kernel(g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell, cand_pts,
+                legal, prm):
+    for b in range(g.shape[0]):
+        g[b, PHASE] = OPENING
+        g[b, CUR] = 0           # seat 0 is the dealer
+        g[b, KIND] = PLACE
+        _gen_place(b, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell,
+                   cand_pts, legal, prm)
+
+
+@njit(cache=True, _nrt=False)
+def regen_kernel(games, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell,
+                 cand_pts, legal, prm):
+    """Relist the candidates of ``games`` (after a test or a tool edits a state by hand)."""
+    for i in range(games.shape[0]):
+        b = games[i]
+        if g[b, PHASE] != OVER and g[b, KIND] == PLACE:
+            _gen_place(b, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell,
+                       cand_pts, legal, prm)

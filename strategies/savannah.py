@@ -1,0 +1,96 @@
+"""Savannah strategies: how people play the grid game.
+
+Every decision is a choice in the observation's candidate list (each legal placement with the
+points it scores now; in a claim, which drawn card to keep, with the most that card could score
+now), so a strategy scores the candidates and takes the best one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from safari_sim.games.savannah import lookahead
+from safari_sim.games.savannah.game import Obs
+
+from .base import Strategy, random_legal
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def best_of(value: np.ndarray, obs: Obs) -> np.ndarray:
+    """Index of the best-valued candidate (the first on ties); padding never wins."""
+    return np.argmax(np.where(obs.valid, value, -np.inf), axis=1)
+
+
+def with_noise(choice: np.ndarray, noise: float, legal: np.ndarray, rng) -> np.ndarray:
+    if noise <= 0:
+        return choice
+    wild = rng.random(len(choice)) < noise
+    if wild.any():
+        choice = choice.copy()
+        choice[wild] = random_legal(legal[wild], rng)
+    return choice
+
+
+class Greedy(Strategy):
+    name = "greedy"
+    game = "savannah"
+    summary = "the placement that scores most now; in a claim, keeps the card worth most now"
+
+    class Params(_Params):
+        noise: float = Field(0.0, ge=0, le=1,
+                             description="chance of a random legal move instead (a distracted "
+                                         "player)")
+
+    def act(self, obs: Obs, legal, rng):
+        pts = obs.points
+        # padding entries may hold stale numbers: the legal mask rules them out
+        choice = np.argmax(np.where(legal[:, :obs.width], pts, -1), axis=1)
+        return with_noise(choice, self.params.noise, legal, rng)
+
+
+class Cautious(Strategy):
+    name = "cautious"
+    game = "savannah"
+    summary = ("points now minus what the next player could score at the ends of the lines "
+               "this play makes (with any card they might hold)")
+
+    class Params(_Params):
+        caution: float = Field(0.6, ge=0,
+                               description="weight of the next player's best reply at the new "
+                                           "line ends (0 = greedy)")
+        noise: float = Field(0.0, ge=0, le=1, description="chance of a random legal move")
+
+    def act(self, obs: Obs, legal, rng):
+        value = obs.points.astype(np.float64)
+        place = obs.kind == 0
+        if place.any() and self.params.caution > 0:
+            value = value - self.params.caution * lookahead.threat(obs) * place[:, None]
+        return with_noise(best_of(value, obs), self.params.noise, legal, rng)
+
+
+class SpaceMaker(Strategy):
+    name = "space_maker"
+    game = "savannah"
+    summary = ("phase one: points now plus a bonus for each space the play makes unplayable "
+               "(each is a point and a choice of cards); phase two: greedy")
+
+    class Params(_Params):
+        space_value: float = Field(1.5, ge=0,
+                                   description="value of each unplayable space a placement "
+                                               "creates (worth a point and a card choice)")
+        noise: float = Field(0.0, ge=0, le=1, description="chance of a random legal move")
+
+    def act(self, obs: Obs, legal, rng):
+        value = obs.points.astype(np.float64)
+        hunt = (obs.kind == 0) & (obs.phase == 1)
+        if hunt.any() and self.params.space_value > 0:
+            value = value + self.params.space_value * lookahead.new_unplayable(obs) * hunt[:, None]
+        return with_noise(best_of(value, obs), self.params.noise, legal, rng)
+
+
+STRATEGIES = [Greedy, Cautious, SpaceMaker]
+BENCHMARK = {"strategy": "greedy", "params": {}}

@@ -1,0 +1,427 @@
+"""Duck Duck Bruce: each rule from a constructed deal, the rulebook's examples, and properties
+over many random games."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from safari_sim.engine.play import play_batch
+from safari_sim.engine.protocol import RulesError
+from safari_sim.games import duck_duck_bruce as ddb
+from safari_sim.games import get_game
+from strategies import get_strategy
+
+G = get_game("duck_duck_bruce")
+RED, ORANGE, YELLOW, GREEN, BLUE = range(5)
+# slots of a suit with the printed values 1, 1, 2, 2, 3, 4
+ONE, ONE_B, TWO, TWO_B, THREE, FOUR = range(6)
+
+
+def position(top, nests=None, totals=None, players=3, cur=0, **rules):
+    r = G.make_rules(rules)
+    st = G.init(r, players, 1, np.random.default_rng(0), log=True)
+    G.stack(st, 0, top, nests=nests, totals=totals, cur=cur)
+    return r, st
+
+
+def c(suit, slot, r=None):
+    return G.card(r or G.make_rules(), suit, slot)
+
+
+def act(st, action, seed=0):
+    a = np.array([action])
+    assert G.legal(st)[0, action], f"action {action} should be legal"
+    G.step(st, a, np.random.default_rng(seed))
+
+
+def conserved(st, b=0):
+    z = G.zones(st, b)
+    cards = [x for zone in z.values() for x in zone]
+    ncards = int(st.params[ddb.P_CARDS])
+    assert len(cards) == len(set(cards)), "a card is in two zones"
+    assert len(cards) + st.g[b, ddb.DISCARD] == ncards, "cards lost or created"
+
+
+# ---- Game Play ---------------------------------------------------------------------------------
+
+def test_first_duck_can_be_banked_alone():
+    r, st = position([c(RED, FOUR), c(BLUE, ONE)])
+    assert G.to_move(st)[0] == 0 and st.g[0, ddb.PHASE] == ddb.CHOOSE
+    act(st, ddb.BANK)
+    assert G.zones(st, 0)["nest0"] == [c(RED, FOUR)]
+    assert G.to_move(st)[0] == 1  # play passes to the left
+    assert G.zones(st, 0)["row"] == [c(BLUE, ONE)]
+    conserved(st)
+
+
+def test_continue_then_bank_takes_the_whole_row():
+    r, st = position([c(RED, ONE), c(BLUE, TWO), c(GREEN, FOUR), c(YELLOW, ONE)])
+    act(st, ddb.DRAW)
+    act(st, ddb.DRAW)
+    obs = G.observe(st, np.array([0]))
+    assert obs.row_len[0] == 3 and obs.row_gain[0] == 1 + 2 + 4
+    act(st, ddb.BANK)
+    assert sorted(G.zones(st, 0)["nest0"]) == sorted([c(RED, ONE), c(BLUE, TWO), c(GREEN, FOUR)])
+    assert st.pp[0, 0, ddb.BANKS] == 1
+    conserved(st)
+
+
+# ---- Double Ducks ------------------------------------------------------------------------------
+
+def test_double_duck_rulebook_example():
+    # "The last card revealed matches one already in the row. Discard the two matching cards
+    # along with the one in the middle and add the remaining to your nest."
+    r, st = position([c(RED, ONE), c(BLUE, TWO), c(GREEN, THREE), c(BLUE, FOUR), c(YELLOW, ONE)])
+    act(st, ddb.DRAW)
+    act(st, ddb.DRAW)
+    act(st, ddb.DRAW)  # the blue 4 matches the blue 2: turn over at once
+    assert G.zones(st, 0)["nest0"] == [c(RED, ONE)]
+    assert st.g[0, ddb.DISCARD] == 3
+    assert st.pp[0, 0, ddb.DOUBLES] == 1
+    assert G.to_move(st)[0] == 1 and G.zones(st, 0)["row"] == [c(YELLOW, ONE)]
+    conserved(st)
+
+
+def test_double_duck_number_is_irrelevant_and_first_match_counts():
+    # row: green, red 1, blue ; new red 1 (same number, same suit) -> lose red 1, blue, red 1
+    r, st = position([c(GREEN, TWO), c(RED, ONE), c(BLUE, THREE), c(RED, ONE_B)])
+    for _ in range(3):
+        act(st, ddb.DRAW)
+    assert G.zones(st, 0)["nest0"] == [c(GREEN, TWO)]
+    assert st.g[0, ddb.DISCARD] == 3
+    conserved(st)
+
+
+def test_double_duck_whole_row_variant():
+    r, st = position([c(RED, ONE), c(BLUE, TWO), c(BLUE, FOUR)], double_loses="row")
+    act(st, ddb.DRAW)
+    act(st, ddb.DRAW)
+    assert G.zones(st, 0)["nest0"] == []
+    assert st.g[0, ddb.DISCARD] == 3
+    conserved(st)
+
+
+# ---- Bruce -------------------------------------------------------------------------------------
+
+def steal(offset, k, max_steal=3):
+    return ddb.STEAL0 + (offset - 1) * max_steal + (k - 1)
+
+
+def test_bruce_discards_the_row_and_offers_a_steal():
+    nests = {1: [c(RED, FOUR), c(BLUE, FOUR)]}
+    r, st = position([c(GREEN, ONE), c(YELLOW, TWO), G.bruce(G.make_rules())], nests=nests)
+    act(st, ddb.DRAW)
+    act(st, ddb.DRAW)
+    assert st.g[0, ddb.PHASE] == ddb.BRUCE and G.to_move(st)[0] == 0
+    assert G.zones(st, 0)["row"] == [] and st.g[0, ddb.DISCARD] == 3
+    legal = G.legal(st)[0]
+    assert legal[ddb.PASS] and legal[steal(1, 1)] and legal[steal(2, 3)]
+    assert not legal[ddb.DRAW] and not legal[ddb.BANK]
+    conserved(st)
+
+
+@pytest.mark.parametrize("face,declared,expect_mine,expect_theirs", [
+    (3, 2, 2, 1),    # roll higher than declared: take the number declared
+    (2, 2, 2, 1),    # the same number also wins
+    (1, 2, 0, 3),    # lower: nothing happens
+    (-1, 2, 0, 2),   # -1: the chosen opponent takes one card from the roller's nest ... see below
+])
+def test_each_die_outcome(face, declared, expect_mine, expect_theirs):
+    bruce = G.bruce(G.make_rules())
+    theirs = [c(RED, FOUR), c(BLUE, FOUR), c(GREEN, FOUR)]
+    mine = [c(YELLOW, ONE)] if face < 0 else []
+    r, st = position([bruce, c(ORANGE, ONE)], nests={0: mine, 1: theirs}, die_faces=[face])
+    act(st, steal(1, declared))
+    z = G.zones(st, 0)
+    if face < 0:
+        assert z["nest0"] == [] and sorted(z["nest1"]) == sorted(theirs + mine)
+        assert st.pp[0, 0, ddb.BACKFIRED] == 1
+    else:
+        assert len(z["nest0"]) == expect_mine and len(z["nest1"]) == expect_theirs
+        assert set(z["nest0"]) <= set(theirs)
+        assert st.pp[0, 0, ddb.WON] == (1 if face >= declared else 0)
+    assert st.pp[0, 0, ddb.TRIED] == 1
+    assert G.to_move(st)[0] == 1
+    conserved(st)
+
+
+def test_steal_from_a_nest_smaller_than_declared_takes_what_is_there():
+    bruce = G.bruce(G.make_rules())
+    r, st = position([bruce, c(ORANGE, ONE)], nests={2: [c(RED, FOUR)]}, die_faces=[3])
+    act(st, steal(2, 3))
+    z = G.zones(st, 0)
+    assert z["nest0"] == [c(RED, FOUR)] and z["nest2"] == []
+    assert st.pp[0, 0, ddb.WON] == 1
+    conserved(st)
+
+
+def test_steals_are_random_cards_of_the_nest():
+    bruce = G.bruce(G.make_rules())
+    theirs = [c(s, FOUR) for s in range(6)]
+    got = set()
+    for seed in range(200):
+        r, st = position([bruce, c(ORANGE, ONE)], nests={1: list(theirs)}, die_faces=[3])
+        act(st, steal(1, 1), seed=seed)
+        got.update(G.zones(st, 0)["nest0"])
+    assert got == set(theirs)
+
+
+def test_pass_on_bruce_and_pass_can_be_forbidden():
+    bruce = G.bruce(G.make_rules())
+    r, st = position([bruce, c(ORANGE, ONE)])
+    act(st, ddb.PASS)
+    assert G.to_move(st)[0] == 1 and st.pp[0, 0, ddb.TRIED] == 0
+    r, st = position([bruce, c(ORANGE, ONE)], bruce_may_pass=False)
+    assert not G.legal(st)[0, ddb.PASS]
+
+
+# ---- End of the Round --------------------------------------------------------------------------
+
+def test_scoring_counts_the_highest_card_of_each_suit_once():
+    # Scoring example: highest cards 4 + 4 + 3 + 2 + 2 + 1 + 1 = 17, lower and duplicate
+    # high cards count nothing.
+    r = G.make_rules()
+    nest = [c(RED, FOUR), c(RED, ONE), c(RED, THREE), c(ORANGE, FOUR), c(YELLOW, THREE),
+            c(YELLOW, TWO), c(GREEN, TWO), c(GREEN, TWO_B), c(BLUE, TWO), c(BLUE, ONE),
+            c(5, ONE), c(6, ONE_B), c(6, ONE)]
+    # the last card of the pile is a duck the player banks at once, scoring the round
+    others = [x for x in range(r.suits * 6 + r.bruce_cards) if x not in nest and x != c(9, ONE)]
+    st = G.init(r, 3, 1, np.random.default_rng(0))
+    # player 1 banks the final card (suit 9), player 0 owns the example nest
+    nests = {0: nest, 2: others}
+    G.stack(st, 0, [c(9, ONE)], nests=nests, cur=1, rounds_done=0)
+    assert st.pp[0, 0, ddb.LAST] == 17
+    assert st.pp[0, 1, ddb.LAST] == 1
+    assert st.g[0, ddb.ROUND] == 1
+
+
+def test_last_card_is_banked_and_ends_the_round():
+    r = G.make_rules(rounds=1)
+    top = [c(RED, FOUR), c(BLUE, FOUR)]
+    everything = set(range(66))
+    rest = sorted(everything - set(top))
+    st = G.init(r, 3, 1, np.random.default_rng(0), log=True)
+    G.stack(st, 0, top, nests={2: rest})
+    act(st, ddb.DRAW)  # the blue 4 is the last card: the row is banked, the round ends
+    assert G.to_move(st)[0] == -1
+    assert sorted(G.zones(st, 0)["nest0"]) == sorted(top)
+    assert st.pp[0, 0, ddb.LAST] == 8
+    assert "last card" in G.describe(st, 0)
+
+
+def test_last_card_double_duck_is_not_banked():
+    r = G.make_rules(rounds=1)
+    top = [c(RED, FOUR), c(RED, THREE)]
+    rest = sorted(set(range(66)) - set(top))
+    st = G.init(r, 3, 1, np.random.default_rng(0))
+    G.stack(st, 0, top, nests={2: rest})
+    act(st, ddb.DRAW)
+    assert G.to_move(st)[0] == -1
+    assert G.zones(st, 0)["nest0"] == [] and st.g[0, ddb.DISCARD] == 2
+
+
+def test_last_card_bruce_still_gets_its_steal():
+    r = G.make_rules(rounds=1, die_faces=[3])
+    top = [c(RED, FOUR), G.bruce(r)]
+    rest = sorted(set(range(66)) - set(top))
+    st = G.init(r, 3, 1, np.random.default_rng(0))
+    G.stack(st, 0, top, nests={1: rest})
+    act(st, ddb.DRAW)
+    assert st.g[0, ddb.PHASE] == ddb.BRUCE and G.to_move(st)[0] == 0
+    act(st, steal(1, 3))
+    assert G.to_move(st)[0] == -1
+    assert len(G.zones(st, 0)["nest0"]) == 3
+
+
+def test_last_card_without_banking_variant():
+    r = G.make_rules(rounds=1, last_card_banks=False)
+    top = [c(RED, FOUR), c(BLUE, FOUR)]
+    rest = sorted(set(range(66)) - set(top))
+    st = G.init(r, 3, 1, np.random.default_rng(0))
+    G.stack(st, 0, top, nests={2: rest})
+    act(st, ddb.DRAW)
+    assert G.zones(st, 0)["nest0"] == [] and st.pp[0, 0, ddb.LAST] == 0
+
+
+def test_lowest_scorer_starts_the_next_round():
+    r = G.make_rules()
+    top = [c(9, FOUR)]
+    # seat 0 will bank 4 in suit 9; seat 1 holds more, seat 2 less
+    rest = sorted(set(range(66)) - set(top))
+    st = G.init(r, 3, 1, np.random.default_rng(0))
+    # seat 2 holds only a red 1 (1 point); seat 0 reveals and banks the last card (4 points)
+    G.stack(st, 0, top, nests={1: rest[1:], 2: [rest[0]]}, cur=0)
+    assert rest[0] == c(RED, ONE)
+    # round over: seat 2 scored least and starts round 2
+    assert st.g[0, ddb.ROUND] == 1
+    assert st.pp[0, 2, ddb.LAST] == 1
+    assert st.g[0, ddb.STARTER] == 2 and G.to_move(st)[0] == 2
+    # all cards were gathered and reshuffled for the new round
+    assert all(len(G.zones(st, 0)[f"nest{p}"]) == 0 for p in range(3))
+    conserved(st)
+
+
+def test_tied_lowest_scorers_first_in_turn_order_after_the_last_player_starts():
+    r = G.make_rules()
+    top = [c(9, FOUR)]
+    rest = sorted(set(range(66)) - set(top))
+    st = G.init(r, 4, 1, np.random.default_rng(0))
+    # seat 1 reveals the last card; seats 0 and 3 both score 0: seat 3 comes first after seat 1?
+    # order after seat 1 is 2, 3, 0: seat 2 has cards, so seat 3 starts.
+    G.stack(st, 0, top, nests={2: rest}, cur=1)  # seat 1 reveals and banks the last card
+    assert st.pp[0, 0, ddb.LAST] == 0 and st.pp[0, 3, ddb.LAST] == 0
+    assert st.g[0, ddb.STARTER] == 3
+
+
+# ---- End of the Game ---------------------------------------------------------------------------
+
+def test_game_ends_after_the_round_in_which_someone_reaches_the_target():
+    r = G.make_rules()
+    top = [c(9, FOUR)]
+    rest = sorted(set(range(66)) - set(top))
+    st = G.init(r, 3, 1, np.random.default_rng(0))
+    # seat 0 reveals the last card and banks it: 74 + 4 = 78 >= 77
+    G.stack(st, 0, top, nests={1: rest}, totals=[74, 10, 76])
+    assert G.to_move(st)[0] == -1
+    out = G.outcome(st)
+    assert out.score[0, 0] == 78
+    # seat 1 holds everything else: nine 4s and a 3 = 39 -> 49; seat 2 stays at 76
+    assert out.score[0, 1] == 49 and out.score[0, 2] == 76
+    assert out.rank[0].tolist() == [1, 3, 2] and out.win[0].tolist() == [1, 0, 0]
+
+
+def test_game_goes_on_below_the_target_and_ties_share_the_win():
+    r = G.make_rules()
+    top = [c(9, FOUR)]
+    rest = sorted(set(range(66)) - set(top))
+    st = G.init(r, 3, 1, np.random.default_rng(0))
+    G.stack(st, 0, top, nests={1: rest}, totals=[10, 10, 10])
+    assert G.to_move(st)[0] >= 0 and st.g[0, ddb.ROUND] == 1
+    assert st.pp[0, :, ddb.TOTAL].tolist() == [14, 49, 10]
+    # a tie for the win is shared
+    st.pp[0, :, ddb.TOTAL] = [80, 80, 3]
+    st.g[0, ddb.PHASE] = ddb.OVER
+    out = G.outcome(st)
+    assert out.win[0].tolist() == [0.5, 0.5, 0] and out.rank[0].tolist() == [1, 1, 3]
+
+
+def test_fixed_number_of_rounds():
+    strat = [get_strategy(G.id, "stop_at")(cards=3)]
+    res = play_batch(G, G.make_rules(rounds=2), 3, strat, np.zeros((64, 3), int),
+                     np.random.default_rng(3))
+    assert (res.outcome.stats["rounds"] == 2).all()
+
+
+# ---- Rules fields ------------------------------------------------------------------------------
+
+def test_rules_errors_name_the_field():
+    with pytest.raises(RulesError, match="did you mean 'bruce_cards'"):
+        G.make_rules({"bruce_card": 3})
+    with pytest.raises(RulesError, match="rules.max_steal"):
+        G.make_rules({"max_steal": 0})
+    with pytest.raises(RulesError, match="whole number"):
+        G.make_rules({"suits": "ten"})
+    with pytest.raises(RulesError, match="2 to 6 players"):
+        G.check(G.make_rules(), 7)
+    assert G.make_rules({"rounds": None}).rounds is None
+    assert G.make_rules({"suit_values": [1, 2, 3]}).suit_values == (1, 2, 3)
+
+
+def test_deck_follows_the_rules_fields():
+    r = G.make_rules({"suits": 4, "suit_values": [1, 5], "bruce_cards": 2})
+    st = G.init(r, 2, 3, np.random.default_rng(0))
+    assert st.deck.shape[1] == 10
+    assert sorted(st.card_value.tolist()) == [0, 0, 1, 1, 1, 1, 5, 5, 5, 5]
+
+
+# ---- Observations ------------------------------------------------------------------------------
+
+def test_observation_hides_the_draw_pile():
+    """Two games identical in every public respect but the order of the draw pile observe equal."""
+    r = G.make_rules()
+    a = G.init(r, 3, 1, np.random.default_rng(0))
+    b = G.init(r, 3, 1, np.random.default_rng(0))
+    top = [c(RED, ONE), c(BLUE, TWO)]
+    G.stack(a, 0, top + [c(GREEN, FOUR), c(YELLOW, ONE)])
+    G.stack(b, 0, top + [c(YELLOW, ONE), c(GREEN, FOUR)])
+    act(a, ddb.DRAW)
+    act(b, ddb.DRAW)
+    oa, ob = G.observe(a, np.array([0])), G.observe(b, np.array([0]))
+    for name, value in vars(oa).items():
+        assert np.array_equal(np.asarray(value), np.asarray(getattr(ob, name))), name
+    assert not np.array_equal(a.deck, b.deck)
+
+
+def test_observation_counts_unseen_cards_and_bust_chance():
+    r = G.make_rules()
+    r_, st = position([c(RED, ONE), c(BLUE, TWO), c(GREEN, FOUR)])
+    act(st, ddb.DRAW)
+    o = G.observe(st, np.array([0]))
+    assert o.unseen[0, RED] == 5 and o.unseen[0, BLUE] == 5 and o.unseen[0, GREEN] == 6
+    assert o.unseen_bruce[0] == 6 and o.deck_left[0] == 64
+    assert o.bust_chance()[0] == pytest.approx((5 + 5 + 6) / 64)
+
+
+# ---- Properties over many random games ---------------------------------------------------------
+
+@pytest.mark.parametrize("players", [2, 3, 6])
+def test_properties_over_random_games(players):
+    rng = np.random.default_rng(players)
+    strats = [get_strategy(G.id, n)() for n in ("random", "stop_at", "card_counter",
+                                                "scoreboard", "value_hunter", "random")][:players]
+    B = 300
+    seating = np.tile(np.arange(players), (B, 1))
+    r = G.make_rules()
+    st = G.init(r, players, B, rng)
+    for _ in range(100_000):
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        if live.size == 0:
+            break
+        legal = G.legal(st)
+        assert legal[live].any(axis=1).all()
+        assert not legal[mover < 0].any()
+        actions = np.zeros(B, np.int64)
+        for k, s in enumerate(strats):
+            idx = live[seating[live, mover[live]] == k]
+            if idx.size:
+                a = s.act(G.observe(st, idx), legal[idx], rng)
+                assert legal[idx, a].all()
+                actions[idx] = a
+        G.step(st, actions, rng)
+        for b in range(0, B, 37):
+            conserved(st, b)
+    assert (G.to_move(st) == -1).all(), "every game ends"
+    out = G.outcome(st)
+    # the last round's points equal a recount of the nests, and totals reach the target
+    for b in range(B):
+        for p in range(players):
+            nest = G.zones(st, b)[f"nest{p}"]
+            best = {}
+            for card in nest:
+                s, v = int(st.card_suit[card]), int(st.card_value[card])
+                best[s] = max(best.get(s, 0), v)
+            assert sum(best.values()) == st.pp[b, p, ddb.LAST]
+    assert (out.score.max(axis=1) >= r.target_score).all()
+    assert np.allclose(out.win.sum(axis=1), 1)
+    assert (out.rank.min(axis=1) == 1).all()
+
+
+def test_same_seed_same_games():
+    strat = [get_strategy(G.id, "card_counter")()]
+    r = G.make_rules()
+    a = play_batch(G, r, 4, strat, np.zeros((50, 4), int), np.random.default_rng(11))
+    b = play_batch(G, r, 4, strat, np.zeros((50, 4), int), np.random.default_rng(11))
+    assert np.array_equal(a.outcome.score, b.outcome.score)
+    assert np.array_equal(a.outcome.turns, b.outcome.turns)
+
+
+def test_trace_describes_a_whole_game():
+    strat = [get_strategy(G.id, "stop_at")()]
+    res = play_batch(G, G.make_rules(rounds=1), 3, strat, np.zeros((1, 3), int),
+                     np.random.default_rng(2), log=True)
+    text = G.describe(res.state, 0)
+    assert text.startswith("-- Round 1: P0 starts --")
+    assert text.count("turns over") == 66
+    assert "Game over after 1 round(s)" in text
