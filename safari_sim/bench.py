@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .engine.play import play_batch
-from .games import all_games
+from .games import game_ids, get_game
 
 
 def bench_config(game_id: str) -> dict[str, Any] | None:
@@ -63,7 +63,7 @@ def _time_deal(game, rules, players, batch, seconds) -> float:
 
 
 def _work(game_id, rules, players, use, params, batch, batches, seed) -> int:
-    game = all_games()[game_id]
+    game = get_game(game_id)
     strat = _strategy(game_id, use, params)
     seating = np.zeros((batch, players), np.int64)
     rng = np.random.default_rng(seed)
@@ -90,9 +90,10 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
     rows = []
     table = Table("game", "players", "strategy", "games/s", "decisions/s", "deal games/s",
                   "play/deal cost", title=f"one core, batch {batch}")
-    for gid, game in all_games().items():
+    for gid in game_ids():
         if only and gid != only:
             continue
+        game = get_game(gid)
         cfg = bench_config(gid)
         if cfg is None:
             continue
@@ -116,7 +117,7 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
     if workers and rows:
         first = rows[0]
         cfg = bench_config(first["game"])
-        game = all_games()[first["game"]]
+        game = get_game(first["game"])
         rules = game.make_rules(cfg.get("rules", {}))
         batches = max(2, int(first["games_per_s"] * seconds / batch))
         t1, t2, sp = worker_speedup(first["game"], rules, first["players"], cfg["strategy"],

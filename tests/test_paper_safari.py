@@ -299,6 +299,7 @@ def test_observation_does_not_depend_on_hidden_cards():
         _equal_obs(obs_of(a), obs_of(b))
     # and a card's owner sees it once looked at, no one else does
     a.known[0, 0, 1] = True
+    a.g[0, ps.CUR] = 0
     o = obs_of(a)
     assert o.grid[0, 0, 1] == T(2)
     a.g[0, ps.CUR] = 1

@@ -1,34 +1,35 @@
-"""The games. Each module here that defines ``GAME`` (a ``Game`` instance) is registered by its id."""
+"""The games. Each module (or package) here named by a game id defines ``GAME``, a ``Game``
+instance with that id. Modules are imported on first use, so one game never pays for another."""
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import pkgutil
 
 from ..engine.protocol import Game
 
-_GAMES: dict[str, Game] | None = None
+_LOADED: dict[str, Game] = {}
 
 
-def all_games() -> dict[str, Game]:
-    global _GAMES
-    if _GAMES is None:
-        found = {}
-        for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-            mod = importlib.import_module(f"{__name__}.{info.name}")
-            game = getattr(mod, "GAME", None)
-            if isinstance(game, Game):
-                found[game.id] = game
-        _GAMES = found
-    return _GAMES
+def game_ids() -> list[str]:
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
 def get_game(game_id: str) -> Game:
-    games = all_games()
-    if game_id not in games:
-        import difflib
-
-        near = difflib.get_close_matches(game_id, list(games), n=1)
+    if game_id in _LOADED:
+        return _LOADED[game_id]
+    ids = game_ids()
+    if game_id not in ids:
+        near = difflib.get_close_matches(game_id, ids, n=1)
         hint = f"; did you mean '{near[0]}'?" if near else ""
-        raise KeyError(f"unknown game '{game_id}'{hint} (known: {', '.join(games)})")
-    return games[game_id]
+        raise KeyError(f"unknown game '{game_id}'{hint} (known: {', '.join(ids)})")
+    game = getattr(importlib.import_module(f"{__name__}.{game_id}"), "GAME", None)
+    if not isinstance(game, Game) or game.id != game_id:
+        raise KeyError(f"module safari_sim.games.{game_id} does not define GAME with id '{game_id}'")
+    _LOADED[game_id] = game
+    return game
+
+
+def all_games() -> dict[str, Game]:
+    return {gid: get_game(gid) for gid in game_ids()}

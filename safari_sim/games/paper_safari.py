@@ -256,7 +256,8 @@ def _field_score(cards, rows, cols, card_value, safari, eq_col, vals):
 
     Each Safari copies its left or right neighbour in the row, whichever gives its owner the
     lowest total (then the higher value, for the tie-break); a Safari copying a Safari takes
-    that one's value; a Safari with no neighbour, or only a circle of Safaris, counts 0.
+    that one's value, and two Safaris may not copy each other while a real card can be reached;
+    a Safari with no neighbour, or only a circle of Safaris, counts 0.
     """
     nslots = rows * cols
     pos = np.empty(nslots, np.int64)
@@ -274,6 +275,7 @@ def _field_score(cards, rows, cols, card_value, safari, eq_col, vals):
     chosen = vals.copy()
     best = 1 << 30
     best_tot = -(1 << 30)
+    best_circle = True
     for m in range(1 << ns):
         ok = True
         for j in range(ns):
@@ -291,6 +293,7 @@ def _field_score(cards, rows, cols, card_value, safari, eq_col, vals):
         for i in range(nslots):
             trial[i] = vals[i]
         tot = 0
+        circle = False
         for j in range(ns):
             t = ptr[pos[j]]
             steps = 0
@@ -300,12 +303,16 @@ def _field_score(cards, rows, cols, card_value, safari, eq_col, vals):
             v = 0
             if t >= 0 and cards[t] != safari:
                 v = card_value[cards[t]]
+            elif t >= 0:
+                circle = True
             trial[pos[j]] = v
             tot += v
         s = _columns(trial, rows, cols, eq_col)
-        if s < best or (s == best and tot > best_tot):
+        if (best_circle and not circle) or (circle == best_circle and (
+                s < best or (s == best and tot > best_tot))):
             best = s
             best_tot = tot
+            best_circle = circle
             for i in range(nslots):
                 chosen[i] = trial[i]
     for i in range(nslots):

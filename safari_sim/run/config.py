@@ -20,7 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..engine.protocol import Game, RulesError, rules_to_dict
-from ..games import all_games, get_game
+from ..games import game_ids, get_game
 
 
 class ExperimentError(ValueError):
@@ -106,7 +106,9 @@ def _loc(loc: tuple) -> str:
 
 
 def _pydantic_message(err: ValidationError, prefix: str = "") -> str:
-    e = err.errors()[0]
+    # an unknown key usually explains a missing one (a typo), so name it first
+    errors = sorted(err.errors(), key=lambda x: x["type"] != "extra_forbidden")
+    e = errors[0]
     key = _loc(tuple(prefix.split(".")) + tuple(e["loc"]) if prefix else tuple(e["loc"]))
     msg = e["msg"]
     if e["type"] == "extra_forbidden":
@@ -271,4 +273,4 @@ def _label(point: dict[str, Any]) -> str:
 
 
 def known_games() -> list[str]:
-    return list(all_games())
+    return game_ids()

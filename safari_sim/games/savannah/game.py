@@ -21,7 +21,7 @@ import numpy as np
 from ...engine.chance import reseed, shuffle_rows
 from ...engine.protocol import Game, Outcome, ranks_and_wins
 from . import turn as T
-from .grid import EMPTY, side
+from .grid import BLOCKED, side
 from .rules import Rules, card_name, copies
 
 CLAIM_ACTIONS = 2
@@ -34,7 +34,7 @@ class State:
     prm: np.ndarray        # int64[12]: see turn.P_*
     copies: np.ndarray     # int8[36]: cards of each type in the deck
     g: np.ndarray          # int32[B, NG]: per-game scalars (turn.CUR, ...)
-    board: np.ndarray      # int8[B, S*S]: card id face up, EMPTY, BLOCKED (face down)
+    board: np.ndarray      # int8[B, S*S]: EMPTY (0), card id + 1 face up, BLOCKED (face down)
     up_pos: np.ndarray     # int32[B, N]: spaces of the face-up cards (first g[N_UP])
     up_count: np.ndarray   # int8[B, 36]: face-up cards of each type
     hand: np.ndarray       # int8[B, P, H] (first hand_n valid)
@@ -48,9 +48,10 @@ class State:
     claims: np.ndarray     # int32[B, P]: unplayable spaces found
     unpl: np.ndarray       # int32[B, F]: this turn's unplayable spaces
     fr: np.ndarray         # int32[B, F]: scratch: open spaces
+    sc: np.ndarray         # int64[B, F]: scratch: both lines through each (grid.pack)
     cand_slot: np.ndarray  # int8[B, K]: hand slot (claim: 0 keep 1st pile's card, 1 the 2nd's)
     cand_card: np.ndarray  # int8[B, K]
-    cand_cell: np.ndarray  # int32[B, K]
+    cand_cell: np.ndarray  # int16[B, K]: the space (flat index; S * S < 2**15)
     cand_pts: np.ndarray   # int16[B, K]: points now (phase two: cards removed x removal_point)
     legal_mask: np.ndarray  # bool[B, K]: True on the first g[N_CAND] entries
     ev: np.ndarray         # int16[B, L, 7]; L = 0 unless logging
@@ -72,7 +73,7 @@ class State:
     def arrays(self):
         return (self.g, self.board, self.up_pos, self.up_count, self.copies, self.hand,
                 self.hand_n, self.pile1, self.pile2, self.fd_pos, self.fd_card, self.box,
-                self.score, self.claims, self.unpl, self.fr, self.cand_slot, self.cand_card,
+                self.score, self.claims, self.unpl, self.fr, self.sc, self.cand_slot, self.cand_card,
                 self.cand_cell, self.cand_pts, self.legal_mask, self.ev, self.prm)
 
 
@@ -157,7 +158,8 @@ class Obs:
     @property
     def table(self):
         """int8[n, S, S]: card ids face up, -1 empty, -2 a face-down card (a copy)."""
-        return self._board[self.game].reshape(len(self.game), self.S, self.S)
+        t = self._board[self.game].reshape(len(self.game), self.S, self.S)
+        return np.where(t == BLOCKED, -2, t - 1).astype(np.int8)
 
     @property
     def unseen(self):
@@ -206,7 +208,7 @@ class Savannah(Game):
         st.pile2[:, :n2] = deck[:, P * H + n1:]
         st.g[:, T.N1] = n1
         st.g[:, T.N2] = n2
-        T.init_kernel(st.g, st.board, st.up_pos, st.hand, st.hand_n, st.fr, st.cand_slot,
+        T.init_kernel(st.g, st.board, st.up_pos, st.hand, st.hand_n, st.fr, st.sc, st.cand_slot,
                       st.cand_card, st.cand_cell, st.cand_pts, st.legal_mask, st.prm)
         return st
 
@@ -224,23 +226,23 @@ class Savannah(Game):
         B = batch
         return State(
             n_players=P, rules=rules, prm=prm, copies=copies(rules),
-            g=np.zeros((B, T.NG), np.int32), board=np.full((B, S * S), EMPTY, np.int8),
+            g=np.zeros((B, T.NG), np.int32), board=np.zeros((B, S * S), np.int8),
             up_pos=np.zeros((B, N), np.int32), up_count=np.zeros((B, 36), np.int8),
             hand=np.full((B, P, H), -1, np.int8), hand_n=np.zeros((B, P), np.int8),
             pile1=np.zeros((B, N), np.int8), pile2=np.zeros((B, N), np.int8),
             fd_pos=np.zeros((B, N), np.int32), fd_card=np.zeros((B, N), np.int8),
             box=np.zeros((B, N), np.int8), score=np.zeros((B, P), np.int32),
             claims=np.zeros((B, P), np.int32), unpl=np.zeros((B, F), np.int32),
-            fr=np.zeros((B, F), np.int32), cand_slot=np.zeros((B, K), np.int8),
-            cand_card=np.zeros((B, K), np.int8), cand_cell=np.zeros((B, K), np.int32),
+            fr=np.zeros((B, F), np.int32), sc=np.zeros((B, F), np.int64), cand_slot=np.zeros((B, K), np.int8),
+            cand_card=np.zeros((B, K), np.int8), cand_cell=np.zeros((B, K), np.int16),
             cand_pts=np.zeros((B, K), np.int16), legal_mask=np.zeros((B, K), np.bool_),
             ev=np.zeros((B, 2 * N + 8 if log else 0, 7), np.int16))
 
     def relist(self, st: State, games=None) -> None:
         """Recompute the candidate list of ``games`` (all by default) after editing a state."""
         games = np.arange(st.g.shape[0]) if games is None else np.asarray(games, np.int64)
-        T.regen_kernel(games, st.g, st.board, st.up_pos, st.hand, st.hand_n, st.fr, st.cand_slot,
-                       st.cand_card, st.cand_cell, st.cand_pts, st.legal_mask, st.prm)
+        T.regen_kernel(games, st.g, st.board, st.up_pos, st.hand, st.hand_n, st.fr, st.sc,
+                       st.cand_slot, st.cand_card, st.cand_cell, st.cand_pts, st.legal_mask, st.prm)
 
     # -- play
     def to_move(self, state: State) -> np.ndarray:

@@ -1,7 +1,8 @@
 """The savannah: an unbounded grid of squares ("The Playing Space"), and what may go where
 ("Step A: Play a card").
 
-Each game's grid is one flat int8 row of ``S * S`` cells: a card id (face up), ``EMPTY``, or
+Each game's grid is one flat int8 row of ``S * S`` cells: ``EMPTY`` (0, so that a fresh grid is
+zero pages the system hands out only where play reaches), card id + 1 for a face-up card, or
 ``BLOCKED`` (a face-down card marking an unplayable space; which card it is lives elsewhere, so
 the grid itself is public). Cell ``y * S + x``; the first card goes to the centre.
 
@@ -21,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-EMPTY = -1
-BLOCKED = -2
+EMPTY = 0
+BLOCKED = -1
 MARK = -128          # transient mark while listing the open spaces
 FULL = (1 << 36) - 1  # every card type
 
@@ -38,13 +39,13 @@ def side(n_cards: int) -> int:
 def scan(board, b, p, step, vp, vc):
     """The face-up cards in line with space p along ``step`` (1: row, S: column), both ways,
     p excluded: (count, animal bits, number bits). Space ``vp`` is read as holding card ``vc``
-    (a card played in thought; vp = -1 for none)."""
+    (a card played in thought; vp = -1 for none). A face-down card ends a line."""
     n = 0
     am = 0
     nm = 0
     q = p - step
     while True:
-        v = vc if q == vp else np.int64(board[b, q])
+        v = vc if q == vp else np.int64(board[b, q]) - 1
         if v < 0:
             break
         am |= np.int64(1) << (v // 12)
@@ -53,7 +54,7 @@ def scan(board, b, p, step, vp, vc):
         q -= step
     q = p + step
     while True:
-        v = vc if q == vp else np.int64(board[b, q])
+        v = vc if q == vp else np.int64(board[b, q]) - 1
         if v < 0:
             break
         am |= np.int64(1) << (v // 12)
@@ -158,11 +159,22 @@ def open_spaces(board, b, up_pos, n_up, S, fr):
 @njit(cache=True, inline='always', _nrt=False)
 def corner_only_once(board, b, q, S):
     """True if space q touches exactly one face-up card, and on a corner (the opening rule)."""
-    if (board[b, q - 1] >= 0 or board[b, q + 1] >= 0 or board[b, q - S] >= 0
-            or board[b, q + S] >= 0):
+    if board[b, q - 1] > 0 or board[b, q + 1] > 0 or board[b, q - S] > 0 or board[b, q + S] > 0:
         return False
     n = 0
     for d in (-S - 1, -S + 1, S - 1, S + 1):
-        if board[b, q + d] >= 0:
+        if board[b, q + d] > 0:
             n += 1
     return n == 1
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def pack(nr, ar, mr, nc, ac, mc):
+    """Both lines through a space in one int64 (counts fit 4 bits: two runs of at most 6)."""
+    return (nr << 12 | ar << 6 | mr) | (nc << 12 | ac << 6 | mc) << 16
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def unpack(v):
+    return ((v >> 12) & 15, (v >> 6) & 63, v & 63,
+            (v >> 28) & 15, (v >> 22) & 63, (v >> 16) & 63)

@@ -19,7 +19,7 @@ _BITS = np.int64(1) << np.arange(36, dtype=np.int64)
 @njit(cache=True, inline='always', _nrt=False)
 def _line_end(board, b, q, d):
     e = q + d
-    while board[b, e] >= 0:
+    while board[b, e] > 0:
         e += d
     return e
 

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from .grid import (BLOCKED, EMPTY, allowed, corner_only_once, line_code, line_points,
-                   open_spaces, removed_count, scan)
+                   open_spaces, pack, removed_count, scan, unpack)
 
 # phases
 OPENING, ONE, TWO, OVER = 0, 1, 2, 3
@@ -24,8 +24,8 @@ PLACE, KEEP = 0, 1
 
 # per-game scalars g[b, ...]
 (CUR, PHASE, KIND, N_UP, N1, N2, N_FD, N_BOX, N_CAND, N_UNPL, I_UNPL, CLAIMS_TURN, KEEP1,
- KEEP2, TURNS, TURNS1, NEV, CLEARED, ERR) = range(19)
-NG = 19
+ KEEP2, TURNS, TURNS1, NEV, CLEARED, ERR, N_FR, FR_OK) = range(21)
+NG = 21
 
 # params vector
 (P_PLAYERS, P_HAND, P_CARDS, P_S, P_ORIGIN, P_LINE, P_LESS, P_CLAIM, P_MAXCLAIMS, P_REMOVAL,
@@ -74,8 +74,26 @@ def _set_legal(b, g, legal, old):
 
 
 @njit(cache=True, _nrt=False)
-def _gen_place(b, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell, cand_pts,
-               legal, prm):
+def _spaces(b, g, board, up_pos, fr, sc, S):
+    """The open spaces (fr[b]) and both lines through each (sc[b], packed), computed once per
+    layout: Step C and the next player's list share them. Claims only fill spaces, which the
+    readers skip; a card put up or taken away, or spaces reopened, clear the cache."""
+    if g[b, FR_OK]:
+        return g[b, N_FR]
+    nf = open_spaces(board, b, up_pos, g[b, N_UP], S, fr)
+    for i in range(nf):
+        q = fr[b, i]
+        nr, ar, mr = scan(board, b, q, 1, -1, -1)
+        nc, ac, mc = scan(board, b, q, S, -1, -1)
+        sc[b, i] = pack(nr, ar, mr, nc, ac, mc)
+    g[b, N_FR] = nf
+    g[b, FR_OK] = 1
+    return nf
+
+
+@njit(cache=True, _nrt=False)
+def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, cand_cell,
+               cand_pts, legal, prm):
     """List every legal placement of the player to move with what it scores now."""
     old = g[b, N_CAND]
     g[b, N_CAND] = 0
@@ -89,17 +107,18 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand
             _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, hand[b, p, s],
                       prm[P_ORIGIN], 0)
     else:
-        nf = open_spaces(board, b, up_pos, g[b, N_UP], S, fr)
+        nf = _spaces(b, g, board, up_pos, fr, sc, S)
         for i in range(nf):
             q = fr[b, i]
+            if board[b, q] != EMPTY:
+                continue
             if phase == OPENING:
                 if corner_only_once(board, b, q, S):
                     for s in range(nh):
                         _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s,
                                   hand[b, p, s], q, 0)
                 continue
-            nr, ar, mr = scan(board, b, q, 1, -1, -1)
-            nc, ac, mc = scan(board, b, q, S, -1, -1)
+            nr, ar, mr, nc, ac, mc = unpack(sc[b, i])
             for s in range(nh):
                 c = np.int64(hand[b, p, s])
                 cr = line_code(nr, ar, mr, c // 12, c % 6)
@@ -118,15 +137,14 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand
 
 
 @njit(cache=True, _nrt=False)
-def best_points(board, b, up_pos, n_up, fr, c, prm):
+def best_points(b, g, board, up_pos, fr, sc, c, prm):
     """The most a card ``c`` could score now in phase one, anywhere (for the claim choice)."""
-    S = prm[P_S]
-    nf = open_spaces(board, b, up_pos, n_up, S, fr)
+    nf = _spaces(b, g, board, up_pos, fr, sc, prm[P_S])
     best = 0
     for i in range(nf):
-        q = fr[b, i]
-        nr, ar, mr = scan(board, b, q, 1, -1, -1)
-        nc, ac, mc = scan(board, b, q, S, -1, -1)
+        if board[b, fr[b, i]] != EMPTY:
+            continue
+        nr, ar, mr, nc, ac, mc = unpack(sc[b, i])
         cr = line_code(nr, ar, mr, c // 12, c % 6)
         cc = line_code(nc, ac, mc, c // 12, c % 6)
         if cr < 0 or cc < 0:
@@ -139,8 +157,8 @@ def best_points(board, b, up_pos, n_up, fr, c, prm):
 
 
 @njit(cache=True, _nrt=False)
-def _gen_keep(b, g, board, up_pos, unpl, fr, cand_slot, cand_card, cand_cell, cand_pts, legal,
-              prm):
+def _gen_keep(b, g, board, up_pos, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts,
+              legal, prm):
     """The claim's choice: candidate 0 keeps the 1st pile's card (the other is buried face
     down), 1 keeps the 2nd pile's; each with the most that card could score now."""
     old = g[b, N_CAND]
@@ -148,7 +166,7 @@ def _gen_keep(b, g, board, up_pos, unpl, fr, cand_slot, cand_card, cand_cell, ca
     q = unpl[b, g[b, I_UNPL]]
     for j in range(2):
         c = np.int64(g[b, KEEP1 + j])
-        pts = best_points(board, b, up_pos, g[b, N_UP], fr, c, prm)
+        pts = best_points(b, g, board, up_pos, fr, sc, c, prm)
         _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, j, c, q, pts)
     _set_legal(b, g, legal, old)
 
@@ -156,21 +174,19 @@ def _gen_keep(b, g, board, up_pos, unpl, fr, cand_slot, cand_card, cand_cell, ca
 # ---- Step C: Find Unplayable Spaces -------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def find_unplayable(b, board, up_pos, n_up, up_count, copies, fr, unpl, S):
+def find_unplayable(b, g, board, up_pos, up_count, copies, fr, sc, unpl, S):
     """List in unpl[b] every empty space touching a face-up card where no card can legally go,
     or only cards whose every copy is already face up on the table; returns how many."""
     avail = np.int64(0)
     for t in range(36):
         if up_count[b, t] < copies[t]:
             avail |= np.int64(1) << t
-    nf = open_spaces(board, b, up_pos, n_up, S, fr)
+    nf = _spaces(b, g, board, up_pos, fr, sc, S)
     k = 0
     for i in range(nf):
-        q = fr[b, i]
-        nr, ar, mr = scan(board, b, q, 1, -1, -1)
-        nc, ac, mc = scan(board, b, q, S, -1, -1)
+        nr, ar, mr, nc, ac, mc = unpack(sc[b, i])
         if (allowed(nr, ar, mr) & allowed(nc, ac, mc) & avail) == 0:
-            unpl[b, k] = q
+            unpl[b, k] = fr[b, i]
             k += 1
     return k
 
@@ -179,7 +195,8 @@ def find_unplayable(b, board, up_pos, n_up, up_count, copies, fr, unpl, S):
 
 @njit(cache=True, inline='always', _nrt=False)
 def _put_up(b, q, c, g, board, up_pos, up_count):
-    board[b, q] = c
+    board[b, q] = c + 1
+    g[b, FR_OK] = 0
     up_pos[b, g[b, N_UP]] = q
     g[b, N_UP] += 1
     up_count[b, (c // 12) * 6 + c % 6] += 1
@@ -188,8 +205,9 @@ def _put_up(b, q, c, g, board, up_pos, up_count):
 @njit(cache=True, inline='always', _nrt=False)
 def _take_away(b, q, g, board, up_pos, up_count, box):
     """Phase two: the card at q goes back to the box."""
-    c = board[b, q]
+    c = board[b, q] - 1
     board[b, q] = EMPTY
+    g[b, FR_OK] = 0
     up_count[b, (c // 12) * 6 + c % 6] -= 1
     box[b, g[b, N_BOX]] = c
     g[b, N_BOX] += 1
@@ -206,7 +224,7 @@ def _remove_run(b, q, step, g, board, up_pos, up_count, box):
     n = 0
     for sgn in (-1, 1):
         r = q + sgn * step
-        while board[b, r] >= 0:
+        while board[b, r] > 0:
             _take_away(b, r, g, board, up_pos, up_count, box)
             n += 1
             r += sgn * step
@@ -266,6 +284,7 @@ def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, ev):
         board[b, fd_pos[b, i]] = EMPTY
         pile2[b, n2] = fd_card[b, i]
         n2 += 1
+    g[b, FR_OK] = 0
     reopened = g[b, N_FD]
     g[b, N_FD] = 0
     for i in range(n2 - 1, 0, -1):
@@ -291,7 +310,8 @@ def _draw(b, p, g, pile1, hand, hand_n):
 
 @njit(cache=True, _nrt=False)
 def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos, fd_card,
-             score, claims, unpl, fr, cand_slot, cand_card, cand_cell, cand_pts, legal, ev, prm):
+             score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts, legal, ev,
+             prm):
     """Resolve the rest of the turn after a decision, up to the next decision or the end."""
     P = prm[P_PLAYERS]
     p = g[b, CUR]
@@ -318,8 +338,8 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
             g[b, KEEP2] = pile2[b, g[b, N2] - 1]
             g[b, N2] -= 1
             g[b, KIND] = KEEP
-            _gen_keep(b, g, board, up_pos, unpl, fr, cand_slot, cand_card, cand_cell, cand_pts,
-                      legal, prm)
+            _gen_keep(b, g, board, up_pos, unpl, fr, sc, cand_slot, cand_card, cand_cell,
+                      cand_pts, legal, prm)
             return
         # Step D
         _draw(b, p, g, pile1, hand, hand_n)
@@ -352,14 +372,14 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
     g[b, N_UNPL] = 0
     g[b, I_UNPL] = 0
     g[b, CLAIMS_TURN] = 0
-    _gen_place(b, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell, cand_pts,
-               legal, prm)
+    _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, cand_cell,
+               cand_pts, legal, prm)
 
 
 @njit(cache=True, _nrt=False)
 def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
-                fd_card, box, score, claims, unpl, fr, cand_slot, cand_card, cand_cell, cand_pts,
-                legal, ev, prm):
+                fd_card, box, score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell,
+                cand_pts, legal, ev, prm):
     S = prm[P_S]
     for b in range(g.shape[0]):
         if g[b, PHASE] == OVER:
@@ -371,8 +391,8 @@ def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1
             _place(b, cand_slot[b, a], q, g, board, up_pos, up_count, hand, hand_n, box, score,
                    ev, prm)
             if g[b, PHASE] == ONE:
-                g[b, N_UNPL] = find_unplayable(b, board, up_pos, g[b, N_UP], up_count, copies,
-                                               fr, unpl, S)
+                g[b, N_UNPL] = find_unplayable(b, g, board, up_pos, up_count, copies, fr, sc,
+                                               unpl, S)
                 g[b, I_UNPL] = 0
         else:
             # the claim's choice: the kept card goes back on top of the 1st pile, the other
@@ -389,27 +409,28 @@ def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1
             o = prm[P_ORIGIN]
             _log(ev, g, b, E_CLAIM, p, q // S - o // S, q % S - o % S, kept, buried, prm[P_CLAIM])
         _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
-                 fd_card, score, claims, unpl, fr, cand_slot, cand_card, cand_cell, cand_pts,
+                 fd_card, score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts,
                  legal, ev, prm)
 
 
 @njit(cache=True, _nrt=False)
-def init_kernel(g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell, cand_pts,
-                legal, prm):
+def init_kernel(g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, cand_cell,
+                cand_pts, legal, prm):
     for b in range(g.shape[0]):
         g[b, PHASE] = OPENING
         g[b, CUR] = 0           # seat 0 is the dealer
         g[b, KIND] = PLACE
-        _gen_place(b, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell,
+        _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, cand_cell,
                    cand_pts, legal, prm)
 
 
 @njit(cache=True, _nrt=False)
-def regen_kernel(games, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell,
+def regen_kernel(games, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, cand_cell,
                  cand_pts, legal, prm):
     """Relist the candidates of ``games`` (after a test or a tool edits a state by hand)."""
     for i in range(games.shape[0]):
         b = games[i]
         if g[b, PHASE] != OVER and g[b, KIND] == PLACE:
-            _gen_place(b, g, board, up_pos, hand, hand_n, fr, cand_slot, cand_card, cand_cell,
-                       cand_pts, legal, prm)
+            g[b, FR_OK] = 0
+            _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card,
+                       cand_cell, cand_pts, legal, prm)

@@ -1,0 +1,332 @@
+"""The report: every printed number against a plain polars + scipy recomputation from the Parquet,
+escaping, self-containment, the HTML in headless Chromium and the PDF's pages through pdftoppm.
+
+How the browser check works (robust without a driver): the test copies report.html, lets inline
+scripts run by widening the page's Content-Security-Policy by exactly script-src 'unsafe-inline',
+and puts a probe script first in <head>. The probe records every error event (resource load
+failures arrive as error events in the capture phase) and console.error call, and on `load` writes
+onto <body> how many <img> completed with a real size and the errors seen. Chromium runs with
+--dump-dom and a virtual time budget, so it prints the DOM after `load`; the test reads the two
+attributes back. Chromium's own console log (--enable-logging=stderr --v=0) is checked too: the
+report has no scripts, so any CONSOLE line (a CSP violation, say) is a failure. A second run takes
+a screenshot that must not be blank.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy.stats import chisquare, norm
+
+import reports
+from report_data import write_dataset
+from safari_sim.stats import words
+
+GAMES = 12_000
+NASTY = "<b>bold & co</b>"  # a strategy name that must come out escaped
+STRATEGIES = ["cautious", NASTY, "counter"]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """Two variants; the second plants a first-seat edge. Report written as HTML and PDF."""
+    path = write_dataset(tmp_path_factory.mktemp("results"), players=3, games=GAMES, strategies=STRATEGIES,
+                         strengths=[1.6, 1, 1], sweep={"rules.bruce_cards": [0, 12]},
+                         variant_effect=lambda v: ([1.6, 1, 1], [1 + v["rules.bruce_cards"] / 40, 1, 1]),
+                         seed=5)
+    written = reports.build_report(path)
+    return path, written
+
+
+@pytest.fixture(scope="module")
+def page(results):
+    path, _ = results
+    return Cells((path / "report.html").read_text())
+
+
+class Cells(HTMLParser):
+    """Elements with data-* attributes, their text, plus every <img> src."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.html = html
+        self.items: list[dict] = []
+        self.images: list[str] = []
+        self._open: list[dict] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "img":
+            self.images.append(a.get("src", ""))
+        item = {"tag": tag, **a, "text": ""}
+        if tag not in ("img", "meta", "br", "link"):
+            self._open.append(item)
+            if any(k.startswith("data-") for k in a):
+                self.items.append(item)
+
+    def handle_endtag(self, tag):
+        if self._open:
+            done = self._open.pop()
+            if self._open:
+                self._open[-1]["text"] += done["text"]
+
+    def handle_data(self, data):
+        if self._open:
+            self._open[-1]["text"] += data
+
+    def find(self, **where) -> list[dict]:
+        return [i for i in self.items if all(i.get(k.replace("_", "-")) == v for k, v in where.items())]
+
+
+def table(path) -> pl.DataFrame:
+    return pl.read_parquet(f"{path}/chunks/**/*.parquet")
+
+
+def wilson(s, n):
+    z = norm.ppf(0.975)
+    p = s / n
+    c = (p + z * z / (2 * n)) / (1 + z * z / n)
+    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return c - h, c + h
+
+
+def row_cells(html: str, attrs: str) -> str:
+    """The HTML of the table row whose opening tag carries ``attrs``."""
+    m = re.search(r"<tr " + re.escape(attrs) + r">(.*?)</tr>", html, re.S)
+    assert m, attrs
+    return m.group(1)
+
+
+def cell(row_html: str, key: str) -> tuple[dict, str]:
+    m = re.search(r'<td[^>]*data-key="' + key + r'"([^>]*)>(.*?)</td>', row_html, re.S)
+    assert m, key
+    attrs = dict(re.findall(r'(data-[a-z]+)="([^"]*)"', m.group(0).split(">")[0]))
+    return attrs, re.sub(r"<[^>]+>", "", m.group(2))
+
+
+# ---- every number equals a recomputation from the Parquet -----------------------------------------
+
+def test_win_rates_printed_equal_recomputed(results):
+    path, _ = results
+    html = (path / "report.html").read_text()
+    df = table(path)
+    recomputed = df.group_by("variant_id", "strategy").agg(pl.len().alias("n"), pl.col("win").sum().alias("w"))
+    assert len(recomputed) == 6
+    for vid, name, n, w in recomputed.iter_rows():
+        esc = name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        row = row_cells(html, f'data-variant="{vid}" data-strategy="{esc}"')
+        attrs, text = cell(row, "rate")
+        assert float(attrs["data-value"]) == pytest.approx(w / n, abs=1e-12)
+        assert text == f"{100 * w / n:.1f}%"
+        lo, hi = wilson(w, n)
+        attrs, text = cell(row, "interval")
+        assert float(attrs["data-lo"]) == pytest.approx(lo, abs=1e-12)
+        assert float(attrs["data-hi"]) == pytest.approx(hi, abs=1e-12)
+        assert text == f"{100 * lo:.1f}% – {100 * hi:.1f}%"
+        attrs, text = cell(row, "games")
+        assert int(attrs["data-value"]) == n and text == f"{n:,}"
+
+
+def test_seat_tests_printed_equal_scipy(results, page):
+    path, _ = results
+    df = table(path)
+    tests = page.find(tag="p", data_key="seat-test")
+    verdicts = page.find(tag="p", data_key="seat-verdict")
+    assert len(tests) == len(verdicts) == 2
+    for vid, (t, v) in enumerate(zip(tests, verdicts)):
+        d = df.filter(pl.col("variant_id") == vid)
+        shares = d.group_by("seat").agg(pl.col("win").sum()).sort("seat")["win"].to_numpy()
+        ref = chisquare(shares, [GAMES / 3] * 3)
+        assert float(t["data-p"]) == pytest.approx(ref.pvalue, rel=1e-9)
+        assert float(t["data-statistic"]) == pytest.approx(ref.statistic, rel=1e-9)
+        assert words.pvalue(ref.pvalue) in t["text"]
+        first = d.filter(pl.col("seat") == 0)["win"]
+        lo, hi = wilson(first.sum(), len(first))
+        assert v["text"].startswith(f"The first seat wins {100 * first.mean():.1f}% ± ")
+        assert f"{100 * (hi - lo) / 2:.1f}%" in v["text"]
+    assert "no detectable edge" in verdicts[0]["text"]
+    assert "a real edge of" in verdicts[1]["text"]
+
+
+def test_head_to_head_printed_equal_recomputed(results, page):
+    path, _ = results
+    df = table(path)
+    a = df.select("variant_id", "game", pl.col("strategy").alias("a"), pl.col("rank").alias("ra"))
+    b = df.select("variant_id", "game", pl.col("strategy").alias("b"), pl.col("rank").alias("rb"))
+    pairs = (a.join(b, on=["variant_id", "game"]).filter(pl.col("a") != pl.col("b"))
+             .group_by("variant_id", "a", "b")
+             .agg(pl.len().alias("n"),
+                  ((pl.col("ra") < pl.col("rb")).cast(pl.Float64) + 0.5 * (pl.col("ra") == pl.col("rb"))).sum()
+                  .alias("w")))
+    assert len(pairs) == 12
+    for vid, sa, sb, n, w in pairs.iter_rows():
+        [c] = page.find(tag="td", data_variant=str(vid), data_strategy=sa, data_opponent=sb)
+        assert int(c["data-games"]) == n
+        assert float(c["data-value"]) == pytest.approx(w / n, abs=1e-12)
+        lo, hi = wilson(w, n)
+        assert (float(c["data-lo"]), float(c["data-hi"])) == pytest.approx((lo, hi), abs=1e-12)
+        assert c["text"].startswith(f"{100 * w / n:.1f}% ± ")
+
+
+def test_headline_and_summary_numbers(results, page):
+    path, _ = results
+    df = table(path)
+    for vid in (0, 1):
+        first = df.filter((pl.col("variant_id") == vid) & (pl.col("seat") == 0))["win"]
+        row = row_cells(page.html, f'data-variant="{vid}"')  # the headline table comes first
+        attrs, text = cell(row, "edge")
+        assert float(attrs["data-value"]) == pytest.approx(first.mean() - 1 / 3, abs=1e-12)
+        assert text == words.signed_points(first.mean() - 1 / 3)
+        shares = df.filter(pl.col("variant_id") == vid).group_by("seat").agg(pl.col("win").sum()).sort("seat")
+        attrs, text = cell(row, "p_value")
+        assert float(attrs["data-value"]) == pytest.approx(chisquare(shares["win"], [GAMES / 3] * 3).pvalue, rel=1e-9)
+    summary = re.search(r'<section id="summary".*?</section>', page.html, re.S).group(0)
+    assert "Most balanced seats: <strong>rules.bruce_cards=0</strong>" in summary
+    assert "wins most often in every variant" in summary
+
+
+def test_rating_printed_matches_its_table(results, page):
+    path, _ = results
+    lf, exp = reports.open_results(path)
+    ratings = reports.build_view(lf, exp).tables["ratings"]
+    for vid, name, rating in ratings.select("variant_id", "strategy", "rating").iter_rows():
+        [c] = [i for i in page.find(tag="td", data_key="rating")
+               if float(i["data-value"]) == pytest.approx(rating, abs=1e-9)]
+        assert c["text"] == words.signed(rating, 0)
+    strongest = ratings.filter(pl.col("variant_id") == 0).row(0, named=True)
+    assert strongest["strategy"] == "cautious"
+
+
+# ---- escaping, self-containment, files -----------------------------------------------------------
+
+def test_text_from_the_experiment_is_escaped(page):
+    assert NASTY not in page.html
+    assert "&lt;b&gt;bold &amp; co&lt;/b&gt;" in page.html
+    assert "# synthetic experiment &lt;for tests&gt; &amp; co" in page.html
+    assert "<b>" not in page.html
+
+
+def test_html_is_self_contained(page):
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//|file:)""", page.html)
+    assert "<script" not in page.html and "<link" not in page.html
+    assert len(page.images) == 9  # 4 per variant and one per swept key
+    for src in page.images:
+        assert src.startswith("data:image/svg+xml;base64,")
+        svg = base64.b64decode(src.split(",", 1)[1]).decode()
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "href=\"http" not in svg
+
+
+def test_written_files_and_options(results, tmp_path):
+    path, written = results
+    assert written == [path / "report.html", path / "report.pdf"]
+    assert (path / "report.pdf").read_bytes().startswith(b"%PDF")
+    assert not [p for p in path.iterdir() if p.name.endswith(".tmp")]
+    out = reports.build_report(path, ["html"], out=tmp_path / "elsewhere")
+    assert out == [tmp_path / "elsewhere" / "report.html"] and out[0].stat().st_size > 10_000
+    with pytest.raises(reports.ReportError, match="unknown report format docx"):
+        reports.build_report(path, ["docx"])
+
+
+def test_clear_errors_without_dataset_or_experiment(tmp_path):
+    with pytest.raises(reports.ReportError, match="no such results directory"):
+        reports.build_report(tmp_path / "missing")
+    with pytest.raises(reports.ReportError, match="no experiment.json"):
+        reports.build_report(tmp_path)
+    (tmp_path / "experiment.json").write_text(json.dumps({"name": "x"}))
+    with pytest.raises(reports.ReportError, match="no dataset"):
+        reports.build_report(tmp_path)
+
+
+def test_two_players_lowest_score_fixed_seating(tmp_path):
+    """The binomial path, a lowest-score-wins game and fixed seating render without surprises."""
+    path = write_dataset(tmp_path, players=2, games=3000, seating="fixed", lower_score_wins=True,
+                         integer_scores=True, strengths=[1.2, 1], seed=3)
+    [html_path] = reports.build_report(path, ["html"])
+    html = html_path.read_text()
+    assert "a two-sided binomial test of the decisive games" in html
+    assert "Seating is fixed" in html and "(lower wins)" in html
+    from scipy.stats import binomtest
+    df = table(path)
+    k = df.filter((pl.col("seat") == 0) & (pl.col("win") == 1)).height
+    n = df.filter(pl.col("win") == 1).height
+    p = float(re.search(r'data-key="seat-test" data-p="([^"]+)"', html).group(1))
+    assert p == pytest.approx(binomtest(k, n, 0.5).pvalue, rel=1e-12)
+    margin = float(re.search(r'data-key="margin" data-value="([^"]+)"', html).group(1))
+    assert margin > 0
+
+
+# ---- rendering in a real browser and the PDF -----------------------------------------------------
+
+CHROMIUM = shutil.which("chromium")
+PDFTOPPM = shutil.which("pdftoppm")
+CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--hide-scrollbars"]
+PROBE = (
+    "<script>window.__e=[];"
+    "window.addEventListener('error',function(e){window.__e.push(e.target&&e.target.tagName?"
+    "'failed to load '+e.target.tagName:'error '+e.message);},true);"
+    "(function(){var c=console.error;console.error=function(){window.__e.push('console.error '+"
+    "Array.prototype.join.call(arguments,' '));c.apply(console,arguments);};})();"
+    "window.addEventListener('load',function(){var im=document.images,ok=0;"
+    "for(var i=0;i<im.length;i++){if(im[i].complete&&im[i].naturalWidth>0)ok++;}"
+    "document.body.setAttribute('data-images',ok+'/'+im.length);"
+    "document.body.setAttribute('data-errors',window.__e.join(' | ')||'none');});</script>"
+)
+
+
+def nonblank(png: Path) -> float:
+    """Share of pixels that are not (near) white."""
+    import matplotlib.image
+
+    img = matplotlib.image.imread(png)[..., :3]
+    return float((img.min(axis=2) < 0.9).mean())
+
+
+def chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([CHROMIUM, *CHROME_FLAGS, f"--user-data-dir={tmp / 'profile'}", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/setup-system.sh installs it)")
+def test_html_in_headless_chromium(results, tmp_path):
+    path, _ = results
+    html = (path / "report.html").read_text()
+    assert "default-src 'none';" in html
+    probed = html.replace("default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';", 1)
+    probed = probed.replace("<head>", "<head>" + PROBE, 1)
+    (tmp_path / "probed.html").write_text(probed)
+    run = chromium(tmp_path, "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000",
+                   "--dump-dom", (tmp_path / "probed.html").as_uri())
+    body = re.search(r"<body[^>]*>", run.stdout)
+    assert body, run.stderr[-2000:]
+    images = re.search(r'data-images="(\d+)/(\d+)"', body.group(0))
+    assert images and images.group(1) == images.group(2) and int(images.group(2)) == 9, body.group(0)
+    assert 'data-errors="none"' in body.group(0), body.group(0)
+    console = [line for line in run.stderr.splitlines() if "CONSOLE" in line]
+    assert not console, console
+    shot = tmp_path / "shot.png"
+    run = chromium(tmp_path, "--window-size=1200,2400", f"--screenshot={shot}", (path / "report.html").as_uri())
+    assert shot.exists(), run.stderr[-2000:]
+    assert nonblank(shot) > 0.03
+
+
+@pytest.mark.skipif(PDFTOPPM is None, reason="pdftoppm is not installed (poppler-utils; scripts/setup-system.sh)")
+def test_pdf_pages_are_not_blank(results, tmp_path):
+    path, _ = results
+    subprocess.run([PDFTOPPM, "-png", "-r", "50", str(path / "report.pdf"), str(tmp_path / "page")],
+                   check=True, timeout=120)
+    pages = sorted(tmp_path.glob("page-*.png"))
+    assert len(pages) >= 4  # summary, comparison, one section per variant, appendix
+    for p in pages:
+        assert nonblank(p) > 0.005, p.name

@@ -1,0 +1,233 @@
+"""Experiments end to end: validation, the dataset, determinism across workers, resume, the CLI."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from safari_sim.cli import app
+from safari_sim.run.config import ExperimentError, load_experiment
+from safari_sim.run.runner import plan, prepare_output, run_tasks, seating_plan
+
+runner = CliRunner()
+
+BASE = """
+game: duck_duck_bruce
+players: 3
+games: 1500
+seed: 5
+rules: {rounds: 1}
+strategies:
+  - {name: cautious, use: stop_at, params: {cards: 2}}
+  - {name: bold, use: stop_at, params: {cards: 4}}
+  - {name: counter, use: card_counter, params: {risk: 0.3}}
+sweep: {rules.bruce_cards: [0, 6]}
+parallel: {jobs: 1, batch: 256, chunk: 512}
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "exp.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def run_cli(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def files_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*.parquet"))}
+
+
+def test_cli_run_writes_the_dataset(tmp_path):
+    exp = write(tmp_path, BASE)
+    out = tmp_path / "res"
+    r = run_cli("run", exp, "--output", out, "--quiet")
+    assert r.exit_code == 0, r.output
+    df = pl.scan_parquet(str(out) + "/**/*.parquet").collect()
+    assert df.height == 2 * 1500 * 3
+    for col in ("variant", "game", "seat", "strategy", "score", "rank", "win", "players", "turns",
+                "rounds", "bruce_tried", "bruce_won"):
+        assert col in df.columns
+    per_game = df.group_by("variant", "game").agg(pl.col("win").sum(), pl.len(),
+                                                 (pl.col("rank") == 1).sum().alias("firsts"))
+    assert per_game.height == 2 * 1500
+    assert np.allclose(per_game["win"].to_numpy(), 1.0)
+    assert (per_game["len"] == 3).all()
+    # rotation: every strategy sits in every seat equally often
+    seats = df.group_by("strategy", "seat").len()
+    assert seats.height == 9 and (seats["len"] == 2 * 500).all()
+    # no Bruce cards, no Bruce steals
+    assert df.filter(pl.col("variant") == "rules.bruce_cards=0")["bruce_tried"].sum() == 0
+    assert df.filter(pl.col("variant") == "rules.bruce_cards=6")["bruce_tried"].sum() > 0
+    meta = json.loads((out / "experiment.json").read_text())
+    assert meta["seed"] == 5 and meta["players"] == 3 and meta["finished"] is True
+    assert [v["rules"]["bruce_cards"] for v in meta["variants"]] == [0, 6]
+    assert meta["variants"][0]["rules"]["rounds"] == 1
+    assert "numpy" in meta["versions"] and meta["experiment"]["game"] == "duck_duck_bruce"
+
+
+def test_same_dataset_with_one_or_two_workers(tmp_path):
+    exp = write(tmp_path, BASE)
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert run_cli("run", exp, "--output", a, "--jobs", 1, "--quiet").exit_code == 0
+    assert run_cli("run", exp, "--output", b, "--jobs", 2, "--quiet").exit_code == 0
+    fa, fb = files_bytes(a), files_bytes(b)
+    assert len(fa) == 6 and fa == fb
+
+
+def test_stopped_run_resumes_and_loses_nothing(tmp_path):
+    exp = write(tmp_path, BASE)
+    full, part = tmp_path / "full", tmp_path / "part"
+    assert run_cli("run", exp, "--output", full, "--quiet").exit_code == 0
+
+    e = load_experiment(exp, output=str(part))
+    prepare_output(e, {})
+    tasks = plan(e)
+    seen = []
+
+    def stop_after_two(task, result):
+        seen.append(task)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tasks(tasks, 1, stop_after_two)
+    done = files_bytes(part)
+    assert len(done) == 2  # the finished chunks are on disk, nothing half-written
+    assert not list(part.rglob("*.tmp"))
+    r = run_cli("run", exp, "--output", part, "--quiet")
+    assert r.exit_code == 0 and "resuming" in r.output
+    assert files_bytes(part) == files_bytes(full)
+
+
+def test_output_of_another_experiment_is_refused(tmp_path):
+    exp = write(tmp_path, BASE)
+    out = tmp_path / "res"
+    assert run_cli("run", exp, "--output", out, "--quiet").exit_code == 0
+    r = run_cli("run", exp, "--output", out, "--games", 100, "--quiet")
+    assert r.exit_code == 2 and "different experiment" in r.output
+
+
+def test_seating_plan():
+    rot = seating_plan("rotate", 3, 0, 6)
+    assert rot.tolist() == [[0, 1, 2], [1, 2, 0], [2, 0, 1]] * 2
+    assert seating_plan("fixed", 3, 7, 2).tolist() == [[0, 1, 2], [0, 1, 2]]
+
+
+def test_user_strategy_from_a_file(tmp_path):
+    (tmp_path / "bots.py").write_text(textwrap.dedent("""
+        import numpy as np
+        from strategies.base import Strategy
+        from pydantic import BaseModel
+
+        class Greedy(Strategy):
+            name = "greedy"
+            class Params(BaseModel):
+                cards: int = 5
+            def act(self, obs, legal, rng):
+                a = np.where(obs.row_len >= self.params.cards, 1, 0)
+                return np.where(legal[np.arange(len(a)), a], a, np.argmax(legal, axis=1))
+    """))
+    exp = write(tmp_path, BASE.replace("use: card_counter, params: {risk: 0.3}",
+                                       "use: bots.py:Greedy, params: {cards: 5}"))
+    out = tmp_path / "res"
+    r = run_cli("run", exp, "--output", out, "--quiet", "--games", 300)
+    assert r.exit_code == 0, r.output
+    df = pl.read_parquet(str(out) + "/**/*.parquet")
+    assert set(df["strategy"].unique()) == {"cautious", "bold", "counter"}
+
+
+# ---- bad input: one clear message naming the key, exit 2, nothing written -----------------------
+
+BAD = [
+    ("game: duck_duck_bruc", "game: duck_duck_bruce", "did you mean 'duck_duck_bruce'"),
+    ("players: 3", "players: 9", "players: duck_duck_bruce is for 2 to 6 players"),
+    ("players: 3", "players: 2", "strategies: 3 listed for 2 players"),
+    ("rules: {rounds: 1}", "rules: {round: 1}", "rules.round: no such rules field; did you mean 'rounds'"),
+    ("rules: {rounds: 1}", "rules: {rounds: many}", "rules.rounds"),
+    ("rules: {rounds: 1}", "rules: {max_steal: 0}", "rules.max_steal: must be at least 1"),
+    ("use: stop_at, params: {cards: 2}", "use: stop_att, params: {cards: 2}", "did you mean 'stop_at'"),
+    ("params: {cards: 2}", "params: {cards: two}", "strategies[0].params.cards"),
+    ("params: {cards: 2}", "params: {card: 2}", "strategies[0].params.card"),
+    ("games: 1500", "games: -4", "games"),
+    ("games: 1500", "gmes: 1500", "gmes: unknown key"),
+    ("seed: 5", "seed: 5\nseating: shuffled", "seating"),
+    ("sweep: {rules.bruce_cards: [0, 6]}", "sweep: {rules.bruce_card: [0, 6]}", "did you mean 'rules.bruce_cards'"),
+    ("sweep: {rules.bruce_cards: [0, 6]}", "sweep: {rules.bruce_cards: [0, -6]}", "rules.bruce_cards: must be 0 or more"),
+    ("sweep: {rules.bruce_cards: [0, 6]}", "sweep: {strategies.bold.params.risk: [1]}", "'bold' has no parameter 'risk'"),
+    ("sweep: {rules.bruce_cards: [0, 6]}", "sweep: {strategies.nobody.params.cards: [1]}", "no strategy named 'nobody'"),
+    ("name: x", "name: x", None),
+]
+
+
+@pytest.mark.parametrize("old,new,message", [b for b in BAD if b[2]])
+def test_bad_input_is_one_clear_message(tmp_path, old, new, message):
+    text = BASE.replace(old, new)
+    assert text != BASE
+    exp = write(tmp_path, text)
+    out = tmp_path / "res"
+    r = run_cli("run", exp, "--output", out, "--quiet")
+    assert r.exit_code == 2, r.output
+    assert message in r.output, r.output
+    assert "Traceback" not in r.output
+    assert not out.exists()
+
+
+def test_duplicate_names_and_missing_file_and_bad_yaml(tmp_path):
+    r = run_cli("run", tmp_path / "nope.yaml")
+    assert r.exit_code == 2 and "no such file" in r.output
+    exp = write(tmp_path, BASE.replace("name: bold", "name: cautious"))
+    r = run_cli("run", exp, "--output", tmp_path / "o")
+    assert r.exit_code == 2 and "used twice" in r.output
+    exp = write(tmp_path, "game: [unclosed\n")
+    r = run_cli("run", exp)
+    assert r.exit_code == 2 and "not valid YAML" in r.output
+    exp = write(tmp_path, BASE.replace("use: stop_at, params: {cards: 2}", "use: nothere.py:Bot"))
+    r = run_cli("run", exp, "--output", tmp_path / "o")
+    assert r.exit_code == 2 and "nothere.py" in r.output
+
+
+def test_experiment_errors_in_the_library():
+    with pytest.raises(ExperimentError, match="no such file"):
+        load_experiment("does-not-exist.yaml")
+
+
+# ---- the other commands -----------------------------------------------------------------------
+
+def test_games_rules_strategies_commands():
+    r = run_cli("games")
+    assert r.exit_code == 0 and "duck_duck_bruce" in r.output and "2-6" in r.output
+    r = run_cli("rules", "duck_duck_bruce")
+    assert r.exit_code == 0
+    for field in ("suits", "suit_values", "bruce_cards", "die_faces", "max_steal", "target_score",
+                  "rounds"):
+        assert field in r.output
+    r = run_cli("strategies", "duck_duck_bruce")
+    assert r.exit_code == 0
+    for s in ("random", "stop_at", "card_counter", "scoreboard", "value_hunter"):
+        assert s in r.output
+    r = run_cli("rules", "duck_duck_bruse")
+    assert r.exit_code == 2 and "did you mean 'duck_duck_bruce'" in r.output
+
+
+def test_trace_command():
+    r = run_cli("trace", "duck_duck_bruce", "--seed", 3, "--strategies", "stop_at,random,card_counter")
+    assert r.exit_code == 0, r.output
+    assert "-- Round 1: P0 starts --" in r.output and "turns over" in r.output
+    assert "Game over" in r.output and "(winner)" in r.output
+    r2 = run_cli("trace", "duck_duck_bruce", "--seed", 3, "--strategies", "stop_at,random,card_counter")
+    assert r2.output == r.output
+    r = run_cli("trace", "duck_duck_bruce", "--strategies", "stop_at")
+    assert r.exit_code == 2 and "2 to 6 players" in r.output
+    r = run_cli("trace", "duck_duck_bruce", "--strategies", "stop_at,nope")
+    assert r.exit_code == 2 and "unknown strategy 'nope'" in r.output
+    r = run_cli("trace", "duck_duck_bruce", "--strategies", "stop_at,random", "--rule", "rounds=1")
+    assert r.exit_code == 0 and "after 1 round(s)" in r.output
