@@ -10,6 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
@@ -41,16 +42,20 @@ def to_data_uri(fig) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _pct_tick(x, _pos=None) -> str:
+    """0.225 -> '22.5%', 0.25 -> '25%': a decimal only where the tick needs one."""
+    return f"{100 * x:.1f}".rstrip("0").rstrip(".") + "%"
+
+
 def _pct_axis(ax, axis: str = "x") -> None:
-    fmt = matplotlib.ticker.PercentFormatter(1.0, decimals=None)
-    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(fmt)
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(matplotlib.ticker.FuncFormatter(_pct_tick))
 
 
 def win_rates(rates: pl.DataFrame, fair: float, label: str = "strategy", title: str = "") -> str:
     """Horizontal bars with 95% intervals and the fair share; ``label`` names the rows."""
     with plt.rc_context(STYLE):
         n = len(rates)
-        fig, ax = plt.subplots(figsize=(6.4, 0.42 * n + 0.9))
+        fig, ax = plt.subplots(figsize=(5.6, 0.34 * n + 0.9))
         y = np.arange(n)[::-1]
         r = rates["rate"].to_numpy()
         err = np.vstack([r - rates["lo"].to_numpy(), rates["hi"].to_numpy() - r])
@@ -136,6 +141,7 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
         fig, axes = plt.subplots(1, len(panels), figsize=(2.55 * len(panels) + 0.6, 2.9))
         axes = np.atleast_1d(axes)
         ticklabels = None
+        legend_styles: list = []
         for (gkey, g), ls in zip(groups, styles):
             g = g.sort(key + "#", key, nulls_last=True)
             x, labels = _x_positions(g[key].to_list(), g[key + "#"].to_list())
@@ -146,7 +152,7 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
             for ax, panel in zip(axes, panels):
                 if panel == "seat":
                     y, lo, hi = (g[c].to_numpy()[order] for c in ("first_rate", "first_lo", "first_hi"))
-                    ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour(0), label=tag or None)
+                    ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour(0))
                     ax.fill_between(x, lo, hi, color=colour(0), alpha=0.2, lw=0)
                     ax.axhline(float(g["fair"][0]), color=FAIR, ls="--", lw=1)
                 elif panel == "strategies":
@@ -163,6 +169,8 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
                     e = g[f"{col}_pm"].to_numpy()[order]
                     ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour(2 if panel == "turns" else 3))
                     ax.fill_between(x, y - e, y + e, color=colour(2 if panel == "turns" else 3), alpha=0.2, lw=0)
+            if tag:  # the line style stands for the other swept values: a neutral legend entry
+                legend_styles.append(Line2D([], [], color="#444444", ls=ls, label=tag))
         titles = {"seat": "first seat's win rate", "strategies": "win rate per strategy",
                   "turns": "mean turns per game", "margin": "mean winning margin"}
         for ax, panel in zip(axes, panels):
@@ -172,8 +180,11 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
                 _pct_axis(ax, "y")
             if ticklabels is not None:
                 ax.set_xticks(range(len(ticklabels)), ticklabels, rotation=30, ha="right")
-        axes[1].legend(frameon=False, fontsize=7)
-        if other_keys:
-            axes[0].legend(frameon=False, fontsize=7)
         fig.tight_layout()
+        # Legends above the panels, where they cannot hide a line.
+        handles, labels = axes[1].get_legend_handles_labels()
+        handles += legend_styles
+        labels += [h.get_label() for h in legend_styles]
+        fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(len(labels), 6),
+                   frameon=False)
         return to_data_uri(fig)

@@ -72,7 +72,7 @@ def _rules_view(variants: list[dict]) -> dict:
 
 
 def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: dict) -> dict:
-    rates = t["win_rates"].filter(pl.col("variant_id") == vid)
+    rates = t["win_rates"].filter(pl.col("variant_id") == vid).sort("rate", descending=True)
     seat_rates = t["seat_rates"].filter(pl.col("variant_id") == vid)
     seat = _rows(t["seat_advantage"], vid)[0]
     fair = seat["fair"]

@@ -65,6 +65,23 @@ def bruce_action(obs: Obs, legal: np.ndarray, offset: np.ndarray, k: np.ndarray,
     return a
 
 
+def split(obs: Obs, legal: np.ndarray, choose, bruce) -> np.ndarray:
+    """``choose(obs, legal)`` decides take-or-bank; ``bruce(obs, legal)`` is asked only on the
+    rows where a Bruce was revealed (about one decision in ten)."""
+    out = np.asarray(choose(obs, legal), np.int64)
+    rows = np.flatnonzero(obs.kind == BRUCE)
+    if rows.size:
+        out[rows] = bruce(obs.take(rows), legal[rows])
+    return out
+
+
+def bruce_by_odds(obs: Obs, legal: np.ndarray) -> np.ndarray:
+    """Rob the biggest nest, declaring by the odds of the die (pass when nothing is to gain)."""
+    target = most_cards_target(obs)
+    k, value = declare_by_odds(obs, target)
+    return bruce_action(obs, legal, target, k, value)
+
+
 class StopAt(Strategy):
     name = "stop_at"
     game = "duck_duck_bruce"
@@ -75,10 +92,14 @@ class StopAt(Strategy):
         declare: int = Field(1, ge=1, description="cards to declare after a Bruce")
 
     def act(self, obs, legal, rng):
-        choose = np.where(obs.row_len >= self.params.cards, BANK, DRAW)
-        bruce = bruce_action(obs, legal, most_cards_target(obs),
-                             np.full(len(obs.game), self.params.declare))
-        return np.where(obs.kind == BRUCE, bruce, choose)
+        return split(obs, legal, self.choose, self.bruce)
+
+    def choose(self, obs, legal):
+        return np.where(obs.row_len >= self.params.cards, BANK, DRAW)
+
+    def bruce(self, obs, legal):
+        return bruce_action(obs, legal, most_cards_target(obs),
+                            np.full(len(obs.game), self.params.declare))
 
 
 class CardCounter(Strategy):
@@ -92,11 +113,11 @@ class CardCounter(Strategy):
                             description="bank when the chance of a double duck or Bruce reaches this")
 
     def act(self, obs, legal, rng):
+        return split(obs, legal, self.choose, bruce_by_odds)
+
+    def choose(self, obs, legal):
         stop = (obs.bust_chance() >= self.params.risk) & (obs.row_gain > 0)
-        choose = np.where(stop, BANK, DRAW)
-        target = most_cards_target(obs)
-        k, value = declare_by_odds(obs, target)
-        return np.where(obs.kind == BRUCE, bruce_action(obs, legal, target, k, value), choose)
+        return np.where(stop, BANK, DRAW)
 
 
 class Scoreboard(Strategy):
@@ -111,15 +132,20 @@ class Scoreboard(Strategy):
             "extra risk accepted per target_score of deficit (and less when ahead)"))
 
     def act(self, obs, legal, rng):
+        return split(obs, legal, self.choose, self.bruce)
+
+    def choose(self, obs, legal):
         standing = obs.total.astype(np.float64) + obs.round_pts
         gap = standing[:, 1:].max(axis=1) - standing[:, 0]
         scale = obs.target_score if obs.rounds is None else max(1.0, 20.0 * obs.rounds)
         risk = np.clip(self.params.risk + self.params.chase * gap / scale, 0.02, 0.98)
         stop = (obs.bust_chance() >= risk) & (obs.row_gain > 0)
-        choose = np.where(stop, BANK, DRAW)
+        return np.where(stop, BANK, DRAW)
+
+    def bruce(self, obs, legal):
         target = leader_target(obs)
         k, value = declare_by_odds(obs, target)
-        return np.where(obs.kind == BRUCE, bruce_action(obs, legal, target, k, value), choose)
+        return bruce_action(obs, legal, target, k, value)
 
 
 class ValueHunter(Strategy):
@@ -132,11 +158,11 @@ class ValueHunter(Strategy):
         max_cards: int = Field(6, ge=1, description="bank anyway once the row holds this many cards")
 
     def act(self, obs, legal, rng):
+        return split(obs, legal, self.choose, bruce_by_odds)
+
+    def choose(self, obs, legal):
         stop = (obs.row_gain >= self.params.points) | (obs.row_len >= self.params.max_cards)
-        choose = np.where(stop, BANK, DRAW)
-        target = most_cards_target(obs)
-        k, value = declare_by_odds(obs, target)
-        return np.where(obs.kind == BRUCE, bruce_action(obs, legal, target, k, value), choose)
+        return np.where(stop, BANK, DRAW)
 
 
 STRATEGIES = [StopAt, CardCounter, Scoreboard, ValueHunter]

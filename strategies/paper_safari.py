@@ -148,17 +148,21 @@ class Closer(Strategy):
         margin: float = Field(0.0, description=(
             "finish the round only when its expected score is at least this much below every "
             "opponent's"))
-        rush: float = Field(2.0, ge=0, description=(
+        rush: float = Field(0.0, ge=0, description=(
             "when ahead, accept a card that costs up to this much if it turns a face-down card up"))
 
     def act(self, obs, legal, rng):
         view = View(obs, self.params)
         est = view.estimates(obs)
-        ahead = est[:, 0] + self.params.margin < est[:, 1:].min(axis=1)
-        last = view.face_down.sum(axis=1) == 1
+        best_other = est[:, 1:].min(axis=1)
+        ahead = est[:, 0] + self.params.margin < best_other
         d, _ = view.delta(view.card_value)
-        # never turn up the last face-down card while not ahead; pay up to `rush` to when ahead
-        score = np.where((last & ~ahead)[:, None] & view.face_down, np.inf,
+        # turning up the last face-down card ends the round: only with the card in hand there
+        # (own grid then fully known, but for the impatience bonus) it must beat every opponent
+        finish = (view.face_down.sum(axis=1) == 1)[:, None] & view.face_down
+        plain = d + view.urge[:, None] * view.face_down
+        wins = est[:, 0, None] + plain + self.params.margin < best_other[:, None]
+        score = np.where(finish & ~wins, np.inf,
                          d - (self.params.rush * ahead)[:, None] * view.face_down)
         return decide(obs, legal, view, score, (view.card_value < view.keep_below) | ahead)
 

@@ -43,7 +43,6 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
     state = game.init(rules, n_players, batch, rng, log=log)
     for s in strategies:
         s.reset(batch, n_players)
-    rows = np.arange(batch)
     actions = np.zeros(batch, dtype=np.int64)
     decisions = 0
     for _ in range(max_steps):
@@ -52,14 +51,18 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
         if live.size == 0:
             break
         legal = game.legal(state)
-        who = seating[live, mover[live]]
+        single = len(strategies) == 1
+        who = None if single else seating[live, mover[live]]
         for k, strat in enumerate(strategies):
-            idx = live[who == k] if len(strategies) > 1 else live
+            idx = live if single else live[who == k]
             if idx.size == 0:
                 continue
             obs = game.observe(state, idx)
-            lg = legal[idx]
+            lg = legal if idx.size == batch else legal[idx]
             a = np.asarray(strat.act(obs, lg, rng), dtype=np.int64)
+            if a.shape != idx.shape:
+                raise RuntimeError(f"strategy '{getattr(strat, 'label', strat)}' returned "
+                                   f"{a.shape[0] if a.ndim else 'a scalar'} actions for {idx.size} games")
             ok = (a >= 0) & (a < lg.shape[1])
             ok[ok] = lg[np.flatnonzero(ok), a[ok]]
             if not ok.all():
@@ -67,11 +70,8 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
                 raise IllegalActionError(getattr(strat, "label", type(strat).__name__), game.id,
                                          int(idx[bad]), int(mover[idx[bad]]), int(a[bad]))
             actions[idx] = a
-            if len(strategies) == 1:
-                break
         decisions += live.size
         game.step(state, actions, rng)
     else:  # pragma: no cover - a game that never ends is a bug in the game
         raise RuntimeError(f"{game.id}: games still running after {max_steps} steps")
-    del rows
     return BatchResult(game.outcome(state), seating, decisions, state)

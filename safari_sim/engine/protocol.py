@@ -55,6 +55,24 @@ class Outcome:
     stats: dict[str, np.ndarray] = field(default_factory=dict)
 
 
+class Observation:
+    """Base for a game's observation dataclass: numpy arrays whose first axis is the observed
+    games, plus values shared by all of them (named in ``shared``)."""
+
+    shared: ClassVar[tuple[str, ...]] = ()
+
+    def take(self, rows: np.ndarray) -> "Observation":
+        """The observation of a subset of its games (rows index its first axis)."""
+        kw = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            kw[f.name] = v[rows] if isinstance(v, np.ndarray) and f.name not in self.shared else v
+        return dataclasses.replace(self, **kw)
+
+    def __len__(self) -> int:
+        return len(self.game)
+
+
 def ranks_and_wins(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ranks (1 = best, ties share) and win shares from a [B, P] key where higher is better."""
     key = np.asarray(key, dtype=np.float64)

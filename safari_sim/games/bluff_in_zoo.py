@@ -598,6 +598,39 @@ class BluffInZoo(Game):
         _init(st.g, st.pp, st.deck, st.hand, st.ev, st.params)
         return st
 
+    # -- positions for tests and examples
+    def card(self, rules: Rules, name: str) -> int:
+        """Card type from its name as ``card_name`` writes it (e.g. "mouse 3", "wild 2")."""
+        names = [self.card_name(rules, t) for t in range(self.n_types(rules))]
+        return names.index(name)
+
+    def deal(self, state: State, b: int, hands: list[list[int]], top: list[int] = ()) -> None:
+        """Rig game b at the start of its first round: these hands, and the draw pile starting
+        with ``top``; every other card follows in the draw pile. Cards stay conserved."""
+        left = state.comp.astype(np.int64).copy()
+        order = [t for h in hands for t in h] + list(top)
+        for t in order:
+            left[t] -= 1
+        if (left < 0).any():
+            raise ValueError("the deal uses more cards of a type than the deck has")
+        state.deck[b] = np.concatenate([order, np.repeat(np.arange(len(left)), left)])
+        state.hand[b] = 0
+        for p, h in enumerate(hands):
+            for t in h:
+                state.hand[b, p, t] += 1
+            state.pp[b, p, HAND_N] = len(h)
+        state.g[b, POS] = sum(len(h) for h in hands)
+
+    def zones(self, state: State, b: int) -> dict[str, np.ndarray]:
+        """Cards of game b by zone, as counts per card type."""
+        t = len(state.comp)
+        z = {"draw": np.bincount(state.deck[b, state.g[b, POS]:], minlength=t),
+             "pile": state.pile[b].astype(np.int64)}
+        for p in range(state.n_players):
+            z[f"hand{p}"] = state.hand[b, p].astype(np.int64)
+            z[f"points{p}"] = state.taken[b, p].astype(np.int64)
+        return z
+
     # -- play
     def to_move(self, state: State) -> np.ndarray:
         return np.where(state.g[:, PHASE] == OVER, -1, state.g[:, CUR])

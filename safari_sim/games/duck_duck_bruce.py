@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.chance import reseed, shuffle_row
-from ..engine.protocol import Game, Outcome, RulesError, ranks_and_wins, rule
+from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, rule
 
 
 # ---- Components -------------------------------------------------------------------------------
@@ -163,6 +163,7 @@ def _nest_add(b, p, card, pp, nest, best, card_suit, card_value):
     pp[b, p, NEST_LEN] = n + 1
     s = card_suit[card]
     if card_value[card] > best[b, p, s]:
+        pp[b, p, ROUND_PTS] += card_value[card] - best[b, p, s]
         best[b, p, s] = card_value[card]
 
 
@@ -209,6 +210,7 @@ def _take_random(b, src, dst, k, pp, nest, best, card_suit, card_value, nsuits):
             s = card_suit[c]
             if card_value[c] > best[b, src, s]:
                 best[b, src, s] = card_value[c]
+        pp[b, src, ROUND_PTS] = _nest_score(b, src, best, nsuits)
     return taken
 
 
@@ -403,7 +405,6 @@ def _observe(games, g, pp, row, best, seen, card_suit, card_value, suit_total, p
     unseen_bruce = np.empty(n, np.int16)
     deck_left = np.empty(n, np.int16)
     nest_size = np.empty((n, nplayers), np.int16)
-    nest_best = np.empty((n, nplayers, nsuits), np.int16)
     round_pts = np.empty((n, nplayers), np.int16)
     total = np.empty((n, nplayers), np.int32)
     rnd = np.empty(n, np.int16)
@@ -432,17 +433,13 @@ def _observe(games, g, pp, row, best, seen, card_suit, card_value, suit_total, p
             q = (p + o) % nplayers
             nest_size[i, o] = pp[b, q, NEST_LEN]
             total[i, o] = pp[b, q, TOTAL]
-            t = 0
-            for s in range(nsuits):
-                nest_best[i, o, s] = best[b, q, s]
-                t += best[b, q, s]
-            round_pts[i, o] = t
+            round_pts[i, o] = pp[b, q, ROUND_PTS]
     return (seat, kind, rnd, row_len, row_gain, row_suits, unseen, unseen_bruce, deck_left,
-            nest_size, nest_best, round_pts, total)
+            nest_size, round_pts, total)
 
 
 @dataclass
-class Obs:
+class Obs(Observation):
     """What the player to move knows. Per-player arrays are rotated: index 0 is this player,
     index o the player o seats to the left (the steal action names the same offsets)."""
 
@@ -457,13 +454,22 @@ class Obs:
     unseen_bruce: np.ndarray  # int16[n] Bruce cards not yet revealed this round
     deck_left: np.ndarray    # int16[n] cards in the draw pile
     nest_size: np.ndarray    # int16[n, P]
-    nest_best: np.ndarray    # int16[n, P, S] highest value of each suit in each nest
     round_pts: np.ndarray    # int16[n, P] what each nest would score now
     total: np.ndarray        # int32[n, P] totals of the finished rounds
     die: np.ndarray          # int16[F] the die's faces (public)
     max_steal: int
     target_score: int
     rounds: int | None       # the round limit if the game has one
+    _best: np.ndarray        # int16[B, P, S] every nest's best card per suit: public knowledge
+
+    shared = ("die", "_best")
+
+    def nest_best(self) -> np.ndarray:
+        """int16[n, P, S]: highest value of each suit in each nest, rotated like the others
+        (computed on demand: most strategies never look)."""
+        p = self._best.shape[1]
+        seats = (self.seat[:, None].astype(np.int64) + np.arange(p)[None, :]) % p
+        return self._best[self.game[:, None], seats]
 
     def bust_chance(self) -> np.ndarray:
         """Chance that the next card ends the turn badly (a Bruce or a suit already in the row)."""
@@ -549,7 +555,7 @@ class DuckDuckBruce(Game):
                           state.card_suit, state.card_value, state.suit_total, state.params)
         r = state.rules
         return Obs(games, *arrays, die=state.die, max_steal=r.max_steal,
-                   target_score=r.target_score, rounds=r.rounds)
+                   target_score=r.target_score, rounds=r.rounds, _best=state.best)
 
     def step(self, state: State, actions: np.ndarray, rng: np.random.Generator) -> None:
         reseed(rng)

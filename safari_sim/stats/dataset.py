@@ -32,7 +32,11 @@ def scan(results: str | Path) -> pl.LazyFrame:
     results = Path(results)
     if not chunk_files(results):
         raise DatasetError(f"{results}: no dataset (expected chunks/v*/c*.parquet); run the experiment first")
-    return pl.scan_parquet(str(results / "chunks" / "**" / "*.parquet"))
+    lf = pl.scan_parquet(str(results / "chunks" / "**" / "*.parquet"))
+    # The runner stores labels dictionary-encoded (read as Categorical): plain text is simpler to
+    # join and compare in a notebook, and the cast is lazy (only for the columns a query uses).
+    cats = [c for c, t in lf.collect_schema().items() if isinstance(t, (pl.Categorical, pl.Enum))]
+    return lf.with_columns(pl.col(cats).cast(pl.String)) if cats else lf
 
 
 def load_experiment(results: str | Path) -> dict[str, Any]:

@@ -90,7 +90,7 @@ def bins_for(lf: pl.LazyFrame, column: str, target: int = 40) -> tuple[float, fl
     if whole:
         width = max(1.0, round(width))
     start = math.floor(lo / width) * width
-    return start, width, int(math.floor((hi - start) / width)) + 1
+    return float(start), float(width), int(math.floor((hi - start) / width)) + 1
 
 
 def histogram(lf: pl.LazyFrame, column: str = "score", by: str | None = "strategy",

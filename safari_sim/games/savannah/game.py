@@ -244,6 +244,58 @@ class Savannah(Game):
         T.regen_kernel(games, st.g, st.board, st.up_pos, st.hand, st.hand_n, st.fr, st.sc,
                        st.cand_slot, st.cand_card, st.cand_cell, st.cand_pts, st.legal_mask, st.prm)
 
+    def arrange(self, rules: Rules, n_players: int, layout: dict, hands: list, pile1=(),
+                pile2=(), phase: int = T.ONE, cur: int = 0, face_down: dict | None = None,
+                scores=None, log: bool = True) -> State:
+        """One game set up by hand (for tests and tools): ``layout`` maps (row, column), relative
+        to the centre, to a face-up card id; ``hands`` lists each seat's cards; ``pile1`` /
+        ``pile2`` list cards bottom to top; ``face_down`` maps spaces to buried cards. The
+        candidates of the player ``cur`` are listed; cards nobody placed are in the box."""
+        self.check(rules, n_players)
+        st = self.empty_state(rules, n_players, 1, log)
+        g = st.g
+        for (y, x), c in layout.items():
+            T._put_up(0, int(st.cell(y, x)), c, g, st.board, st.up_pos, st.up_count)
+        for (y, x), c in (face_down or {}).items():
+            q = int(st.cell(y, x))
+            st.board[0, q] = BLOCKED
+            st.fd_pos[0, g[0, T.N_FD]] = q
+            st.fd_card[0, g[0, T.N_FD]] = c
+            g[0, T.N_FD] += 1
+        for p, h in enumerate(hands):
+            st.hand[0, p, :len(h)] = h
+            st.hand_n[0, p] = len(h)
+        st.pile1[0, :len(pile1)] = pile1
+        st.pile2[0, :len(pile2)] = pile2
+        g[0, T.N1], g[0, T.N2] = len(pile1), len(pile2)
+        used = set(layout.values()) | set((face_down or {}).values()) | set(pile1) | set(pile2)
+        used |= {c for h in hands for c in h}
+        rest = [c for c in range(rules.n_cards) if c not in used]
+        st.box[0, :len(rest)] = rest
+        g[0, T.N_BOX] = len(rest)
+        g[0, T.PHASE] = phase
+        g[0, T.CUR] = cur
+        g[0, T.KIND] = T.PLACE
+        if scores is not None:
+            st.score[0] = scores
+        self.relist(st)
+        return st
+
+    def zones(self, st: State, b: int) -> dict[str, list[int]]:
+        """Every card of game b by where it is (to check that cards are conserved)."""
+        g = st.g[b]
+        out = {"table": [int(st.board[b, q]) - 1 for q in st.up_pos[b, :g[T.N_UP]]],
+               "face_down": st.fd_card[b, :g[T.N_FD]].tolist(),
+               "pile1": st.pile1[b, :g[T.N1]].tolist(), "pile2": st.pile2[b, :g[T.N2]].tolist(),
+               "box": st.box[b, :g[T.N_BOX]].tolist()}
+        for p in range(st.n_players):
+            out[f"hand{p}"] = st.hand[b, p, :st.hand_n[b, p]].tolist()
+        if g[T.KIND] == T.KEEP and g[T.PHASE] == T.ONE:
+            # a claim in progress: the 1st pile's top card and the 2nd's are in the player's hand
+            out["pile1"] = out["pile1"][:-1]
+            out["claim"] = [int(g[T.KEEP1]), int(g[T.KEEP2])]
+        return out
+
     # -- play
     def to_move(self, state: State) -> np.ndarray:
         g = state.g

@@ -1,0 +1,544 @@
+"""Bluff in Zoo: each rule from a constructed deal, the rulebook's example, hidden information,
+and properties over many random games."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from safari_sim.engine.play import play_batch
+from safari_sim.engine.protocol import RulesError
+from safari_sim.games import bluff_in_zoo as bz
+from safari_sim.games import get_game
+from strategies import get_strategy
+
+G = get_game("bluff_in_zoo")
+R = G.make_rules()
+MOUSE, RABBIT, FOX, LION, ELEPHANT = range(5)
+
+
+def c(name, r=R):
+    return G.card(r, name)
+
+
+def position(hands, top=(), players=None, **rules):
+    r = G.make_rules(rules)
+    st = G.init(r, players or len(hands), 1, np.random.default_rng(0), log=True)
+    G.deal(st, 0, [[c(x, r) for x in h] for h in hands], [c(x, r) for x in top])
+    return r, st
+
+
+def act(st, action):
+    assert G.legal(st)[0, action], f"{G.action_name(st.rules, st.n_players, action)} should be legal"
+    G.step(st, np.array([action]), np.random.default_rng(0))
+
+
+def obs(st):
+    return G.observe(st, np.array([0]))
+
+
+def place(st, name):
+    act(st, bz.HAND0 + c(name, st.rules))
+
+
+def draw(st):
+    act(st, obs(st).draw_action)
+
+
+def no_card(st):
+    act(st, obs(st).no_card_action)
+
+
+def claim(st, count, kind):
+    act(st, int(obs(st).claim_action(count, kind)))
+
+
+def pile_of(*names, r=R):
+    pile = np.zeros(G.n_types(r), np.int16)
+    for x in names:
+        pile[c(x, r)] += 1
+    return pile
+
+
+def count(pile, kind, st):
+    return bz.count_animals(pile, kind, st.t_cls, st.t_kind, st.t_val)
+
+
+def conserved(st, b=0):
+    z = G.zones(st, b)
+    assert (sum(z.values()) == st.comp).all(), "cards lost or created"
+    assert st.g[b, bz.PILE_N] == st.pile[b].sum()
+    assert (st.placed[b].sum(axis=0) == st.pile[b]).all()
+    assert (st.pp[b, :, bz.HAND_N] == st.hand[b].sum(axis=1)).all()
+    assert (st.pp[b, :, bz.POINTS] == st.taken[b].sum(axis=1)).all()
+
+
+HANDS3 = [["mouse 3", "lion 1", "fox 2", "rabbit 1", "stop"],
+          ["elephant 1", "lion 2", "mouse 1", "rabbit 2", "wild 1"],
+          ["'All cards count 1'", "fox 3", "elephant 3", "mouse 2", "rabbit 3"]]
+
+
+# ---- Components --------------------------------------------------------------------------------
+
+def test_deck_follows_the_printed_components():
+    st = G.init(R, 4, 2, np.random.default_rng(1))
+    assert st.comp.sum() == 107                        # 108 cards minus the starting player card
+    assert (st.comp[:15] == 5).all()                   # 5 kinds x values 1-3, five cards each
+    assert list(st.comp[15:]) == [6, 6, 6, 6, 8]       # wild 1, wild 2, two actions, stop
+    assert [G.card_name(R, t) for t in (0, 2, 14, 15, 16, 17, 18, 19)] == [
+        "mouse 1", "mouse 3", "elephant 3", "wild 1", "wild 2", "'All cards count 1'",
+        "'All animals are equal'", "stop"]
+    for b in range(2):
+        assert (st.pp[b, :, bz.HAND_N] == 5).all()     # each player draws five
+        conserved(st, b)
+
+
+def test_deck_follows_the_rules_fields():
+    r = G.make_rules({"animals": ["ant", "bear"], "animal_cards": [2, 1], "wild_cards": [3],
+                      "count_one_cards": 1, "all_equal_cards": 0, "stop_cards": 2})
+    st = G.init(r, 2, 1, np.random.default_rng(0))
+    assert list(st.comp) == [2, 1, 2, 1, 3, 1, 0, 2]
+    assert G.card_name(r, 3) == "bear 2" and G.card_name(r, 4) == "wild 1"
+    assert G.n_actions(r, 2) == 2 + 8 + 2 + 2 * r.max_claim
+
+
+def test_rules_errors_name_the_field():
+    with pytest.raises(RulesError, match="hand_size"):
+        G.make_rules({"hand_size": 0})
+    with pytest.raises(RulesError, match="next_starter"):
+        G.make_rules({"next_starter": "right"})
+    with pytest.raises(RulesError, match="first_claim"):
+        G.make_rules({"first_claim": 5, "max_claim": 4})
+    with pytest.raises(RulesError, match="hand_size"):
+        G.check(G.make_rules({"hand_size": 20}), 6)
+    with pytest.raises(RulesError):
+        G.check(R, 7)
+
+
+# ---- How to Play ---------------------------------------------------------------------------------
+
+def test_first_move_must_place_a_card_and_claim_exactly_one_animal():
+    r, st = position(HANDS3, top=["elephant 2"])
+    lg = G.legal(st)[0]
+    o = obs(st)
+    assert o.kind[0] == bz.SOURCE and G.to_move(st)[0] == 0
+    assert not lg[bz.DOUBT] and not lg[bz.CONTINUE]
+    assert not lg[o.no_card_action] and lg[o.draw_action]
+    assert set(np.flatnonzero(lg[bz.HAND0:bz.HAND0 + 20])) == {c(x) for x in HANDS3[0]}
+    place(st, "lion 1")
+    lg = G.legal(st)[0]
+    claims = np.flatnonzero(lg[o.claim0:])
+    assert list(claims) == list(range(5))              # "one <any animal>", nothing else
+    claim(st, 1, ELEPHANT)                             # a lie is allowed
+    assert G.to_move(st)[0] == 1 and obs(st).kind[0] == bz.RESPOND
+
+
+def test_claims_must_beat_the_last_by_number_or_by_size():
+    r, st = position(HANDS3)
+    place(st, "lion 1")
+    claim(st, 1, MOUSE)
+    act(st, bz.CONTINUE)
+    no_card(st)
+    claim(st, 3, LION)
+    act(st, bz.CONTINUE)
+    lg = G.legal(st)[0]
+    o = obs(st)
+    assert lg[o.no_card_action]                        # later moves may place no card
+    place(st, "fox 3")
+    lg = G.legal(st)[0]
+    ok = lambda n, k: lg[int(o.claim_action(n, k))]
+    assert ok(3, ELEPHANT) and ok(4, MOUSE) and ok(30, ELEPHANT)   # bigger animal, or more
+    assert not ok(3, LION) and not ok(3, FOX) and not ok(2, ELEPHANT)
+    conserved(st)
+
+
+def test_placing_from_the_draw_pile_keeps_the_hand():
+    r, st = position(HANDS3, top=["wild 2", "stop"])
+    draw(st)
+    assert st.hand[0, 0].sum() == 5 and st.pile[0, c("wild 2")] == 1
+    assert st.g[0, bz.POS] == 16
+    o = obs(st)
+    assert o.my_pile[0, c("wild 2")] == 1 and o.just[0] == c("wild 2")
+    claim(st, 1, FOX)
+    conserved(st)
+
+
+def test_the_highest_claim_leaves_only_a_doubt():
+    r, st = position(HANDS3, players=3, max_claim=3)
+    place(st, "mouse 3")
+    claim(st, 1, MOUSE)
+    act(st, bz.CONTINUE)
+    no_card(st)
+    claim(st, 3, ELEPHANT)
+    lg = G.legal(st)[0]
+    assert lg[bz.DOUBT] and not lg[bz.CONTINUE] and lg.sum() == 1
+    act(st, bz.DOUBT)
+    assert G.outcome(st).stats["forced_doubts"][0] == 1
+
+
+# ---- Doubting, Wild Cards, Action Cards, The Stop Cards ---------------------------------------
+
+def test_counting_by_face_value_and_wild_cards_as_the_claimed_kind():
+    st = G.init(R, 2, 1, np.random.default_rng(0))
+    pile = pile_of("mouse 3", "mouse 1", "fox 2", "wild 2", "wild 1")
+    assert count(pile, MOUSE, st) == 3 + 1 + 2 + 1
+    assert count(pile, FOX, st) == 2 + 2 + 1
+    assert count(pile, ELEPHANT, st) == 3                # only the wild cards
+
+
+@pytest.mark.parametrize("action, expected", [("'All cards count 1'", 2),
+                                              ("'All animals are equal'", 6)])
+def test_rulebook_example_count(action, expected):
+    # Paul opens the four cards: 1 fox, a wild card showing 2, the action card, 3 mice
+    st = G.init(R, 3, 1, np.random.default_rng(0))
+    assert count(pile_of("fox 1", "wild 2", action, "mouse 3"), MOUSE, st) == expected
+
+
+def test_action_cards_combine_and_repeat_without_effect():
+    st = G.init(R, 2, 1, np.random.default_rng(0))
+    both = ["'All cards count 1'", "'All animals are equal'"]
+    pile = pile_of("fox 3", "mouse 2", "wild 2", "elephant 3", *both)
+    assert count(pile, MOUSE, st) == 4                   # every card one animal, all mice
+    twice = pile_of("fox 3", "mouse 2", "wild 2", "elephant 3", *both, *both)
+    assert count(twice, MOUSE, st) == 4
+    assert count(pile_of("mouse 3", "mouse 2", "'All cards count 1'", "'All cards count 1'"),
+                 MOUSE, st) == 2
+
+
+def test_stop_cards_by_parity():
+    st = G.init(R, 2, 1, np.random.default_rng(0))
+    one = "'All cards count 1'"
+    assert count(pile_of("mouse 3", one), MOUSE, st) == 1
+    assert count(pile_of("mouse 3", one, "stop"), MOUSE, st) == 3           # odd: ignored
+    assert count(pile_of("mouse 3", one, "stop", "stop"), MOUSE, st) == 1   # even: cancel out
+    assert count(pile_of("mouse 3", one, "stop", "stop", "stop"), MOUSE, st) == 3
+    equal = "'All animals are equal'"
+    assert count(pile_of("lion 3", equal, "stop"), MOUSE, st) == 0
+    # no action cards: stop cards do nothing; wild cards are not action cards
+    assert count(pile_of("mouse 2", "wild 2", "stop"), MOUSE, st) == 4
+
+
+def example_game(action):
+    """The rulebook's example: Thomas (seat 0), Eva (1), Paul (2)."""
+    hands = [["mouse 3", "lion 1", "fox 2", "rabbit 1", "stop"],
+             ["elephant 1", "lion 2", "mouse 1", "rabbit 2", "wild 1"],
+             [action, "fox 3", "elephant 3", "mouse 2", "rabbit 3"]]
+    r, st = position(hands, top=["fox 1", "wild 2"])
+    place(st, "mouse 3")             # Thomas: "One mouse."
+    claim(st, 1, MOUSE)
+    act(st, bz.CONTINUE)             # Eva draws, looks, places: "Two lions."
+    draw(st)
+    claim(st, 2, LION)
+    act(st, bz.CONTINUE)             # Paul places from his hand: "Two elephants."
+    place(st, action)
+    claim(st, 2, ELEPHANT)
+    act(st, bz.CONTINUE)             # Thomas draws, places: "Three mice."
+    draw(st)
+    claim(st, 3, MOUSE)
+    act(st, bz.CONTINUE)             # Eva places no card: "Five mice."
+    no_card(st)
+    claim(st, 5, MOUSE)
+    assert st.g[0, bz.PILE_N] == 4
+    conserved(st)
+    act(st, bz.DOUBT)                # Paul doubts her
+    conserved(st)
+    return st
+
+
+def test_rulebook_example_eva_lies_under_all_cards_count_1():
+    st = example_game("'All cards count 1'")
+    assert list(st.pp[0, :, bz.POINTS]) == [0, 4, 0]    # two mice only: Eva takes the 4 cards
+    assert st.taken[0, 1, c("'All cards count 1'")] == 1
+    assert G.outcome(st).stats["caught_lying"][0, 1] == 1
+    assert G.outcome(st).stats["doubts_right"][0, 2] == 1
+    assert "the pile holds 2 mouse" in G.describe(st, 0)
+
+
+def test_rulebook_example_paul_pays_under_all_animals_are_equal():
+    st = example_game("'All animals are equal'")
+    assert list(st.pp[0, :, bz.POINTS]) == [0, 0, 4]    # six mice: the claim was true
+    assert "the pile holds 6 mouse" in G.describe(st, 0)
+
+
+# ---- End of Turn, End of Game ------------------------------------------------------------------
+
+def test_after_a_doubt_hands_refill_and_the_starting_card_passes_left():
+    st = example_game("'All cards count 1'")
+    assert (st.pp[0, :, bz.HAND_N] == 5).all()            # everyone back to five
+    assert st.g[0, bz.POS] == 15 + 2 + 2                  # two drawn-and-placed, two refilled
+    assert st.g[0, bz.STARTER] == 1 and G.to_move(st)[0] == 1
+    assert obs(st).kind[0] == bz.SOURCE and obs(st).claims[0] == 0
+    assert st.pile[0].sum() == 0 and st.placed[0].sum() == 0
+
+
+def test_loser_starts_variant():
+    hands = [["mouse 3", "lion 1", "fox 2", "rabbit 1", "stop"],
+             ["elephant 1", "lion 2", "mouse 1", "rabbit 2", "wild 1"]]
+    r, st = position(hands, next_starter="loser")
+    place(st, "lion 1")
+    claim(st, 1, MOUSE)
+    act(st, bz.DOUBT)                                     # a lie: P0 takes the card, P0 starts
+    assert st.pp[0, 0, bz.POINTS] == 1 and G.to_move(st)[0] == 0
+
+
+def test_point_limit_ends_the_game_and_ties_share_the_win():
+    r, st = position(HANDS3, point_limit=1)
+    place(st, "lion 1")
+    claim(st, 1, ELEPHANT)
+    act(st, bz.DOUBT)                                     # P0 lied: one point, limit reached
+    assert G.to_move(st)[0] == -1
+    out = G.outcome(st)
+    assert list(out.score[0]) == [1, 0, 0]
+    assert list(out.win[0]) == [0, 0.5, 0.5] and list(out.rank[0]) == [3, 1, 1]
+    assert out.stats["ended_by_deck"][0] == 0
+    assert "point limit" in G.describe(st, 0)
+
+
+def test_game_ends_when_the_draw_pile_cannot_fill_every_hand():
+    # 11 cards: two hands of five and one card in the draw pile
+    small = dict(animals=["mouse", "lion"], animal_cards=[3, 2], wild_cards=[1],
+                 count_one_cards=0, all_equal_cards=0, stop_cards=0)
+    hands = [["mouse 1", "mouse 1", "mouse 2", "lion 1", "lion 2"],
+             ["mouse 1", "mouse 2", "mouse 2", "lion 1", "lion 1"]]
+    r, st = position(hands, top=["lion 2"], **small)
+    assert st.comp.sum() == 11
+    place(st, "mouse 2")
+    claim(st, 1, MOUSE)
+    act(st, bz.DOUBT)                                     # true: P1 takes one card
+    assert G.to_move(st)[0] == 1                          # one card refills P0's hand
+    assert st.pp[0, 0, bz.HAND_N] == 5 and st.g[0, bz.POS] == 11
+    place(st, "lion 1")
+    claim(st, 1, LION)
+    act(st, bz.CONTINUE)
+    assert not G.legal(st)[0, obs(st).draw_action]        # the draw pile is empty
+    no_card(st)
+    claim(st, 2, LION)
+    act(st, bz.DOUBT)                                     # 1 lion < 2: P0 takes the card
+    assert G.to_move(st)[0] == -1                         # P1 cannot fill up: game over
+    out = G.outcome(st)
+    assert out.stats["ended_by_deck"][0] == 1
+    assert list(out.score[0]) == [1, 1] and list(out.win[0]) == [0.5, 0.5]
+    conserved(st)
+
+
+# ---- What a player knows -----------------------------------------------------------------------
+
+def _mid_game(seed, players=4):
+    st = G.init(R, players, 1, np.random.default_rng(seed))
+    strat = get_strategy("bluff_in_zoo", "random")()
+    rng = np.random.default_rng(seed)
+    for _ in range(6 + seed % 5):
+        if G.to_move(st)[0] < 0:
+            break
+        G.step(st, strat.act(obs(st), G.legal(st), rng), rng)
+    return st
+
+
+def _swap_hidden(st, rng):
+    """Another game the mover cannot tell apart: an opponent's hand card, an opponent's pile
+    card and the draw pile order exchanged with unseen cards of the draw pile."""
+    other = st.__class__(**{k: (v.copy() if isinstance(v, np.ndarray) else v)
+                            for k, v in st.__dict__.items()})
+    me = G.to_move(st)[0]
+    pos = other.g[0, bz.POS]
+    rest = other.deck[0, pos:]
+    for q in range(st.n_players):
+        if q == me:
+            continue
+        for zone, extra in ((other.hand[0, q], None), (other.placed[0, q], other.pile[0])):
+            held = np.flatnonzero(zone)
+            if held.size and rest.size:
+                t = rng.choice(held)
+                j = rng.integers(rest.size)
+                u = rest[j]
+                zone[t] -= 1
+                zone[u] += 1
+                if extra is not None:
+                    extra[t] -= 1
+                    extra[u] += 1
+                rest[j] = t
+    rng.shuffle(rest)
+    return other
+
+
+def _same(a, b):
+    for f in bz._ROW_FIELDS:
+        assert np.array_equal(getattr(a, f), getattr(b, f)), f
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_observation_hides_other_hands_pile_cards_and_the_draw_pile(seed):
+    st = _mid_game(seed)
+    if G.to_move(st)[0] < 0:
+        pytest.skip("game over")
+    rng = np.random.default_rng(seed)
+    other = _swap_hidden(st, rng)
+    conserved(other)
+    assert not (np.array_equal(other.hand, st.hand) and np.array_equal(other.deck, st.deck))
+    _same(obs(st), obs(other))
+    # and the observation does see what the player knows: its own hand
+    me = G.to_move(st)[0]
+    t = np.flatnonzero(other.hand[0, me])[0]
+    other.hand[0, me, t] -= 1
+    other.hand[0, me, (t + 1) % 20] += 1
+    with pytest.raises(AssertionError):
+        _same(obs(st), obs(other))
+
+
+def test_drawn_card_is_seen_by_its_player_only_and_a_doubt_makes_the_pile_public():
+    r, st = position(HANDS3, top=["elephant 3"])
+    draw(st)
+    assert obs(st).my_pile[0, c("elephant 3")] == 1
+    claim(st, 1, ELEPHANT)
+    o = obs(st)                                            # P1 sees one pile card, placed unseen
+    assert o.my_pile[0].sum() == 0 and o.pile_n[0] == 1 and o.pile_drawn[0] == 1
+    assert o.pile_by[0, 2] == 1 and o.claimant[0] == 2     # P0 is 2 seats to P1's left
+    assert o.unseen[0, c("elephant 3")] == 5
+    act(st, bz.DOUBT)
+    o = obs(st)
+    assert o.revealed[0, c("elephant 3")] == 1 and o.unseen[0, c("elephant 3")] == 4 - \
+        o.hand[0, c("elephant 3")]
+    assert o.points[0, 0] == 1                              # the doubter took it: true claim
+
+
+# ---- Properties over many random games ---------------------------------------------------------
+
+def _check_invariants(st):
+    for b in range(st.g.shape[0]):
+        conserved(st, b)
+    assert (st.pp[:, :, bz.HAND_N] <= st.rules.hand_size).all()
+    live = G.to_move(st) >= 0
+    assert G.legal(st)[live].any(axis=1).all(), "a player to move has no legal action"
+    assert not G.legal(st)[~live].any()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_properties_over_random_games(players):
+    rng = np.random.default_rng(players)
+    names = ["random", "honest", "bluffer", "doubter"]
+    strats = [get_strategy("bluff_in_zoo", n)() for n in names]
+    batch = 48
+    seating = rng.integers(0, len(strats), size=(batch, players))
+    st = G.init(R, players, batch, rng)
+    for s in strats:
+        s.reset(batch, players)
+    steps = 0
+    while (G.to_move(st) >= 0).any():
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        legal = G.legal(st)
+        actions = np.zeros(batch, np.int64)
+        who = seating[live, mover[live]]
+        for k, s in enumerate(strats):
+            idx = live[who == k]
+            if idx.size:
+                actions[idx] = s.act(G.observe(st, idx), legal[idx], rng)
+        assert legal[live, actions[live]].all(), "an illegal action was chosen"
+        G.step(st, actions, rng)
+        _check_invariants(st)
+        steps += 1
+        assert steps < 20000, "games do not end"
+    out = G.outcome(st)
+    points = st.taken.sum(axis=2)
+    assert (out.score == points).all()                     # recount from the final state
+    best = points.min(axis=1, keepdims=True)
+    assert np.allclose(out.win, (points == best) / (points == best).sum(axis=1, keepdims=True))
+    over = st.g[:, bz.END]
+    assert ((over == bz.END_POINTS) == (points.max(axis=1) >= R.point_limit)).all()
+    need = (R.hand_size - st.pp[:, :, bz.HAND_N]).sum(axis=1)
+    left = st.comp.sum() - st.g[:, bz.POS]
+    assert (need[over == bz.END_DECK] > left[over == bz.END_DECK]).all()
+    assert (out.stats["doubts_right"] <= out.stats["doubts"]).all()
+    assert out.stats["caught_lying"].sum() == out.stats["doubts_right"].sum()
+    assert (out.stats["false_claims"] <= out.stats["claims"]).all()
+
+
+def test_play_batch_with_every_strategy_and_a_tiny_cap():
+    # a cap of 2 forces doubts all the time; games still end and stay legal
+    r = G.make_rules({"max_claim": 2})
+    strats = [get_strategy("bluff_in_zoo", n)() for n in ("honest", "bluffer", "doubter")]
+    seating = np.arange(3 * 64).reshape(64, 3) % 3
+    res = play_batch(G, r, 3, strats, seating, np.random.default_rng(5))
+    assert (G.to_move(res.state) == -1).all()
+    assert res.outcome.stats["forced_doubts"].sum() > 0
+
+
+def test_same_seed_same_games():
+    strats = [get_strategy("bluff_in_zoo", "bluffer")(), get_strategy("bluff_in_zoo", "doubter")()]
+    seating = np.arange(64 * 4).reshape(64, 4) % 2
+    a = play_batch(G, R, 4, strats, seating, np.random.default_rng(9))
+    b = play_batch(G, R, 4, strats, seating, np.random.default_rng(9))
+    assert np.array_equal(a.outcome.score, b.outcome.score)
+    assert np.array_equal(a.outcome.turns, b.outcome.turns)
+
+
+def test_trace_describes_a_whole_game():
+    strats = [get_strategy("bluff_in_zoo", "bluffer")()]
+    res = play_batch(G, R, 3, strats, np.zeros((2, 3), int), np.random.default_rng(2), log=True)
+    text = G.describe(res.state, 0)
+    assert text.startswith("-- Round 1: P0 has the starting player card --")
+    assert "doubts" in text and "claims" in text and "== Game over" in text
+    assert G.action_name(R, 3, bz.DOUBT) == "doubt the last claim"
+    assert G.action_name(R, 3, bz.HAND0 + c("wild 2")) == "place the hand card wild 2"
+    assert G.action_name(R, 3, int(obs(res.state).claim_action(3, LION))) == "claim 3 lion"
+
+
+# ---- Strategies --------------------------------------------------------------------------------
+
+def test_strategy_knobs_are_validated():
+    with pytest.raises(Exception):
+        get_strategy("bluff_in_zoo", "bluffer")(bluff_rate=2.0)
+    with pytest.raises(Exception):
+        get_strategy("bluff_in_zoo", "doubter")(no_such_knob=1)
+
+
+def test_doubter_doubts_a_claim_it_knows_is_false_and_not_one_it_thinks_true():
+    r, st = position(HANDS3[:2])
+    doubter = get_strategy("bluff_in_zoo", "doubter")()
+    rng = np.random.default_rng(0)
+    place(st, "mouse 3")
+    claim(st, 1, MOUSE)
+    act(st, bz.CONTINUE)
+    place(st, "mouse 1")
+    claim(st, 2, MOUSE)
+    # P0 knows its own 3 mice are in the pile: only an action card could make this false
+    assert doubter.act(obs(st), G.legal(st), rng)[0] == bz.CONTINUE
+    act(st, bz.CONTINUE)
+    no_card(st)
+    claim(st, 9, ELEPHANT)
+    # P1 knows one of the two cards: nine elephants cannot be there
+    assert doubter.act(obs(st), G.legal(st), rng)[0] == bz.DOUBT
+
+
+def test_honest_claims_the_animal_it_placed_and_bluffer_raises_by_its_knob():
+    r, st = position([["elephant 3", "stop", "stop", "'All cards count 1'", "'All cards count 1'"],
+                      ["mouse 1", "mouse 1", "mouse 1", "mouse 2", "mouse 2"]])
+    honest = get_strategy("bluff_in_zoo", "honest")(draw_rate=0.0)
+    rng = np.random.default_rng(0)
+    a = honest.act(obs(st), G.legal(st), rng)[0]
+    assert a == bz.HAND0 + c("elephant 3")
+    act(st, a)
+    a = honest.act(obs(st), G.legal(st), rng)[0]
+    assert a == obs(st).claim_action(1, ELEPHANT)
+    act(st, a)
+    act(st, bz.CONTINUE)
+    place(st, "mouse 2")
+    bluffer = get_strategy("bluff_in_zoo", "bluffer")(bluff_rate=1.0, bluff_raise=3)
+    a = bluffer.act(obs(st), G.legal(st), rng)[0]
+    assert a == obs(st).claim_action(2 + 3, MOUSE)        # smallest raise "2 mice", plus 3
+
+
+def test_runs_without_numba():
+    code = ("import numpy as np; from safari_sim.games import get_game; "
+            "from safari_sim.engine.play import play_batch; from strategies import get_strategy; "
+            "g = get_game('bluff_in_zoo'); s = get_strategy('bluff_in_zoo', 'doubter')(); "
+            "r = play_batch(g, g.make_rules(), 3, [s], np.zeros((4, 3), int), "
+            "np.random.default_rng(0)); print(r.outcome.score.sum(axis=1))")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr

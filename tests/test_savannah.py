@@ -1,0 +1,369 @@
+"""Savannah: the rulebook's worked examples (B: phase one; C: phase two) from constructed
+positions, each rule on its own, the unbounded grid, hidden information, and properties over many
+random games checked against an independent re-implementation of the rules (below)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from safari_sim.engine.play import play_batch
+from safari_sim.engine.protocol import RulesError
+from safari_sim.games import get_game
+from safari_sim.games.savannah import card_of, turn as T
+from safari_sim.games.savannah.rules import N_TYPES, card_name
+from strategies import get_strategy
+
+G = get_game("savannah")
+R = G.make_rules()
+
+
+def C(name, second=False):
+    return card_of(name, second)
+
+
+def cards(*names):
+    """Card ids for names, taking the second copy when a name repeats."""
+    seen, out = set(), []
+    for n in names:
+        out.append(C(n, n in seen))
+        seen.add(n)
+    return out
+
+
+def cands(st, b=0):
+    o = G.observe(st, np.array([b]))
+    n = int(o.n_cand[0])
+    return [(int(o.slot[0, j]), int(o.card[0, j]), int(o.y[0, j]), int(o.x[0, j]),
+             int(o.points[0, j])) for j in range(n)]
+
+
+def play(st, card, y, x, seed=0):
+    """The current player plays ``card`` at (y, x); returns the points the candidate listed and
+    the player's score change."""
+    p = int(G.to_move(st)[0])
+    before = int(st.score[0, p])
+    found = [j for j, c in enumerate(cands(st)) if c[1] == card and (c[2], c[3]) == (y, x)]
+    assert found, f"{card_name(card)} at ({y},{x}) should be legal"
+    j = found[0]
+    listed = cands(st)[j][4]
+    assert G.legal(st)[0, j]
+    G.step(st, np.array([j]), np.random.default_rng(seed))
+    return listed, int(st.score[0, p]) - before
+
+
+def legal_at(st, card, y, x):
+    return any(c[1] == card and (c[2], c[3]) == (y, x) for c in cands(st))
+
+
+def conserved(st, b=0):
+    z = G.zones(st, b)
+    allc = sorted(c for zone in z.values() for c in zone)
+    assert allc == list(range(st.rules.n_cards)), z
+
+
+# ---- Example B (phase one), three players: Debra seat 0, Kevin 1, Amy 2 --------------------------
+
+def example_b():
+    E = {"E2": C("2-Elephant"), "E2b": C("2-Elephant", True)}
+    layout = {(-1, 0): C("4-Lion"), (0, 1): C("5-Elephant"), (1, 2): E["E2"],
+              (2, 2): C("2-Tiger"), (3, 3): C("2-Lion"), (3, 4): C("2-Tiger", True)}
+    hands = [[C("3-Elephant"), C("2-Monkey"), C("1-Zebra"), C("3-Zebra")],
+             [C("2-Zebra"), C("1-Monkey"), C("3-Monkey"), C("4-Monkey")],
+             [E["E2b"], C("6-Lion"), C("5-Monkey"), C("6-Monkey")]]
+    pile1 = [C("2-Explorer"), C("3-Explorer"), C("1-Tiger"), C("3-Tiger"), C("4-Tiger"),
+             C("5-Tiger")]
+    pile2 = [C("6-Tiger"), C("1-Explorer"), C("6-Zebra")]
+    st = G.arrange(R, 3, layout, hands, pile1, pile2, phase=T.ONE, cur=0)
+    return st
+
+
+def test_example_b_phase_one_scores():
+    st = example_b()
+    conserved(st)
+    # Debra: 3-Elephant, 2 for the row of elephants and 2 for the column of elephants
+    assert play(st, C("3-Elephant"), 1, 1) == (4, 4)
+    assert st.g[0, T.KIND] == T.PLACE and G.to_move(st)[0] == 1
+    # Kevin: 2-Zebra, 3 for the row of 2s
+    assert play(st, C("2-Zebra"), 3, 5) == (3, 3)
+    # Amy: 2-Elephant, 2 for the row of 2s and 3 for the column of elephants
+    assert play(st, C("2-Elephant", True), 2, 1) == (5, 5)
+    # Debra: 2-Monkey, 3 for the column of 2s and 1 for the all-different row 5-Elephant 2-Monkey
+    assert play(st, C("2-Monkey"), 0, 2) == (4, 4)
+    conserved(st)
+    assert st.g[0, T.N_FD] == 0, "no space was unplayable so far"
+    # the text has Amy follow (Kevin's turn is not told): give Amy the turn
+    st.g[0, T.CUR] = 2
+    G.relist(st)
+    # Amy: 6-Lion, 2 for the column of lions and 2 for extending the all-different row
+    listed, gained = play(st, C("6-Lion"), 0, 0)
+    assert listed == 4
+    # ...and the space at the left of the top elephants' row is no longer playable: a lion (its
+    # column) and an elephant (its row) at once. One point, and a card from each pile to choose.
+    assert gained == 4 + 1
+    assert st.g[0, T.KIND] == T.KEEP and G.to_move(st)[0] == 2
+    o = G.observe(st, np.array([0]))
+    assert o.kind[0] == 1 and o.n_cand[0] == 2
+    assert (o.card[0, 0], o.card[0, 1]) == (C("3-Explorer"), C("6-Zebra"))
+    assert (o.y[0, 0], o.x[0, 0]) == (1, 0)
+    conserved(st)
+    # keep the 2nd pile's 6-Zebra (back on top of the 1st pile); 3-Explorer goes face down
+    G.step(st, np.array([1]), np.random.default_rng(0))
+    assert st.board[0, st.cell(1, 0)] == -1                      # BLOCKED
+    assert st.fd_card[0, 0] == C("3-Explorer") and st.g[0, T.N_FD] == 1
+    # Step D: Amy draws the top of the 1st pile, the card she kept
+    assert C("6-Zebra") in st.hand[0, 2].tolist()
+    assert (st.g[0, T.N1], st.g[0, T.N2]) == (1, 2) and st.g[0, T.PHASE] == T.ONE
+    assert G.to_move(st)[0] == 0
+    assert st.score[0].tolist() == [8, 3, 10]
+    conserved(st)
+    # the blocked space takes no card now
+    assert not any((c[2], c[3]) == (1, 0) for c in cands(st))
+
+
+# ---- Example C (phase two): Kevin seat 0, Debra 1, Amy 2 -----------------------------------------
+
+def example_c():
+    layout = {(0, 1): C("6-Elephant"), (0, 2): C("5-Elephant"),
+              (1, 0): C("1-Elephant"), (1, 1): C("3-Lion"), (1, 2): C("6-Monkey"),
+              (2, 0): C("2-Lion"), (2, 1): C("2-Monkey"), (2, 2): C("2-Zebra")}
+    hands = [[C("2-Tiger"), C("1-Tiger")], [C("4-Zebra"), C("3-Tiger")],
+             [C("4-Elephant"), C("5-Tiger")]]
+    return G.arrange(R, 3, layout, hands, pile1=[C("6-Tiger"), C("4-Tiger")], phase=T.TWO, cur=0)
+
+
+def test_example_c_phase_two_removals():
+    st = example_c()
+    conserved(st)
+    # Kevin: 2-Tiger ends the row of 2s: the whole matching line goes, 4 points
+    assert play(st, C("2-Tiger"), 2, 3) == (4, 4)
+    table = {tuple(map(int, st.xy(q))) for q in st.up_pos[0, :st.g[0, T.N_UP]]}
+    assert table == {(0, 1), (0, 2), (1, 0), (1, 1), (1, 2)}
+    conserved(st)
+    # Debra: 4-Zebra makes the all-different row 1-E 3-L 6-M 4-Z: all but her card go, 3 points
+    assert play(st, C("4-Zebra"), 1, 3) == (3, 3)
+    table = {tuple(map(int, st.xy(q))) for q in st.up_pos[0, :st.g[0, T.N_UP]]}
+    assert table == {(0, 1), (0, 2), (1, 3)}
+    # Amy: 4-Elephant crosses the elephants' row and the 4s' column: both go, 4 points
+    assert play(st, C("4-Elephant"), 0, 3) == (4, 4)
+    assert st.g[0, T.N_UP] == 0
+    # "The board is now empty": the game is over
+    assert G.to_move(st)[0] == -1 and st.g[0, T.CLEARED] == 1
+    assert st.score[0].tolist() == [4, 3, 4]
+    assert G.outcome(st).win[0].tolist() == [0.5, 0, 0.5]
+    conserved(st)
+
+
+# ---- Beginning the First Phase -----------------------------------------------------------------
+
+def test_deal_piles_and_opening():
+    st = G.init(R, 3, 5, np.random.default_rng(3))
+    assert (st.hand_n == 5).all()
+    n1, n2 = R.pile_sizes(3)
+    assert (n1, n2) == (26, 25) and (st.g[:, T.N1] == 26).all() and (st.g[:, T.N2] == 25).all()
+    for b in range(5):
+        conserved(st, b)
+    # the dealer (seat 0) places any card: one space, each card of the hand
+    c = cands(st)
+    assert len(c) == 5 and {(y, x) for _, _, y, x, _ in c} == {(0, 0)}
+    G.step(st, np.zeros(5, np.int64), np.random.default_rng(0))
+    # seat 1: touching that card on one corner only
+    assert {(y, x) for _, _, y, x, _ in cands(st)} == {(-1, -1), (-1, 1), (1, -1), (1, 1)}
+    first = [j for j, cc in enumerate(cands(st)) if (cc[2], cc[3]) == (1, 1)][0]
+    G.step(st, np.full(5, first), np.random.default_rng(0))
+    # seat 2: on a corner of exactly one card, touching no other (so not (0, 1) / (1, 0) etc.)
+    assert {(y, x) for _, _, y, x, _ in cands(st)} == {(-1, -1), (-1, 1), (1, -1), (2, 0), (2, 2),
+                                                       (0, 2)}
+    G.step(st, np.zeros(5, np.int64), np.random.default_rng(0))
+    # no draw in the opening; the game begins with the dealer
+    assert (st.hand_n == 4).all() and (G.to_move(st) == 0).all()
+    assert (st.g[:, T.PHASE] == T.ONE).all() and (st.score == 0).all()
+
+
+def test_opening_draw_option():
+    r = G.make_rules({"opening_draw": True})
+    st = G.init(r, 2, 3, np.random.default_rng(3))
+    G.step(st, np.zeros(3, np.int64), np.random.default_rng(0))
+    G.step(st, np.zeros(3, np.int64), np.random.default_rng(0))
+    assert (st.hand_n == 5).all()
+
+
+# ---- Step A: placement legality ----------------------------------------------------------------
+
+@pytest.mark.parametrize("line, card, ok, pts", [
+    (["1-Elephant", "2-Elephant"], "3-Elephant", True, 3),     # A: same animal
+    (["1-Elephant", "2-Elephant"], "2-Elephant", False, 0),    # number repeated
+    (["1-Elephant", "2-Elephant"], "3-Lion", False, 0),
+    (["2-Elephant", "2-Lion"], "2-Monkey", True, 3),           # B: same number
+    (["2-Elephant", "2-Lion"], "2-Elephant", False, 0),        # animal repeated
+    (["1-Elephant", "2-Lion"], "3-Monkey", True, 2),           # C: all different, one less
+    (["1-Elephant", "2-Lion"], "3-Elephant", False, 0),
+    (["1-Elephant", "2-Lion"], "2-Monkey", False, 0),
+    (["4-Lion"], "4-Lion", False, 0),                           # the other copy: identical
+    (["4-Lion"], "4-Explorer", True, 2),                        # explorers: a sixth animal
+    (["4-Lion"], "1-Explorer", True, 1),
+])
+def test_line_rules(line, card, ok, pts):
+    layout = {(0, i): c for i, c in enumerate(cards(*line))}
+    c = C(card, card in line)
+    st = G.arrange(R, 2, layout, [[c], [C("6-Zebra")]], pile1=[C("5-Zebra")], pile2=[])
+    assert legal_at(st, c, 0, len(line)) == ok
+    assert legal_at(st, c, 0, -1) == ok                         # either end of the row
+    if ok:
+        assert [cc[4] for cc in cands(st) if (cc[2], cc[3]) == (0, len(line))] == [pts]
+    # on a corner only, any card goes, for no points
+    assert legal_at(st, c, 1, len(line)) and legal_at(st, c, -1, -1)
+    assert not legal_at(st, c, 2, 0) and not legal_at(st, c, 0, 0)   # not touching / taken
+
+
+def test_both_lines_must_hold_and_gaps_join_lines():
+    # a card at (0,0) joins the row 2-L 3-L and the column under 1-L
+    layout = {(-1, 0): C("1-Lion"), (0, 1): C("2-Lion"), (0, 2): C("3-Lion")}
+    h = [C("4-Lion"), C("1-Lion", True), C("5-Elephant")]
+    st = G.arrange(R, 2, layout, [h, [C("6-Zebra")]], pile1=[C("5-Zebra")], pile2=[])
+    assert [c[4] for c in cands(st) if (c[1], c[2], c[3]) == (C("4-Lion"), 0, 0)] == [3 + 2]
+    assert not legal_at(st, C("1-Lion", True), 0, 0)   # the row is fine, the column is not
+    assert not legal_at(st, C("5-Elephant"), 0, 0)     # the column is fine, the row is not
+    # a space between two runs joins them into one line: 2-L 3-L _ 5-L
+    layout = {(0, 0): C("2-Lion"), (0, 1): C("3-Lion"), (0, 3): C("5-Lion")}
+    st = G.arrange(R, 2, layout, [[C("4-Lion"), C("6-Lion"), C("4-Tiger")], [C("6-Zebra")]],
+                   pile1=[C("5-Zebra")], pile2=[])
+    assert [c[4] for c in cands(st) if (c[1], c[2], c[3]) == (C("4-Lion"), 0, 2)] == [4]
+    assert not legal_at(st, C("4-Tiger"), 0, 2)
+
+
+# ---- Step C: unplayable spaces -----------------------------------------------------------------
+
+def test_unplayable_when_only_cards_on_the_table_fit():
+    # (0,2) must be an elephant with a number other than 1-2 (row) and a 3 (column of 3s)...:
+    # the only fitting card type is 3-Elephant; both copies face up elsewhere -> unplayable.
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Elephant"), (1, 2): C("3-Lion"),
+              (5, 5): C("3-Elephant"), (7, 7): C("3-Elephant", True)}
+    # (the far cards just lie on the table; this test is about the definition)
+    hand = [C("3-Tiger"), C("6-Zebra")]
+    st = G.arrange(R, 2, layout, [hand, [C("6-Monkey")]], pile1=[C("5-Zebra"), C("4-Zebra")],
+                   pile2=[C("1-Zebra")])
+    # play 3-Tiger at (2,2): column 3-L 3-T (B); now (0,2) needs a 3, an elephant, not L/T
+    play(st, C("3-Tiger"), 2, 2)
+    assert st.g[0, T.KIND] == T.KEEP
+    assert {tuple(map(int, st.xy(q))) for q in st.unpl[0, :st.g[0, T.N_UNPL]]} == {(0, 2)}
+    # with one 3-Elephant in a hand instead of on the table, the space is playable
+    layout2 = dict(layout)
+    del layout2[(7, 7)]
+    st = G.arrange(R, 2, layout2, [hand, [C("3-Elephant", True)]],
+                   pile1=[C("5-Zebra"), C("4-Zebra")], pile2=[C("1-Zebra")])
+    play(st, C("3-Tiger"), 2, 2)
+    assert st.g[0, T.KIND] == T.PLACE and st.g[0, T.N_UNPL] == 0
+
+
+def two_unplayable(**rules):
+    """3-Elephant on a row 1-E 2-E ... makes (0,3)? Build two unplayable spaces at once."""
+    r = G.make_rules(rules)
+    # column of lions over (0,-1)... simpler: two spaces each needing lion-and-elephant
+    layout = {(-2, 0): C("1-Lion"), (-1, 0): C("2-Lion"), (0, 1): C("1-Elephant"),
+              (0, 2): C("2-Elephant"), (2, 0): C("3-Lion"), (3, 0): C("4-Lion"),
+              (1, 2): C("5-Elephant")}
+    hand = [C("6-Elephant"), C("6-Zebra")]
+    return r, G.arrange(r, 2, layout, [hand, [C("6-Monkey")]],
+                        pile1=[C("1-Zebra"), C("2-Zebra")],
+                        pile2=[C("3-Zebra"), C("4-Zebra"), C("5-Zebra")])
+
+
+def test_every_unplayable_space_is_claimed_one_by_one():
+    r, st = two_unplayable()
+    # 6-Elephant at (1,1): column 1-E? no: (0,1) 1-E above -> column of elephants 1-E 6-E;
+    # row (1,2) 5-E -> 6-E 5-E. The spaces (0,0) [lions' column, elephants' row] and (1,0)
+    # [lions below 2-L? no]...
+    before = int(st.score[0, 0])
+    listed, gained = play(st, C("6-Elephant"), 1, 1)
+    n = int(st.g[0, T.N_UNPL])
+    assert n >= 1
+    claimed = 0
+    while st.g[0, T.KIND] == T.KEEP:
+        G.step(st, np.array([0]), np.random.default_rng(0))
+        claimed += 1
+        conserved(st)
+    assert claimed == n == st.g[0, T.N_FD] and int(st.score[0, 0]) - before == listed + n
+    r, st = two_unplayable(max_claims=1)
+    play(st, C("6-Elephant"), 1, 1)
+    G.step(st, np.array([0]), np.random.default_rng(0))
+    assert st.g[0, T.KIND] == T.PLACE and st.g[0, T.N_FD] == 1
+
+
+# ---- Ending the First Phase / the Second Phase -------------------------------------------------
+
+def test_phase_one_ends_with_the_first_pile_and_spaces_reopen():
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Elephant")}
+    st = G.arrange(R, 2, layout, [[C("3-Elephant"), C("1-Lion")], [C("6-Zebra")]],
+                   pile1=[C("5-Zebra")], pile2=[C("1-Zebra"), C("2-Zebra")],
+                   face_down={(1, 1): C("4-Tiger")})
+    play(st, C("3-Elephant"), 0, 2)
+    assert st.g[0, T.PHASE] == T.TWO and st.g[0, T.N_FD] == 0
+    assert st.board[0, st.cell(1, 1)] == 0                     # reopened
+    assert sorted(st.pile1[0, :st.g[0, T.N1]].tolist()) == sorted(
+        [C("1-Zebra"), C("2-Zebra"), C("4-Tiger")]) and st.g[0, T.N2] == 0
+    assert G.to_move(st)[0] == 1                                # play continues with the next
+    assert legal_at(st, C("6-Zebra"), 1, 1)
+    conserved(st)
+
+
+def test_phase_two_ends_when_every_hand_is_empty():
+    layout = {(0, 0): C("1-Elephant")}
+    st = G.arrange(R, 2, layout, [[C("3-Tiger")], [C("6-Zebra")]], phase=T.TWO)
+    play(st, C("3-Tiger"), 1, 1)        # a corner: nothing removed
+    assert G.to_move(st)[0] == 1
+    play(st, C("6-Zebra"), -1, -1)
+    assert G.to_move(st)[0] == -1 and st.g[0, T.CLEARED] == 0 and st.g[0, T.N_UP] == 3
+    # a player with no cards is skipped
+    st = G.arrange(R, 3, layout, [[C("3-Tiger")], [], [C("6-Zebra")]], phase=T.TWO)
+    play(st, C("3-Tiger"), 1, 1)
+    assert G.to_move(st)[0] == 2
+
+
+def test_phase_two_single_line_all_different_keeps_the_played_card():
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Lion")}
+    st = G.arrange(R, 2, layout, [[C("3-Monkey")], [C("6-Zebra")]], pile1=[C("4-Tiger")],
+                   phase=T.TWO)
+    assert play(st, C("3-Monkey"), 0, 2) == (2, 2)
+    assert st.g[0, T.N_UP] == 1 and st.board[0, st.cell(0, 2)] == C("3-Monkey") + 1
+    assert C("4-Tiger") in st.hand[0, 0].tolist()              # draw a card to end the turn
+    # a crossing of two all-different lines: all but the played card
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Lion"), (1, 2): C("4-Tiger"),
+              (2, 2): C("5-Zebra")}
+    st = G.arrange(R, 2, layout, [[C("3-Monkey")], [C("6-Zebra")]], phase=T.TWO)
+    assert play(st, C("3-Monkey"), 0, 2) == (4, 4)
+    assert st.g[0, T.N_UP] == 1
+
+
+# ---- The Playing Space: no borders -------------------------------------------------------------
+
+def test_a_diagonal_of_every_card_fits():
+    # the most spread-out layout there is: every card on one diagonal, touching by corners
+    deck = list(range(66))
+    layout = {(i, i): deck[i] for i in range(65)}
+    st = G.arrange(R, 2, layout, [[deck[65]], []], phase=T.TWO)
+    spots = {(c[2], c[3]) for c in cands(st)}
+    assert (65, 65) in spots and (-1, -1) in spots and (64, 63) in spots
+    assert st.S >= 2 * 66 + 3
+    play(st, deck[65], 65, 65)          # the farthest space there can ever be
+    assert st.g[0, T.ERR] == 0
+
+
+class Farthest:
+    """Always the candidate farthest down and right: stretches the layout as far as it goes."""
+    label = "farthest"
+
+    def reset(self, batch, n_players):
+        pass
+
+    def act(self, obs, legal, rng):
+        return np.argmax(np.where(obs.valid, obs.y + obs.x, -10**6), axis=1)
+
+
+def test_layout_stretched_to_the_limit_plays_out():
+    res = play_batch(G, R, 2, [Farthest()], np.zeros((8, 2), int), np.random.default_rng(1),
+                     log=True)
+    ev = res.state.ev
+    reach = max(int(ev[b, i, 3]) + int(ev[b, i, 4]) for b in range(8)
+                for i in range(res.state.g[b, T.NEV]) if ev[b, i, 0] == T.E_PLACE)
+    assert reach >= 60 and (res.state.g[:, T.ERR] == 0).all()
