@@ -86,8 +86,9 @@ def run(
     record["run"] = {"seconds": round(elapsed, 3), "games_played_now": played,
                      "games_per_second": round(played / elapsed, 1) if played else None}
     store.write_json(exp.output / "experiment.json", record)
-    out.print(f"done: {total:,} games per variant set in {exp.output}/chunks "
-              f"({played:,} played now in {elapsed:.1f} s)", highlight=False)
+    rate = f", {played / elapsed:,.0f} games/s" if played else ""
+    out.print(f"done: {len(exp.variants)} variant(s) x {exp.spec.games:,} games in {exp.output} "
+              f"({played:,} played now in {elapsed:.1f} s{rate})", highlight=False)
     if exp.spec.report:
         _report(exp.output, exp.spec.report, None)
 

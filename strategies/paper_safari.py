@@ -139,9 +139,9 @@ class ColumnMatcher(Strategy):
 class Closer(Strategy):
     name = "closer"
     game = "paper_safari"
-    summary = ("threshold replacer that turns up its last face-down card only when it expects "
-               "to win the round by `margin`, and rushes to finish (accepting worse cards up to "
-               "`rush`) when ahead")
+    summary = ("threshold replacer that turns up its last face-down card (ending the round) only "
+               "when its score with that card beats every opponent's expected score by `margin`; "
+               "when ahead, keeps any card that helps and pays up to `rush` to turn a card up")
 
     class Params(_Params):
         keep_below: float = Field(4.0, description="keep (or take from the discard) cards worth less than this")

@@ -303,8 +303,8 @@ def test_game_ends_when_the_draw_pile_cannot_fill_every_hand():
     small = dict(animals=["mouse", "lion"], animal_cards=[3, 2], wild_cards=[1],
                  count_one_cards=0, all_equal_cards=0, stop_cards=0)
     hands = [["mouse 1", "mouse 1", "mouse 2", "lion 1", "lion 2"],
-             ["mouse 1", "mouse 2", "mouse 2", "lion 1", "lion 1"]]
-    r, st = position(hands, top=["lion 2"], **small)
+             ["mouse 1", "mouse 2", "lion 1", "lion 1", "wild 1"]]
+    r, st = position(hands, top=["lion 2"], **small)     # kinds: mouse 0, lion 1
     assert st.comp.sum() == 11
     place(st, "mouse 2")
     claim(st, 1, MOUSE)
@@ -312,11 +312,11 @@ def test_game_ends_when_the_draw_pile_cannot_fill_every_hand():
     assert G.to_move(st)[0] == 1                          # one card refills P0's hand
     assert st.pp[0, 0, bz.HAND_N] == 5 and st.g[0, bz.POS] == 11
     place(st, "lion 1")
-    claim(st, 1, LION)
+    claim(st, 1, 1)
     act(st, bz.CONTINUE)
     assert not G.legal(st)[0, obs(st).draw_action]        # the draw pile is empty
     no_card(st)
-    claim(st, 2, LION)
+    claim(st, 2, 1)
     act(st, bz.DOUBT)                                     # 1 lion < 2: P0 takes the card
     assert G.to_move(st)[0] == -1                         # P1 cannot fill up: game over
     out = G.outcome(st)

@@ -257,9 +257,9 @@ def test_unplayable_when_only_cards_on_the_table_fit():
 
 
 def two_unplayable(**rules):
-    """3-Elephant on a row 1-E 2-E ... makes (0,3)? Build two unplayable spaces at once."""
+    """Lions' columns above and below a gap at (0,0)-(1,0); 6-Elephant at (1,1) makes (1,0) need
+    an elephant (row) and a lion (column); (0,0) needs both already."""
     r = G.make_rules(rules)
-    # column of lions over (0,-1)... simpler: two spaces each needing lion-and-elephant
     layout = {(-2, 0): C("1-Lion"), (-1, 0): C("2-Lion"), (0, 1): C("1-Elephant"),
               (0, 2): C("2-Elephant"), (2, 0): C("3-Lion"), (3, 0): C("4-Lion"),
               (1, 2): C("5-Elephant")}
@@ -271,23 +271,31 @@ def two_unplayable(**rules):
 
 def test_every_unplayable_space_is_claimed_one_by_one():
     r, st = two_unplayable()
-    # 6-Elephant at (1,1): column 1-E? no: (0,1) 1-E above -> column of elephants 1-E 6-E;
-    # row (1,2) 5-E -> 6-E 5-E. The spaces (0,0) [lions' column, elephants' row] and (1,0)
-    # [lions below 2-L? no]...
-    before = int(st.score[0, 0])
     listed, gained = play(st, C("6-Elephant"), 1, 1)
-    n = int(st.g[0, T.N_UNPL])
-    assert n >= 1
+    assert listed == 4
+    spaces = {tuple(map(int, st.xy(q))) for q in st.unpl[0, :st.g[0, T.N_UNPL]]}
+    assert spaces == {(0, 0), (1, 0)}
     claimed = 0
     while st.g[0, T.KIND] == T.KEEP:
         G.step(st, np.array([0]), np.random.default_rng(0))
         claimed += 1
         conserved(st)
-    assert claimed == n == st.g[0, T.N_FD] and int(st.score[0, 0]) - before == listed + n
+    assert claimed == 2 == st.g[0, T.N_FD] and int(st.score[0, 0]) == 4 + 2
+    assert st.g[0, T.N2] == 1                   # a card from the 2nd pile for each
+    # the rules field: at most one a turn
     r, st = two_unplayable(max_claims=1)
     play(st, C("6-Elephant"), 1, 1)
     G.step(st, np.array([0]), np.random.default_rng(0))
     assert st.g[0, T.KIND] == T.PLACE and st.g[0, T.N_FD] == 1
+    # no claim without a card in the 2nd pile
+    r = G.make_rules()
+    st = G.arrange(r, 2, {(k[0], k[1]): v for k, v in zip(
+        [(-2, 0), (-1, 0), (0, 1), (0, 2), (2, 0), (3, 0), (1, 2)],
+        cards("1-Lion", "2-Lion", "1-Elephant", "2-Elephant", "3-Lion", "4-Lion",
+              "5-Elephant"))}, [[C("6-Elephant")], [C("6-Monkey")]], pile1=[C("1-Zebra")] * 0
+        + [C("1-Zebra"), C("2-Zebra")], pile2=[])
+    play(st, C("6-Elephant"), 1, 1)
+    assert st.g[0, T.KIND] == T.PLACE and st.score[0, 0] == 4
 
 
 # ---- Ending the First Phase / the Second Phase -------------------------------------------------

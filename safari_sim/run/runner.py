@@ -18,6 +18,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from ..engine.play import IllegalActionError, play_batch
+from ..engine.protocol import rules_to_dict
 from ..games import get_game
 from . import store
 from .config import Experiment, ExperimentError
@@ -99,6 +100,9 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
     strats = build_strategies(task.game_id, task.strategies, task.base_dir)
     rng = np.random.default_rng(np.random.SeedSequence(task.seed, spawn_key=(task.variant_id, task.chunk)))
     names = [s["name"] for s in task.strategies]
+    meta = {"fingerprint": task.fingerprint, "game": task.game_id, "variant": task.variant,
+            "rules": rules_to_dict(task.rules), "strategies": task.strategies, "seed": task.seed,
+            "chunk": task.chunk}
     tables = []
     decisions = 0
     for start in range(0, task.n_games, task.batch):
@@ -112,7 +116,7 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
                            f"{first}..{first + n - 1}, seed {task.seed})") from None
         decisions += res.decisions
         tables.append(store.chunk_table(task.variant, task.variant_id, first, names, seating,
-                                        res.outcome, task.fingerprint))
+                                        res.outcome, meta))
     import pyarrow as pa
 
     store.write_chunk(Path(task.path), pa.concat_tables(tables, promote_options="permissive"))

@@ -41,7 +41,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str],
-                seating: np.ndarray, outcome: Any, fingerprint: str) -> pa.Table:
+                seating: np.ndarray, outcome: Any, metadata: dict[str, Any]) -> pa.Table:
     """Long form: row (g * P + s) is seat s of game g."""
     n, p = outcome.score.shape
     game = np.repeat(np.arange(first_game, first_game + n, dtype=np.int64), p)
@@ -66,7 +66,9 @@ def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str]
         arr = np.asarray(arr)
         cols[name] = np.repeat(arr, p) if arr.ndim == 1 else arr.reshape(-1)
     table = pa.table(cols)
-    return table.replace_schema_metadata({"safari_sim.experiment": fingerprint})
+    # what produced these rows travels with them (experiment.json has the whole story)
+    return table.replace_schema_metadata(
+        {f"safari_sim.{k}": json.dumps(v, default=str) for k, v in metadata.items()})
 
 
 def write_chunk(path: Path, table: pa.Table) -> None:
