@@ -21,6 +21,8 @@ from .base import Strategy
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    keep_below: float = Field(4.0, description=(
+        "keep (or take from the discard) cards worth less than this"))
     safari_worth: float = Field(1.0, description=(
         "what a Safari card is taken to be worth while planning (it copies a row neighbour at the "
         "end, so it is usually low)"))
@@ -51,7 +53,7 @@ class View:
         self.rows, self.cols = obs.rows, obs.cols
         # impatience: a round that drags on makes people keep worse cards and turn cards up
         self.urge = obs.round_turns / (obs.grid.shape[1] * params.patience)
-        self.keep_below = getattr(params, "keep_below", 0.0) + self.urge
+        self.keep_below = params.keep_below + self.urge
         # the card being weighed: the discard top while drawing, else the card in hand
         card = np.where(obs.kind == DRAW, obs.discard_top, obs.held)
         self.card_value = tv[np.maximum(card, 0)]
@@ -109,8 +111,7 @@ class ThresholdReplacer(Strategy):
     summary = ("keeps a drawn card worth less than `keep_below` and puts it where it saves the "
                "most; takes the discard on the same rule; throws the rest away")
 
-    class Params(_Params):
-        keep_below: float = Field(4.0, description="keep (or take from the discard) cards worth less than this")
+    Params = _Params
 
     def act(self, obs, legal, rng):
         view = View(obs, self.params)
@@ -144,7 +145,6 @@ class Closer(Strategy):
                "when ahead, keeps any card that helps and pays up to `rush` to turn a card up")
 
     class Params(_Params):
-        keep_below: float = Field(4.0, description="keep (or take from the discard) cards worth less than this")
         margin: float = Field(0.0, description=(
             "finish the round only when its expected score is at least this much below every "
             "opponent's"))

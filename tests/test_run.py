@@ -231,3 +231,32 @@ def test_trace_command():
     assert r.exit_code == 2 and "unknown strategy 'nope'" in r.output
     r = run_cli("trace", "duck_duck_bruce", "--strategies", "stop_at,random", "--rule", "rounds=1")
     assert r.exit_code == 0 and "after 1 round(s)" in r.output
+
+
+def test_bench_reports_each_measure():
+    from rich.console import Console
+
+    from safari_sim.bench import run_bench
+
+    rows = run_bench(Console(file=open("/dev/null", "w")), batch=64, seconds=0.05,
+                     only="duck_duck_bruce", workers=False)
+    assert [r["strategy"] for r in rows] == ["stop_at", "random"]
+    for r in rows:
+        assert r["games_per_s"] > 0 and r["decisions_per_s"] > r["games_per_s"]
+        assert r["play_over_deal"] > 1  # playing a game costs more than dealing it
+
+
+def test_pure_python_mode_plays_the_same_game():
+    """NUMBA_DISABLE_JIT=1 runs the kernels as plain Python (for debugging and coverage): the
+    game must come out exactly as compiled, since both draw from the same Mersenne Twister."""
+    import os
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "safari_sim.cli", "trace", "duck_duck_bruce", "--seed", "4",
+            "--strategies", "stop_at,card_counter,scoreboard", "--rule", "rounds=1"]
+    jit = subprocess.run(args, capture_output=True, text=True, check=True)
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    py = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
+    assert "Game over" in jit.stdout
+    assert py.stdout == jit.stdout

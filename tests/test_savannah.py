@@ -292,8 +292,8 @@ def test_every_unplayable_space_is_claimed_one_by_one():
     st = G.arrange(r, 2, {(k[0], k[1]): v for k, v in zip(
         [(-2, 0), (-1, 0), (0, 1), (0, 2), (2, 0), (3, 0), (1, 2)],
         cards("1-Lion", "2-Lion", "1-Elephant", "2-Elephant", "3-Lion", "4-Lion",
-              "5-Elephant"))}, [[C("6-Elephant")], [C("6-Monkey")]], pile1=[C("1-Zebra")] * 0
-        + [C("1-Zebra"), C("2-Zebra")], pile2=[])
+              "5-Elephant"))}, [[C("6-Elephant")], [C("6-Monkey")]],
+        pile1=[C("1-Zebra"), C("2-Zebra")], pile2=[])
     play(st, C("6-Elephant"), 1, 1)
     assert st.g[0, T.KIND] == T.PLACE and st.score[0, 0] == 4
 
@@ -375,3 +375,295 @@ def test_layout_stretched_to_the_limit_plays_out():
     reach = max(int(ev[b, i, 3]) + int(ev[b, i, 4]) for b in range(8)
                 for i in range(res.state.g[b, T.NEV]) if ev[b, i, 0] == T.E_PLACE)
     assert reach >= 60 and (res.state.g[:, T.ERR] == 0).all()
+
+
+# ---- An independent reading of the rules, to check whole games against -----------------------
+
+ANIMAL_NAMES = ["Elephant", "Lion", "Monkey", "Tiger", "Zebra", "Explorer"]
+COPIES = {(a, n): (1 if a == "Explorer" else 2) for a in ANIMAL_NAMES for n in range(1, 7)}
+
+
+def kind(c):
+    """(animal, number) of card c, read from its printed name."""
+    n, a = card_name(c).split("-")
+    return a, int(n)
+
+
+def line_rule(line):
+    """(obeys A, B or C, matches in a feature) for a list of (animal, number)."""
+    an = {a for a, _ in line}
+    nn = {n for _, n in line}
+    a_ = len(an) == 1 and len(nn) == len(line)
+    b_ = len(nn) == 1 and len(an) == len(line)
+    c_ = len(an) == len(line) and len(nn) == len(line)
+    return a_ or b_ or c_, a_ or b_
+
+
+def runs(board, y, x, card=None):
+    """The row and the column through (y, x) (with ``card`` there if given), as lists of spaces."""
+    out = []
+    for dy, dx in ((0, 1), (1, 0)):
+        line = [(y, x)]
+        for s in (-1, 1):
+            k = 1
+            while (y + s * k * dy, x + s * k * dx) in board:
+                line.append((y + s * k * dy, x + s * k * dx))
+                k += 1
+        out.append(line)
+    return out
+
+
+def fits(board, y, x, kd):
+    look = lambda sp: kd if sp == (y, x) else kind(board[sp])  # noqa: E731
+    for line in runs(board, y, x):
+        if len(line) > 1 and not line_rule([look(sp) for sp in line])[0]:
+            return False
+    return True
+
+
+def touching(board, y, x):
+    return [(y + dy, x + dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
+            if (dy or dx) and (y + dy, x + dx) in board]
+
+
+def open_spaces(board, blocked):
+    return {(y + dy, x + dx) for (y, x) in board for dy in (-1, 0, 1) for dx in (-1, 0, 1)
+            if (y + dy, x + dx) not in board and (y + dy, x + dx) not in blocked}
+
+
+def unplayable(board, blocked):
+    up = {}
+    for c in board.values():
+        up[kind(c)] = up.get(kind(c), 0) + 1
+    return {sp for sp in open_spaces(board, blocked)
+            if not any(fits(board, *sp, kd) for kd, n in COPIES.items() if up.get(kd, 0) < n)}
+
+
+def legal_placements(board, blocked, hand, n_placed, n_players):
+    """Every (card, space) the rules allow (the engine's list must be exactly this)."""
+    if not board:
+        return {(c, "first") for c in hand}
+    out = set()
+    for y, x in open_spaces(board, blocked):
+        t = touching(board, y, x)
+        if n_placed < n_players:      # the opening: one card, on one corner
+            if len(t) == 1 and t[0][0] != y and t[0][1] != x:
+                out |= {(c, (y, x)) for c in hand}
+            continue
+        out |= {(c, (y, x)) for c in hand if fits(board, y, x, kind(c))}
+    return out
+
+
+def replay(ev, n_players, n2):
+    """Re-play game's event log with the reading above; returns the recounted scores. Checks
+    every placement is legal, scores as the text says, and every unplayable space (while the 2nd
+    pile has cards) is found."""
+    board, blocked = {}, set()
+    score = [0] * n_players
+    placed, phase, due = 0, 1, set()
+    for t, seat, a, b_, c, d, e in ev:
+        if t == T.E_PLACE:
+            if due:   # the previous player left unplayable spaces unclaimed with cards to spare
+                raise AssertionError(f"unclaimed unplayable spaces {due}")
+            y, x, card = int(b_), int(c), int(a)
+            assert (y, x) not in board and (y, x) not in blocked
+            if placed == 0:
+                pass
+            elif placed < n_players:
+                tt = touching(board, y, x)
+                assert len(tt) == 1 and tt[0][0] != y and tt[0][1] != x, "opening: one corner"
+            else:
+                assert touching(board, y, x), "must touch a card"
+            board[(y, x)] = card
+            lines = [ln for ln in runs(board, y, x) if len(ln) > 1]
+            rules = [line_rule([kind(board[sp]) for sp in ln]) for ln in lines]
+            assert all(ok for ok, _ in rules), "every line obeys A, B or C"
+            if placed < n_players:
+                pts = 0
+            elif phase == 1:
+                pts = sum(len(ln) if m else len(ln) - 1 for ln, (_, m) in zip(lines, rules))
+            else:
+                gone = set()
+                for ln in lines:
+                    gone |= set(ln)
+                if lines and not any(m for _, m in rules):
+                    gone.discard((y, x))
+                for sp in gone:
+                    del board[sp]
+                pts = len(gone)
+                assert pts == e
+            assert pts == d, (pts, d)
+            score[seat] += pts
+            placed += 1
+            if phase == 1 and placed > n_players:
+                found = unplayable(board, blocked)
+                due = found if len(found) <= n2 else set()
+        elif t == T.E_CLAIM:
+            y, x = int(a), int(b_)
+            assert phase == 1 and (y, x) in unplayable(board, blocked)
+            due.discard((y, x))
+            blocked.add((y, x))
+            n2 -= 1
+            score[seat] += e
+        elif t == T.E_PHASE2:
+            assert not due
+            blocked.clear()
+            phase = 2
+    return score
+
+
+def engine_placements(st, b):
+    o = G.observe(st, np.array([b]))
+    out = set()
+    for j in range(int(o.n_cand[0])):
+        sp = (int(o.y[0, j]), int(o.x[0, j]))
+        out.add((int(o.card[0, j]), "first" if st.g[b, T.N_UP] == 0 else sp))
+    return out
+
+
+def public_board(st, b):
+    o = G.observe(st, np.array([b]))
+    tab = o.table[0]
+    c = st.S // 2
+    ys, xs = np.nonzero(tab >= 0)
+    board = {(int(y) - c, int(x) - c): int(tab[y, x]) for y, x in zip(ys, xs)}
+    ys, xs = np.nonzero(tab == -2)
+    return board, {(int(y) - c, int(x) - c) for y, x in zip(ys, xs)}
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_random_games_every_step(players):
+    """Cards conserved after every step; the candidate list is exactly the legal placements (none
+    left out, none added); every game ends."""
+    B = 12
+    rng = np.random.default_rng(players)
+    st = G.init(R, players, B, rng)
+    rand = get_strategy("savannah", "random")()
+    for _ in range(400):
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            break
+        for b in live:
+            conserved(st, b)
+            if st.g[b, T.KIND] == T.PLACE:
+                board, blocked = public_board(st, b)
+                hand = st.hand[b, mv[b], :st.hand_n[b, mv[b]]].tolist()
+                want = legal_placements(board, blocked, hand, int(st.g[b, T.TURNS]), players)
+                assert engine_placements(st, b) == want
+        legal = G.legal(st)
+        assert (legal.sum(axis=1)[live] == st.g[live, T.N_CAND]).all()
+        a = np.zeros(B, np.int64)
+        a[live] = rand.act(G.observe(st, live), legal[live], rng)
+        G.step(st, a, rng)
+    assert (G.to_move(st) == -1).all(), "every game ends"
+    for b in range(B):
+        conserved(st, b)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("who", ["random", "greedy", "cautious", "space_maker"])
+def test_scores_recount_from_the_history(players, who):
+    B = 24
+    strat = get_strategy("savannah", who)()
+    res = play_batch(G, R, players, [strat], np.zeros((B, players), int),
+                     np.random.default_rng(7), log=True)
+    st = res.state
+    assert (G.to_move(st) == -1).all()
+    n2 = R.pile_sizes(players)[1]
+    for b in range(B):
+        ev = st.ev[b, :st.g[b, T.NEV]]
+        assert replay(ev, players, n2) == st.score[b].tolist()
+        assert ev[-1, 0] == T.E_END
+        conserved(st, b)
+    out = G.outcome(st)
+    assert (out.score == st.score).all() and np.allclose(out.win.sum(axis=1), 1)
+    assert (out.stats["laps"] == st.score // 20).all()
+    assert "P0 (dealer) opens with" in G.describe(st, 0)
+
+
+def test_hidden_information_is_absent():
+    """Two games that differ only in what the player to move cannot see (the other hand, the
+    piles' order, the face-down cards) give equal observations."""
+    rng = np.random.default_rng(11)
+    strat = get_strategy("savannah", "greedy")()
+    st = G.init(R, 2, 1, rng)
+    # play until a face-down card lies on the table
+    for _ in range(200):
+        if st.g[0, T.N_FD] > 0 and st.g[0, T.KIND] == T.PLACE and st.g[0, T.PHASE] == T.ONE:
+            break
+        o = G.observe(st, np.array([0]))
+        G.step(st, strat.act(o, G.legal(st)[[0]], rng), rng)
+    assert st.g[0, T.N_FD] > 0
+    import copy
+    st2 = copy.deepcopy(st)
+    me = int(st.g[0, T.CUR])
+    other = 1 - me
+    # swap a face-down card, a card of the other hand and the top cards of both piles around
+    fd = int(st2.fd_card[0, 0])
+    oh = int(st2.hand[0, other, 0])
+    p1 = int(st2.pile1[0, st2.g[0, T.N1] - 1])
+    p2 = int(st2.pile2[0, st2.g[0, T.N2] - 1])
+    st2.fd_card[0, 0], st2.hand[0, other, 0] = oh, p1
+    st2.pile1[0, st2.g[0, T.N1] - 1], st2.pile2[0, st2.g[0, T.N2] - 1] = p2, fd
+    conserved(st2)
+    a, b = G.observe(st, np.array([0])), G.observe(st2, np.array([0]))
+    for name in ("seat", "kind", "phase", "n_cand", "points", "pile1", "pile2", "blocked",
+                 "slot", "card", "y", "x", "hand", "score", "hand_size", "table", "unseen"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert not np.array_equal(st.fd_card, st2.fd_card)
+
+
+def test_same_seed_same_games():
+    outs = [play_batch(G, R, 3, [get_strategy("savannah", "random")()], np.zeros((16, 3), int),
+                       np.random.default_rng(5)).outcome.score for _ in range(2)]
+    assert np.array_equal(*outs)
+
+
+def test_rules_checks():
+    with pytest.raises(RulesError):
+        G.make_rules({"hand_size": 0})
+    with pytest.raises(RulesError):
+        G.check(G.make_rules({"hand_size": 30}), 3)
+    with pytest.raises(RulesError):
+        G.check(G.make_rules({"first_pile": 60}), 2)
+    with pytest.raises(RulesError):
+        G.check(R, 4)
+    r = G.make_rules({"explorer_cards": False})
+    st = G.init(r, 2, 4, np.random.default_rng(0))
+    assert st.rules.n_cards == 60 and (st.hand < 60).all()
+    res = play_batch(G, r, 2, [get_strategy("savannah", "greedy")()], np.zeros((8, 2), int),
+                     np.random.default_rng(1))
+    assert (G.to_move(res.state) == -1).all()
+
+
+def test_scoring_fields_change_the_points():
+    r = G.make_rules({"line_point": 2, "all_different_less": 0, "claim_point": 3})
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Lion")}
+    st = G.arrange(r, 2, layout, [[C("3-Monkey")], [C("6-Zebra")]], pile1=[C("4-Tiger")],
+                   pile2=[])
+    assert play(st, C("3-Monkey"), 0, 2) == (6, 6)
+
+
+def test_strategies_prefer_what_they_say():
+    # greedy takes the 4-point play; cautious declines to leave the 6-space next to its line open
+    st = example_b()
+    o = G.observe(st, np.array([0]))
+    g = get_strategy("savannah", "greedy")().act(o, G.legal(st)[[0]], np.random.default_rng(0))
+    assert o.points[0, g[0]] == o.points[0, :o.n_cand[0]].max() == 4
+    from safari_sim.games.savannah import lookahead
+    th = lookahead.threat(o)
+    assert th.shape == o.points.shape and th[0, :o.n_cand[0]].max() > 0
+    sm = lookahead.new_unplayable(o)
+    assert sm[0, :o.n_cand[0]].min() >= 0
+    # Amy's 6-Lion at (0,0) in example B makes (1,0) unplayable: the space maker sees it
+    st = example_b()
+    for card, y, x in ((C("3-Elephant"), 1, 1), (C("2-Zebra"), 3, 5),
+                       (C("2-Elephant", True), 2, 1), (C("2-Monkey"), 0, 2)):
+        play(st, card, y, x)
+    st.g[0, T.CUR] = 2
+    G.relist(st)
+    o = G.observe(st, np.array([0]))
+    j = [k for k in range(o.n_cand[0]) if o.card[0, k] == C("6-Lion") and (o.y[0, k], o.x[0, k])
+         == (0, 0)][0]
+    assert lookahead.new_unplayable(o)[0, j] == 1

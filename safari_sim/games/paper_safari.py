@@ -210,14 +210,6 @@ def _all_up(b, p, up, nslots):
 
 
 @njit(cache=True)
-def _any_face_down(b, p, up, nslots):
-    for k in range(nslots):
-        if not up[b, p, k]:
-            return True
-    return False
-
-
-@njit(cache=True)
 def _place(b, p, k, card, grid, up, known):
     """Put ``card`` face up in slot k of player p; returns the card it displaces."""
     old = grid[b, p, k]
@@ -499,7 +491,7 @@ def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, ev, par
             g[b, PEEKED] = 0
             _log(ev, g, b, E_DRAW, p, card, g[b, FROM_DECK], 0, 0)
             # Elephant: its drawer may look at a face-down card of their own (if any is left)
-            if card == params[P_ELEPHANT] and _any_face_down(b, p, up, nslots):
+            if card == params[P_ELEPHANT] and not _all_up(b, p, up, nslots):
                 g[b, PHASE] = PEEK
             else:
                 g[b, PHASE] = PLACE

@@ -23,7 +23,7 @@ from ..games import get_game
 from . import store
 from .config import Experiment, ExperimentError
 
-CHUNK_TARGET = 32768  # games per chunk unless the file says otherwise: files of a few MB
+CHUNK_TARGET = 16384  # games per chunk unless the file says otherwise: files of a few hundred kB
 
 
 class RunError(RuntimeError):
