@@ -13,7 +13,6 @@ from functools import lru_cache
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from scipy.special import ndtr
 
 from safari_sim.games.bluff_in_zoo import (ALL_EQUAL, ANIMAL, CLAIM, CONTINUE, COUNT_ONE, DOUBT,
                                            HAND0, RESPOND, SOURCE, STOP, WILD, Obs)
@@ -77,12 +76,19 @@ def moments(obs: Obs, x: np.ndarray, power: int) -> np.ndarray:
     if table is None:
         nt = len(obs.t_cls)
         table = _TABLES[key] = _moments(obs, np.eye(nt), power).reshape(nt, -1)
-    out = np.empty((x.shape[0], table.shape[1]))
+    table = table.astype(x.dtype, copy=False)
+    out = np.empty((x.shape[0], table.shape[1]), x.dtype)
     # In slices of 512 rows: a bigger product makes OpenBLAS start threads, which costs far more
     # than it saves on a 20-column matrix (and fights the runner's worker processes).
     for i in range(0, x.shape[0], 512):
         np.matmul(x[i:i + 512], table, out=out[i:i + 512])
     return out.reshape(x.shape[0], 4, obs.n_kinds)
+
+
+def normal_cdf(z: np.ndarray) -> np.ndarray:
+    """Phi(z) to within 3e-4 (the tanh form), in float32: twenty times faster than scipy's ndtr
+    and exact enough for a player's estimate."""
+    return 0.5 + 0.5 * np.tanh(np.float32(0.7978846) * (z + np.float32(0.044715) * z * z * z))
 
 
 class PileModel:
@@ -91,38 +97,47 @@ class PileModel:
     by a normal law in each of the four action-card states, mixed by their chances."""
 
     def __init__(self, obs: Obs):
-        n_unk = (obs.pile_n - obs.my_pile.sum(axis=1)).astype(np.float64)
-        unseen = obs.unseen.astype(np.float64)
-        q = unseen / np.maximum(unseen.sum(axis=1, keepdims=True), 1.0)
+        f4 = np.float32
+        n_unk = (obs.pile_n - obs.my_pile.sum(axis=1)).astype(f4)
+        unseen = obs.unseen.astype(f4)
+        q = unseen / np.maximum(unseen.sum(axis=1, keepdims=True), f4(1))
 
         def present(t):  # chance that a card of type t is in the pile
-            return np.where(obs.my_pile[:, t] > 0, 1.0, 1.0 - (1.0 - q[:, t]) ** n_unk)
+            return np.where(obs.my_pile[:, t] > 0, f4(1), 1 - (1 - q[:, t]) ** n_unk)
 
         p_one = present(_type_of(obs, COUNT_ONE))
         p_eq = present(_type_of(obs, ALL_EQUAL))
         s = _type_of(obs, STOP)
-        odd_unk = (1.0 - (1.0 - 2.0 * q[:, s]) ** n_unk) / 2.0
+        odd_unk = (1 - (1 - 2 * q[:, s]) ** n_unk) / 2
         # an odd number of stop cards cancels the action cards
-        p_even = np.where(obs.my_pile[:, s] % 2 == 1, odd_unk, 1.0 - odd_unk)
-        w = np.empty((len(n_unk), 4))
+        p_even = np.where(obs.my_pile[:, s] % 2 == 1, odd_unk, 1 - odd_unk)
+        w = np.empty((len(n_unk), 4), f4)
         w[:, 3] = p_one * p_eq * p_even
         w[:, 2] = p_one * (1 - p_eq) * p_even
         w[:, 1] = (1 - p_one) * p_eq * p_even
-        w[:, 0] = 1.0 - w[:, 1:].sum(axis=1)
+        w[:, 0] = 1 - w[:, 1:].sum(axis=1)
         mu = moments(obs, q, 1)                            # per unknown card
         var = moments(obs, q, 2) - mu * mu
-        self.weights = w[:, :, None]
-        self.mean = moments(obs, obs.my_pile.astype(np.float64), 1) + n_unk[:, None, None] * mu
-        self.sd = np.sqrt(np.maximum(n_unk[:, None, None] * var, 1e-12))
+        mean = moments(obs, obs.my_pile.astype(f4), 1) + n_unk[:, None, None] * mu
+        self.weights = w
+        # odds() needs z = (mean + extra + 0.5 - count) / sd
+        self.inv_sd = 1 / np.sqrt(np.maximum(n_unk[:, None, None] * var, f4(1e-6)))
+        self.z0 = (mean + f4(0.5)) * self.inv_sd
 
     def odds(self, count: np.ndarray, extra: np.ndarray | float = 0.0) -> np.ndarray:
         """float[n, K]: chance that the pile holds at least ``count[:, k]`` animals of kind k,
         believing in ``extra[:, k]`` more animals than the cards say."""
-        c = np.asarray(count, np.float64)[:, None, :]
-        e = np.asarray(extra, np.float64)
-        if e.ndim == 2:
-            e = e[:, None, :]
-        p = ndtr((self.mean + e + 0.5 - c) / self.sd)
+        d = np.asarray(extra, np.float32) - np.asarray(count, np.float32)
+        p = normal_cdf(self.z0 + d[:, None, :] * self.inv_sd)
+        return np.einsum("ns,nsk->nk", self.weights, p)
+
+    def odds_of(self, kind: np.ndarray, count: np.ndarray, extra: np.ndarray | float = 0.0
+                ) -> np.ndarray:
+        """float[n]: ``odds`` for one kind per row."""
+        rows = np.arange(len(kind))
+        inv = self.inv_sd[rows, :, kind]
+        d = np.asarray(extra, np.float32) - np.asarray(count, np.float32)
+        p = normal_cdf(self.z0[rows, :, kind] + d[:, None] * inv)
         return (self.weights * p).sum(axis=1)
 
 
@@ -136,19 +151,22 @@ def current_claim_odds(obs: Obs, model: PileModel, trust: float = 0.0) -> np.nda
     claimant with that many animals of its claimed kind per card it put on the pile."""
     rows = np.arange(len(obs.game))
     kind = np.maximum(obs.claim_k, 0).astype(np.int64)
-    count = np.zeros((len(rows), obs.n_kinds))
-    count[rows, kind] = obs.claim_n
-    extra = np.zeros_like(count)
     who = np.maximum(obs.claimant, 0).astype(np.int64)
-    extra[rows, kind] = trust * obs.pile_by[rows, who] * (obs.claimant > 0)
-    p = model.odds(count, extra)[rows, kind]
+    extra = trust * obs.pile_by[rows, who] * (obs.claimant > 0)
+    p = model.odds_of(kind, obs.claim_n, extra)
     return np.where(obs.claim_n > 0, p, 1.0)
 
 
 def best_hand_support(obs: Obs) -> np.ndarray:
-    """float[n, K]: the most animals of each kind one hand card shows (what placing it adds)."""
-    f = face_value(obs)                                   # [K, T]
-    return np.where(obs.hand[:, None, :] > 0, f[None], 0.0).max(axis=2)
+    """float[n, K]: the most animals of each kind one hand card shows (what placing it adds:
+    its own kind's animals, or a wild card's)."""
+    k = obs.n_kinds
+    nv = int((obs.t_cls == ANIMAL).sum()) // k
+    animal = obs.hand[:, :k * nv].reshape(-1, k, nv) > 0
+    best = (animal * obs.t_val[:nv]).max(axis=2)
+    wild = obs.t_cls == WILD
+    best_wild = ((obs.hand[:, wild] > 0) * obs.t_val[wild]).max(axis=1, initial=0)
+    return np.maximum(best, best_wild[:, None])
 
 
 def safest_raise(obs: Obs, model: PileModel, extra: np.ndarray | float = 0.0

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from safari_sim.games.paper_safari import DECK, DISCARD, DRAW, NO_PEEK, PEEK, PLACE, SLOT0, TAKE, Obs
+from safari_sim.games.paper_safari import (DECK, DISCARD, DRAW, NO_PEEK, PEEK, PLACE, SLOT0, TAKE,
+                                          Obs)
 
 from .base import Strategy
 
@@ -33,7 +34,7 @@ class _Params(BaseModel):
 
 class View:
     """The player's own grid as numbers: values (unseen cards at the average unseen value), which
-    slots are known, and each slot's column partner (the other row; rows = 2 in the printed game)."""
+    slots are known, and each slot's column partner (the other row; 2 rows in the printed game)."""
 
     def __init__(self, obs: Obs, params: _Params):
         tv = obs.card_value.astype(np.float64)
@@ -126,7 +127,8 @@ class ColumnMatcher(Strategy):
                "column (worth `match_bonus` extra), else plays like the threshold replacer")
 
     class Params(_Params):
-        keep_below: float = Field(3.0, description="keep cards worth less than this even without a match")
+        keep_below: float = Field(3.0, description=(
+            "keep cards worth less than this even without a match"))
         match_bonus: float = Field(3.0, ge=0, description=(
             "extra points a placement that makes an equal column is worth, beyond what it saves"))
 
@@ -134,7 +136,8 @@ class ColumnMatcher(Strategy):
         view = View(obs, self.params)
         d, match = view.delta(view.card_value)
         score = d - self.params.match_bonus * match
-        return decide(obs, legal, view, score, (view.card_value < view.keep_below) | match.any(axis=1))
+        want = (view.card_value < view.keep_below) | match.any(axis=1)
+        return decide(obs, legal, view, score, want)
 
 
 class Closer(Strategy):

@@ -3,6 +3,8 @@ over many random games."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -348,9 +350,13 @@ def test_observation_hides_the_draw_pile():
     act(a, ddb.DRAW)
     act(b, ddb.DRAW)
     oa, ob = G.observe(a, np.array([0])), G.observe(b, np.array([0]))
-    for name, value in vars(oa).items():
-        assert np.array_equal(np.asarray(value), np.asarray(getattr(ob, name))), name
+    fields = [f.name for f in dataclasses.fields(oa) if f.name != "_public"]
+    for name in fields + ["unseen", "row_suits"]:
+        assert np.array_equal(np.asarray(getattr(oa, name)), np.asarray(getattr(ob, name))), name
+    assert np.array_equal(oa.nest_best(), ob.nest_best())
     assert not np.array_equal(a.deck, b.deck)
+    # the observation's public zones never include the draw pile
+    assert not any(x is a.deck for x in oa._public)
 
 
 def test_observation_counts_unseen_cards_and_bust_chance():
@@ -361,6 +367,9 @@ def test_observation_counts_unseen_cards_and_bust_chance():
     assert o.unseen[0, RED] == 5 and o.unseen[0, BLUE] == 5 and o.unseen[0, GREEN] == 6
     assert o.unseen_bruce[0] == 6 and o.deck_left[0] == 64
     assert o.bust_chance()[0] == pytest.approx((5 + 5 + 6) / 64)
+    assert o.row_suits[0].tolist() == [True, False, False, False, True] + [False] * 5
+    nb = o.nest_best()
+    assert nb.shape == (1, 3, 10) and nb.sum() == 0
 
 
 # ---- Properties over many random games ---------------------------------------------------------

@@ -43,7 +43,8 @@ def position(grids, up=None, players=None, log=True, **kw):
 
 
 def act(st, action, seed=0):
-    assert G.legal(st)[0, action], f"{G.action_name(st.rules, st.n_players, action)} should be legal"
+    name = G.action_name(st.rules, st.n_players, action)
+    assert G.legal(st)[0, action], f"{name} should be legal"
     G.step(st, np.array([action]), np.random.default_rng(seed))
 
 

@@ -646,14 +646,22 @@ def test_scoring_fields_change_the_points():
 
 
 def test_strategies_prefer_what_they_say():
-    # greedy takes the 4-point play; cautious declines to leave the 6-space next to its line open
+    # greedy takes a best-scoring play; cautious weighs what the play opens for the next player
     st = example_b()
     o = G.observe(st, np.array([0]))
-    g = get_strategy("savannah", "greedy")().act(o, G.legal(st)[[0]], np.random.default_rng(0))
-    assert o.points[0, g[0]] == o.points[0, :o.n_cand[0]].max() == 4
+    lg = G.legal(st)[[0]]
+    g = get_strategy("savannah", "greedy")().act(o, lg, np.random.default_rng(0))
+    assert o.points[0, g[0]] == o.points[0, :o.n_cand[0]].max() == 6
     from safari_sim.games.savannah import lookahead
     th = lookahead.threat(o)
     assert th.shape == o.points.shape and th[0, :o.n_cand[0]].max() > 0
+    k = get_strategy("savannah", "cautious")(caution=10.0).act(o, lg, np.random.default_rng(0))
+    value = o.points[0] - 10.0 * th[0]
+    assert value[k[0]] == value[:o.n_cand[0]].max()
+    # e.g. Debra's 3-Elephant at (1,1) scores 4 but opens a 3-elephant row and column
+    j = [i for i in range(o.n_cand[0]) if o.card[0, i] == C("3-Elephant")
+         and (o.y[0, i], o.x[0, i]) == (1, 1)][0]
+    assert th[0, j] >= 3
     sm = lookahead.new_unplayable(o)
     assert sm[0, :o.n_cand[0]].min() >= 0
     # Amy's 6-Lion at (0,0) in example B makes (1,0) unplayable: the space maker sees it

@@ -16,6 +16,7 @@ never the draw pile itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -396,12 +397,12 @@ def _observe(games, g, pp, row, best, seen, card_suit, card_value, suit_total, p
     n = games.shape[0]
     nplayers = params[P_PLAYERS]
     nsuits = params[P_SUITS]
+    nbruce = params[P_CARDS] - _n_ducks(suit_total, nsuits)
     kind = np.empty(n, np.int8)
     seat = np.empty(n, np.int8)
     row_len = np.empty(n, np.int16)
     row_gain = np.empty(n, np.int16)
-    row_suits = np.zeros((n, nsuits), np.bool_)
-    unseen = np.empty((n, nsuits), np.int16)
+    bust_cards = np.empty(n, np.int16)
     unseen_bruce = np.empty(n, np.int16)
     deck_left = np.empty(n, np.int16)
     nest_size = np.empty((n, nplayers), np.int16)
@@ -416,32 +417,37 @@ def _observe(games, g, pp, row, best, seen, card_suit, card_value, suit_total, p
         rnd[i] = g[b, ROUND]
         rl = g[b, ROW_LEN]
         row_len[i] = rl
+        ub = nbruce - seen[b, nsuits]
+        unseen_bruce[i] = ub
         gain = 0
+        bust = ub
         for j in range(rl):
             c = row[b, j]
             s = card_suit[c]
-            row_suits[i, s] = True
+            bust += suit_total[s] - seen[b, s]
             v = card_value[c] - best[b, p, s]
             if v > 0:
                 gain += v
         row_gain[i] = gain
-        for s in range(nsuits):
-            unseen[i, s] = suit_total[s] - seen[b, s]
-        unseen_bruce[i] = (params[P_CARDS] - _n_ducks(suit_total, nsuits)) - seen[b, nsuits]
+        bust_cards[i] = bust
         deck_left[i] = params[P_CARDS] - g[b, POS]
         for o in range(nplayers):
             q = (p + o) % nplayers
             nest_size[i, o] = pp[b, q, NEST_LEN]
             total[i, o] = pp[b, q, TOTAL]
             round_pts[i, o] = pp[b, q, ROUND_PTS]
-    return (seat, kind, rnd, row_len, row_gain, row_suits, unseen, unseen_bruce, deck_left,
+    return (seat, kind, rnd, row_len, row_gain, bust_cards, unseen_bruce, deck_left,
             nest_size, round_pts, total)
 
 
 @dataclass
 class Obs(Observation):
     """What the player to move knows. Per-player arrays are rotated: index 0 is this player,
-    index o the player o seats to the left (the steal action names the same offsets)."""
+    index o the player o seats to the left (the steal action names the same offsets).
+
+    The fields are built for every decision; ``unseen``, ``row_suits`` and ``nest_best`` are
+    worked out on first use from the public zones (rows, nests, revealed counts), since most
+    strategies never need them."""
 
     game: np.ndarray         # int[n] batch index (for strategies that keep memory)
     seat: np.ndarray         # int8[n] this player's seat (0 = the game's first player)
@@ -449,8 +455,8 @@ class Obs(Observation):
     round: np.ndarray        # int16[n] rounds finished
     row_len: np.ndarray      # int16[n] cards in the row
     row_gain: np.ndarray     # int16[n] points banking the row now would add to this player's nest
-    row_suits: np.ndarray    # bool[n, S] suits in the row (a duck of one of these is a double)
-    unseen: np.ndarray       # int16[n, S] ducks of each suit not yet revealed this round
+    bust_cards: np.ndarray   # int16[n] unseen cards that would end the turn badly: ducks of the
+                             #   row's suits and Bruces
     unseen_bruce: np.ndarray  # int16[n] Bruce cards not yet revealed this round
     deck_left: np.ndarray    # int16[n] cards in the draw pile
     nest_size: np.ndarray    # int16[n, P]
@@ -460,21 +466,38 @@ class Obs(Observation):
     max_steal: int
     target_score: int
     rounds: int | None       # the round limit if the game has one
-    _best: np.ndarray        # int16[B, P, S] every nest's best card per suit: public knowledge
+    _public: tuple           # whole-batch arrays of public zones only: g, row, seen, best,
+                             #   card_suit, suit_total (never the draw pile)
 
-    shared = ("die", "_best")
-
-    def nest_best(self) -> np.ndarray:
-        """int16[n, P, S]: highest value of each suit in each nest, rotated like the others
-        (computed on demand: most strategies never look)."""
-        p = self._best.shape[1]
-        seats = (self.seat[:, None].astype(np.int64) + np.arange(p)[None, :]) % p
-        return self._best[self.game[:, None], seats]
+    shared = ("die", "_public")
 
     def bust_chance(self) -> np.ndarray:
         """Chance that the next card ends the turn badly (a Bruce or a suit already in the row)."""
-        bad = (self.unseen * self.row_suits).sum(axis=1) + self.unseen_bruce
-        return bad / np.maximum(self.deck_left, 1)
+        return self.bust_cards / np.maximum(self.deck_left, 1)
+
+    @cached_property
+    def unseen(self) -> np.ndarray:
+        """int16[n, S]: ducks of each suit not yet revealed this round."""
+        _, _, seen, _, _, suit_total = self._public
+        return suit_total[None, :] - seen[self.game, :len(suit_total)]
+
+    @cached_property
+    def row_suits(self) -> np.ndarray:
+        """bool[n, S]: suits in the row (a duck of one of these is a double duck)."""
+        _, row, _, _, card_suit, suit_total = self._public
+        out = np.zeros((len(self.game), len(suit_total)), bool)
+        width = int(self.row_len.max(initial=0))
+        if width:
+            r, j = np.nonzero(np.arange(width)[None, :] < self.row_len[:, None])
+            out[r, card_suit[row[self.game[r], j]]] = True
+        return out
+
+    def nest_best(self) -> np.ndarray:
+        """int16[n, P, S]: highest value of each suit in each nest, rotated like the others."""
+        best = self._public[3]
+        p = best.shape[1]
+        seats = (self.seat[:, None].astype(np.int64) + np.arange(p)[None, :]) % p
+        return best[self.game[:, None], seats]
 
     def steal_action(self, offset: np.ndarray, k: np.ndarray) -> np.ndarray:
         """Action index for stealing ``k`` cards from the player ``offset`` seats to the left."""
@@ -555,7 +578,9 @@ class DuckDuckBruce(Game):
                           state.card_suit, state.card_value, state.suit_total, state.params)
         r = state.rules
         return Obs(games, *arrays, die=state.die, max_steal=r.max_steal,
-                   target_score=r.target_score, rounds=r.rounds, _best=state.best)
+                   target_score=r.target_score, rounds=r.rounds,
+                   _public=(state.g, state.row, state.seen, state.best, state.card_suit,
+                            state.suit_total))
 
     def step(self, state: State, actions: np.ndarray, rng: np.random.Generator) -> None:
         reseed(rng)

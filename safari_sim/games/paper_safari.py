@@ -41,7 +41,8 @@ class Rules:
     safari_cards: int = rule(2, "number of Safari cards (worth a row neighbour's value at the end)")
     rows: int = rule(2, "rows of each player's grid")
     cols: int = rule(3, "columns of each player's grid")
-    initial_face_up: int = rule(1, "cards each player chooses to turn face up at the start of a round")
+    initial_face_up: int = rule(
+        1, "cards each player chooses to turn face up at the start of a round")
     equal_column_zero: bool = rule(
         True, "cards of equal value in one column count 0 (two 5s in a column: 0)")
     high_card_tie_break: bool = rule(
@@ -76,7 +77,8 @@ class Rules:
             raise RulesError("max_round_turns", "must be at least 1")
 
     def n_cards(self) -> int:
-        return len(self.animal_values) * self.cards_per_animal + self.tarzan_cards + self.safari_cards
+        animals = len(self.animal_values) * self.cards_per_animal
+        return animals + self.tarzan_cards + self.safari_cards
 
 
 # Decision kinds (obs.kind, state phase)
@@ -112,7 +114,7 @@ class State:
     n_players: int
     rules: Rules
     # constants
-    card_value: np.ndarray   # int16[T]: value of each card type in a grid (Safari: 0, resolved at the end)
+    card_value: np.ndarray   # int64[T]: each card type's value in a grid (Safari 0: set at the end)
     base: np.ndarray         # int8[N]: every card of the game, by type
     params: np.ndarray       # int64[12]
     # per game
@@ -638,13 +640,13 @@ class Obs:
     discard_top: np.ndarray  # int8[n] top of the discard pile (-1 if empty)
     deck_count: np.ndarray   # int16[n]
     discard_count: np.ndarray  # int16[n]
-    unseen: np.ndarray       # int16[n, T] cards of each type this player cannot place (deck, face down)
+    unseen: np.ndarray       # int16[n, T] cards of each type this player cannot locate
     wins: np.ndarray         # int16[n, P] victory cards
     round_turns: np.ndarray  # int16[n] turns played this round
     seen_sum: np.ndarray     # int16[n, P] what the cards this player sees in each grid add up to
                              # (equal seen cards of a column count 0, a Safari 0)
     hidden: np.ndarray       # int8[n, P] cards of each grid this player has not seen
-    card_value: np.ndarray   # int16[T] value of each type in a grid (Safari: 0, see `safari`)
+    card_value: np.ndarray   # int64[T] value of each type in a grid (Safari: 0, see `safari`)
     rows: int
     cols: int
     tarzan: int              # type of Tarzan
@@ -698,7 +700,8 @@ class PaperSafari(Game):
         """Score of one grid given as card types in slot order (for tests and tools)."""
         cards = np.asarray(cards, np.int8)
         vals = np.empty(len(cards), np.int64)
-        return int(_field_score(cards, rules.rows, rules.cols, self.card_values(rules).astype(np.int64),
+        values = self.card_values(rules).astype(np.int64)
+        return int(_field_score(cards, rules.rows, rules.cols, values,
                                 len(rules.animal_values) + 1, rules.equal_column_zero, vals))
 
     def type_of(self, rules: Rules, name) -> int:
@@ -740,7 +743,8 @@ class PaperSafari(Game):
             state.grid[b, p] = grids[p]
             state.up[b, p] = False if up is None else up[p]
         state.known[b] = state.up[b]
-        g[b, CUR], g[b, PHASE], g[b, HELD], g[b, FROM_DECK], g[b, PEEKED] = cur, phase, held, int(from_deck), 0
+        g[b, CUR], g[b, PHASE], g[b, HELD] = cur, phase, held
+        g[b, FROM_DECK], g[b, PEEKED] = int(from_deck), 0
         g[b, FIRST], g[b, RTURNS] = first, 0
 
     def zones(self, state: State, b: int) -> dict[str, list[int]]:
@@ -761,7 +765,8 @@ class PaperSafari(Game):
                                ]).astype(np.int8)
         ncards = len(base)
         nslots = rules.rows * rules.cols
-        elephant = -1 if rules.elephant_value is None else rules.animal_values.index(rules.elephant_value)
+        ev = rules.elephant_value
+        elephant = -1 if ev is None else rules.animal_values.index(ev)
         flags = ((F_EQ_COL if rules.equal_column_zero else 0)
                  | (F_TIE_HIGH if rules.high_card_tie_break else 0))
         params = np.array([n_players, nslots, rules.rows, rules.cols, ncards, nv, nv + 1, elephant,
@@ -860,7 +865,8 @@ class PaperSafari(Game):
             elif t == E_CHAIN_END:
                 lines.append(f"   {card(a)} goes under the discard pile")
             elif t == E_RESHUFFLE:
-                lines.append(f"the deck is empty: {a} discards are shuffled, {card(b_)} turned over")
+                lines.append(f"the deck is empty: {a} discards are shuffled, "
+                             f"{card(b_)} turned over")
             elif t == E_CAP:
                 lines.append(f"(safety stop after {a} turns: the round ends)")
             elif t == E_SCORE:
