@@ -166,4 +166,4 @@ class ValueHunter(Strategy):
 
 
 STRATEGIES = [StopAt, CardCounter, Scoreboard, ValueHunter]
-BENCHMARK = {"strategy": "stop_at", "params": {"cards": 3}}
+BENCHMARK = {"strategy": "stop_at", "params": {"cards": 3}, "players": 3, "rules": {"rounds": 1}}
