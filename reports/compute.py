@@ -107,7 +107,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
         v = seat["verdict"]
         out.append([v[0].upper() + v[1:] + "."])
         h2h = t["head_to_head"]
-        if len(h2h):
+        if len(h2h) and players > 2:  # with two players head to head is the win rate again
             top = h2h.sort("rate", descending=True).row(0, named=True)
             out.append(["Head to head, ", _strong(top["strategy"]), " finishes ahead of ", _strong(top["opponent"]),
                         f" in {pct(top['rate'])} {pm(top['lo'], top['hi'])} of their games together."])

@@ -31,8 +31,18 @@ def seat_label(seat: int) -> str:
     return f"{n}{suffix}" + (" (starts)" if seat == 0 else "")
 
 
+def plain(text) -> str:
+    """Text for matplotlib as written: a '$' in a name must not start mathtext."""
+    return str(text).replace("$", r"\$")
+
+
 def colour(i: int) -> str:
     return COLOURS[i % len(COLOURS)]
+
+
+def colour_of(name, order: list) -> str:
+    """A strategy keeps its colour in every figure: its place in the experiment's list."""
+    return colour(order.index(name) if name in order else len(order))
 
 
 def to_data_uri(fig) -> str:
@@ -51,7 +61,7 @@ def _pct_axis(ax, axis: str = "x") -> None:
     (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(matplotlib.ticker.FuncFormatter(_pct_tick))
 
 
-def win_rates(rates: pl.DataFrame, fair: float, label: str = "strategy", title: str = "") -> str:
+def win_rates(rates: pl.DataFrame, fair: float, order: list, label: str = "strategy", title: str = "") -> str:
     """Horizontal bars with 95% intervals and the fair share; ``label`` names the rows."""
     with plt.rc_context(STYLE):
         n = len(rates)
@@ -59,8 +69,8 @@ def win_rates(rates: pl.DataFrame, fair: float, label: str = "strategy", title: 
         y = np.arange(n)[::-1]
         r = rates["rate"].to_numpy()
         err = np.vstack([r - rates["lo"].to_numpy(), rates["hi"].to_numpy() - r])
-        names = [seat_label(s) for s in rates["seat"]] if label == "seat" else rates[label].to_list()
-        ax.barh(y, r, color=[colour(i) for i in range(n)], height=0.6, alpha=0.85)
+        names = [seat_label(s) for s in rates["seat"]] if label == "seat" else [plain(x) for x in rates[label]]
+        ax.barh(y, r, color=[colour_of(k, order) for k in rates[label]], height=0.6, alpha=0.85)
         ax.errorbar(r, y, xerr=err, fmt="none", ecolor="black", capsize=3, lw=1)
         ax.axvline(fair, color=FAIR, ls="--", lw=1)
         ax.text(fair, n - 0.45, f" fair {100 * fair:.1f}%", color=FAIR, va="bottom", fontsize=8)
@@ -75,27 +85,29 @@ def win_rates(rates: pl.DataFrame, fair: float, label: str = "strategy", title: 
         return to_data_uri(fig)
 
 
-def _step(ax, hist: pl.DataFrame, i: int, name: str) -> None:
+def _step(ax, hist: pl.DataFrame, col: str, name: str) -> None:
     total = hist["count"].sum()
     x = hist["bin_lo"].to_numpy()
     w = float(hist["width"][0])
     y = hist["count"].to_numpy() / total
     edges = np.append(x, x[-1] + w)
-    ax.stairs(y, edges, color=colour(i), lw=1.4, label=name)
+    ax.stairs(y, edges, color=col, lw=1.4, label=name)
 
 
 def score_histograms(by_strategy: pl.DataFrame, by_seat: pl.DataFrame, score_name: str,
-                     lower_score_wins: bool) -> str:
+                     lower_score_wins: bool, order: list) -> str:
     """Score distribution per strategy (left) and per seat (right), as shares of games."""
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(1, 2, figsize=(7.6, 2.9), sharey=True)
         for ax, hist, key, title in ((axes[0], by_strategy, "strategy", "by strategy"),
                                      (axes[1], by_seat, "seat", "by seat")):
-            for i, (val, h) in enumerate(hist.sort(key, "bin").group_by(key, maintain_order=True)):
-                name = seat_label(val[0]) if key == "seat" else str(val[0])
-                _step(ax, h, i, name)
-            ax.set_title(f"{score_name} {title}", loc="left")
-            ax.set_xlabel(score_name + (" (lower wins)" if lower_score_wins else ""))
+            for (val,), h in hist.sort(key, "bin").group_by(key, maintain_order=True):
+                if key == "seat":
+                    _step(ax, h, colour(val), seat_label(val))
+                else:
+                    _step(ax, h, colour_of(val, order), plain(val))
+            ax.set_title(plain(f"{score_name} {title}"), loc="left")
+            ax.set_xlabel(plain(score_name + (" (lower wins)" if lower_score_wins else "")))
             ax.legend(frameon=False)
         axes[0].set_ylabel("share of games")
         _pct_axis(axes[0], "y")
@@ -104,7 +116,7 @@ def score_histograms(by_strategy: pl.DataFrame, by_seat: pl.DataFrame, score_nam
 
 def game_shape(margin: pl.DataFrame, length: pl.DataFrame, score_name: str) -> str:
     """Winning margin and the length of games (turns, and rounds when the game has them)."""
-    panels = [("margin", margin, f"winning margin ({score_name})")]
+    panels = [("margin", margin, plain(f"winning margin ({score_name})"))]
     if len(length):
         for stat in ("turns", "rounds"):
             h = length.filter(pl.col("statistic") == stat)
@@ -130,7 +142,7 @@ def _x_positions(values: list, numeric: list) -> tuple[np.ndarray, list[str] | N
     return np.asarray([labels.index(v) for v in values], dtype=float), labels
 
 
-def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.DataFrame) -> str:
+def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.DataFrame, order: list) -> str:
     """Headline numbers against one swept value, with 95% bands; one line per value of the other
     swept keys (line style), strategies by colour."""
     panels = ["seat", "strategies"] + (["turns"] if "turns_mean" in head.columns else []) \
@@ -146,27 +158,28 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
             g = g.sort(key + "#", key, nulls_last=True)
             x, labels = _x_positions(g[key].to_list(), g[key + "#"].to_list())
             ticklabels = labels or ticklabels
-            tag = ", ".join(f"{k}={v}" for k, v in zip(other_keys, gkey))
-            order = np.argsort(x, kind="stable")
-            x = x[order]
+            tag = plain(", ".join(f"{k}={v}" for k, v in zip(other_keys, gkey)))
+            sort = np.argsort(x, kind="stable")
+            x = x[sort]
             for ax, panel in zip(axes, panels):
                 if panel == "seat":
-                    y, lo, hi = (g[c].to_numpy()[order] for c in ("first_rate", "first_lo", "first_hi"))
+                    y, lo, hi = (g[c].to_numpy()[sort] for c in ("first_rate", "first_lo", "first_hi"))
                     ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour(0))
                     ax.fill_between(x, lo, hi, color=colour(0), alpha=0.2, lw=0)
                     ax.axhline(float(g["fair"][0]), color=FAIR, ls="--", lw=1)
                 elif panel == "strategies":
                     r = rates.join(g.select("variant_id"), on="variant_id")
-                    for i, (name, s) in enumerate(r.group_by("strategy", maintain_order=True)):
+                    for (name,), s in r.group_by("strategy", maintain_order=True):
                         s = g.select("variant_id").join(s, on="variant_id", how="left")
-                        y, lo, hi = (s[c].to_numpy()[order] for c in ("rate", "lo", "hi"))
-                        ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour(i), label=name[0] if ls == "-" else None)
-                        ax.fill_between(x, lo, hi, color=colour(i), alpha=0.18, lw=0)
+                        y, lo, hi = (s[c].to_numpy()[sort] for c in ("rate", "lo", "hi"))
+                        c = colour_of(name, order)
+                        ax.plot(x, y, ls=ls, marker="o", ms=3, color=c, label=plain(name) if ls == "-" else None)
+                        ax.fill_between(x, lo, hi, color=c, alpha=0.18, lw=0)
                     ax.axhline(float(g["fair"][0]), color=FAIR, ls="--", lw=1)
                 else:
                     col = "turns" if panel == "turns" else "margin"
-                    y = g[f"{col}_mean"].to_numpy()[order]
-                    e = g[f"{col}_pm"].to_numpy()[order]
+                    y = g[f"{col}_mean"].to_numpy()[sort]
+                    e = g[f"{col}_pm"].to_numpy()[sort]
                     ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour(2 if panel == "turns" else 3))
                     ax.fill_between(x, y - e, y + e, color=colour(2 if panel == "turns" else 3), alpha=0.2, lw=0)
             if tag:  # the line style stands for the other swept values: a neutral legend entry
@@ -175,11 +188,11 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
                   "turns": "mean turns per game", "margin": "mean winning margin"}
         for ax, panel in zip(axes, panels):
             ax.set_title(titles[panel], loc="left")
-            ax.set_xlabel(key)
+            ax.set_xlabel(plain(key))
             if panel in ("seat", "strategies"):
                 _pct_axis(ax, "y")
             if ticklabels is not None:
-                ax.set_xticks(range(len(ticklabels)), ticklabels, rotation=30, ha="right")
+                ax.set_xticks(range(len(ticklabels)), [plain(t) for t in ticklabels], rotation=30, ha="right")
         fig.tight_layout()
         # Legends above the panels, where they cannot hide a line.
         handles, labels = axes[1].get_legend_handles_labels()

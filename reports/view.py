@@ -71,7 +71,14 @@ def _rules_view(variants: list[dict]) -> dict:
             "diffs": diffs}
 
 
-def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: dict) -> dict:
+def strategy_order(experiment: dict, t: dict[str, pl.DataFrame]) -> list[str]:
+    """The experiment's order of strategies (so each keeps one colour), then any others."""
+    named = [s.get("name") for s in experiment.get("strategies") or []]
+    seen = sorted(set(t["win_rates"]["strategy"].to_list()))
+    return [n for n in named if n in seen] + [n for n in seen if n not in named]
+
+
+def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: dict, order: list[str]) -> dict:
     rates = t["win_rates"].filter(pl.col("variant_id") == vid).sort("rate", descending=True)
     seat_rates = t["seat_rates"].filter(pl.col("variant_id") == vid)
     seat = _rows(t["seat_advantage"], vid)[0]
@@ -84,10 +91,10 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
     stat_cols = [c for c in t["seat_stats"].columns if c not in ("variant_id", "strategy", "n")] if stat_rows else []
     margin = _rows(t["margin"], vid)
     figs = {
-        "win_rates": figures.win_rates(rates, fair),
-        "seats": figures.win_rates(seat_rates, fair, label="seat"),
+        "win_rates": figures.win_rates(rates, fair, order),
+        "seats": figures.win_rates(seat_rates, fair, list(range(seat["players"])), label="seat"),
         "scores": figures.score_histograms(t["hist_strategy"].filter(pl.col("variant_id") == vid),
-                                           t["hist_seat"].filter(pl.col("variant_id") == vid), score_name, lower),
+                                           t["hist_seat"].filter(pl.col("variant_id") == vid), score_name, lower, order),
         "games": figures.game_shape(t["hist_margin"].filter(pl.col("variant_id") == vid),
                                     t["hist_length"].filter(pl.col("variant_id") == vid)
                                     if len(t["hist_length"]) else t["hist_length"], score_name),
@@ -116,13 +123,14 @@ def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
     t = compute_tables(lf, experiment)
     metas = {int(v["id"]): v for v in experiment.get("variants", [])}
     keys = list(experiment.get("sweep_keys") or [])
-    variants = [_variant_view(t, vid, metas.get(vid, {"label": label}), experiment)
+    order = strategy_order(experiment, t)
+    variants = [_variant_view(t, vid, metas.get(vid, {"label": label}), experiment, order)
                 for vid, label in t["variants"].select("variant_id", "variant").iter_rows()]
     sweep_figs = []
     if len(variants) > 1 and keys:
         for k in keys:
             sweep_figs.append({"key": k, "uri": figures.sweep_figure(k, [o for o in keys if o != k],
-                                                                     t["headlines"], t["win_rates"])})
+                                                                     t["headlines"], t["win_rates"], order)})
     context = {
         "experiment": experiment,
         "title": experiment.get("name") or "experiment",

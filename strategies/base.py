@@ -34,7 +34,8 @@ class Strategy:
         """Called before each batch; strategies with memory allocate [batch, n_players] arrays here."""
 
     def act(self, obs: Any, legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        raise NotImplementedError  # pragma: no cover - abstract
+        """One legal action per observed game."""
+        raise TypeError(f"strategy {type(self).__name__} does not define act()")
 
 
 def random_legal(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -1,10 +1,11 @@
 """Bluff in Zoo strategies: how people actually play it.
 
-Every turn is three small decisions: doubt the last claim or go on, which card to place (a hand
-card, one unseen from the draw pile, or none), and what to claim. The strategies share one piece
-of arithmetic, ``claim_odds``: the chance that the discard pile holds at least c animals of a
-kind, from the cards the player put there itself plus the unseen cards it did not (a normal
-approximation, mixed over whether the action cards are in force).
+Every turn is a few small decisions: doubt the last claim or go on, which card to place (a hand
+card, one unseen from the draw pile, or none), how many animals to claim, and which animal. The
+strategies share one piece of arithmetic, ``PileModel.odds``: the chance that the discard pile
+holds at least c animals of a kind, from the cards the player put there itself plus the unseen
+cards it did not (a normal approximation, mixed over whether the action cards are in force),
+optionally believing a little of what the others claimed (``trust``).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from functools import lru_cache
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from safari_sim.games.bluff_in_zoo import (ALL_EQUAL, ANIMAL, CLAIM, CONTINUE, COUNT_ONE, DOUBT,
-                                           HAND0, RESPOND, SOURCE, STOP, WILD, Obs)
+from safari_sim.games.bluff_in_zoo import (ALL_EQUAL, ANIMAL, CONTINUE, COUNT, COUNT_ONE, DOUBT,
+                                           HAND0, KIND, RESPOND, SOURCE, STOP, WILD, Obs)
 
 from .base import Strategy
 
@@ -91,12 +92,27 @@ def normal_cdf(z: np.ndarray) -> np.ndarray:
     return 0.5 + 0.5 * np.tanh(np.float32(0.7978846) * (z + np.float32(0.044715) * z * z * z))
 
 
+def claim_credit(obs: Obs, trust: float) -> np.ndarray:
+    """float[n, K]: animals believed on the word of the others: ``trust`` animals of the kind each
+    other player claimed last this round per card that player put on the pile (people claim
+    what they placed)."""
+    credit = np.zeros((len(obs.game), obs.n_kinds), np.float32)
+    if trust:
+        rows = np.arange(len(obs.game))
+        for o in range(1, obs.said_k.shape[1]):
+            k = obs.said_k[:, o]
+            said = k >= 0
+            credit[rows[said], k[said]] += np.float32(trust) * obs.pile_by[said, o]
+    return credit
+
+
 class PileModel:
     """What this player can say about the discard pile: its own cards there are known, every
     other pile card is taken as a random unseen card. The count of each kind is approximated
-    by a normal law in each of the four action-card states, mixed by their chances."""
+    by a normal law in each of the four action-card states, mixed by their chances. ``trust``
+    adds ``claim_credit``."""
 
-    def __init__(self, obs: Obs):
+    def __init__(self, obs: Obs, trust: float = 0.0):
         f4 = np.float32
         n_unk = (obs.pile_n - obs.my_pile.sum(axis=1)).astype(f4)
         unseen = obs.unseen.astype(f4)
@@ -119,6 +135,7 @@ class PileModel:
         mu = moments(obs, q, 1)                            # per unknown card
         var = moments(obs, q, 2) - mu * mu
         mean = moments(obs, obs.my_pile.astype(f4), 1) + n_unk[:, None, None] * mu
+        mean += claim_credit(obs, trust)[:, None, :]
         self.weights = w
         # odds() needs z = (mean + extra + 0.5 - count) / sd
         self.inv_sd = 1 / np.sqrt(np.maximum(n_unk[:, None, None] * var, f4(1e-6)))
@@ -141,19 +158,10 @@ class PileModel:
         return (self.weights * p).sum(axis=1)
 
 
-def claim_odds(obs: Obs, count: np.ndarray, extra: np.ndarray | float = 0.0) -> np.ndarray:
-    """float[n, K]: chance that the pile holds at least ``count[:, k]`` animals of kind k."""
-    return PileModel(obs).odds(count, extra)
-
-
-def current_claim_odds(obs: Obs, model: PileModel, trust: float = 0.0) -> np.ndarray:
-    """float[n]: chance that the last claim is true (1 where there is none); ``trust`` credits the
-    claimant with that many animals of its claimed kind per card it put on the pile."""
-    rows = np.arange(len(obs.game))
+def current_claim_odds(obs: Obs, model: PileModel) -> np.ndarray:
+    """float[n]: chance that the last claim is true (1 where there is none)."""
     kind = np.maximum(obs.claim_k, 0).astype(np.int64)
-    who = np.maximum(obs.claimant, 0).astype(np.int64)
-    extra = trust * obs.pile_by[rows, who] * (obs.claimant > 0)
-    p = model.odds_of(kind, obs.claim_n, extra)
+    p = model.odds_of(kind, obs.claim_n)
     return np.where(obs.claim_n > 0, p, 1.0)
 
 
@@ -162,11 +170,13 @@ def best_hand_support(obs: Obs) -> np.ndarray:
     its own kind's animals, or a wild card's)."""
     k = obs.n_kinds
     nv = int((obs.t_cls == ANIMAL).sum()) // k
-    animal = obs.hand[:, :k * nv].reshape(-1, k, nv) > 0
-    best = (animal * obs.t_val[:nv]).max(axis=2)
-    wild = obs.t_cls == WILD
-    best_wild = ((obs.hand[:, wild] > 0) * obs.t_val[wild]).max(axis=1, initial=0)
-    return np.maximum(best, best_wild[:, None])
+    animal = obs.hand[:, :k * nv].reshape(-1, k, nv)
+    best = np.zeros(animal.shape[:2], np.float32)
+    for v in range(nv):  # a few values: plain maxima beat a reduction over a short axis
+        best = np.maximum(best, (animal[:, :, v] > 0) * np.float32(obs.t_val[v]))
+    for t in np.flatnonzero(obs.t_cls == WILD):
+        best = np.maximum(best, ((obs.hand[:, t] > 0) * np.float32(obs.t_val[t]))[:, None])
+    return best
 
 
 def safest_raise(obs: Obs, model: PileModel, extra: np.ndarray | float = 0.0
@@ -194,17 +204,19 @@ def supporting_card(obs: Obs, legal: np.ndarray, kind: np.ndarray, junk: bool = 
 
 
 class _BluffStrategy(Strategy):
-    """Dispatches each decision kind to ``respond``, ``source`` and ``claim``."""
+    """Dispatches each decision kind to ``respond``, ``source``, ``claim`` (the number) and
+    ``name`` (the animal)."""
 
     game = "bluff_in_zoo"
 
     def act(self, obs, legal, rng):
         out = np.empty(len(obs.game), np.int64)
-        for kind, fn in ((RESPOND, self.respond), (SOURCE, self.source), (CLAIM, self.claim)):
+        for kind, fn in ((RESPOND, self.respond), (SOURCE, self.source), (COUNT, self.claim),
+                         (KIND, self.name_kind)):
             idx = np.flatnonzero(obs.kind == kind)
             if idx.size:
-                sub = obs.take(idx)
-                out[idx] = fn(sub, legal[idx], rng, PileModel(sub))
+                sub = obs if idx.size == len(out) else obs.take(idx)
+                out[idx] = fn(sub, legal[idx], rng, PileModel(sub, self.params.trust))
         return out
 
     @staticmethod
@@ -214,8 +226,11 @@ class _BluffStrategy(Strategy):
 
     def doubts(self, obs, model):
         """Where the chance that the last claim is false passes ``doubt_at``."""
-        false = 1.0 - current_claim_odds(obs, model, self.params.trust)
+        false = 1.0 - current_claim_odds(obs, model)
         return false > self.params.doubt_at
+
+    def respond(self, obs, legal, rng, model):
+        return self.must_doubt(legal, self.doubts(obs, model))
 
     def source(self, obs, legal, rng, model, junk=False, skip_rate=0.0):
         """Place the hand card that best supports the claim it means to make (or, with ``junk``,
@@ -235,18 +250,34 @@ class _BluffStrategy(Strategy):
         return np.where(skip, obs.no_card_action, a)
 
     def claim(self, obs, legal, rng, model):
-        count, kind, _ = safest_raise(obs, model)
-        return obs.claim_action(count, kind)
+        count, _, _ = safest_raise(obs, model)
+        return obs.count_action(count)
+
+    @staticmethod
+    def name_kind(obs, legal, rng, model):
+        """The animal most likely to be there in the number just named."""
+        count = np.repeat(obs.pending[:, None], obs.n_kinds, axis=1)
+        odds = model.odds(count)
+        ok = legal[:, obs.kind0:obs.kind0 + obs.n_kinds]
+        return obs.kind0 + np.argmax(np.where(ok, odds, -1.0), axis=1)
+
+
+def _doubt_at(default: float):
+    return Field(default, ge=0, le=1, description=(
+        "doubts when its estimate that the last claim is false passes this"))
+
+
+def _draw_rate(default: float):
+    return Field(default, ge=0, le=1, description=(
+        "chance of placing a card unseen from the draw pile instead of a hand card"))
 
 
 class _Common(_Params):
-    doubt_at: float = Field(0.5, ge=0, le=1, description=(
-        "doubts when its estimate that the last claim is false passes this"))
+    doubt_at: float = _doubt_at(0.5)
     trust: float = Field(0.5, ge=0, description=(
-        "animals of the claimed kind it credits the claimant with per card the claimant placed "
-        "this round (people claim what they placed)"))
-    draw_rate: float = Field(0.1, ge=0, le=1, description=(
-        "chance of placing a card unseen from the draw pile instead of a hand card"))
+        "animals of the kind each other player claimed that it believes in per card that "
+        "player placed this round (people claim what they placed)"))
+    draw_rate: float = _draw_rate(0.1)
 
 
 class Honest(_BluffStrategy):
@@ -270,38 +301,30 @@ class Bluffer(_BluffStrategy):
                "doubts only a claim it thinks very likely false")
 
     class Params(_Common):
-        doubt_at: float = Field(0.7, ge=0, le=1, description=(
-            "doubts when its estimate that the last claim is false passes this"))
-        draw_rate: float = Field(0.2, ge=0, le=1, description=(
-            "chance of placing a card unseen from the draw pile instead of a hand card"))
+        doubt_at: float = _doubt_at(0.7)
+        draw_rate: float = _draw_rate(0.2)
         bluff_rate: float = Field(0.3, ge=0, le=1, description=(
             "chance of claiming `bluff_raise` more animals than the smallest raise"))
         bluff_raise: int = Field(2, ge=1, description="extra animals named by a bluff")
-
-    def respond(self, obs, legal, rng, model):
-        return self.must_doubt(legal, self.doubts(obs, model))
 
     def source(self, obs, legal, rng, model):
         return super().source(obs, legal, rng, model, junk=True)
 
     def claim(self, obs, legal, rng, model):
-        count, kind, _ = safest_raise(obs, model)
+        count, _, _ = safest_raise(obs, model)
         bluff = (rng.random(len(count)) < self.params.bluff_rate) & (obs.claims > 0)
         count = np.where(bluff, np.minimum(count + self.params.bluff_raise, obs.max_claim), count)
-        return obs.claim_action(count, kind)
+        return obs.count_action(count)
 
 
 class Doubter(_BluffStrategy):
     name = "doubter"
     summary = ("doubts whenever its estimate that the claim is false passes `doubt_at`; "
-               "otherwise raises as little as it can, often without adding a card")
+               "otherwise raises as little as it can, sometimes without adding a card")
 
     class Params(_Common):
-        skip_rate: float = Field(0.5, ge=0, le=1, description=(
+        skip_rate: float = Field(0.25, ge=0, le=1, description=(
             "chance of claiming without placing a card (when allowed): keeps the pile small"))
-
-    def respond(self, obs, legal, rng, model):
-        return self.must_doubt(legal, self.doubts(obs, model))
 
     def source(self, obs, legal, rng, model):
         return super().source(obs, legal, rng, model, skip_rate=self.params.skip_rate)

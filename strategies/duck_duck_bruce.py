@@ -82,17 +82,30 @@ def bruce_by_odds(obs: Obs, legal: np.ndarray) -> np.ndarray:
     return bruce_action(obs, legal, target, k, value)
 
 
-class StopAt(Strategy):
-    name = "stop_at"
+class DuckStrategy(Strategy):
+    """Two decisions, two methods: ``choose`` (take another card or bank) on every decision's
+    observation, ``bruce`` only where a Bruce was revealed (default: rob by the odds)."""
+
     game = "duck_duck_bruce"
+
+    def act(self, obs, legal, rng):
+        return split(obs, legal, self.choose, self.bruce)
+
+    def choose(self, obs: Obs, legal: np.ndarray) -> np.ndarray:
+        """Take another card (DRAW) or bank the row (BANK), per observed game."""
+        return np.full(len(obs.game), BANK)
+
+    def bruce(self, obs: Obs, legal: np.ndarray) -> np.ndarray:
+        return bruce_by_odds(obs, legal)
+
+
+class StopAt(DuckStrategy):
+    name = "stop_at"
     summary = "bank as soon as the row holds `cards` cards; rob the biggest nest declaring `declare`"
 
     class Params(_Params):
         cards: int = Field(3, ge=1, description="bank the row once it holds this many cards")
         declare: int = Field(1, ge=1, description="cards to declare after a Bruce")
-
-    def act(self, obs, legal, rng):
-        return split(obs, legal, self.choose, self.bruce)
 
     def choose(self, obs, legal):
         return np.where(obs.row_len >= self.params.cards, BANK, DRAW)
@@ -102,9 +115,8 @@ class StopAt(Strategy):
                             np.full(len(obs.game), self.params.declare))
 
 
-class CardCounter(Strategy):
+class CardCounter(DuckStrategy):
     name = "card_counter"
-    game = "duck_duck_bruce"
     summary = ("counts the unseen cards: banks when the chance that the next card busts "
                "passes `risk`; declares by the odds of the die")
 
@@ -112,17 +124,13 @@ class CardCounter(Strategy):
         risk: float = Field(0.3, ge=0, le=1,
                             description="bank when the chance of a double duck or Bruce reaches this")
 
-    def act(self, obs, legal, rng):
-        return split(obs, legal, self.choose, bruce_by_odds)
-
     def choose(self, obs, legal):
         stop = (obs.bust_chance() >= self.params.risk) & (obs.row_gain > 0)
         return np.where(stop, BANK, DRAW)
 
 
-class Scoreboard(Strategy):
+class Scoreboard(DuckStrategy):
     name = "scoreboard"
-    game = "duck_duck_bruce"
     summary = ("plays the scoreboard: takes more risk the further behind the leader, "
                "aims Bruce at the leader, declares by the odds")
 
@@ -130,9 +138,6 @@ class Scoreboard(Strategy):
         risk: float = Field(0.3, ge=0, le=1, description="bust chance accepted when level")
         chase: float = Field(0.5, ge=0, description=(
             "extra risk accepted per target_score of deficit (and less when ahead)"))
-
-    def act(self, obs, legal, rng):
-        return split(obs, legal, self.choose, self.bruce)
 
     def choose(self, obs, legal):
         standing = obs.total.astype(np.float64) + obs.round_pts
@@ -148,17 +153,13 @@ class Scoreboard(Strategy):
         return bruce_action(obs, legal, target, k, value)
 
 
-class ValueHunter(Strategy):
+class ValueHunter(DuckStrategy):
     name = "value_hunter"
-    game = "duck_duck_bruce"
     summary = "banks once the row would add at least `points` to its nest; robs the biggest nest"
 
     class Params(_Params):
         points: int = Field(4, ge=1, description="bank when banking would add this many points")
         max_cards: int = Field(6, ge=1, description="bank anyway once the row holds this many cards")
-
-    def act(self, obs, legal, rng):
-        return split(obs, legal, self.choose, bruce_by_odds)
 
     def choose(self, obs, legal):
         stop = (obs.row_gain >= self.params.points) | (obs.row_len >= self.params.max_cards)

@@ -33,7 +33,8 @@ def position(hands, top=(), players=None, **rules):
 
 
 def act(st, action):
-    assert G.legal(st)[0, action], f"{G.action_name(st.rules, st.n_players, action)} should be legal"
+    name = G.action_name(st.rules, st.n_players, action)
+    assert G.legal(st)[0, action], f"{name} should be legal"
     G.step(st, np.array([action]), np.random.default_rng(0))
 
 
@@ -54,7 +55,9 @@ def no_card(st):
 
 
 def claim(st, count, kind):
-    act(st, int(obs(st).claim_action(count, kind)))
+    act(st, int(obs(st).count_action(count)))
+    assert obs(st).kind[0] == bz.KIND and obs(st).pending[0] == count
+    act(st, int(obs(st).kind_action(kind)))
 
 
 def pile_of(*names, r=R):
@@ -103,7 +106,7 @@ def test_deck_follows_the_rules_fields():
     st = G.init(r, 2, 1, np.random.default_rng(0))
     assert list(st.comp) == [2, 1, 2, 1, 3, 1, 0, 2]
     assert G.card_name(r, 3) == "bear 2" and G.card_name(r, 4) == "wild 1"
-    assert G.n_actions(r, 2) == 2 + 8 + 2 + 2 * r.max_claim
+    assert G.n_actions(r, 2) == 2 + 8 + 2 + r.max_claim + 2
 
 
 def test_rules_errors_name_the_field():
@@ -131,28 +134,45 @@ def test_first_move_must_place_a_card_and_claim_exactly_one_animal():
     assert set(np.flatnonzero(lg[bz.HAND0:bz.HAND0 + 20])) == {c(x) for x in HANDS3[0]}
     place(st, "lion 1")
     lg = G.legal(st)[0]
-    claims = np.flatnonzero(lg[o.claim0:])
-    assert list(claims) == list(range(5))              # "one <any animal>", nothing else
-    claim(st, 1, ELEPHANT)                             # a lie is allowed
+    assert list(np.flatnonzero(lg)) == [o.count_action(1)]   # "one ...", nothing else
+    act(st, int(o.count_action(1)))
+    lg = G.legal(st)[0]
+    assert list(np.flatnonzero(lg)) == list(o.kind_action(np.arange(5)))  # any animal
+    act(st, int(o.kind_action(ELEPHANT)))              # a lie is allowed
     assert G.to_move(st)[0] == 1 and obs(st).kind[0] == bz.RESPOND
 
 
-def test_claims_must_beat_the_last_by_number_or_by_size():
+def opened(kind, count=3):
+    """P0 places a lion and says "one mouse"; P1 places nothing and says ``count`` of ``kind``;
+    P2 goes on."""
     r, st = position(HANDS3)
     place(st, "lion 1")
     claim(st, 1, MOUSE)
     act(st, bz.CONTINUE)
     no_card(st)
-    claim(st, 3, LION)
+    claim(st, count, kind)
     act(st, bz.CONTINUE)
+    return st
+
+
+def test_claims_must_beat_the_last_by_number_or_by_size():
+    st = opened(LION)
     lg = G.legal(st)[0]
     o = obs(st)
     assert lg[o.no_card_action]                        # later moves may place no card
     place(st, "fox 3")
     lg = G.legal(st)[0]
-    ok = lambda n, k: lg[int(o.claim_action(n, k))]
-    assert ok(3, ELEPHANT) and ok(4, MOUSE) and ok(30, ELEPHANT)   # bigger animal, or more
-    assert not ok(3, LION) and not ok(3, FOX) and not ok(2, ELEPHANT)
+    counts = [n for n in range(1, R.max_claim + 1) if lg[int(o.count_action(n))]]
+    assert counts == list(range(3, R.max_claim + 1))   # as many (of a bigger kind), or more
+    act(st, int(o.count_action(3)))
+    lg = G.legal(st)[0]
+    assert list(np.flatnonzero(lg)) == [o.kind_action(ELEPHANT)]   # three: only bigger than lions
+    st2 = opened(ELEPHANT)
+    no_card(st2)
+    lg = G.legal(st2)[0]
+    assert not lg[int(o.count_action(3))] and lg[int(o.count_action(4))]
+    act(st2, int(o.count_action(4)))
+    assert G.legal(st2)[0, o.kind_action(np.arange(5))].all()   # more animals: any kind
     conserved(st)
 
 
@@ -389,6 +409,27 @@ def test_observation_hides_other_hands_pile_cards_and_the_draw_pile(seed):
         _same(obs(st), obs(other))
 
 
+@pytest.mark.parametrize("how", ["hand", "draw"])
+def test_the_next_player_cannot_tell_which_card_was_placed(how):
+    # two games that differ only in P0's card: P0 places it (or draws it) and says "one lion"
+    views = []
+    for card in ("lion 3", "'All animals are equal'"):
+        first = [card, "mouse 1", "mouse 1", "mouse 1", "mouse 1"]
+        if how == "hand":
+            r, st = position([first, HANDS3[1], HANDS3[2]], top=["fox 1"])
+            place(st, card)
+        else:
+            r, st = position([HANDS3[0], HANDS3[1], HANDS3[2]], top=[card])
+            draw(st)
+        claim(st, 1, LION)
+        views.append(obs(st))
+        act(st, bz.CONTINUE)
+        views.append(obs(st))
+    _same(views[0], views[2])
+    _same(views[1], views[3])
+    assert views[0].just[0] == -1
+
+
 def test_drawn_card_is_seen_by_its_player_only_and_a_doubt_makes_the_pile_public():
     r, st = position(HANDS3, top=["elephant 3"])
     draw(st)
@@ -397,12 +438,14 @@ def test_drawn_card_is_seen_by_its_player_only_and_a_doubt_makes_the_pile_public
     o = obs(st)                                            # P1 sees one pile card, placed unseen
     assert o.my_pile[0].sum() == 0 and o.pile_n[0] == 1 and o.pile_drawn[0] == 1
     assert o.pile_by[0, 2] == 1 and o.claimant[0] == 2     # P0 is 2 seats to P1's left
+    assert o.said_n[0, 2] == 1 and o.said_k[0, 2] == ELEPHANT and o.said_n[0, 0] == 0
     assert o.unseen[0, c("elephant 3")] == 5
     act(st, bz.DOUBT)
     o = obs(st)
     assert o.revealed[0, c("elephant 3")] == 1 and o.unseen[0, c("elephant 3")] == 4 - \
         o.hand[0, c("elephant 3")]
     assert o.points[0, 0] == 1                              # the doubter took it: true claim
+    assert (o.said_n[0] == 0).all() and (o.said_k[0] == -1).all()   # a new round
 
 
 # ---- Properties over many random games ---------------------------------------------------------
@@ -484,7 +527,9 @@ def test_trace_describes_a_whole_game():
     assert "doubts" in text and "claims" in text and "== Game over" in text
     assert G.action_name(R, 3, bz.DOUBT) == "doubt the last claim"
     assert G.action_name(R, 3, bz.HAND0 + c("wild 2")) == "place the hand card wild 2"
-    assert G.action_name(R, 3, int(obs(res.state).claim_action(3, LION))) == "claim 3 lion"
+    o = obs(res.state)
+    assert G.action_name(R, 3, int(o.count_action(3))) == "claim 3 animals (the kind comes next)"
+    assert G.action_name(R, 3, int(o.kind_action(LION))) == "name the animal: lion"
 
 
 # ---- Strategies --------------------------------------------------------------------------------
@@ -522,14 +567,17 @@ def test_honest_claims_the_animal_it_placed_and_bluffer_raises_by_its_knob():
     a = honest.act(obs(st), G.legal(st), rng)[0]
     assert a == bz.HAND0 + c("elephant 3")
     act(st, a)
+    act(st, honest.act(obs(st), G.legal(st), rng)[0])    # "one ..." (the only count)
     a = honest.act(obs(st), G.legal(st), rng)[0]
-    assert a == obs(st).claim_action(1, ELEPHANT)
+    assert a == obs(st).kind_action(ELEPHANT)
     act(st, a)
     act(st, bz.CONTINUE)
     place(st, "mouse 2")
-    bluffer = get_strategy("bluff_in_zoo", "bluffer")(bluff_rate=1.0, bluff_raise=3)
+    bluffer = get_strategy("bluff_in_zoo", "bluffer")(bluff_rate=1.0, bluff_raise=3, trust=0.0)
     a = bluffer.act(obs(st), G.legal(st), rng)[0]
-    assert a == obs(st).claim_action(2 + 3, MOUSE)        # smallest raise "2 mice", plus 3
+    assert a == obs(st).count_action(2 + 3)               # smallest raise "2 mice", plus 3
+    act(st, a)
+    assert bluffer.act(obs(st), G.legal(st), rng)[0] == obs(st).kind_action(MOUSE)
 
 
 def test_runs_without_numba():

@@ -32,7 +32,7 @@ from report_data import write_dataset
 from safari_sim.stats import words
 
 GAMES = 12_000
-NASTY = "<b>bold & co</b>"  # a strategy name that must come out escaped
+NASTY = "<b>bold & $co$</b>"  # must come out escaped in HTML, and as written in the figures
 STRATEGIES = ["cautious", NASTY, "counter"]
 
 
@@ -211,7 +211,7 @@ def test_rating_printed_matches_its_table(results, page):
 
 def test_text_from_the_experiment_is_escaped(page):
     assert NASTY not in page.html
-    assert "&lt;b&gt;bold &amp; co&lt;/b&gt;" in page.html
+    assert "&lt;b&gt;bold &amp; $co$&lt;/b&gt;" in page.html
     assert "# synthetic experiment &lt;for tests&gt; &amp; co" in page.html
     assert "<b>" not in page.html
 

@@ -11,7 +11,7 @@ from safari_sim.engine.play import play_batch
 from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
 from safari_sim.games.savannah import card_of, turn as T
-from safari_sim.games.savannah.rules import N_TYPES, card_name
+from safari_sim.games.savannah.rules import card_name
 from strategies import get_strategy
 
 G = get_game("savannah")
@@ -307,7 +307,7 @@ def test_phase_one_ends_with_the_first_pile_and_spaces_reopen():
                    face_down={(1, 1): C("4-Tiger")})
     play(st, C("3-Elephant"), 0, 2)
     assert st.g[0, T.PHASE] == T.TWO and st.g[0, T.N_FD] == 0
-    assert st.board[0, st.cell(1, 1)] == 0                     # reopened
+    assert st.board[0, st.cell(1, 1)] == -2                    # reopened (OPEN)
     assert sorted(st.pile1[0, :st.g[0, T.N1]].tolist()) == sorted(
         [C("1-Zebra"), C("2-Zebra"), C("4-Tiger")]) and st.g[0, T.N2] == 0
     assert G.to_move(st)[0] == 1                                # play continues with the next
@@ -612,12 +612,45 @@ def test_hidden_information_is_absent():
                  "slot", "card", "y", "x", "hand", "score", "hand_size", "table", "unseen"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert not np.array_equal(st.fd_card, st2.fd_card)
+    # and nothing the observation keeps reaches the hidden zones
+    hidden = [st.hand, st.pile1, st.pile2, st.fd_card, st.fd_pos, st.g]
+    for v in a.__dict__.values():
+        for arr in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(arr, np.ndarray):
+                assert not any(np.shares_memory(arr, h) for h in hidden)
+
+
+def test_observation_take_keeps_rows_aligned():
+    st = G.init(R, 3, 6, np.random.default_rng(2))
+    G.step(st, np.zeros(6, np.int64), np.random.default_rng(0))
+    o = G.observe(st, np.arange(6))
+    sub = o.take(np.array([4, 1]))
+    assert sub.game.tolist() == [4, 1] and len(sub) == 2
+    assert np.array_equal(sub.card, o.card[[4, 1]]) and np.array_equal(sub.hand, o.hand[[4, 1]])
+    assert np.array_equal(sub.points, o.points[[4, 1]])
 
 
 def test_same_seed_same_games():
     outs = [play_batch(G, R, 3, [get_strategy("savannah", "random")()], np.zeros((16, 3), int),
                        np.random.default_rng(5)).outcome.score for _ in range(2)]
     assert np.array_equal(*outs)
+
+
+def test_pure_python_mode_plays_the_same_game():
+    """NUMBA_DISABLE_JIT=1 runs the kernels as plain Python: the game comes out as compiled."""
+    import os
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "safari_sim.cli", "trace", "savannah", "--seed", "2",
+            "--strategies", "greedy,cautious,space_maker"]
+    cwd = os.path.dirname(os.path.dirname(__file__))
+    jit = subprocess.run(args, capture_output=True, text=True, check=True, cwd=cwd)
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    py = subprocess.run(args, capture_output=True, text=True, check=True, env=env, cwd=cwd,
+                        timeout=120)
+    assert "Game over" in jit.stdout and "finds the unplayable space" in jit.stdout
+    assert py.stdout == jit.stdout
 
 
 def test_rules_checks():
@@ -675,3 +708,34 @@ def test_strategies_prefer_what_they_say():
     j = [k for k in range(o.n_cand[0]) if o.card[0, k] == C("6-Lion") and (o.y[0, k], o.x[0, k])
          == (0, 0)][0]
     assert lookahead.new_unplayable(o)[0, j] == 1
+
+
+def test_threat_is_the_best_reply_at_the_line_ends():
+    """lookahead.threat against a brute force over every unseen card type."""
+    from safari_sim.games.savannah import lookahead
+    st = example_b()
+    o = G.observe(st, np.array([0]))
+    th = lookahead.threat(o)[0]
+    unseen = o.unseen[0]
+    board, blocked = public_board(st, 0)
+    kinds = [(a, n) for a in ANIMAL_NAMES for n in range(1, 7)]
+    for j in range(int(o.n_cand[0])):
+        y, x, card = int(o.y[0, j]), int(o.x[0, j]), int(o.card[0, j])
+        b2 = dict(board)
+        b2[(y, x)] = card
+        best = 0
+        for dy, dx in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+            e = (y + dy, x + dx)
+            while e in b2:
+                e = (e[0] + dy, e[1] + dx)
+            if e in blocked:
+                continue
+            for t, kd in enumerate(kinds):
+                if unseen[t] > 0 and fits(b2, *e, kd):
+                    look = lambda sp: kd if sp == e else kind(b2[sp])  # noqa: E731
+                    pts = 0
+                    for ln in runs(b2, *e):
+                        if len(ln) > 1:
+                            pts += len(ln) - (0 if line_rule([look(sp) for sp in ln])[1] else 1)
+                    best = max(best, pts)
+        assert th[j] == best, (card_name(card), y, x, th[j], best)

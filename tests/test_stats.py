@@ -263,3 +263,11 @@ def test_missing_dataset_is_a_clear_error(tmp_path):
         stats.scan(tmp_path)
     with pytest.raises(stats.DatasetError, match="no experiment.json"):
         stats.load_experiment(tmp_path)
+
+
+def test_wilson_interval_holds_the_rate_at_zero_and_one():
+    from safari_sim.stats.intervals import wilson
+
+    lo, hi = wilson(np.array([0.0, 7.0, 7.0]), np.array([7.0, 7.0, 10.0]))
+    assert lo[0] == 0.0 and hi[1] == 1.0
+    assert lo[2] < 0.7 < hi[2]

@@ -11,6 +11,7 @@ legal, shows each seat only what that seat may know, applies decisions, and scor
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import difflib
 import types
@@ -83,7 +84,7 @@ def ranks_and_wins(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank.astype(np.int16), win.astype(np.float64)
 
 
-class Game:
+class Game(abc.ABC):
     """Base class: one instance per game, holding no per-batch state.
 
     Subclasses set the class attributes and implement the methods below. States are plain
@@ -113,27 +114,32 @@ class Game:
                 "", f"{self.id} is for {self.min_players} to {self.max_players} players, not {n_players}"
             )
 
+    @abc.abstractmethod
     def n_actions(self, rules: Any, n_players: int) -> int:
-        raise NotImplementedError  # pragma: no cover - abstract
+        ...
 
     def action_name(self, rules: Any, n_players: int, action: int) -> str:
         return f"action {action}"
 
     # ---- play --------------------------------------------------------------------------
+    @abc.abstractmethod
     def init(self, rules: Any, n_players: int, batch: int, rng: np.random.Generator,
              log: bool = False) -> Any:
         """Shuffle, deal and advance every game to its first decision. ``log`` records events
         so that ``describe`` can tell the game move by move (used by `safari-sim trace`)."""
-        raise NotImplementedError  # pragma: no cover - abstract
+        ...
 
+    @abc.abstractmethod
     def to_move(self, state: Any) -> np.ndarray:
         """int[B]: the seat that must decide now, -1 where the game is over."""
-        raise NotImplementedError  # pragma: no cover - abstract
+        ...
 
+    @abc.abstractmethod
     def legal(self, state: Any) -> np.ndarray:
         """bool[B, A]: the legal actions of the seat to move (all False where the game is over)."""
-        raise NotImplementedError  # pragma: no cover - abstract
+        ...
 
+    @abc.abstractmethod
     def observe(self, state: Any, games: np.ndarray) -> Any:
         """What the seat to move in each of ``games`` (indices into the batch) may know.
 
@@ -141,19 +147,22 @@ class Game:
         (the batch index, for strategies that keep memory), ``seat`` and ``kind`` (the
         decision kind). Nothing hidden from that seat may be in it.
         """
-        raise NotImplementedError  # pragma: no cover - abstract
+        ...
 
+    @abc.abstractmethod
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> None:
         """Apply ``actions[b]`` in every game b that awaits a decision, then resolve chance and
         forced moves up to the next decision or the end."""
-        raise NotImplementedError  # pragma: no cover - abstract
+        ...
 
+    @abc.abstractmethod
     def outcome(self, state: Any) -> Outcome:
-        raise NotImplementedError  # pragma: no cover - abstract
+        ...
 
+    @abc.abstractmethod
     def describe(self, state: Any, i: int) -> str:
         """A readable account of game ``i`` so far (needs ``init(..., log=True)``)."""
-        raise NotImplementedError  # pragma: no cover - abstract
+        ...
 
 
 # ---- rules overrides ---------------------------------------------------------------------

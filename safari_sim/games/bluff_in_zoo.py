@@ -9,9 +9,10 @@ smallest animal) and shows ``t % V + 1`` animals; then the wild cards by value, 
 action cards ("All cards count 1", "All animals are equal"), then the stop card. Hands, the
 discard pile and the point stacks are kept as counts per card type: order never matters there.
 
-A turn is split into three small decisions: RESPOND (doubt the last claim or go on), SOURCE (a
-hand card, a card unseen from the draw pile, or no card) and CLAIM (how many of which animal).
-The starting player's first move of a round skips RESPOND and must place a card.
+A turn is split into small decisions: RESPOND (doubt the last claim or go on), SOURCE (a hand
+card, a card unseen from the draw pile, or no card), COUNT (how many animals the claim names) and
+KIND (which animal). The starting player's first move of a round skips RESPOND and must place a
+card.
 
 What a player knows: its hand, the cards it placed (or drew and placed) on the current discard
 pile, who placed how many cards and how (public), every claim, and every card shown by a doubt
@@ -49,7 +50,7 @@ class Rules:
         "left", "who starts the next round: 'left' (the starting player card passes left, as "
         "printed) or 'loser' (the player who just took the points; a common house rule)")
     max_claim: int = rule(
-        30, "highest number a claim may name (not printed; the cap makes every round end: at "
+        60, "highest number a claim may name (not printed; the cap makes every round end: at "
         "max_claim of the biggest animal the next player must doubt)")
 
     def validate(self) -> None:
@@ -73,7 +74,8 @@ class Rules:
         if not 1 <= self.first_claim <= self.max_claim:
             raise RulesError("first_claim", "must be between 1 and max_claim")
         if self.next_starter not in ("left", "loser"):
-            raise RulesError("next_starter", f"must be 'left' or 'loser', not {self.next_starter!r}")
+            raise RulesError("next_starter",
+                             f"must be 'left' or 'loser', not {self.next_starter!r}")
 
 
 # card classes (t_cls)
@@ -82,21 +84,23 @@ ANIMAL, WILD, COUNT_ONE, ALL_EQUAL, STOP = range(5)
 # Decision kinds (obs.kind, state phase)
 RESPOND = 0   # after a claim: doubt it, or go on to make a bigger one
 SOURCE = 1    # place a hand card, a card unseen from the draw pile, or no card
-CLAIM = 2     # name a number of animals of one kind
-OVER = 3
+COUNT = 2     # the number of animals the claim names
+KIND = 3      # the kind of animal it names
+OVER = 4
 
-# Actions: 0 go on, 1 doubt; HAND0 + t place a hand card of type t; DRAW_CARD; NO_CARD;
-# CLAIM0 + (count - 1) * K + kind. The offsets after HAND0 depend on the number of card types.
+# Actions: 0 go on, 1 doubt; HAND0 + t place a hand card of type t; then draw-and-place; no card;
+# then count0 + (count - 1) for count 1..max_claim; then kind0 + kind. The offsets after HAND0
+# depend on the number of card types (see Obs.draw_action, ...).
 CONTINUE, DOUBT, HAND0 = 0, 1, 2
 
 # Per-game scalar fields: g[b, ...]
 (CUR, PHASE, STARTER, CLAIM_N, CLAIM_K, CLAIMANT, CLAIMS, PILE_N, PILE_DRAWN, POS, ROUND,
- TURNS, JUST, END, FORCED, NEV) = range(16)
-NG = 16
+ TURNS, JUST, END, FORCED, PENDING, NEV) = range(17)
+NG = 17
 # Per-player fields: pp[b, p, ...]
 (POINTS, HAND_N, PILE_BY, N_CLAIMS, FALSE_CLAIMS, DOUBTS, DOUBTS_RIGHT, CAUGHT, DRAWN,
- NO_CARDS) = range(10)
-NPP = 10
+ NO_CARDS, SAID_N, SAID_K) = range(12)
+NPP = 12
 
 # End reasons (g[b, END])
 END_NONE, END_POINTS, END_DECK = 0, 1, 2
@@ -140,38 +144,6 @@ def card_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
             + [rules.count_one_cards, rules.all_equal_cards, rules.stop_cards])
     return (np.array(cls, np.int64), np.array(kind, np.int64), np.array(val, np.int64),
             np.array(comp, np.int16))
-
-
-# ---- Doubting, Wild Cards, Action Cards, The Stop Cards ---------------------------------------
-
-@njit(cache=True)
-def count_animals(pile, kind, t_cls, t_kind, t_val):
-    """Animals of ``kind`` in a pile given as counts per card type, as a doubt counts them."""
-    one = False
-    equal = False
-    stops = 0
-    for t in range(pile.shape[0]):
-        if pile[t] > 0:
-            c = t_cls[t]
-            if c == COUNT_ONE:
-                one = True       # more of the same action card add nothing
-            elif c == ALL_EQUAL:
-                equal = True
-            elif c == STOP:
-                stops += pile[t]
-    if stops % 2 == 1:           # an odd number of stop cards cancels every action card
-        one = False
-        equal = False
-    total = 0
-    for t in range(pile.shape[0]):
-        n = pile[t]
-        if n == 0:
-            continue
-        c = t_cls[t]
-        # wild cards always count as the kind last claimed; animals with "all equal" too
-        if c == WILD or (c == ANIMAL and (equal or t_kind[t] == kind)):
-            total += n * (1 if one else t_val[t])
-    return total
 
 
 # ---- Setup ------------------------------------------------------------------------------------
@@ -219,77 +191,11 @@ def _init(g, pp, deck, hand, ev, params):
     for b in range(g.shape[0]):
         for p in range(nplayers):
             _draw_to_hand(b, p, params[P_HAND], g, pp, deck, hand)
+            pp[b, p, SAID_K] = -1
         _start_round(b, 0, g, ev)
 
 
-# ---- End of Turn, End of Game -----------------------------------------------------------------
-
-@njit(cache=True)
-def _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, params):
-    """The taker puts the discard pile in front of him as points; then the game ends, or every
-    hand is refilled and the starting player card moves on."""
-    nplayers = params[P_PLAYERS]
-    ntypes = params[P_TYPES]
-    n = g[b, PILE_N]
-    for t in range(ntypes):
-        taken[b, taker, t] += pile[b, t]
-        pile[b, t] = 0
-    for p in range(nplayers):
-        for t in range(ntypes):
-            placed[b, p, t] = 0
-        pp[b, p, PILE_BY] = 0
-    pp[b, taker, POINTS] += n
-    g[b, PILE_N] = 0
-    g[b, PILE_DRAWN] = 0
-    g[b, ROUND] += 1
-    _log(ev, g, b, E_TAKE, taker, n, pp[b, taker, POINTS], 0, 0)
-    if pp[b, taker, POINTS] >= params[P_LIMIT]:
-        g[b, END] = END_POINTS
-    else:
-        need = 0
-        for p in range(nplayers):
-            need += params[P_HAND] - pp[b, p, HAND_N]
-        if need > params[P_CARDS] - g[b, POS]:
-            g[b, END] = END_DECK  # the draw pile cannot fill every hand to five
-    if g[b, END] != END_NONE:
-        g[b, PHASE] = OVER
-        g[b, CUR] = -1
-        _log(ev, g, b, E_END, -1, g[b, END], g[b, ROUND], 0, 0)
-        return
-    if params[P_LOSER_STARTS] != 0:
-        starter = taker
-    else:
-        starter = (g[b, STARTER] + 1) % nplayers
-    for i in range(nplayers):  # refill clockwise from the new starting player
-        p = (starter + i) % nplayers
-        _draw_to_hand(b, p, params[P_HAND] - pp[b, p, HAND_N], g, pp, deck, hand)
-    _log(ev, g, b, E_REFILL, -1, params[P_CARDS] - g[b, POS], 0, 0, 0)
-    _start_round(b, starter, g, ev)
-
-
-# ---- How to Play, Doubting --------------------------------------------------------------------
-
-@njit(cache=True)
-def _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_val, params):
-    """Flip the pile open and count the claimed kind: a true claim costs the doubter the pile,
-    a lie costs the claimant."""
-    p = g[b, CUR]
-    liar = g[b, CLAIMANT]
-    kind = g[b, CLAIM_K]
-    counted = count_animals(pile[b], kind, t_cls, t_kind, t_val)
-    pp[b, p, DOUBTS] += 1
-    _log(ev, g, b, E_DOUBT, p, liar, g[b, CLAIM_N], kind, counted)
-    for t in range(params[P_TYPES]):
-        if pile[b, t] > 0:
-            _log(ev, g, b, E_SHOW, -1, t, pile[b, t], 0, 0)
-    if counted >= g[b, CLAIM_N]:
-        taker = p
-    else:
-        taker = liar
-        pp[b, p, DOUBTS_RIGHT] += 1
-        pp[b, liar, CAUGHT] += 1
-    _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, params)
-
+# ---- How to Play ------------------------------------------------------------------------------
 
 @njit(cache=True)
 def _place(b, p, t, drawn, g, pp, placed, pile, ev):
@@ -310,7 +216,8 @@ def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_
     ntypes = params[P_TYPES]
     nkinds = params[P_KINDS]
     draw_a = HAND0 + ntypes
-    claim0 = draw_a + 2
+    count0 = draw_a + 2
+    kind0 = count0 + params[P_MAXCLAIM]
     for b in range(g.shape[0]):
         phase = g[b, PHASE]
         if phase == OVER:
@@ -340,11 +247,15 @@ def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_
             else:
                 pp[b, p, NO_CARDS] += 1
                 _log(ev, g, b, E_NOCARD, p, 0, 0, 0, 0)
-            g[b, PHASE] = CLAIM
-        else:  # CLAIM
-            c = a - claim0
-            n = c // nkinds + 1
-            k = c % nkinds
+            g[b, PHASE] = COUNT
+        elif phase == COUNT:
+            g[b, PENDING] = a - count0 + 1
+            g[b, PHASE] = KIND
+        else:  # KIND: the claim is made
+            n = g[b, PENDING]
+            k = a - kind0
+            g[b, PENDING] = 0
+            g[b, JUST] = -1        # the card stays this player's secret
             true = count_animals(pile[b], k, t_cls, t_kind, t_val) >= n
             pp[b, p, N_CLAIMS] += 1
             if not true:
@@ -352,6 +263,8 @@ def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_
             _log(ev, g, b, E_CLAIM, p, n, k, 1 if true else 0, 0)
             g[b, CLAIM_N] = n
             g[b, CLAIM_K] = k
+            pp[b, p, SAID_N] = n
+            pp[b, p, SAID_K] = k
             g[b, CLAIMANT] = p
             g[b, CLAIMS] += 1
             g[b, TURNS] += 1
@@ -360,38 +273,151 @@ def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_
 
 
 @njit(cache=True)
-def _legal(g, pp, hand, params, nactions):
+def _legal(g, hand, params, nactions):
     nb = g.shape[0]
     ntypes = params[P_TYPES]
     nkinds = params[P_KINDS]
+    maxclaim = params[P_MAXCLAIM]
     draw_a = HAND0 + ntypes
-    claim0 = draw_a + 2
+    count0 = draw_a + 2
+    kind0 = count0 + maxclaim
     out = np.zeros((nb, nactions), dtype=np.bool_)
     for b in range(nb):
         ph = g[b, PHASE]
+        cn = g[b, CLAIM_N]
+        ck = g[b, CLAIM_K]
         if ph == RESPOND:
             out[b, DOUBT] = True
             # go on only if a bigger claim exists
-            if (g[b, CLAIM_N] - 1) * nkinds + g[b, CLAIM_K] < nactions - 1 - claim0:
-                out[b, CONTINUE] = True
+            out[b, CONTINUE] = cn < maxclaim or ck < nkinds - 1
         elif ph == SOURCE:
             p = g[b, CUR]
             for t in range(ntypes):
                 out[b, HAND0 + t] = hand[b, p, t] > 0
             out[b, draw_a] = g[b, POS] < params[P_CARDS]
             out[b, draw_a + 1] = g[b, CLAIMS] > 0   # the round's first move must place a card
-        elif ph == CLAIM:
+        elif ph == COUNT:
             if g[b, CLAIMS] == 0:
-                base = claim0 + (params[P_FIRST] - 1) * nkinds
-                for k in range(nkinds):
-                    out[b, base + k] = True
+                out[b, count0 + params[P_FIRST] - 1] = True
             else:
                 # more animals of any kind, or as many of a bigger kind
-                for a in range(claim0 + (g[b, CLAIM_N] - 1) * nkinds + g[b, CLAIM_K] + 1,
-                               nactions):
-                    out[b, a] = True
+                if ck < nkinds - 1:
+                    out[b, count0 + cn - 1] = True
+                for c in range(cn + 1, maxclaim + 1):
+                    out[b, count0 + c - 1] = True
+        elif ph == KIND:
+            low = 0
+            if g[b, CLAIMS] > 0 and g[b, PENDING] == cn:
+                low = ck + 1       # as many animals: only a bigger kind
+            for k in range(low, nkinds):
+                out[b, kind0 + k] = True
     return out
 
+
+# ---- Doubting ---------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_val, params):
+    """Flip the pile open and count the claimed kind: a true claim costs the doubter the pile,
+    a lie costs the claimant."""
+    p = g[b, CUR]
+    liar = g[b, CLAIMANT]
+    kind = g[b, CLAIM_K]
+    counted = count_animals(pile[b], kind, t_cls, t_kind, t_val)
+    pp[b, p, DOUBTS] += 1
+    _log(ev, g, b, E_DOUBT, p, liar, g[b, CLAIM_N], kind, counted)
+    for t in range(params[P_TYPES]):
+        if pile[b, t] > 0:
+            _log(ev, g, b, E_SHOW, -1, t, pile[b, t], 0, 0)
+    if counted >= g[b, CLAIM_N]:
+        taker = p
+    else:
+        taker = liar
+        pp[b, p, DOUBTS_RIGHT] += 1
+        pp[b, liar, CAUGHT] += 1
+    _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, params)
+
+
+# ---- Wild Cards, Action Cards, The Stop Cards -------------------------------------------------
+
+@njit(cache=True)
+def count_animals(pile, kind, t_cls, t_kind, t_val):
+    """Animals of ``kind`` in a pile given as counts per card type, as a doubt counts them."""
+    one = False
+    equal = False
+    stops = 0
+    for t in range(pile.shape[0]):
+        if pile[t] > 0:
+            c = t_cls[t]
+            if c == COUNT_ONE:
+                one = True       # more of the same action card add nothing
+            elif c == ALL_EQUAL:
+                equal = True
+            elif c == STOP:
+                stops += pile[t]
+    if stops % 2 == 1:           # an odd number of stop cards cancels every action card
+        one = False
+        equal = False
+    total = 0
+    for t in range(pile.shape[0]):
+        n = pile[t]
+        if n == 0:
+            continue
+        c = t_cls[t]
+        # wild cards always count as the kind last claimed; animals with "all equal" too
+        if c == WILD or (c == ANIMAL and (equal or t_kind[t] == kind)):
+            total += n * (1 if one else t_val[t])
+    return total
+
+
+# ---- End of Turn, End of Game -----------------------------------------------------------------
+
+@njit(cache=True)
+def _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, params):
+    """The taker puts the discard pile in front of him as points; then the game ends, or every
+    hand is refilled and the starting player card moves on."""
+    nplayers = params[P_PLAYERS]
+    ntypes = params[P_TYPES]
+    n = g[b, PILE_N]
+    for t in range(ntypes):
+        taken[b, taker, t] += pile[b, t]
+        pile[b, t] = 0
+    for p in range(nplayers):
+        for t in range(ntypes):
+            placed[b, p, t] = 0
+        pp[b, p, PILE_BY] = 0
+        pp[b, p, SAID_N] = 0
+        pp[b, p, SAID_K] = -1
+    pp[b, taker, POINTS] += n
+    g[b, PILE_N] = 0
+    g[b, PILE_DRAWN] = 0
+    g[b, ROUND] += 1
+    _log(ev, g, b, E_TAKE, taker, n, pp[b, taker, POINTS], 0, 0)
+    if pp[b, taker, POINTS] >= params[P_LIMIT]:
+        g[b, END] = END_POINTS
+    else:
+        need = 0
+        for p in range(nplayers):
+            need += params[P_HAND] - pp[b, p, HAND_N]
+        if need > params[P_CARDS] - g[b, POS]:
+            g[b, END] = END_DECK  # the draw pile cannot fill every hand to five
+    if g[b, END] != END_NONE:
+        g[b, PHASE] = OVER
+        g[b, CUR] = -1
+        _log(ev, g, b, E_END, -1, g[b, END], g[b, ROUND], 0, 0)
+        return
+    if params[P_LOSER_STARTS] != 0:
+        starter = taker
+    else:
+        starter = (g[b, STARTER] + 1) % nplayers
+    for i in range(nplayers):  # refill clockwise from the new starting player
+        p = (starter + i) % nplayers
+        _draw_to_hand(b, p, params[P_HAND] - pp[b, p, HAND_N], g, pp, deck, hand)
+    _log(ev, g, b, E_REFILL, -1, params[P_CARDS] - g[b, POS], 0, 0, 0)
+    _start_round(b, starter, g, ev)
+
+
+# ---- What a player knows ----------------------------------------------------------------------
 
 @njit(cache=True)
 def _observe(games, g, pp, hand, placed, taken, comp, params):
@@ -415,9 +441,12 @@ def _observe(games, g, pp, hand, placed, taken, comp, params):
     claimant = np.empty(n, np.int8)
     claims = np.empty(n, np.int16)
     just = np.empty(n, np.int16)
+    pending = np.empty(n, np.int16)
     points = np.empty((n, nplayers), np.int16)
     hand_n = np.empty((n, nplayers), np.int16)
     pile_by = np.empty((n, nplayers), np.int16)
+    said_n = np.empty((n, nplayers), np.int16)
+    said_k = np.empty((n, nplayers), np.int8)
     for i in range(n):
         b = games[i]
         p = g[b, CUR]
@@ -439,13 +468,17 @@ def _observe(games, g, pp, hand, placed, taken, comp, params):
         claimant[i] = -1 if g[b, CLAIMANT] < 0 else (g[b, CLAIMANT] - p) % nplayers
         claims[i] = g[b, CLAIMS]
         just[i] = g[b, JUST]
+        pending[i] = g[b, PENDING]
         for o in range(nplayers):
             q = (p + o) % nplayers
             points[i, o] = pp[b, q, POINTS]
             hand_n[i, o] = pp[b, q, HAND_N]
             pile_by[i, o] = pp[b, q, PILE_BY]
+            said_n[i, o] = pp[b, q, SAID_N]
+            said_k[i, o] = pp[b, q, SAID_K]
     return (seat, kind, rnd, my_hand, my_pile, revealed, unseen, pile_n, pile_drawn, draw_left,
-            claim_n, claim_k, claimant, claims, just, points, hand_n, pile_by)
+            claim_n, claim_k, claimant, claims, just, pending, points, hand_n, pile_by, said_n,
+            said_k)
 
 
 @dataclass
@@ -455,7 +488,7 @@ class Obs:
 
     game: np.ndarray         # int[n] batch index (for strategies that keep memory)
     seat: np.ndarray         # int8[n] this player's seat (0 = the game's first player)
-    kind: np.ndarray         # int8[n] RESPOND (0), SOURCE (1) or CLAIM (2)
+    kind: np.ndarray         # int8[n] RESPOND (0), SOURCE (1), COUNT (2) or KIND (3)
     round: np.ndarray        # int16[n] rounds finished
     hand: np.ndarray         # int16[n, T] this player's hand by card type
     my_pile: np.ndarray      # int16[n, T] cards this player put on the current pile (it saw them)
@@ -469,9 +502,12 @@ class Obs:
     claimant: np.ndarray     # int8[n] offset of the last claimant (-1: none)
     claims: np.ndarray       # int16[n] claims made this round
     just: np.ndarray         # int16[n] card this player placed this turn (-1: none yet)
+    pending: np.ndarray      # int16[n] the number this player's claim names (KIND step), else 0
     points: np.ndarray       # int16[n, P] point cards in front of each player
     hand_n: np.ndarray       # int16[n, P] hand sizes
     pile_by: np.ndarray      # int16[n, P] cards each player put on the current pile
+    said_n: np.ndarray       # int16[n, P] each player's latest claim this round: number (0: none)
+    said_k: np.ndarray       # int8[n, P] ... and kind (-1: none)
     t_cls: np.ndarray        # int64[T] card classes (ANIMAL, WILD, COUNT_ONE, ALL_EQUAL, STOP)
     t_kind: np.ndarray       # int64[T] animal kind or -1
     t_val: np.ndarray        # int64[T] animals shown
@@ -489,8 +525,12 @@ class Obs:
         return HAND0 + len(self.t_cls) + 1
 
     @property
-    def claim0(self) -> int:
+    def count0(self) -> int:
         return HAND0 + len(self.t_cls) + 2
+
+    @property
+    def kind0(self) -> int:
+        return HAND0 + len(self.t_cls) + 2 + self.max_claim
 
     def take(self, idx: np.ndarray) -> "Obs":
         """The observations of rows ``idx`` only (per-row arrays sliced, tables shared)."""
@@ -499,9 +539,13 @@ class Obs:
                    n_kinds=self.n_kinds, max_claim=self.max_claim, first_claim=self.first_claim,
                    point_limit=self.point_limit)
 
-    def claim_action(self, count, kind) -> np.ndarray:
-        """Action index for claiming ``count`` animals of ``kind``."""
-        return self.claim0 + (np.asarray(count) - 1) * self.n_kinds + np.asarray(kind)
+    def count_action(self, count) -> np.ndarray:
+        """Action index (COUNT step) for a claim naming ``count`` animals."""
+        return self.count0 + np.asarray(count) - 1
+
+    def kind_action(self, kind) -> np.ndarray:
+        """Action index (KIND step) for a claim naming animals of ``kind``."""
+        return self.kind0 + np.asarray(kind)
 
     def min_raise(self) -> np.ndarray:
         """int[n, K]: the smallest legal count for each kind now (first_claim on the round's first
@@ -516,7 +560,7 @@ class Obs:
 
 _ROW_FIELDS = ("game", "seat", "kind", "round", "hand", "my_pile", "revealed", "unseen", "pile_n",
                "pile_drawn", "draw_left", "claim_n", "claim_k", "claimant", "claims", "just",
-               "points", "hand_n", "pile_by")
+               "pending", "points", "hand_n", "pile_by", "said_n", "said_k")
 
 
 class BluffInZoo(Game):
@@ -528,13 +572,13 @@ class BluffInZoo(Game):
     score_name = "points (cards taken; fewest wins)"
     lower_score_wins = True
     decision_kinds = ("doubt the last claim or go on", "place a card (hand, draw pile) or none",
-                      "claim a number of animals")
+                      "how many animals to claim", "which animal to claim")
 
     def n_types(self, rules: Rules) -> int:
         return len(rules.animals) * len(rules.animal_cards) + len(rules.wild_cards) + 3
 
     def n_actions(self, rules: Rules, n_players: int) -> int:
-        return HAND0 + self.n_types(rules) + 2 + len(rules.animals) * rules.max_claim
+        return HAND0 + self.n_types(rules) + 2 + rules.max_claim + len(rules.animals)
 
     def card_name(self, rules: Rules, t: int) -> str:
         nv, nk = len(rules.animal_cards), len(rules.animals)
@@ -561,8 +605,9 @@ class BluffInZoo(Game):
         if action == HAND0 + nt + 1:
             return "place no card"
         c = action - (HAND0 + nt + 2)
-        k = len(rules.animals)
-        return f"claim {self.claim_name(rules, c // k + 1, c % k)}"
+        if c < rules.max_claim:
+            return f"claim {c + 1} animals (the kind comes next)"
+        return f"name the animal: {rules.animals[c - rules.max_claim]}"
 
     # -- setup
     def check(self, rules: Rules, n_players: int) -> None:
@@ -636,8 +681,8 @@ class BluffInZoo(Game):
         return np.where(state.g[:, PHASE] == OVER, -1, state.g[:, CUR])
 
     def legal(self, state: State) -> np.ndarray:
-        return _legal(state.g, state.pp, state.hand, state.params,
-                      self.n_actions(state.rules, state.n_players))
+        nactions = self.n_actions(state.rules, state.n_players)
+        return _legal(state.g, state.hand, state.params, nactions)
 
     def observe(self, state: State, games: np.ndarray) -> Obs:
         games = np.asarray(games, dtype=np.int64)

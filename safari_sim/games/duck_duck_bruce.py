@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.chance import reseed, shuffle_row
+from ..engine.events import log_event
 from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, rule
 
 
@@ -122,19 +123,6 @@ F_DOUBLE_ROW, F_LAST_BANKS, F_MAY_PASS = 1, 2, 4
 # ---- Setup ------------------------------------------------------------------------------------
 
 @njit(cache=True, inline='always', _nrt=False)
-def _log(ev, g, b, t, seat, x, y, z, w):
-    n = g[b, NEV]
-    if n < ev.shape[1]:
-        ev[b, n, 0] = t
-        ev[b, n, 1] = seat
-        ev[b, n, 2] = x
-        ev[b, n, 3] = y
-        ev[b, n, 4] = z
-        ev[b, n, 5] = w
-        g[b, NEV] = n + 1
-
-
-@njit(cache=True, inline='always', _nrt=False)
 def _start_round(b, g, pp, deck, row_at, best, seen, ev, params, starter):
     """Gather every card, shuffle, and give the first turn to ``starter``."""
     ncards = params[P_CARDS]
@@ -152,7 +140,7 @@ def _start_round(b, g, pp, deck, row_at, best, seen, ev, params, starter):
         pp[b, p, NEST_LEN] = 0
         pp[b, p, ROUND_PTS] = 0
     g[b, DISCARD] = 0
-    _log(ev, g, b, E_ROUND, starter, g[b, ROUND] + 1, 0, 0, 0)
+    log_event(ev, g, NEV, b, E_ROUND, starter, g[b, ROUND] + 1, 0, 0, 0)
 
 
 # ---- Game Play --------------------------------------------------------------------------------
@@ -228,7 +216,7 @@ def _end_round(b, g, pp, deck, row_at, best, seen, ev, params):
         pts = _nest_score(b, p, best, nsuits)
         pp[b, p, LAST] = pts
         pp[b, p, TOTAL] += pts
-        _log(ev, g, b, E_SCORE, p, pts, pp[b, p, TOTAL], pp[b, p, NEST_LEN], 0)
+        log_event(ev, g, NEV, b, E_SCORE, p, pts, pp[b, p, TOTAL], pp[b, p, NEST_LEN], 0)
         if pts < lowest:
             lowest = pts
     over = False
@@ -243,7 +231,7 @@ def _end_round(b, g, pp, deck, row_at, best, seen, ev, params):
     if over:
         g[b, PHASE] = OVER
         g[b, CUR] = -1
-        _log(ev, g, b, E_GAME_END, -1, g[b, ROUND], 0, 0, 0)
+        log_event(ev, g, NEV, b, E_GAME_END, -1, g[b, ROUND], 0, 0, 0)
         return
     # The lowest scorer of the round starts the next; on a tie, the first of them in turn order
     # from the player after the one who revealed the last card.
@@ -276,12 +264,12 @@ def _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_v
         g[b, POS] += 1
         last = g[b, POS] >= ncards
         s = card_suit[card]
-        _log(ev, g, b, E_REVEAL, p, card, g[b, ROW_LEN], 0, 0)
+        log_event(ev, g, NEV, b, E_REVEAL, p, card, g[b, ROW_LEN], 0, 0)
         if s < 0:
             # Bruce: the row and the Bruce go to the discard pile; the steal is the player's call
             seen[b, nsuits] += 1
             g[b, DISCARD] += g[b, ROW_LEN] + 1
-            _log(ev, g, b, E_BRUCE, p, g[b, ROW_LEN], 0, 0, 0)
+            log_event(ev, g, NEV, b, E_BRUCE, p, g[b, ROW_LEN], 0, 0, 0)
             _bank(b, 0, 0, g, pp, row, row_at, nest, best, card_suit, card_value)
             g[b, PHASE] = BRUCE
             return
@@ -295,7 +283,7 @@ def _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_v
             lost = g[b, ROW_LEN] - keep + 1
             g[b, DISCARD] += lost
             pp[b, p, DOUBLES] += 1
-            _log(ev, g, b, E_DOUBLE, p, card, lost, keep, 0)
+            log_event(ev, g, NEV, b, E_DOUBLE, p, card, lost, keep, 0)
             _bank(b, 0, keep, g, pp, row, row_at, nest, best, card_suit, card_value)
             _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
             continue
@@ -307,7 +295,7 @@ def _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_v
             # The last card: whoever turned it over finishes the turn by banking the row
             if params[P_FLAGS] & F_LAST_BANKS:
                 pp[b, p, BANKS] += 1
-                _log(ev, g, b, E_BANK, p, n + 1, 1, 0, 0)
+                log_event(ev, g, NEV, b, E_BANK, p, n + 1, 1, 0, 0)
                 _bank(b, 0, n + 1, g, pp, row, row_at, nest, best, card_suit, card_value)
             else:
                 g[b, DISCARD] += n + 1
@@ -341,12 +329,12 @@ def _step(actions, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, ca
             if a == BANK:
                 n = g[b, ROW_LEN]
                 pp[b, p, BANKS] += 1
-                _log(ev, g, b, E_BANK, p, n, 0, 0, 0)
+                log_event(ev, g, NEV, b, E_BANK, p, n, 0, 0, 0)
                 _bank(b, 0, n, g, pp, row, row_at, nest, best, card_suit, card_value)
                 _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
         else:  # BRUCE
             if a == PASS:
-                _log(ev, g, b, E_PASS, p, 0, 0, 0, 0)
+                log_event(ev, g, NEV, b, E_PASS, p, 0, 0, 0, 0)
             else:
                 o = (a - STEAL0) // maxsteal + 1
                 k = (a - STEAL0) % maxsteal + 1
@@ -361,7 +349,7 @@ def _step(actions, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, ca
                     pp[b, p, BACKFIRED] += 1
                     taken = -_take_random(b, p, t, -face, pp, nest, best, card_suit, card_value,
                                           nsuits)
-                _log(ev, g, b, E_STEAL, p, t, k, face, taken)
+                log_event(ev, g, NEV, b, E_STEAL, p, t, k, face, taken)
             _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
         _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, params)
 

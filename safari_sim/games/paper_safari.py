@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.chance import reseed, shuffle_row
+from ..engine.events import log_event
 from ..engine.protocol import Game, Outcome, RulesError, ranks_and_wins, rule
 
 
@@ -128,19 +129,6 @@ class State:
     ev: np.ndarray           # int32[B, L, 6]; L = 0 unless logging
 
 
-@njit(cache=True)
-def _log(ev, g, b, t, seat, x, y, z, w):
-    n = g[b, NEV]
-    if n < ev.shape[1]:
-        ev[b, n, 0] = t
-        ev[b, n, 1] = seat
-        ev[b, n, 2] = x
-        ev[b, n, 3] = y
-        ev[b, n, 4] = z
-        ev[b, n, 5] = w
-        g[b, NEV] = n + 1
-
-
 # ---- Game Setup -------------------------------------------------------------------------------
 
 @njit(cache=True)
@@ -175,8 +163,8 @@ def _start_round(b, first, g, grid, up, known, deck, disc, base, ev, params):
     g[b, FIRST] = first
     g[b, RTURNS] = 0
     g[b, HELD] = -1
-    _log(ev, g, b, E_ROUND, first, g[b, ROUND] + 1, 0, 0, 0)
-    _log(ev, g, b, E_TURN_UP, -1, disc[b, 0], 0, 0, 0)
+    log_event(ev, g, NEV, b, E_ROUND, first, g[b, ROUND] + 1, 0, 0, 0)
+    log_event(ev, g, NEV, b, E_TURN_UP, -1, disc[b, 0], 0, 0, 0)
     g[b, CUR] = first
     if params[P_FACEUP] > 0:
         g[b, REVEAL_K] = 0
@@ -199,7 +187,7 @@ def _begin_turn(b, g, deck, disc, ev):
         g[b, DISC_N] = 0
         _turn_over(b, g, deck, disc)
         g[b, RESHUFFLES] += 1
-        _log(ev, g, b, E_RESHUFFLE, g[b, CUR], n, disc[b, 0], 0, 0)
+        log_event(ev, g, NEV, b, E_RESHUFFLE, g[b, CUR], n, disc[b, 0], 0, 0)
     g[b, PHASE] = DRAW
 
 
@@ -227,18 +215,18 @@ def _tarzan_chain(b, p, k, g, grid, up, known, disc, ev, params):
     the same slot, until the drawer's right-hand neighbour's card goes under the discard pile."""
     nplayers = params[P_PLAYERS]
     passed = _place(b, p, k, params[P_TARZAN], grid, up, known)
-    _log(ev, g, b, E_TARZAN, p, k, passed, 0, 0)
+    log_event(ev, g, NEV, b, E_TARZAN, p, k, passed, 0, 0)
     for j in range(1, nplayers):
         q = (p + j) % nplayers
         got = passed
         passed = _place(b, q, k, got, grid, up, known)
-        _log(ev, g, b, E_CHAIN, q, k, got, passed, 0)
+        log_event(ev, g, NEV, b, E_CHAIN, q, k, got, passed, 0)
     n = g[b, DISC_N]
     for i in range(n, 0, -1):
         disc[b, i] = disc[b, i - 1]
     disc[b, 0] = passed
     g[b, DISC_N] = n + 1
-    _log(ev, g, b, E_CHAIN_END, (p + nplayers - 1) % nplayers, passed, 0, 0, 0)
+    log_event(ev, g, NEV, b, E_CHAIN_END, (p + nplayers - 1) % nplayers, passed, 0, 0, 0)
     g[b, TARZANS] += 1
 
 
@@ -376,7 +364,7 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
         pp[b, p, SUM] += score[p]
         if score[p] < low:
             low = score[p]
-        _log(ev, g, b, E_SCORE, p, score[p], _pack(grid[b, p], 0), _pack(grid[b, p], 4),
+        log_event(ev, g, NEV, b, E_SCORE, p, score[p], _pack(grid[b, p], 0), _pack(grid[b, p], 4),
              _pack(grid[b, p], 8))
     if closer >= 0:
         pp[b, closer, CLOSED] += 1
@@ -409,7 +397,7 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
         p = (g[b, FIRST] + j) % nplayers
         if win[p]:
             pp[b, p, WINS] += 1
-            _log(ev, g, b, E_ROUND_WIN, p, score[p], pp[b, p, WINS], nwin, 0)
+            log_event(ev, g, NEV, b, E_ROUND_WIN, p, score[p], pp[b, p, WINS], nwin, 0)
             if starter < 0:
                 starter = p
             if pp[b, p, WINS] >= params[P_WINS]:
@@ -417,7 +405,7 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
     if over:
         g[b, PHASE] = OVER
         g[b, CUR] = -1
-        _log(ev, g, b, E_GAME_END, -1, g[b, ROUND], 0, 0, 0)
+        log_event(ev, g, NEV, b, E_GAME_END, -1, g[b, ROUND], 0, 0, 0)
         return
     _start_round(b, starter, g, grid, up, known, deck, disc, base, ev, params)
 
@@ -439,7 +427,7 @@ def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, ev, param
             break
     if closer < 0 and g[b, RTURNS] >= params[P_CAP]:
         g[b, CAPPED] += 1
-        _log(ev, g, b, E_CAP, -1, g[b, RTURNS], 0, 0, 0)
+        log_event(ev, g, NEV, b, E_CAP, -1, g[b, RTURNS], 0, 0, 0)
         _end_round(b, -1, g, pp, grid, up, known, deck, disc, base, card_value, ev, params)
     elif closer >= 0:
         _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, ev, params)
@@ -469,7 +457,7 @@ def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, ev, par
             k = a - SLOT0
             up[b, p, k] = True
             known[b, p, k] = True
-            _log(ev, g, b, E_REVEAL, p, k, grid[b, p, k], 0, 0)
+            log_event(ev, g, NEV, b, E_REVEAL, p, k, grid[b, p, k], 0, 0)
             g[b, REVEAL_K] += 1
             rk = g[b, REVEAL_K]
             if rk >= nplayers * params[P_FACEUP]:
@@ -491,7 +479,7 @@ def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, ev, par
                 pp[b, p, TAKEN] += 1
             g[b, HELD] = card
             g[b, PEEKED] = 0
-            _log(ev, g, b, E_DRAW, p, card, g[b, FROM_DECK], 0, 0)
+            log_event(ev, g, NEV, b, E_DRAW, p, card, g[b, FROM_DECK], 0, 0)
             # Elephant: its drawer may look at a face-down card of their own (if any is left)
             if card == params[P_ELEPHANT] and not _all_up(b, p, up, nslots):
                 g[b, PHASE] = PEEK
@@ -499,13 +487,13 @@ def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, ev, par
                 g[b, PHASE] = PLACE
         elif phase == PEEK:
             if a == NO_PEEK:
-                _log(ev, g, b, E_NO_PEEK, p, 0, 0, 0, 0)
+                log_event(ev, g, NEV, b, E_NO_PEEK, p, 0, 0, 0, 0)
             else:
                 k = a - SLOT0
                 known[b, p, k] = True
                 g[b, PEEKED] = 1
                 pp[b, p, PEEKS] += 1
-                _log(ev, g, b, E_PEEK, p, k, grid[b, p, k], 0, 0)
+                log_event(ev, g, NEV, b, E_PEEK, p, k, grid[b, p, k], 0, 0)
             g[b, PHASE] = PLACE
         else:  # PLACE
             card = g[b, HELD]
@@ -513,7 +501,7 @@ def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, ev, par
             if a == DISCARD:
                 disc[b, g[b, DISC_N]] = card
                 g[b, DISC_N] += 1
-                _log(ev, g, b, E_DISCARD, p, card, 0, 0, 0)
+                log_event(ev, g, NEV, b, E_DISCARD, p, card, 0, 0, 0)
             elif card == params[P_TARZAN]:
                 _tarzan_chain(b, p, a - SLOT0, g, grid, up, known, disc, ev, params)
             else:
@@ -521,7 +509,7 @@ def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, ev, par
                 old = _place(b, p, k, card, grid, up, known)
                 disc[b, g[b, DISC_N]] = old
                 g[b, DISC_N] += 1
-                _log(ev, g, b, E_EXCHANGE, p, k, card, old, 0)
+                log_event(ev, g, NEV, b, E_EXCHANGE, p, k, card, old, 0)
             _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, ev, params)
 
 

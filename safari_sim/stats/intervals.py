@@ -28,7 +28,8 @@ def wilson(successes, n, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np
         denom = 1 + z * z / n
         centre = (p + z * z / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return centre - half, centre + half
+    # at p = 0 or 1 rounding leaves the bound a hair past p (1e-17): the interval must hold p
+    return np.minimum(centre - half, p), np.maximum(centre + half, p)
 
 
 def games_to_halve(rate, n, confidence: float = CONFIDENCE) -> np.ndarray:

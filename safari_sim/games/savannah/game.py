@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...engine.chance import reseed, shuffle_rows
-from ...engine.protocol import Game, Outcome, ranks_and_wins
+from ...engine.protocol import Game, Observation, Outcome, ranks_and_wins
 from . import turn as T
 from .grid import BLOCKED, side
 from .rules import Rules, card_name, copies
@@ -34,7 +34,7 @@ class State:
     prm: np.ndarray        # int64[12]: see turn.P_*
     copies: np.ndarray     # int8[36]: cards of each type in the deck
     g: np.ndarray          # int32[B, NG]: per-game scalars (turn.CUR, ...)
-    board: np.ndarray      # int8[B, S*S]: EMPTY (0), card id + 1 face up, BLOCKED (face down)
+    board: np.ndarray      # int8[B, S*S]: EMPTY, OPEN, card id + 1 face up, BLOCKED (grid.py)
     up_pos: np.ndarray     # int32[B, N]: spaces of the face-up cards (first g[N_UP])
     up_count: np.ndarray   # int8[B, 36]: face-up cards of each type
     hand: np.ndarray       # int8[B, P, H] (first hand_n valid)
@@ -47,8 +47,8 @@ class State:
     score: np.ndarray      # int32[B, P]
     claims: np.ndarray     # int32[B, P]: unplayable spaces found
     unpl: np.ndarray       # int32[B, F]: this turn's unplayable spaces
-    fr: np.ndarray         # int32[B, F]: scratch: open spaces
-    sc: np.ndarray         # int64[B, F]: scratch: both lines through each (grid.pack)
+    fr: np.ndarray         # int32[B, F]: the open spaces (first g[N_FR])
+    sc: np.ndarray         # int64[B, F]: both lines through each (grid.pack), if g[FR_OK]
     cand_slot: np.ndarray  # int8[B, K]: hand slot (claim: 0 keep 1st pile's card, 1 the 2nd's)
     cand_card: np.ndarray  # int8[B, K]
     cand_cell: np.ndarray  # int16[B, K]: the space (flat index; S * S < 2**15)
@@ -73,19 +73,20 @@ class State:
     def arrays(self):
         return (self.g, self.board, self.up_pos, self.up_count, self.copies, self.hand,
                 self.hand_n, self.pile1, self.pile2, self.fd_pos, self.fd_card, self.box,
-                self.score, self.claims, self.unpl, self.fr, self.sc, self.cand_slot, self.cand_card,
-                self.cand_cell, self.cand_pts, self.legal_mask, self.ev, self.prm)
+                self.score, self.claims, self.unpl, self.fr, self.sc, self.cand_slot,
+                self.cand_card, self.cand_cell, self.cand_pts, self.legal_mask, self.ev, self.prm)
 
 
-class Obs:
+class Obs(Observation):
     """What the player to move knows, for the games ``game`` (first axis of every array).
 
     Always there: ``game``, ``seat``, ``kind`` (0 place a card, 1 claim: keep which card),
     ``phase`` (0 opening, 1 first phase, 2 second phase), ``n_cand`` and ``points`` [n, W]: the
     points each candidate scores now (W = the longest list among these games; entries from
-    n_cand on are padding). On demand: ``slot``, ``card``, ``y``, ``x`` of each candidate, the
-    player's ``hand``, ``score`` and ``hand_size`` rotated so index 0 is this player, the piles'
-    sizes, ``unseen`` (cards of each type this player has not seen: not face up, not in hand),
+    n_cand on are padding), the player's ``hand``, ``score`` and ``hand_size`` rotated so index
+    0 is this player, the piles' sizes (``pile1``, ``pile2``) and ``blocked`` (face-down cards
+    on the table). On demand: ``slot``, ``card``, ``y``, ``x`` of each candidate, ``valid``,
+    ``unseen`` (cards of each type this player has not seen: not face up, not in hand),
     ``table`` (the face-up layout). Face-down cards, other hands and the piles' order are never
     reachable from here: the grid holds BLOCKED, not the card, for a face-down card.
     """
@@ -105,16 +106,30 @@ class Obs:
         self.n_players = st.n_players
         self.S = st.S
         self.prm = st.prm
-        # public or own-hand arrays only (see the class docstring)
+        # the player's own cards, copied: nothing here reaches another player's hand
+        self.hand = st.hand[games, g[:, T.CUR]]
+        self.score = self._rot(st.score, st.n_players)
+        self.hand_size = self._rot(st.hand_n, st.n_players)
+        # public arrays of the whole batch, read on demand for these games only: the layout
+        # (a face-down card shows as BLOCKED, never as itself), the candidate lists, the counts
+        # of face-up cards by type
         self._board = st.board
         self._cand = (st.cand_slot, st.cand_card, st.cand_cell)
-        self._hand = (st.hand, st.hand_n)
-        self._score = st.score
         self._up_count = st.up_count
         self._copies = st.copies
 
-    def _rot(self, a: np.ndarray) -> np.ndarray:
-        p = self.n_players
+    _per_game = ("game", "seat", "kind", "phase", "n_cand", "points", "pile1", "pile2", "blocked",
+                 "hand", "score", "hand_size")
+
+    def take(self, rows: np.ndarray) -> "Obs":
+        """The observation of a subset of its games (rows index its first axis)."""
+        sub = object.__new__(Obs)
+        sub.__dict__.update(self.__dict__)
+        for name in self._per_game:
+            setattr(sub, name, getattr(self, name)[rows])
+        return sub
+
+    def _rot(self, a: np.ndarray, p: int) -> np.ndarray:
         idx = (self.seat[:, None].astype(np.int64) + np.arange(p)[None, :]) % p
         return a[self.game[:, None], idx]
 
@@ -144,22 +159,10 @@ class Obs:
         return np.arange(self.width)[None, :] < self.n_cand[:, None]
 
     @property
-    def hand(self):
-        return self._hand[0][self.game, self.seat]
-
-    @property
-    def score(self):
-        return self._rot(self._score)
-
-    @property
-    def hand_size(self):
-        return self._rot(self._hand[1])
-
-    @property
     def table(self):
         """int8[n, S, S]: card ids face up, -1 empty, -2 a face-down card (a copy)."""
         t = self._board[self.game].reshape(len(self.game), self.S, self.S)
-        return np.where(t == BLOCKED, -2, t - 1).astype(np.int8)
+        return np.where(t == BLOCKED, -2, np.where(t > 0, t - 1, -1)).astype(np.int8)
 
     @property
     def unseen(self):
@@ -233,8 +236,8 @@ class Savannah(Game):
             fd_pos=np.zeros((B, N), np.int32), fd_card=np.zeros((B, N), np.int8),
             box=np.zeros((B, N), np.int8), score=np.zeros((B, P), np.int32),
             claims=np.zeros((B, P), np.int32), unpl=np.zeros((B, F), np.int32),
-            fr=np.zeros((B, F), np.int32), sc=np.zeros((B, F), np.int64), cand_slot=np.zeros((B, K), np.int8),
-            cand_card=np.zeros((B, K), np.int8), cand_cell=np.zeros((B, K), np.int16),
+            fr=np.zeros((B, F), np.int32), sc=np.zeros((B, F), np.int64),
+            cand_slot=np.zeros((B, K), np.int8), cand_card=np.zeros((B, K), np.int8), cand_cell=np.zeros((B, K), np.int16),
             cand_pts=np.zeros((B, K), np.int16), legal_mask=np.zeros((B, K), np.bool_),
             ev=np.zeros((B, 2 * N + 8 if log else 0, 7), np.int16))
 
@@ -255,10 +258,11 @@ class Savannah(Game):
         st = self.empty_state(rules, n_players, 1, log)
         g = st.g
         for (y, x), c in layout.items():
-            T._put_up(0, int(st.cell(y, x)), c, g, st.board, st.up_pos, st.up_count)
+            T._put_up(0, int(st.cell(y, x)), c, g, st.board, st.up_pos, st.up_count, st.fr,
+                      st.sc, st.S)
         for (y, x), c in (face_down or {}).items():
             q = int(st.cell(y, x))
-            st.board[0, q] = BLOCKED
+            T._block(0, q, g, st.board, st.fr, st.sc)
             st.fd_pos[0, g[0, T.N_FD]] = q
             st.fd_card[0, g[0, T.N_FD]] = c
             g[0, T.N_FD] += 1

@@ -2,9 +2,10 @@
 ("Step A: Play a card").
 
 Each game's grid is one flat int8 row of ``S * S`` cells: ``EMPTY`` (0, so that a fresh grid is
-zero pages the system hands out only where play reaches), card id + 1 for a face-up card, or
-``BLOCKED`` (a face-down card marking an unplayable space; which card it is lives elsewhere, so
-the grid itself is public). Cell ``y * S + x``; the first card goes to the centre.
+zero pages the system hands out only where play reaches), ``OPEN`` (empty and touching a face-up
+card: where a card may go; these spaces are also kept in a list), card id + 1 for a face-up card,
+or ``BLOCKED`` (a face-down card marking an unplayable space; which card it is lives elsewhere,
+so the grid itself is public). Cell ``y * S + x``; the first card goes to the centre.
 
 Why an array of side ``S = 2 * (N + 2) + 1`` is as good as an unbounded grid (N = cards in the
 deck): a card is placed face up at most once in a game (it stays until phase two sends it to the
@@ -24,18 +25,21 @@ from numba import njit
 
 EMPTY = 0
 BLOCKED = -1
-MARK = -128          # transient mark while listing the open spaces
+OPEN = -2
 FULL = (1 << 36) - 1  # every card type
 
 POP = np.array([bin(i).count("1") for i in range(64)], np.int64)
 LOWBIT = np.array([(i & -i).bit_length() - 1 if i else 0 for i in range(64)], np.int64)
+# SPREAD[a_bits]: bit 6a set for every animal a in a_bits; times 6 number bits = those numbers for
+# each of those animals (the 36 card types are animal * 6 + number index)
+SPREAD = np.array([sum(1 << (6 * a) for a in range(6) if i >> a & 1) for i in range(64)], np.int64)
 
 
 def side(n_cards: int) -> int:
     return 2 * (n_cards + 2) + 1
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def scan(board, b, p, step, vp, vc):
     """The face-up cards in line with space p along ``step`` (1: row, S: column), both ways,
     p excluded: (count, animal bits, number bits). Space ``vp`` is read as holding card ``vc``
@@ -64,7 +68,7 @@ def scan(board, b, p, step, vp, vc):
     return n, am, nm
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def line_code(n, am, nm, a, ni):
     """Can a card of animal ``a`` and number index ``ni`` join the line of ``n`` cards with these
     animal/number bits? -1: no; 0: there is no line (n = 0); else 2 * length + matching, the
@@ -85,7 +89,7 @@ def line_code(n, am, nm, a, ni):
     return -1
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def allowed(n, am, nm):
     """Bits (over the 36 card types) of the cards that may join the line (FULL if no line)."""
     if n == 0:
@@ -93,24 +97,19 @@ def allowed(n, am, nm):
     pa = POP[am]
     pn = POP[nm]
     fa = ~am & 63
-    fn = np.int64(~nm & 63)
+    fn = ~nm & 63
     m = np.int64(0)
     if pn == n:
         if pa == 1:
-            m |= fn << (6 * LOWBIT[am])
+            m |= fn << (6 * LOWBIT[am])          # A: that animal, a new number
         if pa == n:
-            for a in range(6):
-                if (fa >> a) & 1:
-                    m |= fn << (6 * a)
+            m |= SPREAD[fa] * fn                 # C: a new animal and a new number
     if pa == n and pn == 1:
-        n0 = LOWBIT[nm]
-        for a in range(6):
-            if (fa >> a) & 1:
-                m |= np.int64(1) << (6 * a + n0)
+        m |= SPREAD[fa] << LOWBIT[nm]            # B: that number, a new animal
     return m
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def line_points(code, line_point, less):
     """Phase one ("Step B"): a matching line scores its length, an all-different one less."""
     if code <= 0:
@@ -121,7 +120,7 @@ def line_points(code, line_point, less):
     return pts
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def removed_count(cr, cc):
     """Phase two: cards removed when the played card makes row code cr and column code cc."""
     lr = cr >> 1 if cr > 0 else 0
@@ -138,25 +137,6 @@ def removed_count(cr, cc):
 
 
 @njit(cache=True, _nrt=False)
-def open_spaces(board, b, up_pos, n_up, S, fr):
-    """List in fr[b] every empty space touching a face-up card on a side or corner; returns how
-    many. (Spaces holding a face-down card are not empty.)"""
-    k = 0
-    for i in range(n_up):
-        p = up_pos[b, i]
-        for dy in range(-S, S + 1, S):
-            for dx in range(-1, 2):
-                q = p + dy + dx
-                if board[b, q] == EMPTY:
-                    board[b, q] = MARK
-                    fr[b, k] = q
-                    k += 1
-    for i in range(k):
-        board[b, fr[b, i]] = EMPTY
-    return k
-
-
-@njit(cache=True, inline='always', _nrt=False)
 def corner_only_once(board, b, q, S):
     """True if space q touches exactly one face-up card, and on a corner (the opening rule)."""
     if board[b, q - 1] > 0 or board[b, q + 1] > 0 or board[b, q - S] > 0 or board[b, q + S] > 0:
@@ -168,13 +148,13 @@ def corner_only_once(board, b, q, S):
     return n == 1
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def pack(nr, ar, mr, nc, ac, mc):
     """Both lines through a space in one int64 (counts fit 4 bits: two runs of at most 6)."""
     return (nr << 12 | ar << 6 | mr) | (nc << 12 | ac << 6 | mc) << 16
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def unpack(v):
     return ((v >> 12) & 15, (v >> 6) & 63, v & 63,
             (v >> 28) & 15, (v >> 22) & 63, (v >> 16) & 63)

@@ -10,18 +10,54 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .grid import EMPTY, allowed, line_code, line_points, removed_count, scan
+from .grid import BLOCKED, FULL, LOWBIT, POP, SPREAD, allowed, line_points, removed_count, scan
 from .turn import P_LESS, P_LINE, P_REMOVAL, P_S
 
 _BITS = np.int64(1) << np.arange(36, dtype=np.int64)
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def _line_end(board, b, q, d):
     e = q + d
     while board[b, e] > 0:
         e += d
     return e
+
+
+@njit(cache=True, _nrt=False)
+def _matching(n, am, nm):
+    """Bits of the card types that would make this line a matching one (rule A or B)."""
+    if n == 1:
+        return (np.int64(63) << (6 * LOWBIT[am])) | (SPREAD[63] << LOWBIT[nm])
+    if n >= 2 and (POP[am] == 1 or POP[nm] == 1):
+        return FULL
+    return np.int64(0)
+
+
+@njit(cache=True, _nrt=False)
+def _best_reply(nr, ar, mr, nc, ac, mc, possible, phase, prm):
+    """The most any card of the types in ``possible`` scores in a space with these lines."""
+    m = allowed(nr, ar, mr) & allowed(nc, ac, mc) & possible
+    if m == 0:
+        return 0
+    mrow = _matching(nr, ar, mr)
+    mcol = _matching(nc, ac, mc)
+    best = 0
+    for rm in range(2):
+        for cm in range(2):
+            sub = m & (mrow if rm else ~mrow) & (mcol if cm else ~mcol)
+            if sub == 0:
+                continue
+            cr = 2 * (nr + 1) + rm if nr > 0 else 0
+            cc = 2 * (nc + 1) + cm if nc > 0 else 0
+            if phase == 2:
+                pts = removed_count(cr, cc) * prm[P_REMOVAL]
+            else:
+                pts = (line_points(cr, prm[P_LINE], prm[P_LESS])
+                       + line_points(cc, prm[P_LINE], prm[P_LESS]))
+            if pts > best:
+                best = pts
+    return best
 
 
 @njit(cache=True, _nrt=False)
@@ -35,24 +71,13 @@ def _threat(board, games, cand_cell, cand_card, n_cand, width, possible, phase, 
             best = 0
             for d in (-1, 1, -S, S):
                 e = _line_end(board, b, q, d)
-                if board[b, e] != EMPTY:
+                if board[b, e] == BLOCKED:
                     continue
                 nr, ar, mr = scan(board, b, e, 1, q, c)
                 nc, ac, mc = scan(board, b, e, S, q, c)
-                m = allowed(nr, ar, mr) & allowed(nc, ac, mc) & possible[i]
-                if m == 0:
-                    continue
-                for t in range(36):
-                    if (m >> t) & 1:
-                        cr = line_code(nr, ar, mr, t // 6, t % 6)
-                        cc = line_code(nc, ac, mc, t // 6, t % 6)
-                        if phase[i] == 2:
-                            pts = removed_count(cr, cc) * prm[P_REMOVAL]
-                        else:
-                            pts = (line_points(cr, prm[P_LINE], prm[P_LESS])
-                                   + line_points(cc, prm[P_LINE], prm[P_LESS]))
-                        if pts > best:
-                            best = pts
+                pts = _best_reply(nr, ar, mr, nc, ac, mc, possible[i], phase[i], prm)
+                if pts > best:
+                    best = pts
             out[i, j] = best
 
 
@@ -71,7 +96,7 @@ def _new_unplayable(board, games, cand_cell, cand_card, n_cand, avail, last_copy
             k = 0
             for d in (-1, 1, -S, S):
                 e = _line_end(board, b, q, d)
-                if board[b, e] != EMPTY:
+                if board[b, e] == BLOCKED:
                     continue
                 nr, ar, mr = scan(board, b, e, 1, -1, -1)
                 nc, ac, mc = scan(board, b, e, S, -1, -1)

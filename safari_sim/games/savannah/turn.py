@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .grid import (BLOCKED, EMPTY, allowed, corner_only_once, line_code, line_points,
-                   open_spaces, pack, removed_count, scan, unpack)
+from .grid import (BLOCKED, EMPTY, OPEN, POP, allowed, corner_only_once, line_code, line_points,
+                   pack, removed_count, scan, unpack)
 
 # phases
 OPENING, ONE, TWO, OVER = 0, 1, 2, 3
@@ -37,7 +37,7 @@ E_PLACE, E_CLAIM, E_PHASE2, E_END = 1, 2, 3, 4
 ERR_EDGE, ERR_CANDS = 1, 2
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def _log(ev, g, b, t, seat, x1, x2, x3, x4, x5):
     n = g[b, NEV]
     if n < ev.shape[1]:
@@ -51,7 +51,7 @@ def _log(ev, g, b, t, seat, x1, x2, x3, x4, x5):
         g[b, NEV] = n + 1
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, card, q, pts):
     k = g[b, N_CAND]
     if k >= cand_slot.shape[1]:
@@ -64,31 +64,105 @@ def _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, card, q, pts):
     g[b, N_CAND] = k + 1
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def _set_legal(b, g, legal, old):
+    """legal[b] is True exactly on the first N_CAND entries (it was on the first ``old``)."""
     k = g[b, N_CAND]
-    for j in range(k):
+    for j in range(old, k):
         legal[b, j] = True
     for j in range(k, old):
         legal[b, j] = False
 
 
+# ---- The open spaces: kept up to date as cards come and go ----------------------------------
+
 @njit(cache=True, _nrt=False)
-def _spaces(b, g, board, up_pos, fr, sc, S):
-    """The open spaces (fr[b]) and both lines through each (sc[b], packed), computed once per
-    layout: Step C and the next player's list share them. Claims only fill spaces, which the
-    readers skip; a card put up or taken away, or spaces reopened, clear the cache."""
+def _unlist(b, q, g, fr, sc):
+    """Take space q off the open list (its cached lines move with the last entry)."""
+    n = g[b, N_FR] - 1
+    for i in range(n + 1):
+        if fr[b, i] == q:
+            fr[b, i] = fr[b, n]
+            sc[b, i] = sc[b, n]
+            break
+    g[b, N_FR] = n
+
+
+@njit(cache=True, _nrt=False)
+def _list(b, q, g, board, fr):
+    board[b, q] = OPEN
+    fr[b, g[b, N_FR]] = q
+    g[b, N_FR] += 1
+
+
+@njit(cache=True, _nrt=False)
+def _scan_entry(b, i, board, fr, sc, S):
+    q = fr[b, i]
+    nr, ar, mr = scan(board, b, q, 1, -1, -1)
+    nc, ac, mc = scan(board, b, q, S, -1, -1)
+    sc[b, i] = pack(nr, ar, mr, nc, ac, mc)
+
+
+@njit(cache=True, _nrt=False)
+def _refresh(b, q, n0, g, board, fr, sc, S):
+    """Keep the cached lines right after a card went up at q: only the new open spaces (list
+    entries from n0 on) and the spaces at the ends of q's row and column have new lines."""
+    if not g[b, FR_OK]:
+        return
+    for i in range(n0, g[b, N_FR]):
+        _scan_entry(b, i, board, fr, sc, S)
+    for d in (-1, 1, -S, S):
+        e = q + d
+        while board[b, e] > 0:
+            e += d
+        if board[b, e] == OPEN:
+            for i in range(n0):
+                if fr[b, i] == e:
+                    _scan_entry(b, i, board, fr, sc, S)
+                    break
+
+
+@njit(cache=True, _nrt=False)
+def _touches_up(board, b, q, S):
+    for dy in range(-S, S + 1, S):
+        for dx in range(-1, 2):
+            if board[b, q + dy + dx] > 0:
+                return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _block(b, q, g, board, fr, sc):
+    """A face-down card fills the open space q (the other spaces' lines do not change)."""
+    if board[b, q] == OPEN:
+        _unlist(b, q, g, fr, sc)
+    board[b, q] = BLOCKED
+
+
+@njit(cache=True, _nrt=False)
+def _spaces(b, g, board, fr, sc, S):
+    """The open spaces (fr[b]) with both lines through each (sc[b], packed). The lines are
+    kept up to date as cards go up (``_refresh``), are filled in (``_block``) or come back into
+    play; after phase two's removals they are all recomputed here."""
+    nf = g[b, N_FR]
     if g[b, FR_OK]:
-        return g[b, N_FR]
-    nf = open_spaces(board, b, up_pos, g[b, N_UP], S, fr)
+        return nf
     for i in range(nf):
-        q = fr[b, i]
-        nr, ar, mr = scan(board, b, q, 1, -1, -1)
-        nc, ac, mc = scan(board, b, q, S, -1, -1)
-        sc[b, i] = pack(nr, ar, mr, nc, ac, mc)
-    g[b, N_FR] = nf
+        _scan_entry(b, i, board, fr, sc, S)
     g[b, FR_OK] = 1
     return nf
+
+
+@njit(cache=True, _nrt=False)
+def _fixed_points(n, am, nm, phase, prm):
+    """Phase one: what a line scores whichever allowed card joins it (-1 if that depends on the
+    card: a single card, or phase two where the lines' scores combine)."""
+    if n == 0 and phase == ONE:
+        return 0
+    if n < 2 or phase != ONE:
+        return -1
+    return line_points(2 * (n + 1) + (1 if POP[am] == 1 or POP[nm] == 1 else 0), prm[P_LINE],
+                       prm[P_LESS])
 
 
 @njit(cache=True, _nrt=False)
@@ -107,11 +181,9 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
             _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, hand[b, p, s],
                       prm[P_ORIGIN], 0)
     else:
-        nf = _spaces(b, g, board, up_pos, fr, sc, S)
+        nf = _spaces(b, g, board, fr, sc, S)
         for i in range(nf):
             q = fr[b, i]
-            if board[b, q] != EMPTY:
-                continue
             if phase == OPENING:
                 if corner_only_once(board, b, q, S):
                     for s in range(nh):
@@ -119,19 +191,28 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
                                   hand[b, p, s], q, 0)
                 continue
             nr, ar, mr, nc, ac, mc = unpack(sc[b, i])
+            m = allowed(nr, ar, mr) & allowed(nc, ac, mc)
+            if m == 0:
+                continue
+            # a line of two or more cards scores the same whichever allowed card joins it
+            rfix = _fixed_points(nr, ar, mr, phase, prm)
+            cfix = _fixed_points(nc, ac, mc, phase, prm)
             for s in range(nh):
                 c = np.int64(hand[b, p, s])
-                cr = line_code(nr, ar, mr, c // 12, c % 6)
-                if cr < 0:
+                a = c // 12
+                ni = c % 6
+                if ((m >> (a * 6 + ni)) & 1) == 0:
                     continue
-                cc = line_code(nc, ac, mc, c // 12, c % 6)
-                if cc < 0:
-                    continue
-                if phase == ONE:
-                    pts = (line_points(cr, prm[P_LINE], prm[P_LESS])
-                           + line_points(cc, prm[P_LINE], prm[P_LESS]))
+                if rfix >= 0 and cfix >= 0:
+                    pts = rfix + cfix
                 else:
-                    pts = removed_count(cr, cc) * prm[P_REMOVAL]
+                    cr = line_code(nr, ar, mr, a, ni)
+                    cc = line_code(nc, ac, mc, a, ni)
+                    if phase == ONE:
+                        pts = (line_points(cr, prm[P_LINE], prm[P_LESS])
+                               + line_points(cc, prm[P_LINE], prm[P_LESS]))
+                    else:
+                        pts = removed_count(cr, cc) * prm[P_REMOVAL]
                 _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, c, q, pts)
     _set_legal(b, g, legal, old)
 
@@ -139,11 +220,9 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
 @njit(cache=True, _nrt=False)
 def best_points(b, g, board, up_pos, fr, sc, c, prm):
     """The most a card ``c`` could score now in phase one, anywhere (for the claim choice)."""
-    nf = _spaces(b, g, board, up_pos, fr, sc, prm[P_S])
+    nf = _spaces(b, g, board, fr, sc, prm[P_S])
     best = 0
     for i in range(nf):
-        if board[b, fr[b, i]] != EMPTY:
-            continue
         nr, ar, mr, nc, ac, mc = unpack(sc[b, i])
         cr = line_code(nr, ar, mr, c // 12, c % 6)
         cc = line_code(nc, ac, mc, c // 12, c % 6)
@@ -181,7 +260,7 @@ def find_unplayable(b, g, board, up_pos, up_count, copies, fr, sc, unpl, S):
     for t in range(36):
         if up_count[b, t] < copies[t]:
             avail |= np.int64(1) << t
-    nf = _spaces(b, g, board, up_pos, fr, sc, S)
+    nf = _spaces(b, g, board, fr, sc, S)
     k = 0
     for i in range(nf):
         nr, ar, mr, nc, ac, mc = unpack(sc[b, i])
@@ -193,21 +272,27 @@ def find_unplayable(b, g, board, up_pos, up_count, copies, fr, sc, unpl, S):
 
 # ---- Step A / Step B, and the second phase's removals -------------------------------------
 
-@njit(cache=True, inline='always', _nrt=False)
-def _put_up(b, q, c, g, board, up_pos, up_count):
+@njit(cache=True, _nrt=False)
+def _put_up(b, q, c, g, board, up_pos, up_count, fr, sc, S):
+    if board[b, q] == OPEN:
+        _unlist(b, q, g, fr, sc)
     board[b, q] = c + 1
-    g[b, FR_OK] = 0
     up_pos[b, g[b, N_UP]] = q
     g[b, N_UP] += 1
     up_count[b, (c // 12) * 6 + c % 6] += 1
+    n0 = g[b, N_FR]
+    for dy in range(-S, S + 1, S):
+        for dx in range(-1, 2):
+            if board[b, q + dy + dx] == EMPTY:
+                _list(b, q + dy + dx, g, board, fr)
+    _refresh(b, q, n0, g, board, fr, sc, S)
 
 
-@njit(cache=True, inline='always', _nrt=False)
-def _take_away(b, q, g, board, up_pos, up_count, box):
+@njit(cache=True, _nrt=False)
+def _take_away(b, q, g, board, up_pos, up_count, box, fr, sc, S):
     """Phase two: the card at q goes back to the box."""
     c = board[b, q] - 1
     board[b, q] = EMPTY
-    g[b, FR_OK] = 0
     up_count[b, (c // 12) * 6 + c % 6] -= 1
     box[b, g[b, N_BOX]] = c
     g[b, N_BOX] += 1
@@ -217,22 +302,32 @@ def _take_away(b, q, g, board, up_pos, up_count, box):
             up_pos[b, i] = up_pos[b, n - 1]
             break
     g[b, N_UP] = n - 1
+    g[b, FR_OK] = 0
+    # the space itself, and its neighbours that touched no other face-up card
+    if _touches_up(board, b, q, S):
+        _list(b, q, g, board, fr)
+    for dy in range(-S, S + 1, S):
+        for dx in range(-1, 2):
+            r = q + dy + dx
+            if board[b, r] == OPEN and not _touches_up(board, b, r, S):
+                _unlist(b, r, g, fr, sc)
+                board[b, r] = EMPTY
 
 
-@njit(cache=True, inline='always', _nrt=False)
-def _remove_run(b, q, step, g, board, up_pos, up_count, box):
+@njit(cache=True, _nrt=False)
+def _remove_run(b, q, step, g, board, up_pos, up_count, box, fr, sc, S):
     n = 0
     for sgn in (-1, 1):
         r = q + sgn * step
         while board[b, r] > 0:
-            _take_away(b, r, g, board, up_pos, up_count, box)
+            _take_away(b, r, g, board, up_pos, up_count, box, fr, sc, S)
             n += 1
             r += sgn * step
     return n
 
 
 @njit(cache=True, _nrt=False)
-def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, score, ev, prm):
+def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc, score, ev, prm):
     """Play hand[slot] to space q and score it (points in phase one, removals in phase two)."""
     S = prm[P_S]
     p = g[b, CUR]
@@ -245,7 +340,7 @@ def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, score, ev,
     hand[b, p, slot] = hand[b, p, n]
     hand[b, p, n] = -1
     hand_n[b, p] = n
-    _put_up(b, q, c, g, board, up_pos, up_count)
+    _put_up(b, q, c, g, board, up_pos, up_count, fr, sc, S)
     g[b, TURNS] += 1
     pts = 0
     removed = 0
@@ -260,12 +355,12 @@ def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, score, ev,
                                                                             prm[P_LESS])
         else:
             if cr > 0:
-                removed += _remove_run(b, q, 1, g, board, up_pos, up_count, box)
+                removed += _remove_run(b, q, 1, g, board, up_pos, up_count, box, fr, sc, S)
             if cc > 0:
-                removed += _remove_run(b, q, S, g, board, up_pos, up_count, box)
+                removed += _remove_run(b, q, S, g, board, up_pos, up_count, box, fr, sc, S)
             if (cr > 0 and (cr & 1)) or (cc > 0 and (cc & 1)):
                 # a matching line: the played card goes too
-                _take_away(b, q, g, board, up_pos, up_count, box)
+                _take_away(b, q, g, board, up_pos, up_count, box, fr, sc, S)
                 removed += 1
             pts = removed * prm[P_REMOVAL]
     score[b, p] += pts
@@ -276,15 +371,18 @@ def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, score, ev,
 # ---- Step D, Ending the First Phase, next player ------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, ev):
+def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, S):
     """The face-down cards leave their spaces and are shuffled into the 2nd pile, which becomes
     the draw pile."""
     n2 = g[b, N2]
+    n0 = g[b, N_FR]
     for i in range(g[b, N_FD]):
-        board[b, fd_pos[b, i]] = EMPTY
+        _list(b, fd_pos[b, i], g, board, fr)     # it touches the face-up cards it lay among
         pile2[b, n2] = fd_card[b, i]
         n2 += 1
-    g[b, FR_OK] = 0
+    if g[b, FR_OK]:     # no face-up line changed: only the reopened spaces need their lines
+        for i in range(n0, g[b, N_FR]):
+            _scan_entry(b, i, board, fr, sc, S)
     reopened = g[b, N_FD]
     g[b, N_FD] = 0
     for i in range(n2 - 1, 0, -1):
@@ -300,7 +398,7 @@ def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, ev):
     _log(ev, g, b, E_PHASE2, -1, n2, reopened, 0, 0, 0)
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def _draw(b, p, g, pile1, hand, hand_n):
     n1 = g[b, N1] - 1
     hand[b, p, hand_n[b, p]] = pile1[b, n1]
@@ -344,7 +442,7 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
         # Step D
         _draw(b, p, g, pile1, hand, hand_n)
         if g[b, N1] == 0:
-            _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, ev)
+            _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, prm[P_S])
         g[b, CUR] = (p + 1) % P
     else:
         if g[b, N1] > 0:
@@ -388,8 +486,8 @@ def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1
         p = g[b, CUR]
         if g[b, KIND] == PLACE:
             q = cand_cell[b, a]
-            _place(b, cand_slot[b, a], q, g, board, up_pos, up_count, hand, hand_n, box, score,
-                   ev, prm)
+            _place(b, cand_slot[b, a], q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc,
+                   score, ev, prm)
             if g[b, PHASE] == ONE:
                 g[b, N_UNPL] = find_unplayable(b, g, board, up_pos, up_count, copies, fr, sc,
                                                unpl, S)
@@ -401,7 +499,7 @@ def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1
             kept = g[b, KEEP1 + a]
             buried = g[b, KEEP2 - a]
             pile1[b, g[b, N1] - 1] = kept
-            board[b, q] = BLOCKED
+            _block(b, q, g, board, fr, sc)
             fd_pos[b, g[b, N_FD]] = q
             fd_card[b, g[b, N_FD]] = buried
             g[b, N_FD] += 1
