@@ -590,3 +590,22 @@ def test_runs_without_numba():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.slow
+def test_knobs_move_the_numbers_the_way_they_say():
+    # more bluffing: more false claims and more of them caught; a lower doubt threshold: more doubts
+    seating = np.arange(2048 * 2).reshape(2048, 2) % 2
+
+    def stats(a, b):
+        res = play_batch(G, R, 2, [a, b], seating, np.random.default_rng(11))
+        s = res.outcome.stats
+        return {k: [float(s[k][seating == i].sum()) for i in range(2)] for k in s if s[k].ndim == 2}
+
+    bluffer = get_strategy("bluff_in_zoo", "bluffer")
+    s = stats(bluffer(bluff_rate=0.0), bluffer(bluff_rate=0.8))
+    assert s["false_claims"][1] / s["claims"][1] > 1.5 * s["false_claims"][0] / s["claims"][0]
+    assert s["caught_lying"][1] > 1.5 * s["caught_lying"][0]
+    doubter = get_strategy("bluff_in_zoo", "doubter")
+    s = stats(doubter(doubt_at=0.8), doubter(doubt_at=0.3))
+    assert s["doubts"][1] > 1.5 * s["doubts"][0]

@@ -513,12 +513,27 @@ def replay(ev, n_players, n2):
 
 
 def engine_placements(st, b):
+    """{(card, space): points listed} of the player to move in game b."""
     o = G.observe(st, np.array([b]))
-    out = set()
+    out = {}
     for j in range(int(o.n_cand[0])):
         sp = (int(o.y[0, j]), int(o.x[0, j]))
-        out.add((int(o.card[0, j]), "first" if st.g[b, T.N_UP] == 0 else sp))
+        out[(int(o.card[0, j]), "first" if st.g[b, T.N_UP] == 0 else sp)] = int(o.points[0, j])
     return out
+
+
+def ref_points(board, y, x, card, phase):
+    """What playing ``card`` at (y, x) scores: phase one's lines, phase two's removals."""
+    b2 = dict(board)
+    b2[(y, x)] = card
+    lines = [ln for ln in runs(b2, y, x) if len(ln) > 1]
+    rules = [line_rule([kind(b2[sp]) for sp in ln]) for ln in lines]
+    if phase == 1:
+        return sum(len(ln) if m else len(ln) - 1 for ln, (_, m) in zip(lines, rules))
+    gone = set().union(*lines) if lines else set()
+    if lines and not any(m for _, m in rules):
+        gone.discard((y, x))
+    return len(gone)
 
 
 def public_board(st, b):
@@ -550,7 +565,11 @@ def test_random_games_every_step(players):
                 board, blocked = public_board(st, b)
                 hand = st.hand[b, mv[b], :st.hand_n[b, mv[b]]].tolist()
                 want = legal_placements(board, blocked, hand, int(st.g[b, T.TURNS]), players)
-                assert engine_placements(st, b) == want
+                got = engine_placements(st, b)
+                assert set(got) == want
+                phase = int(st.g[b, T.PHASE])
+                for (card, sp), pts in got.items():
+                    assert pts == (0 if phase == T.OPENING else ref_points(board, *sp, card, phase))
         legal = G.legal(st)
         assert (legal.sum(axis=1)[live] == st.g[live, T.N_CAND]).all()
         a = np.zeros(B, np.int64)

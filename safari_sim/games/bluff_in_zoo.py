@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.chance import reseed, shuffle_rows
+from ..engine.events import log_event
 from ..engine.protocol import Game, Outcome, RulesError, ranks_and_wins, rule
 
 
@@ -149,19 +150,6 @@ def card_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 # ---- Setup ------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _log(ev, g, b, t, seat, x, y, z, w):
-    n = g[b, NEV]
-    if n < ev.shape[1]:
-        ev[b, n, 0] = t
-        ev[b, n, 1] = seat
-        ev[b, n, 2] = x
-        ev[b, n, 3] = y
-        ev[b, n, 4] = z
-        ev[b, n, 5] = w
-        g[b, NEV] = n + 1
-
-
-@njit(cache=True)
 def _draw_to_hand(b, p, k, g, pp, deck, hand):
     for _ in range(k):
         t = deck[b, g[b, POS]]
@@ -182,7 +170,7 @@ def _start_round(b, starter, g, ev):
     g[b, CLAIMANT] = -1
     g[b, CLAIMS] = 0
     g[b, JUST] = -1
-    _log(ev, g, b, E_ROUND, starter, g[b, ROUND] + 1, 0, 0, 0)
+    log_event(ev, g, NEV, b, E_ROUND, starter, g[b, ROUND] + 1, 0, 0, 0)
 
 
 @njit(cache=True)
@@ -207,7 +195,7 @@ def _place(b, p, t, drawn, g, pp, placed, pile, ev):
     if drawn:
         g[b, PILE_DRAWN] += 1
         pp[b, p, DRAWN] += 1
-    _log(ev, g, b, E_PLACE, p, t, drawn, 0, 0)
+    log_event(ev, g, NEV, b, E_PLACE, p, t, drawn, 0, 0)
 
 
 @njit(cache=True)
@@ -246,7 +234,7 @@ def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_
                 _place(b, p, t, 1, g, pp, placed, pile, ev)
             else:
                 pp[b, p, NO_CARDS] += 1
-                _log(ev, g, b, E_NOCARD, p, 0, 0, 0, 0)
+                log_event(ev, g, NEV, b, E_NOCARD, p, 0, 0, 0, 0)
             g[b, PHASE] = COUNT
         elif phase == COUNT:
             g[b, PENDING] = a - count0 + 1
@@ -260,7 +248,7 @@ def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_
             pp[b, p, N_CLAIMS] += 1
             if not true:
                 pp[b, p, FALSE_CLAIMS] += 1
-            _log(ev, g, b, E_CLAIM, p, n, k, 1 if true else 0, 0)
+            log_event(ev, g, NEV, b, E_CLAIM, p, n, k, 1 if true else 0, 0)
             g[b, CLAIM_N] = n
             g[b, CLAIM_K] = k
             pp[b, p, SAID_N] = n
@@ -325,10 +313,10 @@ def _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_val, 
     kind = g[b, CLAIM_K]
     counted = count_animals(pile[b], kind, t_cls, t_kind, t_val)
     pp[b, p, DOUBTS] += 1
-    _log(ev, g, b, E_DOUBT, p, liar, g[b, CLAIM_N], kind, counted)
+    log_event(ev, g, NEV, b, E_DOUBT, p, liar, g[b, CLAIM_N], kind, counted)
     for t in range(params[P_TYPES]):
         if pile[b, t] > 0:
-            _log(ev, g, b, E_SHOW, -1, t, pile[b, t], 0, 0)
+            log_event(ev, g, NEV, b, E_SHOW, -1, t, pile[b, t], 0, 0)
     if counted >= g[b, CLAIM_N]:
         taker = p
     else:
@@ -392,7 +380,7 @@ def _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, params):
     g[b, PILE_N] = 0
     g[b, PILE_DRAWN] = 0
     g[b, ROUND] += 1
-    _log(ev, g, b, E_TAKE, taker, n, pp[b, taker, POINTS], 0, 0)
+    log_event(ev, g, NEV, b, E_TAKE, taker, n, pp[b, taker, POINTS], 0, 0)
     if pp[b, taker, POINTS] >= params[P_LIMIT]:
         g[b, END] = END_POINTS
     else:
@@ -404,7 +392,7 @@ def _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, params):
     if g[b, END] != END_NONE:
         g[b, PHASE] = OVER
         g[b, CUR] = -1
-        _log(ev, g, b, E_END, -1, g[b, END], g[b, ROUND], 0, 0)
+        log_event(ev, g, NEV, b, E_END, -1, g[b, END], g[b, ROUND], 0, 0)
         return
     if params[P_LOSER_STARTS] != 0:
         starter = taker
@@ -413,7 +401,7 @@ def _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, params):
     for i in range(nplayers):  # refill clockwise from the new starting player
         p = (starter + i) % nplayers
         _draw_to_hand(b, p, params[P_HAND] - pp[b, p, HAND_N], g, pp, deck, hand)
-    _log(ev, g, b, E_REFILL, -1, params[P_CARDS] - g[b, POS], 0, 0, 0)
+    log_event(ev, g, NEV, b, E_REFILL, -1, params[P_CARDS] - g[b, POS], 0, 0, 0)
     _start_round(b, starter, g, ev)
 
 
