@@ -40,10 +40,9 @@ class Strategy:
 
 def random_legal(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of ``legal``."""
-    counts = legal.sum(axis=1)
-    pick = (rng.random(legal.shape[0]) * counts).astype(np.int64)
-    # the pick-th True in each row
-    csum = np.cumsum(legal, axis=1)
+    # the pick-th True in each row; a narrow cumulative count keeps wide masks cheap
+    csum = np.cumsum(legal, axis=1, dtype=np.int16 if legal.shape[1] < 2**15 else np.int32)
+    pick = (rng.random(legal.shape[0]) * csum[:, -1]).astype(csum.dtype)
     return (csum <= pick[:, None]).sum(axis=1)
 
 

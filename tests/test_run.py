@@ -260,3 +260,11 @@ def test_pure_python_mode_plays_the_same_game():
     py = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
     assert "Game over" in jit.stdout
     assert py.stdout == jit.stdout
+
+
+@pytest.mark.parametrize("path", sorted(Path(__file__).parent.parent.glob("experiments/*.yaml")),
+                         ids=lambda p: p.name)
+def test_shipped_experiments_are_valid(path):
+    exp = load_experiment(path)
+    assert exp.variants and exp.spec.games >= 1000
+    assert exp.game.min_players <= exp.players <= exp.game.max_players

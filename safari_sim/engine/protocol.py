@@ -136,7 +136,10 @@ class Game(abc.ABC):
 
     @abc.abstractmethod
     def legal(self, state: Any) -> np.ndarray:
-        """bool[B, A]: the legal actions of the seat to move (all False where the game is over)."""
+        """bool[B, W]: the legal actions of the seat to move (all False where the game is over).
+
+        W may be less than ``n_actions``: every action from W on is then illegal (a game whose
+        legal actions form a short prefix of a long list returns just that prefix)."""
         ...
 
     @abc.abstractmethod

@@ -306,7 +306,10 @@ class Savannah(Game):
         return np.where(g[:, T.PHASE] == T.OVER, -1, g[:, T.CUR])
 
     def legal(self, state: State) -> np.ndarray:
-        return state.legal_mask
+        # the candidate lists are prefixes: columns past the longest list in use are all False,
+        # so they are left out (the protocol allows a mask narrower than n_actions)
+        width = max(int(state.g[:, T.N_CAND].max(initial=0)), 1)
+        return state.legal_mask[:, :width]
 
     def observe(self, state: State, games: np.ndarray) -> Obs:
         return Obs(state, np.asarray(games, dtype=np.int64))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...engine.events import log_event
 from .grid import (BLOCKED, EMPTY, OPEN, POP, allowed, corner_only_once, line_code, line_points,
                    pack, removed_count, scan, unpack)
 
@@ -35,20 +36,6 @@ NG = 21
 E_PLACE, E_CLAIM, E_PHASE2, E_END = 1, 2, 3, 4
 # error flags (g[b, ERR]); the proofs in grid.py say they never happen, the tests check it
 ERR_EDGE, ERR_CANDS = 1, 2
-
-
-@njit(cache=True, _nrt=False)
-def _log(ev, g, b, t, seat, x1, x2, x3, x4, x5):
-    n = g[b, NEV]
-    if n < ev.shape[1]:
-        ev[b, n, 0] = t
-        ev[b, n, 1] = seat
-        ev[b, n, 2] = x1
-        ev[b, n, 3] = x2
-        ev[b, n, 4] = x3
-        ev[b, n, 5] = x4
-        ev[b, n, 6] = x5
-        g[b, NEV] = n + 1
 
 
 @njit(cache=True, _nrt=False)
@@ -365,7 +352,7 @@ def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc, sc
             pts = removed * prm[P_REMOVAL]
     score[b, p] += pts
     o = prm[P_ORIGIN]
-    _log(ev, g, b, E_PLACE, p, c, y - o // S, x - o % S, pts, removed)
+    log_event(ev, g, NEV, b, E_PLACE, p, c, y - o // S, x - o % S, pts, removed)
 
 
 # ---- Step D, Ending the First Phase, next player ------------------------------------------
@@ -395,7 +382,7 @@ def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, S):
     g[b, N1] = n2
     g[b, N2] = 0
     g[b, PHASE] = TWO
-    _log(ev, g, b, E_PHASE2, -1, n2, reopened, 0, 0, 0)
+    log_event(ev, g, NEV, b, E_PHASE2, -1, n2, reopened, 0, 0, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -464,7 +451,7 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
             old = g[b, N_CAND]
             g[b, N_CAND] = 0
             _set_legal(b, g, legal, old)
-            _log(ev, g, b, E_END, -1, g[b, CLEARED], g[b, N_UP], 0, 0, 0)
+            log_event(ev, g, NEV, b, E_END, -1, g[b, CLEARED], g[b, N_UP], 0, 0, 0)
             return
     g[b, KIND] = PLACE
     g[b, N_UNPL] = 0
@@ -505,7 +492,7 @@ def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1
             g[b, N_FD] += 1
             g[b, I_UNPL] += 1
             o = prm[P_ORIGIN]
-            _log(ev, g, b, E_CLAIM, p, q // S - o // S, q % S - o % S, kept, buried, prm[P_CLAIM])
+            log_event(ev, g, NEV, b, E_CLAIM, p, q // S - o // S, q % S - o % S, kept, buried, prm[P_CLAIM])
         _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
                  fd_card, score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts,
                  legal, ev, prm)
