@@ -144,7 +144,8 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
     need = about(int(t["win_rates"]["games_to_halve"].max()))
     per = "per variant " if n_var > 1 else ""
     out.append([f"Sample size: the widest win-rate interval is {pm(widest['lo'], widest['hi'])}; about "
-                f"{need:,} games {per}(now {games:,}) would halve it."])
+                f"{need:,} games {per}(now {games:,}) would halve it; running the experiment "
+                f"again with --games {need} into the same output plays only the new games."])
     if experiment.get("seating") == "fixed":
         out.append(["Seating is fixed: each strategy always sits in the same seat, so seat differences "
                     "and strategy differences are mixed up."])

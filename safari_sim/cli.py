@@ -39,7 +39,7 @@ def run(
                                TimeRemainingColumn)
 
     from .run.config import ExperimentError, load_experiment
-    from .run.runner import RunError, plan, prepare_output, run_tasks
+    from .run.runner import RunError, chunk_done, plan, prepare_output, run_tasks
 
     try:
         exp = load_experiment(file, games=games, output=output, jobs=jobs)
@@ -49,7 +49,7 @@ def run(
         fail(str(e))
     tasks = plan(exp)
     total = exp.spec.games * len(exp.variants)
-    done_before = sum(t.n_games for t in tasks if Path(t.path).exists())
+    done_before = sum(t.n_games for t in tasks if chunk_done(t))
     jobs_n = exp.spec.parallel.jobs
     out.print(f"[bold]{exp.name}[/]: {exp.game.name}, {exp.players} players, "
               f"{len(exp.variants)} variant(s) x {exp.spec.games:,} games, "

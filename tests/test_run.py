@@ -112,8 +112,30 @@ def test_output_of_another_experiment_is_refused(tmp_path):
     exp = write(tmp_path, BASE)
     out = tmp_path / "res"
     assert run_cli("run", exp, "--output", out, "--quiet").exit_code == 0
-    r = run_cli("run", exp, "--output", out, "--games", 100, "--quiet")
+    other = write(tmp_path, BASE.replace("seed: 5", "seed: 6"), "other.yaml")
+    before = files_bytes(out)
+    r = run_cli("run", other, "--output", out, "--quiet")
     assert r.exit_code == 2 and "different experiment" in r.output
+    r = run_cli("run", exp, "--output", out, "--games", 100, "--quiet")
+    assert r.exit_code == 2 and "already holds 1,500 games per variant" in r.output
+    assert files_bytes(out) == before
+
+
+def test_a_run_extended_with_more_games_plays_only_the_new_ones(tmp_path):
+    exp = write(tmp_path, BASE)
+    grown, fresh = tmp_path / "grown", tmp_path / "fresh"
+    assert run_cli("run", exp, "--output", grown, "--quiet").exit_code == 0
+    first = files_bytes(grown)
+    r = run_cli("run", exp, "--output", grown, "--games", 2500, "--quiet")
+    assert r.exit_code == 0 and "resuming: 2,048 games already on disk" in r.output
+    assert run_cli("run", exp, "--output", fresh, "--games", 2500, "--quiet").exit_code == 0
+    # the same dataset as a run asked for 2500 games from the start; full chunks were kept
+    assert files_bytes(grown) == files_bytes(fresh)
+    kept = [k for k in first if k.endswith(("c000000.parquet", "c000001.parquet"))]
+    assert kept and all(files_bytes(grown)[k] == first[k] for k in kept)
+    df = pl.read_parquet(str(grown) + "/**/*.parquet")
+    assert df.height == 2 * 2500 * 3
+    assert json.loads((grown / "experiment.json").read_text())["games_per_variant"] == 2500
 
 
 def test_seating_plan():

@@ -86,9 +86,11 @@ class Experiment:
         return self.spec.players
 
     def fingerprint(self) -> str:
-        """What determines the dataset (not the output folder nor the worker count)."""
+        """What determines every chunk's games: not the output folder, the worker count, nor the
+        number of games (chunk c always plays the same games, so a run can be extended)."""
         d = self.spec.model_dump()
         d.pop("output")
+        d.pop("games")
         d.pop("report")
         d["parallel"].pop("jobs")
         d["variants"] = [v.to_json() for v in self.variants]

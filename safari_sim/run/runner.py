@@ -8,6 +8,7 @@ order in which chunks finish, and a restarted run can skip the chunks already wr
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
+import pyarrow.parquet as pq
 from joblib import Parallel, delayed
 
 from ..engine.play import IllegalActionError, play_batch
@@ -102,7 +104,7 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
     names = [s["name"] for s in task.strategies]
     meta = {"fingerprint": task.fingerprint, "game": task.game_id, "variant": task.variant,
             "rules": rules_to_dict(task.rules), "strategies": task.strategies, "seed": task.seed,
-            "chunk": task.chunk}
+            "chunk": task.chunk, "first_game": task.first_game, "n_games": task.n_games}
     tables = []
     decisions = 0
     for start in range(0, task.n_games, task.batch):
@@ -135,7 +137,15 @@ def prepare_output(exp: Experiment, raw: dict[str, Any]) -> dict[str, Any]:
             raise ExperimentError(
                 f"output: '{out}' holds results of a different experiment (or different settings); "
                 "choose another output folder or delete that one")
+        if old.get("games_per_variant", 0) > exp.spec.games:
+            raise ExperimentError(
+                f"games: '{out}' already holds {old['games_per_variant']:,} games per variant; "
+                f"{exp.spec.games:,} would leave some out: ask for at least as many, or choose "
+                "another output folder")
         record["created"] = old.get("created", record["created"])
+        # files a killed worker was writing (finished chunks are never .tmp)
+        for tmp in (out / "chunks").glob("*/.*.tmp"):
+            tmp.unlink()
     elif out.exists() and any(out.iterdir()):
         raise ExperimentError(f"output: '{out}' exists and is not a safari-sim results folder")
     out.mkdir(parents=True, exist_ok=True)
@@ -143,10 +153,21 @@ def prepare_output(exp: Experiment, raw: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+def chunk_done(task: ChunkTask) -> bool:
+    """The chunk's file is on disk and holds exactly the games this plan asks of it (the last
+    chunk of a run that is now being extended holds fewer, and is played again)."""
+    path = Path(task.path)
+    if not path.exists():
+        return False
+    meta = pq.read_schema(path).metadata or {}
+    return (meta.get(b"safari_sim.fingerprint") == json.dumps(task.fingerprint).encode()
+            and meta.get(b"safari_sim.n_games") == json.dumps(task.n_games).encode())
+
+
 def run_tasks(tasks: list[ChunkTask], jobs: int,
               on_done: Callable[[ChunkTask, tuple[int, int, float]], None] | None = None) -> None:
     """Run the chunks not yet on disk, calling ``on_done`` as each finishes."""
-    todo = [t for t in tasks if not Path(t.path).exists()]
+    todo = [t for t in tasks if not chunk_done(t)]
     if not todo:
         return
     if jobs == 1 or len(todo) == 1:
