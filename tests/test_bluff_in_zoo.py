@@ -240,6 +240,9 @@ def test_stop_cards_by_parity():
     assert count(pile_of("lion 3", equal, "stop"), MOUSE, st) == 0
     # no action cards: stop cards do nothing; wild cards are not action cards
     assert count(pile_of("mouse 2", "wild 2", "stop"), MOUSE, st) == 4
+    # a stop card switches "All cards count 1" off: the wild card shows its 2 again
+    assert count(pile_of("mouse 2", "wild 2", one), MOUSE, st) == 2
+    assert count(pile_of("mouse 2", "wild 2", one, "stop"), MOUSE, st) == 4
 
 
 def example_game(action):
@@ -282,6 +285,22 @@ def test_rulebook_example_paul_pays_under_all_animals_are_equal():
     st = example_game("'All animals are equal'")
     assert list(st.pp[0, :, bz.POINTS]) == [0, 0, 4]    # six mice: the claim was true
     assert "the pile holds 6 mouse" in G.describe(st, 0)
+    # the starting player card goes from Thomas to his left (Eva), not to Paul who took the points
+    assert st.g[0, bz.STARTER] == 1 and G.to_move(st)[0] == 1
+
+
+@pytest.mark.parametrize("claimed, taker", [(4, 2), (5, 1)])
+def test_a_claim_met_exactly_is_true(claimed, taker):
+    # "equal to or higher than the number claimed": the doubter takes the pile
+    r, st = position(HANDS3)
+    place(st, "mouse 3")
+    claim(st, 1, MOUSE)
+    act(st, bz.CONTINUE)
+    place(st, "mouse 1")
+    claim(st, claimed, MOUSE)                             # the pile holds exactly 4 mice
+    act(st, bz.DOUBT)
+    assert list(st.pp[0, :, bz.POINTS]) == [2 if p == taker else 0 for p in range(3)]
+    assert st.g[0, bz.STARTER] == 1                       # passes left whoever took the points
 
 
 # ---- End of Turn, End of Game ------------------------------------------------------------------
@@ -454,6 +473,10 @@ def _check_invariants(st):
     for b in range(st.g.shape[0]):
         conserved(st, b)
     assert (st.pp[:, :, bz.HAND_N] <= st.rules.hand_size).all()
+    # every round starts with every hand refilled to five and an empty discard pile
+    fresh = (st.g[:, bz.PHASE] == bz.SOURCE) & (st.g[:, bz.CLAIMS] == 0)
+    assert (st.pp[fresh, :, bz.HAND_N] == st.rules.hand_size).all()
+    assert (st.g[fresh, bz.PILE_N] == 0).all()
     live = G.to_move(st) >= 0
     assert G.legal(st)[live].any(axis=1).all(), "a player to move has no legal action"
     assert not G.legal(st)[~live].any()
@@ -498,6 +521,61 @@ def test_properties_over_random_games(players):
     assert (out.stats["doubts_right"] <= out.stats["doubts"]).all()
     assert out.stats["caught_lying"].sum() == out.stats["doubts_right"].sum()
     assert (out.stats["false_claims"] <= out.stats["claims"]).all()
+
+
+def printed_count(shown, kind, r=R):
+    """The rulebook's count, written from the card names alone: ``shown`` maps card names to how
+    many lie in the flipped pile; ``kind`` is the claimed animal's name."""
+    one = shown.get("'All cards count 1'", 0) > 0
+    equal = shown.get("'All animals are equal'", 0) > 0
+    if shown.get("stop", 0) % 2 == 1:                      # an odd number: actions ignored
+        one = equal = False
+    total = 0
+    for name, n in shown.items():
+        what, _, value = name.partition(" ")
+        if what == "wild" or (what in r.animals and (equal or what == kind)):
+            total += n * (1 if one else int(value))
+    return total
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_every_doubt_of_random_games_follows_the_rulebook(players):
+    """Replays the event log of whole games: each doubt is counted again from the shown cards,
+    the right player takes the pile, the claimant is the doubter's right-hand neighbour, the
+    starting player card moves one seat left per round, and the points add up."""
+    strats = [get_strategy("bluff_in_zoo", n)() for n in ("random", "honest", "bluffer",
+                                                          "doubter")]
+    rng = np.random.default_rng(100 + players)
+    seating = rng.integers(0, len(strats), size=(16, players))
+    st = play_batch(G, R, players, strats, seating, rng, log=True).state
+    doubts = 0
+    for b in range(len(seating)):
+        ev = st.ev[b, :st.g[b, bz.NEV]]
+        assert len(ev) < st.ev.shape[1]
+        points = np.zeros(players, int)
+        starters = []
+        i = 0
+        while i < len(ev):
+            t, seat, a, n, k, counted = (int(x) for x in ev[i])
+            if t == bz.E_ROUND:
+                starters.append(seat)
+            elif t == bz.E_DOUBT:
+                assert a == (seat - 1) % players               # the previous player's claim
+                shown = {}
+                i += 1
+                while ev[i, 0] == bz.E_SHOW:
+                    shown[G.card_name(R, int(ev[i, 2]))] = int(ev[i, 3])
+                    i += 1
+                assert counted == printed_count(shown, R.animals[k])
+                take = ev[i]
+                assert take[0] == bz.E_TAKE and take[2] == sum(shown.values())
+                assert take[1] == (seat if counted >= n else a)
+                points[take[1]] += take[2]
+                doubts += 1
+            i += 1
+        assert starters == [r % players for r in range(len(starters))]
+        assert list(points) == list(st.pp[b, :, bz.POINTS])
+    assert doubts > 100
 
 
 def test_play_batch_with_every_strategy_and_a_tiny_cap():

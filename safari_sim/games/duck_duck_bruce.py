@@ -122,7 +122,7 @@ F_DOUBLE_ROW, F_LAST_BANKS, F_MAY_PASS = 1, 2, 4
 
 # ---- Setup ------------------------------------------------------------------------------------
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def _start_round(b, g, pp, deck, row_at, best, seen, ev, params, starter):
     """Gather every card, shuffle, and give the first turn to ``starter``."""
     ncards = params[P_CARDS]
@@ -177,7 +177,7 @@ def _bank(b, first, last, g, pp, row, row_at, nest, best, card_suit, card_value)
     g[b, ROW_LEN] = 0
 
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def _take_random(b, src, dst, k, pp, nest, best, card_suit, card_value, nsuits):
     """Move min(k, nest size) cards chosen at random from src's nest to dst's; returns how many."""
     taken = 0
@@ -205,7 +205,7 @@ def _take_random(b, src, dst, k, pp, nest, best, card_suit, card_value, nsuits):
 
 # ---- End of the Round / End of the Game -------------------------------------------------------
 
-@njit(cache=True, inline='always', _nrt=False)
+@njit(cache=True, _nrt=False)
 def _end_round(b, g, pp, deck, row_at, best, seen, ev, params):
     """Score the nests (highest card of each suit), then end the game or start the next round."""
     nplayers = params[P_PLAYERS]
