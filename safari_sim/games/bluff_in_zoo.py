@@ -397,7 +397,7 @@ def _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, params):
     if params[P_LOSER_STARTS] != 0:
         starter = taker
     else:
-        starter = taker
+        starter = (g[b, STARTER] + 1) % nplayers
     for i in range(nplayers):  # refill clockwise from the new starting player
         p = (starter + i) % nplayers
         _draw_to_hand(b, p, params[P_HAND] - pp[b, p, HAND_N], g, pp, deck, hand)

@@ -23,7 +23,7 @@ from numba import njit
 
 from ..engine.chance import reseed, shuffle_row
 from ..engine.events import log_event
-from ..engine.protocol import Game, Outcome, RulesError, ranks_and_wins, rule
+from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, rule
 
 
 # ---- Components -------------------------------------------------------------------------------
@@ -49,6 +49,9 @@ class Rules:
     high_card_tie_break: bool = rule(
         True, "a tie for the lowest total goes to the player with more cards of the highest "
               "value; false: all tied players win the round")
+    tie_break_all_cards: bool = rule(
+        True, "the tie-break counts all the cards of a grid, also those of a column that scores "
+              "0 (false: only the cards that score)")
     wins_needed: int = rule(3, "round victories (victory cards) that win the match")
     max_round_turns: int = rule(
         300, "safety stop: a round ends as if finished after this many turns (the printed rules "
@@ -103,7 +106,8 @@ NPP = 6
 # params vector layout (plain ints keep the kernel signatures short)
 (P_PLAYERS, P_SLOTS, P_ROWS, P_COLS, P_CARDS, P_TARZAN, P_SAFARI, P_ELEPHANT, P_FACEUP, P_WINS,
  P_CAP, P_FLAGS) = range(12)
-F_EQ_COL, F_TIE_HIGH = 1, 2
+F_EQ_COL, F_TIE_HIGH, F_TIE_ALL = 1, 2, 4
+NOT_COUNTED = -(1 << 40)  # tie-break key of a card left out of the tie-break
 
 # Event log (for describe): ev[b, i] = (type, seat, a, b, c, d)
 (E_ROUND, E_TURN_UP, E_REVEAL, E_DRAW, E_PEEK, E_NO_PEEK, E_EXCHANGE, E_DISCARD, E_TARZAN,
@@ -233,13 +237,13 @@ def _tarzan_chain(b, p, k, g, grid, up, known, disc, ev, params):
 # ---- Safari / End of Round and Scoring --------------------------------------------------------
 
 @njit(cache=True)
-def _field_score(cards, rows, cols, card_value, safari, eq_col, vals):
+def _field_score(cards, rows, cols, card_value, safari, eq_col, tie_all, vals):
     """Score of one grid (card types ``cards[S]``); ``vals[S]`` receives each card's counted value.
 
     Each Safari copies its left or right neighbour in the row, whichever gives its owner the
-    lowest total (then the higher value, for the tie-break); a Safari copying a Safari takes
-    that one's value, and two Safaris may not copy each other while a real card can be reached;
-    a Safari with no neighbour, or only a circle of Safaris, counts 0.
+    lowest total (then the best standing in the high-card tie-break, see ``_tie_key``); a Safari
+    copying a Safari takes that one's value, and two Safaris may not copy each other while a
+    real card can be reached; a Safari with no neighbour, or only a circle of Safaris, counts 0.
     """
     nslots = rows * cols
     pos = np.empty(nslots, np.int64)
@@ -253,10 +257,11 @@ def _field_score(cards, rows, cols, card_value, safari, eq_col, vals):
     if ns == 0:
         return best
     trial = np.empty(nslots, np.int64)
+    key = np.empty(nslots, np.int64)
+    best_key = np.empty(nslots, np.int64)
     ptr = np.full(nslots, -1, np.int64)  # slot a Safari copies, by slot
     chosen = vals.copy()
     best = 1 << 30
-    best_tot = -(1 << 30)
     best_circle = True
     for m in range(1 << ns):
         ok = True
@@ -274,7 +279,6 @@ def _field_score(cards, rows, cols, card_value, safari, eq_col, vals):
             continue
         for i in range(nslots):
             trial[i] = vals[i]
-        tot = 0
         circle = False
         for j in range(ns):
             t = ptr[pos[j]]
@@ -288,15 +292,15 @@ def _field_score(cards, rows, cols, card_value, safari, eq_col, vals):
             elif t >= 0:
                 circle = True
             trial[pos[j]] = v
-            tot += v
         s = _columns(trial, rows, cols, eq_col)
+        _tie_key(trial, rows, cols, eq_col, tie_all, key)
         if (best_circle and not circle) or (circle == best_circle and (
-                s < best or (s == best and tot > best_tot))):
+                s < best or (s == best and _beats(key, best_key)))):
             best = s
-            best_tot = tot
             best_circle = circle
             for i in range(nslots):
                 chosen[i] = trial[i]
+                best_key[i] = key[i]
     for i in range(nslots):
         vals[i] = chosen[i]
     return best
@@ -319,6 +323,20 @@ def _columns(vals, rows, cols, eq_col):
                     continue
             total += v
     return total
+
+
+@njit(cache=True)
+def _tie_key(vals, rows, cols, eq_col, all_cards, key):
+    """The cards a grid brings to the high-card tie-break: every card's counted value, or (not
+    ``all_cards``) only those that score, a card of an equal column being left out."""
+    for k in range(rows * cols):
+        key[k] = vals[k]
+        if eq_col and not all_cards:
+            c = k % cols
+            for r2 in range(rows):
+                k2 = r2 * cols + c
+                if k2 != k and vals[k2] == vals[k]:
+                    key[k] = NOT_COUNTED
 
 
 @njit(cache=True)
@@ -352,11 +370,15 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
     rows = params[P_ROWS]
     cols = params[P_COLS]
     eq = (params[P_FLAGS] & F_EQ_COL) != 0
+    tie_all = (params[P_FLAGS] & F_TIE_ALL) != 0
     vals = np.empty((nplayers, nslots), np.int64)
+    keys = np.empty((nplayers, nslots), np.int64)
     score = np.empty(nplayers, np.int64)
     low = 1 << 30
     for p in range(nplayers):
-        score[p] = _field_score(grid[b, p], rows, cols, card_value, params[P_SAFARI], eq, vals[p])
+        score[p] = _field_score(grid[b, p], rows, cols, card_value, params[P_SAFARI], eq, tie_all,
+                                vals[p])
+        _tie_key(vals[p], rows, cols, eq, tie_all, keys[p])
         for k in range(nslots):
             up[b, p, k] = True
             known[b, p, k] = True
@@ -381,7 +403,7 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
         for p in range(nplayers):
             if win[p]:
                 for q in range(nplayers):
-                    if q != p and win[q] and _beats(vals[q], vals[p]):
+                    if q != p and win[q] and _beats(keys[q], keys[p]):
                         win[p] = False
                         break
         nwin = 0
@@ -613,10 +635,12 @@ def _observe(games, g, pp, grid, up, known, disc, type_count, card_value, params
 
 
 @dataclass
-class Obs:
+class Obs(Observation):
     """What the player to move knows. Per-player arrays are rotated: index 0 is this player,
     index o the player o seats to the left. Cards are types (see the module docstring); -1 is a
     card this player has not seen."""
+
+    shared = ("card_value",)
 
     game: np.ndarray         # int[n] batch index (for strategies that keep memory)
     seat: np.ndarray         # int8[n] this player's seat (0 = the match's first player)
@@ -690,7 +714,8 @@ class PaperSafari(Game):
         vals = np.empty(len(cards), np.int64)
         values = self.card_values(rules).astype(np.int64)
         return int(_field_score(cards, rules.rows, rules.cols, values,
-                                len(rules.animal_values) + 1, rules.equal_column_zero, vals))
+                                len(rules.animal_values) + 1, rules.equal_column_zero,
+                                rules.tie_break_all_cards, vals))
 
     def type_of(self, rules: Rules, name) -> int:
         """Card type from a value or 'tarzan' / 'safari' (for tests and tools)."""
@@ -756,7 +781,8 @@ class PaperSafari(Game):
         ev = rules.elephant_value
         elephant = -1 if ev is None else rules.animal_values.index(ev)
         flags = ((F_EQ_COL if rules.equal_column_zero else 0)
-                 | (F_TIE_HIGH if rules.high_card_tie_break else 0))
+                 | (F_TIE_HIGH if rules.high_card_tie_break else 0)
+                 | (F_TIE_ALL if rules.tie_break_all_cards else 0))
         params = np.array([n_players, nslots, rules.rows, rules.cols, ncards, nv, nv + 1, elephant,
                            rules.initial_face_up, rules.wins_needed, rules.max_round_turns, flags],
                           np.int64)
@@ -788,7 +814,9 @@ class PaperSafari(Game):
         type_count = np.bincount(state.base, minlength=nt).astype(np.int16)
         arrays = _observe(games, state.g, state.pp, state.grid, state.up, state.known, state.disc,
                           type_count, state.card_value, state.params)
-        return Obs(games, *arrays, card_value=state.card_value, rows=r.rows, cols=r.cols,
+        card_value = state.card_value.view()
+        card_value.flags.writeable = False   # the game's own table: a strategy may not change it
+        return Obs(games, *arrays, card_value=card_value, rows=r.rows, cols=r.cols,
                    tarzan=nt - 2, safari=nt - 1, elephant=int(state.params[P_ELEPHANT]),
                    wins_needed=r.wins_needed)
 
