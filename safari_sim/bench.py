@@ -88,8 +88,8 @@ def worker_speedup(game_id, rules, players, use, params, batch, batches) -> tupl
 def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: str | None = None,
               workers: bool = True) -> list[dict[str, Any]]:
     rows = []
-    table = Table("game", "players", "strategy", "games/s", "decisions/s", "deal games/s",
-                  "play/deal cost", title=f"one core, batch {batch}")
+    table = Table("game", "setup", "strategy", "games/s", "decisions/s", "deal games/s",
+                  "play costs", title=f"one core, batch {batch}")
     for gid in game_ids():
         if only and gid != only:
             continue
@@ -99,7 +99,7 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
             continue
         players = cfg.get("players", min(3, game.max_players))
         rules = game.make_rules(cfg.get("rules", {}))
-        label = f"{gid}" + (f" {cfg['rules']}" if cfg.get("rules") else "")
+        setup = ", ".join([f"{players} players"] + [f"{k}={v}" for k, v in cfg.get("rules", {}).items()])
         deal = None
         for use, params in ((cfg["strategy"], cfg.get("params", {})), ("random", {})):
             strat = _strategy(gid, use, params)
@@ -111,8 +111,8 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
                    "games_per_s": gps, "decisions_per_s": dps, "deal_games_per_s": deal,
                    "play_over_deal": deal / gps}
             rows.append(row)
-            table.add_row(label, str(players), use, f"{gps:,.0f}", f"{dps:,.0f}", f"{deal:,.0f}",
-                          f"{deal / gps:.1f}x")
+            table.add_row(gid, setup, use, f"{gps:,.0f}", f"{dps:,.0f}", f"{deal:,.0f}",
+                          f"{deal / gps:.1f}x dealing")
     console.print(table)
     if workers and rows:
         first = rows[0]

@@ -220,13 +220,26 @@ def bench(
     seconds: float = typer.Option(2.0, "--seconds", min=0.1, help="time spent on each measurement"),
     game: Optional[str] = typer.Option(None, "--game", help="only this game"),
     workers: bool = typer.Option(True, "--workers/--no-workers", help="also measure 2 workers against 1"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="also write the figures to this JSON file"),
 ) -> None:
     """Games/s and decisions/s per core against the cost of dealing, and the 2-worker speed-up."""
+    import json
+    import os
+    import platform
+
     from .bench import run_bench
 
     if game is not None:
         _game_or_fail(game)
-    run_bench(out, batch=batch, seconds=seconds, only=game, workers=workers)
+    wide = Console(width=max(out.width, 110))
+    rows = run_bench(wide, batch=batch, seconds=seconds, only=game, workers=workers)
+    if json_out is not None:
+        from .run.store import atomic_write_bytes, versions
+
+        record = {"batch": batch, "seconds_per_measure": seconds, "cpus": os.cpu_count(),
+                  "machine": platform.machine(), "versions": versions(), "rows": rows}
+        atomic_write_bytes(json_out, (json.dumps(record, indent=2) + "\n").encode())
+        out.print(f"figures written to {json_out}", highlight=False)
 
 
 def main() -> None:  # pragma: no cover

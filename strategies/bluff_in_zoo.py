@@ -1,7 +1,7 @@
 """Bluff in Zoo strategies: how people actually play it.
 
 Every turn is a few small decisions: doubt the last claim or go on, which card to place (a hand
-card, one unseen from the draw pile, or none), how many animals to claim, and which animal. The
+card, the draw pile's top card, or none), how many animals to claim, and which animal. The
 strategies share one piece of arithmetic, ``PileModel.odds``: the chance that the discard pile
 holds at least c animals of a kind, from the cards the player put there itself plus the unseen
 cards it did not (a normal approximation, mixed over whether the action cards are in force),
@@ -269,7 +269,8 @@ def _doubt_at(default: float):
 
 def _draw_rate(default: float):
     return Field(default, ge=0, le=1, description=(
-        "chance of placing a card unseen from the draw pile instead of a hand card"))
+        "chance of drawing a card from the draw pile (it looks at it) and placing it "
+        "instead of a hand card"))
 
 
 class _Common(_Params):

@@ -3,6 +3,7 @@ and properties over many random games."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from safari_sim.engine.play import play_batch
-from safari_sim.engine.protocol import RulesError
+from safari_sim.engine.protocol import Observation, RulesError
 from safari_sim.games import bluff_in_zoo as bz
 from safari_sim.games import get_game
 from strategies import get_strategy
@@ -405,8 +406,17 @@ def _swap_hidden(st, rng):
 
 
 def _same(a, b):
-    for f in bz._ROW_FIELDS:
-        assert np.array_equal(getattr(a, f), getattr(b, f)), f
+    for f in dataclasses.fields(a):      # every field, so that a new one cannot slip past
+        assert np.array_equal(getattr(a, f.name), getattr(b, f.name)), f.name
+
+
+def test_observation_is_an_engine_observation_and_take_keeps_every_row_field():
+    st = _mid_game(1)
+    o = G.observe(st, np.array([0, 0]))
+    assert isinstance(o, Observation) and len(o) == 2
+    arrays = {f.name for f in dataclasses.fields(o) if isinstance(getattr(o, f.name), np.ndarray)}
+    assert arrays == set(bz._ROW_FIELDS) | set(o.shared)
+    _same(o.take(np.array([1])), obs(st))
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -606,6 +616,8 @@ def test_trace_describes_a_whole_game():
     assert G.action_name(R, 3, bz.DOUBT) == "doubt the last claim"
     assert G.action_name(R, 3, bz.HAND0 + c("wild 2")) == "place the hand card wild 2"
     o = obs(res.state)
+    assert G.action_name(R, 3, o.draw_action) == \
+        "draw a card from the draw pile, look at it and place it"
     assert G.action_name(R, 3, int(o.count_action(3))) == "claim 3 animals (the kind comes next)"
     assert G.action_name(R, 3, int(o.kind_action(LION))) == "name the animal: lion"
 

@@ -10,9 +10,10 @@ action cards ("All cards count 1", "All animals are equal"), then the stop card.
 discard pile and the point stacks are kept as counts per card type: order never matters there.
 
 A turn is split into small decisions: RESPOND (doubt the last claim or go on), SOURCE (a hand
-card, a card unseen from the draw pile, or no card), COUNT (how many animals the claim names) and
-KIND (which animal). The starting player's first move of a round skips RESPOND and must place a
-card.
+card; the top card of the draw pile, which the player draws, looks at and places; or no card),
+COUNT (how many animals the claim names) and KIND (which animal): the claim comes after the
+player has seen the card it placed. The starting player's first move of a round skips RESPOND
+and must place a card.
 
 What a player knows: its hand, the cards it placed (or drew and placed) on the current discard
 pile, who placed how many cards and how (public), every claim, and every card shown by a doubt
@@ -22,13 +23,14 @@ pile, who placed how many cards and how (public), every claim, and every card sh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
 
 from ..engine.chance import reseed, shuffle_rows
 from ..engine.events import log_event
-from ..engine.protocol import Game, Outcome, RulesError, ranks_and_wins, rule
+from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, rule
 
 
 # ---- Components -------------------------------------------------------------------------------
@@ -84,7 +86,7 @@ ANIMAL, WILD, COUNT_ONE, ALL_EQUAL, STOP = range(5)
 
 # Decision kinds (obs.kind, state phase)
 RESPOND = 0   # after a claim: doubt it, or go on to make a bigger one
-SOURCE = 1    # place a hand card, a card unseen from the draw pile, or no card
+SOURCE = 1    # place a hand card, the draw pile's top card (looked at, then placed), or none
 COUNT = 2     # the number of animals the claim names
 KIND = 3      # the kind of animal it names
 OVER = 4
@@ -470,9 +472,11 @@ def _observe(games, g, pp, hand, placed, taken, comp, params):
 
 
 @dataclass
-class Obs:
+class Obs(Observation):
     """What the player to move knows. Per-player arrays are rotated: index 0 is this player,
     index o the player o seats to the left."""
+
+    shared: ClassVar[tuple[str, ...]] = ("t_cls", "t_kind", "t_val")
 
     game: np.ndarray         # int[n] batch index (for strategies that keep memory)
     seat: np.ndarray         # int8[n] this player's seat (0 = the game's first player)
@@ -483,7 +487,7 @@ class Obs:
     revealed: np.ndarray     # int16[n, T] cards shown by the doubts so far (every point card)
     unseen: np.ndarray       # int16[n, T] cards whose place this player does not know
     pile_n: np.ndarray       # int16[n] cards in the discard pile
-    pile_drawn: np.ndarray   # int16[n] of them, placed unseen from the draw pile (public)
+    pile_drawn: np.ndarray   # int16[n] of them, drawn from the draw pile and placed (public)
     draw_left: np.ndarray    # int16[n] cards in the draw pile
     claim_n: np.ndarray      # int16[n] the last claim's number (0: no claim yet this round)
     claim_k: np.ndarray      # int8[n] the last claim's kind (-1: none)
@@ -589,7 +593,7 @@ class BluffInZoo(Game):
         if action < HAND0 + nt:
             return f"place the hand card {self.card_name(rules, action - HAND0)}"
         if action == HAND0 + nt:
-            return "place a card unseen from the draw pile"
+            return "draw a card from the draw pile, look at it and place it"
         if action == HAND0 + nt + 1:
             return "place no card"
         c = action - (HAND0 + nt + 2)

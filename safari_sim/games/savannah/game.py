@@ -110,16 +110,22 @@ class Obs(Observation):
         self.hand = st.hand[games, g[:, T.CUR]]
         self.score = self._rot(st.score, st.n_players)
         self.hand_size = self._rot(st.hand_n, st.n_players)
-        # public arrays of the whole batch, read on demand for these games only: the layout
-        # (a face-down card shows as BLOCKED, never as itself), the candidate lists, the counts
-        # of face-up cards by type
+        # the candidate lists, copied now: the state's candidate arrays are rewritten for the
+        # next player to move, so a view kept from this turn would later show another player's
+        # hand (tests/test_savannah.py::test_a_kept_observation_shows_nothing_later)
+        self._slot = st.cand_slot[games, :self.width]
+        self._card = st.cand_card[games, :self.width]
+        self._cell = st.cand_cell[games, :self.width]
+        # public arrays of the whole batch, read on demand for these games only: the face-up
+        # layout (a face-down card shows as BLOCKED, never as itself) and the counts of face-up
+        # cards by type; both are public at every moment, so reading them later shows nothing
+        # hidden (they are too large to copy each step)
         self._board = st.board
-        self._cand = (st.cand_slot, st.cand_card, st.cand_cell)
         self._up_count = st.up_count
         self._copies = st.copies
 
     _per_game = ("game", "seat", "kind", "phase", "n_cand", "points", "pile1", "pile2", "blocked",
-                 "hand", "score", "hand_size")
+                 "hand", "score", "hand_size", "_slot", "_card", "_cell")
 
     def take(self, rows: np.ndarray) -> "Obs":
         """The observation of a subset of its games (rows index its first axis)."""
@@ -135,15 +141,15 @@ class Obs(Observation):
 
     @property
     def slot(self):
-        return self._cand[0][self.game, :self.width]
+        return self._slot
 
     @property
     def card(self):
-        return self._cand[1][self.game, :self.width]
+        return self._card
 
     @property
     def cell(self):
-        return self._cand[2][self.game, :self.width]
+        return self._cell
 
     @property
     def y(self):
@@ -309,7 +315,9 @@ class Savannah(Game):
         # the candidate lists are prefixes: columns past the longest list in use are all False,
         # so they are left out (the protocol allows a mask narrower than n_actions)
         width = max(int(state.g[:, T.N_CAND].max(initial=0)), 1)
-        return state.legal_mask[:, :width]
+        # a copy: the mask is rewritten for the next player to move, and a view kept by a
+        # strategy would show how many placements another player's hand has
+        return state.legal_mask[:, :width].copy()
 
     def observe(self, state: State, games: np.ndarray) -> Obs:
         return Obs(state, np.asarray(games, dtype=np.int64))

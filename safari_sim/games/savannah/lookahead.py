@@ -66,8 +66,8 @@ def _threat(board, games, cand_cell, cand_card, n_cand, width, possible, phase, 
     for i in range(games.shape[0]):
         b = games[i]
         for j in range(n_cand[i]):
-            q = cand_cell[b, j]
-            c = np.int64(cand_card[b, j])
+            q = cand_cell[i, j]
+            c = np.int64(cand_card[i, j])
             best = 0
             for d in (-1, 1, -S, S):
                 e = _line_end(board, b, q, d)
@@ -87,8 +87,8 @@ def _new_unplayable(board, games, cand_cell, cand_card, n_cand, avail, last_copy
     for i in range(games.shape[0]):
         b = games[i]
         for j in range(n_cand[i]):
-            q = cand_cell[b, j]
-            c = np.int64(cand_card[b, j])
+            q = cand_cell[i, j]
+            c = np.int64(cand_card[i, j])
             t = (c // 12) * 6 + c % 6
             after = avail[i]
             if last_copy[i, t]:
@@ -114,8 +114,7 @@ def threat(obs) -> np.ndarray:
     lines it makes, with any card this player has not seen (not face up, not in its hand)."""
     out = np.zeros((len(obs.game), obs.width), np.int16)
     possible = ((obs.unseen > 0).astype(np.int64) * _BITS[None, :]).sum(axis=1)
-    slot, card, cell = obs._cand
-    _threat(obs._board, obs.game, cell, card, obs.n_cand, obs.width, possible,
+    _threat(obs._board, obs.game, obs.cell, obs.card, obs.n_cand, obs.width, possible,
             obs.phase.astype(np.int64), obs.prm, out)
     return out
 
@@ -127,6 +126,5 @@ def new_unplayable(obs) -> np.ndarray:
     out = np.zeros((len(obs.game), obs.width), np.int16)
     left = obs._copies[None, :].astype(np.int16) - obs._up_count[obs.game]
     avail = ((left > 0).astype(np.int64) * _BITS[None, :]).sum(axis=1)
-    slot, card, cell = obs._cand
-    _new_unplayable(obs._board, obs.game, cell, card, obs.n_cand, avail, left == 1, obs.prm, out)
+    _new_unplayable(obs._board, obs.game, obs.cell, obs.card, obs.n_cand, avail, left == 1, obs.prm, out)
     return out
