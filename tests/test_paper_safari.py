@@ -3,6 +3,7 @@ information, and properties over many random games."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -111,6 +112,69 @@ def test_safari_counts_as_its_owners_best_neighbour():
     assert G.field_score(one, [T("safari", one), T(7, one)]) == 7
 
 
+def test_two_foxes_in_a_column_count_zero_and_a_safari_avoids_that():
+    # "if a column contains two cards with the same value, their sum counts as 0": also -2, -2
+    assert G.field_score(R, grid(-2, 1, 2, -2, 3, 4)) == 0 + 1 + 3 + 2 + 4
+    # a Safari between a 0 and a fox, above a fox: copying the fox would make the column 0, so
+    # its owner lets it count as the 0 (column 0 + -2) and not as the lower card
+    assert G.field_score(R, grid(0, "safari", -2, 5, -2, 3)) == (0 + 5) + (0 - 2) + (-2 + 3)
+
+
+def _oracle_score(cards, r):
+    """Independent reading of the scoring: every choice of neighbour for every Safari (a Safari
+    copying a Safari takes its value; no real card reachable: 0; circles only as a last resort),
+    the lowest total, then the most high cards."""
+    cv = G.card_values(r).astype(int)
+    saf, rows, cols = T("safari", r), r.rows, r.cols
+    pos = [i for i, c in enumerate(cards) if c == saf]
+    nbs = [[j for j in (i - 1, i + 1) if 0 <= j < len(cards) and j // cols == i // cols] or [-1]
+           for i in pos]
+    best = None
+    for choice in itertools.product(*nbs):
+        to = dict(zip(pos, choice))
+        vals, circle = [int(cv[c]) for c in cards], False
+        for i in pos:
+            t, seen = to[i], set()
+            while t >= 0 and cards[t] == saf and t not in seen:
+                seen.add(t)
+                t = to[t]
+            circle |= t >= 0 and cards[t] == saf
+            vals[i] = int(cv[cards[t]]) if t >= 0 and cards[t] != saf else 0
+        total = 0
+        for c in range(cols):
+            col = [vals[q * cols + c] for q in range(rows)]
+            total += sum(v for v in col if col.count(v) == 1 or not r.equal_column_zero)
+        key = (circle, total, [-v for v in sorted(vals, reverse=True)])
+        best = key if best is None or key < best else best
+    return best[1]
+
+
+@pytest.mark.parametrize("rules", [{}, {"rows": 2, "cols": 4, "safari_cards": 4},
+                                   {"rows": 3, "cols": 3, "safari_cards": 3},
+                                   {"equal_column_zero": False}])
+def test_field_score_matches_an_independent_reading(rules):
+    r = G.make_rules(rules)
+    rng = np.random.default_rng(7)
+    n, saf = r.rows * r.cols, T("safari", r)
+    for _ in range(300):
+        cards = [int(c) for c in rng.integers(0, saf + 1, n)]   # any type, Safaris included
+        for i in rng.choice(n, int(rng.integers(0, min(r.safari_cards, n) + 1)), replace=False):
+            cards[i] = saf
+        assert G.field_score(r, cards) == _oracle_score(cards, r), cards
+
+
+def test_a_safari_takes_the_value_that_also_wins_the_tie_break():
+    # seat 0's Safari lies between a 2 and a fox, above a 2: as 2 or as -2 its column scores 0
+    # and the grid 5; its owner makes it a 2, which wins the tie with seat 1 (5 too) on cards of
+    # the highest value: 5 2 2 2 0 -2 against 5 2 2 1 1 -2 (as a -2 it would lose)
+    r, st = position([grid(2, "safari", -2, 0, 2, 5), grid(5, 2, -2, 1, 2, 7)],
+                     up=[[False] * 6, [True] * 5 + [False]], cur=1,
+                     phase=ps.PLACE, held=T(1), from_deck=True)
+    act(st, slot(5))
+    assert st.pp[0, :, ps.LAST].tolist() == [5, 5]
+    assert st.pp[0, :, ps.WINS].tolist() == [1, 0] and st.g[0, ps.TIE_BREAKS] == 1
+
+
 def test_equal_values_count_zero_whatever_the_cards():
     # Tarzan lying in a grid is worth 10, like the Elephant: a column of both counts 0
     assert G.field_score(R, [TARZAN] + grid(1, 2) + [ELEPHANT] + grid(3, 4)) == 10
@@ -135,11 +199,56 @@ def test_tie_goes_to_more_cards_of_the_highest_value():
 
 def test_tie_without_the_tie_break_is_shared():
     r, st = _tie_position(high_card_tie_break=False)
+    st.g[0, ps.FIRST] = 1                # this round was started by seat 1
     act(st, slot(5))
     assert st.pp[0, :, ps.WINS].tolist() == [1, 1]
     assert st.g[0, ps.SHARED] == 1
     # the next round starts with the first tied winner in turn order from this round's starter
-    assert st.g[0, ps.FIRST] == 0
+    # (seat 1 here, not the lowest seat)
+    assert st.g[0, ps.FIRST] == 1 and G.to_move(st)[0] == 1
+
+
+def test_a_tie_still_equal_after_the_tie_break_is_shared():
+    # three players; seats 0 and 2 tie on 9 with the same cards, seat 1 (who closes) scores more
+    r, st = position([grid(5, 1, 0, -2, 2, 3), grid(8, 7, 6, 6, 7, 1), grid(-2, 0, 1, 5, 2, 3)],
+                     up=[[False] * 6, [True] * 5 + [False], [False] * 6], cur=1, first=1,
+                     phase=ps.PLACE, held=T(8), from_deck=True)
+    act(st, slot(5))
+    assert st.pp[0, :, ps.LAST].tolist() == [9, 28, 9]
+    assert st.pp[0, :, ps.WINS].tolist() == [1, 0, 1]
+    assert st.g[0, ps.TIE_BREAKS] == 1 and st.g[0, ps.SHARED] == 1
+    assert st.g[0, ps.FIRST] == 2        # from seat 1 in turn order: seat 2 comes before seat 0
+
+
+def _zero_column_tie(**rules):
+    # both 10. Seat 0's highest cards, two 8s, lie in a column that scores 0; seat 1's is a 7
+    return position([grid(8, 1, 2, 8, 3, 4), grid(7, 0, 1, -2, 2, 5)],
+                    up=[[False] * 6, [True] * 5 + [False]], cur=1,
+                    phase=ps.PLACE, held=T(2), from_deck=True, rules=rules)
+
+
+def test_the_tie_break_counts_the_cards_of_a_zero_column_unless_told_not_to():
+    r, st = _zero_column_tie()
+    act(st, slot(5))
+    assert st.pp[0, :, ps.LAST].tolist() == [10, 10]
+    assert st.pp[0, :, ps.WINS].tolist() == [1, 0]      # 8, 8 beat 7
+    r, st = _zero_column_tie(tie_break_all_cards=False)
+    act(st, slot(5))
+    assert st.pp[0, :, ps.WINS].tolist() == [0, 1]      # 7 beats 4 (the 8s do not score)
+
+
+def test_the_round_ends_at_once_without_a_last_turn_for_the_others():
+    # "The round ends when one of the players has all 6 of their cards face up. At that point,
+    # the other players also turn all of their cards face up": seat 1 closes, seats 2 and 0 do
+    # not play again, and their face-down cards count at their value
+    r, st = position([grid(0, 1, 2, 3, 4, 5), grid(-2, 0, 1, -2, 0, 6), grid(8, 7, 6, 5, 4, 3)],
+                     up=[[False] * 6, [True] * 5 + [False], [True] + [False] * 5], cur=1,
+                     phase=ps.PLACE, held=T(1), from_deck=True)
+    act(st, slot(5))
+    assert st.g[0, ps.TURNS] == 1 and st.g[0, ps.ROUND] == 1
+    assert st.pp[0, :, ps.LAST].tolist() == [15, 0, 33]
+    assert st.pp[0, :, ps.WINS].tolist() == [0, 1, 0] and st.pp[0, 1, ps.CLOSED] == 1
+    assert st.g[0, ps.PHASE] == ps.REVEAL and G.to_move(st)[0] == 1
 
 
 def test_match_ends_at_wins_needed():
@@ -218,6 +327,27 @@ def test_tarzan_chain_passes_cards_left_and_the_last_goes_under_the_discards():
     assert "P1 puts Tarzan at row 1 column 3" in text and "3 goes under the discard pile" in text
 
 
+def test_nastya_tarzan_example_four_players():
+    # "Nastya draws the Tarzan card from the deck and uses it to replace the first card in her
+    # top row. The other players exchange cards around the table in turn, each passing their own
+    # displaced card to the player on their left, until the chain returns to the player on
+    # Nastya's right, whose displaced card goes to the discard pile."  Nastya is seat 2: her left
+    # is seat 3, then seat 0; her right is seat 1.
+    gr = [grid(5, 0, 1, 2, 3, 4), grid(6, 0, 1, 2, 3, 4), grid(7, 0, 1, 2, 3, 4),
+          grid(8, 5, 6, 7, -2, 10)]
+    r, st = position(gr, cur=2, discard=[T(-2), T(-2)], deck_top=[TARZAN])
+    act(st, ps.DECK)
+    assert not G.legal(st)[0, ps.DISCARD]             # Tarzan MUST be exchanged
+    act(st, slot(0))
+    assert st.grid[0, :, 0].tolist() == [T(8), T(5), TARZAN, T(7)]
+    assert st.up[0, :, 0].all() and st.up[0].sum() == 4  # only the first slots moved, face up
+    assert (st.grid[0, :, 1:] == np.array(gr)[:, 1:]).all()
+    # seat 1's 6 went under the pile; its top is unchanged
+    assert st.disc[0, :st.g[0, ps.DISC_N]].tolist() == [T(6), T(-2), T(-2)]
+    assert G.to_move(st)[0] == 3 and st.g[0, ps.PHASE] == ps.DRAW
+    conserved(st)
+
+
 def test_tarzan_from_the_discard_pile_two_players():
     gr = [grid(1, 2, 3, 4, 5, 6), grid(0, 1, 2, 3, 4, 5)]
     r, st = position(gr, discard=[T(7), TARZAN])
@@ -257,6 +387,22 @@ def test_elephant_look_forces_an_exchange_and_only_its_owner_sees():
     assert o1.seat[0] == 1 and o1.grid[0, 1, 4] == -1         # seat 0's looked card is hidden
     assert o1.grid[0, 1, 1] == ELEPHANT                       # the exchanged one is face up
     conserved(st)
+
+
+def test_elephant_from_the_discard_pile():
+    # "draws the Elephant card from the deck or the discard pile": the look is offered either way;
+    # a card taken from the discard pile must be exchanged, looked or not
+    gr = [grid(1, 2, 3, 4, 5, 6), grid(0, 1, 2, 3, 4, 5)]
+    for look in (False, True):
+        r, st = position(gr, discard=[T(7), ELEPHANT])
+        act(st, ps.TAKE)
+        assert st.g[0, ps.PHASE] == ps.PEEK
+        act(st, slot(3) if look else ps.NO_PEEK)
+        assert not G.legal(st)[0, ps.DISCARD] and G.legal(st)[0, slot(0):].all()
+        act(st, slot(3))
+        assert st.grid[0, 0, 3] == ELEPHANT and st.disc[0, st.g[0, ps.DISC_N] - 1] == T(4)
+        assert st.pp[0, 0, ps.PEEKS] == int(look) and st.pp[0, 0, ps.TAKEN] == 1
+        conserved(st)
 
 
 def test_elephant_without_a_look_may_be_thrown_away():
@@ -306,6 +452,23 @@ def test_observation_does_not_depend_on_hidden_cards():
     a.g[0, ps.CUR] = 1
     assert obs_of(a).grid[0, 2, 1] == -1
     assert obs_of(a).unseen[0].sum() == 50 - 1 - 2  # all but the discard and two face-up cards
+    # what another player has looked at changes nothing for the others
+    b.g[0, ps.CUR] = 1
+    before = obs_of(b)
+    b.known[0, 0, 1] = True
+    _equal_obs(obs_of(b), before)
+
+
+def test_observation_subsets_and_shared_values():
+    gr = [grid(1, 2, 3, 4, 5, 6), grid(0, 1, 2, 3, 4, 5)]
+    st = G.init(R, 2, 3, np.random.default_rng(0))
+    G.arrange(st, 1, gr, up=[[True] + [False] * 5, [False] * 6], discard=[T(7)])
+    o = G.observe(st, np.array([0, 1, 2]))
+    sub = o.take(np.array([1]))
+    assert sub.game.tolist() == [1] and sub.grid[0, 0].tolist() == [T(1)] + [-1] * 5
+    assert np.array_equal(sub.card_value, st.card_value)     # shared, not sliced
+    with pytest.raises(ValueError):
+        o.card_value[0] = 99                                 # the game's table is read-only
 
 
 # ---- Rules -------------------------------------------------------------------------------------
@@ -389,6 +552,91 @@ def test_random_and_heuristic_games_keep_every_rule(players):
     assert np.allclose(out.win.sum(axis=1), 1)
     assert (out.stats["rounds"] >= rules.wins_needed).all()
     assert (out.stats["capped_rounds"] == 0).all()
+
+
+def _reference_step(st, b, a):
+    """The printed rules for one decision of game b, written out independently of the kernel:
+    the expected (grid, up, known, deck, discard, current player, phase) after action a, or
+    None when the step ends a round (dealt anew by chance)."""
+    r, n = st.rules, st.n_players
+    grid, up, known = st.grid[b].copy(), st.up[b].copy(), st.known[b].copy()
+    deck, disc = list(st.deck[b, :st.g[b, ps.DECK_N]]), list(st.disc[b, :st.g[b, ps.DISC_N]])
+    p, phase, held = int(st.g[b, ps.CUR]), int(st.g[b, ps.PHASE]), int(st.g[b, ps.HELD])
+    if phase == ps.REVEAL:
+        up[p, a - ps.SLOT0] = known[p, a - ps.SLOT0] = True
+        k = st.g[b, ps.REVEAL_K] + 1
+        done = k == n * r.initial_face_up
+        cur = st.g[b, ps.FIRST] if done else (st.g[b, ps.FIRST] + k // r.initial_face_up) % n
+        return grid, up, known, deck, disc, cur, ps.DRAW if done else ps.REVEAL
+    if phase == ps.DRAW:
+        card = (deck if a == ps.DECK else disc).pop()
+        elephant = card == T(r.elephant_value, r) and not up[p].all()
+        return grid, up, known, deck, disc, p, ps.PEEK if elephant else ps.PLACE
+    if phase == ps.PEEK:
+        if a != ps.NO_PEEK:
+            known[p, a - ps.SLOT0] = True
+        return grid, up, known, deck, disc, p, ps.PLACE
+    if a == ps.DISCARD:
+        disc.append(held)
+    else:
+        k = a - ps.SLOT0
+        out = grid[p, k]
+        grid[p, k], up[p, k], known[p, k] = held, True, True
+        if held == TARZAN:            # the displaced cards go round to the left, same slot
+            for j in range(1, n):
+                q = (p + j) % n
+                grid[q, k], out = out, grid[q, k]
+                up[q, k] = known[q, k] = True
+            disc.insert(0, out)       # the last one under the discard pile
+        else:
+            disc.append(out)
+    if up.all(axis=1).any() or st.g[b, ps.RTURNS] + 1 >= r.max_round_turns:
+        return None
+    return grid, up, known, deck, disc, (p + 1) % n, ps.DRAW
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_every_step_follows_an_independent_reading_of_the_rules(players):
+    strats = [get_strategy("paper_safari", n)() for n in ("random", "closer", "threshold",
+                                                          "column_matcher")[:players]]
+    batch = 16
+    rng = np.random.default_rng(10 + players)
+    st = G.init(R, players, batch, rng)
+    for s in strats:
+        s.reset(batch, players)
+    seen = {"tarzan": 0, "peek": 0, "reshuffle": 0, "round": 0}
+    for _ in range(20000):
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        if live.size == 0:
+            break
+        legal = G.legal(st)
+        acts = np.zeros(batch, np.int64)
+        for k, s in enumerate(strats):
+            idx = live[mover[live] == k]
+            if idx.size:
+                acts[idx] = s.act(G.observe(st, idx), legal[idx], rng)
+        want = {b: _reference_step(st, b, acts[b]) for b in live}
+        seen["tarzan"] += sum(st.g[b, ps.HELD] == TARZAN and acts[b] >= ps.SLOT0 for b in live)
+        seen["peek"] += sum(st.g[b, ps.PHASE] == ps.PEEK and acts[b] >= ps.SLOT0 for b in live)
+        G.step(st, acts, rng)
+        for b, w in want.items():
+            if w is None:
+                seen["round"] += 1
+                continue
+            grid, up, known, deck, disc, cur, phase = w
+            assert (st.grid[b] == grid).all() and (st.up[b] == up).all()
+            assert (st.known[b] == known).all()
+            assert st.g[b, ps.CUR] == cur and st.g[b, ps.PHASE] == phase
+            got_deck = list(st.deck[b, :st.g[b, ps.DECK_N]])
+            got_disc = list(st.disc[b, :st.g[b, ps.DISC_N]])
+            if phase == ps.DRAW and not deck:   # the deck ran out: the discards reshuffled
+                seen["reshuffle"] += 1
+                assert sorted(got_deck + got_disc) == sorted(disc) and len(got_disc) == 1
+            else:
+                assert got_deck == deck and got_disc == disc
+    assert (G.to_move(st) == -1).all()
+    assert min(seen.values()) > 0, seen      # every rule above was exercised
 
 
 def test_a_table_that_never_turns_cards_up_is_stopped_by_the_cap():

@@ -156,6 +156,27 @@ def test_example_c_phase_two_removals():
 
 # ---- Beginning the First Phase -----------------------------------------------------------------
 
+def test_the_66_cards():
+    """Components: five animals with two sets of 1-6 each, and one set of explorer cards 1-6
+    (a sixth kind in Savannah, see docs/rules/savannah.md)."""
+    from safari_sim.games.savannah.rules import copies
+    names = [card_name(c) for c in range(66)]
+    count = {}
+    for n in names:
+        count[n] = count.get(n, 0) + 1
+    for a in ("Elephant", "Lion", "Monkey", "Tiger", "Zebra"):
+        for k in range(1, 7):
+            assert count.pop(f"{k}-{a}") == 2
+    for k in range(1, 7):
+        assert count.pop(f"{k}-Explorer") == 1
+    assert not count
+    assert copies(R).sum() == 66 and copies(G.make_rules({"explorer_cards": False})).sum() == 60
+    # the engine reads animal and number off the card the way the names do
+    for c in range(66):
+        assert (c // 12, c % 6 + 1) == (ANIMAL_NAMES.index(kind(c)[0]), kind(c)[1])
+        assert card_of(card_name(c), c % 12 >= 6) == c
+
+
 def test_deal_piles_and_opening():
     st = G.init(R, 3, 5, np.random.default_rng(3))
     assert (st.hand_n == 5).all()
@@ -639,6 +660,32 @@ def test_hidden_information_is_absent():
                 assert not any(np.shares_memory(arr, h) for h in hidden)
 
 
+def test_a_kept_observation_shows_nothing_later():
+    """An observation (and legal mask) a strategy keeps from its turn must not turn into a view
+    of the next player's hand once the state moves on: the candidate lists are copies."""
+    st = G.init(R, 2, 1, np.random.default_rng(3))
+    for _ in range(3):
+        G.step(st, np.zeros(1, np.int64), np.random.default_rng(0))
+    me = int(G.to_move(st)[0])
+    o = G.observe(st, np.array([0]))
+    lg = G.legal(st)
+    before = {name: np.array(getattr(o, name)) for name in ("slot", "card", "y", "x", "points")}
+    lg_before = lg.copy()
+    mine = set(o.card[0, :o.n_cand[0]].tolist())
+    assert mine <= set(st.hand[0, me, :st.hand_n[0, me]].tolist())
+    G.step(st, np.zeros(1, np.int64), np.random.default_rng(0))
+    other = 1 - me
+    assert int(G.to_move(st)[0]) == other
+    theirs = set(st.hand[0, other, :st.hand_n[0, other]].tolist())
+    assert not (mine & theirs)
+    for name, v in before.items():
+        assert np.array_equal(getattr(o, name), v), name
+    assert np.array_equal(lg, lg_before)
+    assert not (set(o.card[0, :o.n_cand[0]].tolist()) & theirs)
+    sub = o.take(np.array([0]))
+    assert np.array_equal(sub.card, before["card"])
+
+
 def test_observation_take_keeps_rows_aligned():
     st = G.init(R, 3, 6, np.random.default_rng(2))
     G.step(st, np.zeros(6, np.int64), np.random.default_rng(0))
@@ -714,8 +761,24 @@ def test_strategies_prefer_what_they_say():
     j = [i for i in range(o.n_cand[0]) if o.card[0, i] == C("3-Elephant")
          and (o.y[0, i], o.x[0, i]) == (1, 1)][0]
     assert th[0, j] >= 3
-    sm = lookahead.new_unplayable(o)
-    assert sm[0, :o.n_cand[0]].min() >= 0
+    # new_unplayable against the rules' definition: the ends of the placement's lines that are
+    # unplayable after it and were not before
+    sm = lookahead.new_unplayable(o)[0]
+    board, blocked = public_board(st, 0)
+    was = unplayable(board, blocked)
+    for i in range(int(o.n_cand[0])):
+        y, x, card = int(o.y[0, i]), int(o.x[0, i]), int(o.card[0, i])
+        b2 = dict(board)
+        b2[(y, x)] = card
+        now = unplayable(b2, blocked) - was
+        ends = set()
+        for dy, dx in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+            e = (y + dy, x + dx)
+            while e in b2:
+                e = (e[0] + dy, e[1] + dx)
+            ends.add(e)
+        assert sm[i] == len(now & ends), (card_name(card), y, x)
+    assert sm[:o.n_cand[0]].max() >= 1
     # Amy's 6-Lion at (0,0) in example B makes (1,0) unplayable: the space maker sees it
     st = example_b()
     for card, y, x in ((C("3-Elephant"), 1, 1), (C("2-Zebra"), 3, 5),
