@@ -595,13 +595,15 @@ def _reference_step(st, b, a):
     return grid, up, known, deck, disc, (p + 1) % n, ps.DRAW
 
 
-@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("players", [2, 5])
 def test_every_step_follows_an_independent_reading_of_the_rules(players):
     strats = [get_strategy("paper_safari", n)() for n in ("random", "closer", "threshold",
-                                                          "column_matcher")[:players]]
+                                                          "column_matcher", "threshold")[:players]]
     batch = 16
     rng = np.random.default_rng(10 + players)
-    st = G.init(R, players, batch, rng)
+    # with 2 players the deck rarely runs out: a smaller deck makes it
+    r = G.make_rules({"cards_per_animal": 2} if players == 2 else {})
+    st = G.init(r, players, batch, rng)
     for s in strats:
         s.reset(batch, players)
     seen = {"tarzan": 0, "peek": 0, "reshuffle": 0, "round": 0}

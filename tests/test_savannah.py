@@ -334,6 +334,15 @@ def test_phase_one_ends_with_the_first_pile_and_spaces_reopen():
     assert G.to_move(st)[0] == 1                                # play continues with the next
     assert legal_at(st, C("6-Zebra"), 1, 1)
     conserved(st)
+    # "Shuffle these cards into the second deck": the new draw pile's order depends on chance
+    orders = set()
+    for seed in range(12):
+        st = G.arrange(R, 2, layout, [[C("3-Elephant"), C("1-Lion")], [C("6-Zebra")]],
+                       pile1=[C("5-Zebra")], pile2=[C("1-Zebra"), C("2-Zebra")],
+                       face_down={(1, 1): C("4-Tiger")})
+        play(st, C("3-Elephant"), 0, 2, seed=seed)
+        orders.add(tuple(st.pile1[0, :st.g[0, T.N1]].tolist()))
+    assert len(orders) > 2
 
 
 def test_phase_two_ends_when_every_hand_is_empty():
@@ -475,17 +484,28 @@ def legal_placements(board, blocked, hand, n_placed, n_players):
     return out
 
 
-def replay(ev, n_players, n2):
+def replay(ev, n_players, n1, n2, hand_size=5):
     """Re-play game's event log with the reading above; returns the recounted scores. Checks
     every placement is legal, scores as the text says, and every unplayable space (while the 2nd
-    pile has cards) is found."""
+    pile has cards) is found; who plays when (the dealer, then to the left; in phase two, the
+    next player with cards); that phase one lasts exactly until Step D takes the 1st pile's last
+    card; and that the game ends exactly when the table is clear or every hand is empty."""
     board, blocked = {}, set()
     score = [0] * n_players
+    hands = [hand_size] * n_players
     placed, phase, due = 0, 1, set()
+    turns1 = 0                  # phase-one turns (each ends with Step D drawing from the 1st pile)
+    draw2 = n2                  # phase two's draw pile: the 2nd pile and the buried cards
+    expect = 0                  # the seat to play next
+    should_end = got_end = False
     for t, seat, a, b_, c, d, e in ev:
+        assert not got_end, "events after the end"
+        assert t == T.E_END or not should_end, "the game goes on after it should have ended"
         if t == T.E_PLACE:
             if due:   # the previous player left unplayable spaces unclaimed with cards to spare
                 raise AssertionError(f"unclaimed unplayable spaces {due}")
+            assert seat == expect, ("turn order", seat, expect)
+            assert hands[seat] > 0
             y, x, card = int(b_), int(c), int(a)
             assert (y, x) not in board and (y, x) not in blocked
             if placed == 0:
@@ -496,6 +516,7 @@ def replay(ev, n_players, n2):
             else:
                 assert touching(board, y, x), "must touch a card"
             board[(y, x)] = card
+            hands[seat] -= 1
             lines = [ln for ln in runs(board, y, x) if len(ln) > 1]
             rules = [line_rule([kind(board[sp]) for sp in ln]) for ln in lines]
             assert all(ok for ok, _ in rules), "every line obeys A, B or C"
@@ -516,9 +537,23 @@ def replay(ev, n_players, n2):
             assert pts == d, (pts, d)
             score[seat] += pts
             placed += 1
-            if phase == 1 and placed > n_players:
+            if placed <= n_players:                 # the opening: no draw, then the dealer
+                expect = placed % n_players
+            elif phase == 1:
+                assert turns1 < n1, "a phase-one turn after the 1st pile ran out"
+                turns1 += 1
+                hands[seat] += 1                    # Step D
+                expect = (seat + 1) % n_players
                 found = unplayable(board, blocked)
                 due = found if len(found) <= n2 else set()
+            else:
+                if draw2:
+                    draw2 -= 1
+                    hands[seat] += 1
+                should_end = not board or not any(hands)
+                if not should_end:
+                    expect = next((seat + i) % n_players for i in range(1, n_players + 1)
+                                  if hands[(seat + i) % n_players])
         elif t == T.E_CLAIM:
             y, x = int(a), int(b_)
             assert phase == 1 and (y, x) in unplayable(board, blocked)
@@ -528,8 +563,15 @@ def replay(ev, n_players, n2):
             score[seat] += e
         elif t == T.E_PHASE2:
             assert not due
+            assert phase == 1 and turns1 == n1, "phase one ends when the 1st pile runs out"
+            assert int(a) == draw2, "the new draw pile: the 2nd pile and the buried cards"
             blocked.clear()
             phase = 2
+        elif t == T.E_END:
+            assert phase == 2 and should_end, "the game ends only with a clear table or no cards"
+            assert bool(a) == (not board)
+            got_end = True
+    assert got_end, "the game ended"
     return score
 
 
@@ -610,10 +652,10 @@ def test_scores_recount_from_the_history(players, who):
                      np.random.default_rng(7), log=True)
     st = res.state
     assert (G.to_move(st) == -1).all()
-    n2 = R.pile_sizes(players)[1]
+    n1, n2 = R.pile_sizes(players)
     for b in range(B):
         ev = st.ev[b, :st.g[b, T.NEV]]
-        assert replay(ev, players, n2) == st.score[b].tolist()
+        assert replay(ev, players, n1, n2) == st.score[b].tolist()
         assert ev[-1, 0] == T.E_END
         conserved(st, b)
     out = G.outcome(st)
@@ -653,7 +695,10 @@ def test_hidden_information_is_absent():
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert not np.array_equal(st.fd_card, st2.fd_card)
     # and nothing the observation keeps reaches the hidden zones
-    hidden = [st.hand, st.pile1, st.pile2, st.fd_card, st.fd_pos, st.g]
+    # (the candidate lists and the legal mask are rewritten for the next player: copies only)
+    hidden = [st.hand, st.pile1, st.pile2, st.fd_card, st.fd_pos, st.g, st.cand_slot,
+              st.cand_card, st.cand_cell, st.cand_pts, st.legal_mask]
+    assert not np.shares_memory(G.legal(st), st.legal_mask)
     for v in a.__dict__.values():
         for arr in (v if isinstance(v, tuple) else (v,)):
             if isinstance(arr, np.ndarray):

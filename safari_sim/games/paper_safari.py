@@ -341,8 +341,9 @@ def _tie_key(vals, rows, cols, eq_col, all_cards, key):
 
 @njit(cache=True)
 def _beats(a, bb):
-    """True if the counted values ``a`` have more cards of the highest value than ``bb`` (the
-    printed tie-break, applied value by value downwards): compare the sorted lists from the top."""
+    """True if the tie-break keys ``a`` (see ``_tie_key``) have more cards of the highest value
+    than ``bb`` (the printed tie-break, applied value by value downwards): compare the sorted
+    lists from the top."""
     x = np.sort(a)[::-1]
     y = np.sort(bb)[::-1]
     for i in range(x.shape[0]):

@@ -85,10 +85,12 @@ class Obs(Observation):
     points each candidate scores now (W = the longest list among these games; entries from
     n_cand on are padding), the player's ``hand``, ``score`` and ``hand_size`` rotated so index
     0 is this player, the piles' sizes (``pile1``, ``pile2``) and ``blocked`` (face-down cards
-    on the table). On demand: ``slot``, ``card``, ``y``, ``x`` of each candidate, ``valid``,
-    ``unseen`` (cards of each type this player has not seen: not face up, not in hand),
-    ``table`` (the face-up layout). Face-down cards, other hands and the piles' order are never
-    reachable from here: the grid holds BLOCKED, not the card, for a face-down card.
+    on the table), ``slot``, ``card``, ``y``, ``x`` of each candidate (copies, like everything
+    above: a kept observation never turns into a view of the next player's candidates). On
+    demand, from public zones: ``valid``, ``unseen`` (cards of each type this player has not
+    seen: not face up, not in hand), ``table`` (the face-up layout). Face-down cards, other
+    hands and the piles' order are never reachable from here: the grid holds BLOCKED, not the
+    card, for a face-down card.
     """
 
     def __init__(self, st: State, games: np.ndarray):

@@ -126,5 +126,6 @@ def new_unplayable(obs) -> np.ndarray:
     out = np.zeros((len(obs.game), obs.width), np.int16)
     left = obs._copies[None, :].astype(np.int16) - obs._up_count[obs.game]
     avail = ((left > 0).astype(np.int64) * _BITS[None, :]).sum(axis=1)
-    _new_unplayable(obs._board, obs.game, obs.cell, obs.card, obs.n_cand, avail, left == 1, obs.prm, out)
+    _new_unplayable(obs._board, obs.game, obs.cell, obs.card, obs.n_cand, avail, left == 1,
+                    obs.prm, out)
     return out
