@@ -277,6 +277,58 @@ def test_unplayable_when_only_cards_on_the_table_fit():
     assert st.g[0, T.KIND] == T.PLACE and st.g[0, T.N_UNPL] == 0
 
 
+def buried_position(mode, buried_by):
+    """(0,2) takes only a 3-Elephant once 3-Tiger goes to (2,2); one 3-Elephant is face up, the
+    other lies face down (buried by seat ``buried_by``)."""
+    r = G.make_rules({"buried_on_table": mode})
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Elephant"), (1, 2): C("3-Lion"),
+              (5, 5): C("3-Elephant")}
+    return G.arrange(r, 2, layout, [[C("3-Tiger"), C("6-Zebra")], [C("6-Monkey")]],
+                     pile1=[C("5-Zebra"), C("4-Zebra")], pile2=[C("1-Zebra")],
+                     face_down={(5, 6): C("3-Elephant", True)}, buried_by={(5, 6): buried_by})
+
+
+@pytest.mark.parametrize("mode, buried_by, claimed", [
+    ("none", 0, False),     # the default: only face-up cards are "already on the table"
+    ("own", 0, True),       # the finder buried it: it knows the card is on the table
+    ("own", 1, False),      # the other player's face-down card: the finder cannot know it
+    ("all", 1, True),
+])
+def test_face_down_cards_on_the_table(mode, buried_by, claimed):
+    st = buried_position(mode, buried_by)
+    play(st, C("3-Tiger"), 2, 2)
+    found = {tuple(map(int, st.xy(q))) for q in st.unpl[0, :st.g[0, T.N_UNPL]]}
+    assert (st.g[0, T.KIND] == T.KEEP) == claimed
+    assert found == ({(0, 2)} if claimed else set())
+    assert int(st.score[0, 0]) == 2 + claimed
+
+
+def test_a_card_buried_now_can_make_another_space_unplayable():
+    """With ``own``, the card a claim buries counts at once: (-6,-6) takes only the single
+    1-Explorer, which the first claim buries, so the finder claims (-6,-6) too."""
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Elephant"), (1, 2): C("3-Lion"),
+              (5, 5): C("3-Elephant"), (7, 7): C("3-Elephant", True),
+              (-6, -5): C("2-Explorer"), (-6, -4): C("3-Explorer"), (-5, -6): C("1-Lion"),
+              (-4, -6): C("1-Monkey")}
+    for mode, n in (("none", 1), ("own", 2), ("all", 2)):
+        r = G.make_rules({"buried_on_table": mode})
+        st = G.arrange(r, 2, layout, [[C("3-Tiger"), C("5-Zebra")], [C("6-Monkey")]],
+                       pile1=[C("4-Zebra"), C("6-Zebra")],
+                       pile2=[C("2-Zebra"), C("1-Explorer")])
+        play(st, C("3-Tiger"), 2, 2)
+        o = G.observe(st, np.array([0]))
+        assert (o.card[0, 0], o.card[0, 1]) == (C("6-Zebra"), C("1-Explorer"))
+        G.step(st, np.array([0]), np.random.default_rng(0))      # bury the 1-Explorer
+        claimed = 1
+        while st.g[0, T.KIND] == T.KEEP:
+            assert {tuple(map(int, st.xy(q))) for q in st.unpl[0, :st.g[0, T.N_UNPL]]} == {
+                (-6, -6)}
+            G.step(st, np.array([0]), np.random.default_rng(0))
+            claimed += 1
+        assert claimed == n and st.g[0, T.N_FD] == n and int(st.score[0, 0]) == 2 + n
+        conserved(st)
+
+
 def two_unplayable(**rules):
     """Lions' columns above and below a gap at (0,0)-(1,0); 6-Elephant at (1,1) makes (1,0) need
     an elephant (row) and a lion (column); (0,0) needs both already."""
@@ -371,6 +423,14 @@ def test_phase_two_single_line_all_different_keeps_the_played_card():
     st = G.arrange(R, 2, layout, [[C("3-Monkey")], [C("6-Zebra")]], phase=T.TWO)
     assert play(st, C("3-Monkey"), 0, 2) == (4, 4)
     assert st.g[0, T.N_UP] == 1
+    # a crossing of a matching row (elephants) and an all-different column: "at least one of
+    # them is a matching line": both lines go, the played card too (3 + 2 - 1 shared = 4)
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Elephant"), (1, 2): C("4-Lion"),
+              (3, 3): C("6-Zebra")}
+    st = G.arrange(R, 2, layout, [[C("3-Elephant")], [C("6-Monkey")]], phase=T.TWO)
+    assert play(st, C("3-Elephant"), 0, 2) == (4, 4)
+    assert st.g[0, T.N_UP] == 1 and st.board[0, st.cell(3, 3)] == C("6-Zebra") + 1
+    conserved(st)
 
 
 # ---- The Playing Space: no borders -------------------------------------------------------------
@@ -773,6 +833,8 @@ def test_rules_checks():
         G.check(G.make_rules({"first_pile": 60}), 2)
     with pytest.raises(RulesError):
         G.check(R, 4)
+    with pytest.raises(RulesError):
+        G.make_rules({"buried_on_table": "mine"})
     r = G.make_rules({"explorer_cards": False})
     st = G.init(r, 2, 4, np.random.default_rng(0))
     assert st.rules.n_cards == 60 and (st.hand < 60).all()

@@ -22,7 +22,7 @@ from ...engine.chance import reseed, shuffle_rows
 from ...engine.protocol import Game, Observation, Outcome, ranks_and_wins
 from . import turn as T
 from .grid import BLOCKED, side
-from .rules import Rules, card_name, copies
+from .rules import BURIED, Rules, card_name, copies
 
 CLAIM_ACTIONS = 2
 
@@ -31,7 +31,7 @@ CLAIM_ACTIONS = 2
 class State:
     n_players: int
     rules: Rules
-    prm: np.ndarray        # int64[12]: see turn.P_*
+    prm: np.ndarray        # int64[turn.NP]: see turn.P_*
     copies: np.ndarray     # int8[36]: cards of each type in the deck
     g: np.ndarray          # int32[B, NG]: per-game scalars (turn.CUR, ...)
     board: np.ndarray      # int8[B, S*S]: EMPTY, OPEN, card id + 1 face up, BLOCKED (grid.py)
@@ -43,6 +43,7 @@ class State:
     pile2: np.ndarray      # int8[B, N]: the 2nd pile
     fd_pos: np.ndarray     # int32[B, N]: unplayable spaces holding a face-down card
     fd_card: np.ndarray    # int8[B, N]: which card lies face down there
+    fd_owner: np.ndarray   # int8[B, N]: the seat that buried it (-1: set up by hand, nobody)
     box: np.ndarray        # int8[B, N]: cards removed in phase two
     score: np.ndarray      # int32[B, P]
     claims: np.ndarray     # int32[B, P]: unplayable spaces found
@@ -72,7 +73,8 @@ class State:
 
     def arrays(self):
         return (self.g, self.board, self.up_pos, self.up_count, self.copies, self.hand,
-                self.hand_n, self.pile1, self.pile2, self.fd_pos, self.fd_card, self.box,
+                self.hand_n, self.pile1, self.pile2, self.fd_pos, self.fd_card, self.fd_owner,
+                self.box,
                 self.score, self.claims, self.unpl, self.fr, self.sc, self.cand_slot,
                 self.cand_card, self.cand_cell, self.cand_pts, self.legal_mask, self.ev, self.prm)
 
@@ -229,11 +231,12 @@ class Savannah(Game):
         S = side(N)
         K = self.n_actions(rules, n_players)
         F = 8 * N
-        prm = np.zeros(12, np.int64)
+        prm = np.zeros(T.NP, np.int64)
         prm[[T.P_PLAYERS, T.P_HAND, T.P_CARDS, T.P_S, T.P_ORIGIN, T.P_LINE, T.P_LESS, T.P_CLAIM,
-             T.P_MAXCLAIMS, T.P_REMOVAL, T.P_OPEN_DRAW, T.P_K]] = [
+             T.P_MAXCLAIMS, T.P_REMOVAL, T.P_OPEN_DRAW, T.P_K, T.P_BURIED]] = [
             P, H, N, S, (S // 2) * S + S // 2, rules.line_point, rules.all_different_less,
-            rules.claim_point, rules.max_claims, rules.removal_point, int(rules.opening_draw), K]
+            rules.claim_point, rules.max_claims, rules.removal_point, int(rules.opening_draw), K,
+            BURIED.index(rules.buried_on_table)]
         B = batch
         return State(
             n_players=P, rules=rules, prm=prm, copies=copies(rules),
@@ -242,10 +245,12 @@ class Savannah(Game):
             hand=np.full((B, P, H), -1, np.int8), hand_n=np.zeros((B, P), np.int8),
             pile1=np.zeros((B, N), np.int8), pile2=np.zeros((B, N), np.int8),
             fd_pos=np.zeros((B, N), np.int32), fd_card=np.zeros((B, N), np.int8),
+            fd_owner=np.full((B, N), -1, np.int8),
             box=np.zeros((B, N), np.int8), score=np.zeros((B, P), np.int32),
             claims=np.zeros((B, P), np.int32), unpl=np.zeros((B, F), np.int32),
             fr=np.zeros((B, F), np.int32), sc=np.zeros((B, F), np.int64),
-            cand_slot=np.zeros((B, K), np.int8), cand_card=np.zeros((B, K), np.int8), cand_cell=np.zeros((B, K), np.int16),
+            cand_slot=np.zeros((B, K), np.int8), cand_card=np.zeros((B, K), np.int8),
+            cand_cell=np.zeros((B, K), np.int16),
             cand_pts=np.zeros((B, K), np.int16), legal_mask=np.zeros((B, K), np.bool_),
             ev=np.zeros((B, 2 * N + 8 if log else 0, 7), np.int16))
 
@@ -257,10 +262,11 @@ class Savannah(Game):
 
     def arrange(self, rules: Rules, n_players: int, layout: dict, hands: list, pile1=(),
                 pile2=(), phase: int = T.ONE, cur: int = 0, face_down: dict | None = None,
-                scores=None, log: bool = True) -> State:
+                scores=None, log: bool = True, buried_by: dict | None = None) -> State:
         """One game set up by hand (for tests and tools): ``layout`` maps (row, column), relative
         to the centre, to a face-up card id; ``hands`` lists each seat's cards; ``pile1`` /
-        ``pile2`` list cards bottom to top; ``face_down`` maps spaces to buried cards. The
+        ``pile2`` list cards bottom to top; ``face_down`` maps spaces to buried cards (and
+        ``buried_by`` spaces to the seat that buried them; nobody if left out). The
         candidates of the player ``cur`` are listed; cards nobody placed are in the box."""
         self.check(rules, n_players)
         st = self.empty_state(rules, n_players, 1, log)
@@ -273,6 +279,7 @@ class Savannah(Game):
             T._block(0, q, g, st.board, st.fr, st.sc)
             st.fd_pos[0, g[0, T.N_FD]] = q
             st.fd_card[0, g[0, T.N_FD]] = c
+            st.fd_owner[0, g[0, T.N_FD]] = (buried_by or {}).get((y, x), -1)
             g[0, T.N_FD] += 1
         for p, h in enumerate(hands):
             st.hand[0, p, :len(h)] = h

@@ -19,6 +19,7 @@ from ...engine.protocol import RulesError, rule
 
 ANIMALS = ("Elephant", "Lion", "Monkey", "Tiger", "Zebra", "Explorer")
 N_TYPES = 36
+BURIED = ("none", "own", "all")     # Rules.buried_on_table, in the order of turn.P_BURIED
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,10 @@ class Rules:
     claim_point: int = rule(1, "points for each unplayable space found")
     max_claims: int = rule(
         0, "unplayable spaces a player may claim in one turn; 0 = every one on the table")
+    buried_on_table: str = rule(
+        "none", "which face-down cards count as 'already on the table' when finding unplayable "
+                "spaces: none (the test uses face-up cards only), own (also those the finder "
+                "buried: it knows them), all (every face-down card)")
     # ---- The second phase
     removal_point: int = rule(1, "phase two: points per card removed from the table")
 
@@ -57,6 +62,8 @@ class Rules:
                 raise RulesError(name, "must be 0 or more")
         if self.lap_points < 1:
             raise RulesError("lap_points", "must be at least 1")
+        if self.buried_on_table not in BURIED:
+            raise RulesError("buried_on_table", f"must be one of {', '.join(BURIED)}")
 
     # derived numbers ------------------------------------------------------------------------
     @property

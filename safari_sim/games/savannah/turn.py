@@ -30,7 +30,10 @@ NG = 21
 
 # params vector
 (P_PLAYERS, P_HAND, P_CARDS, P_S, P_ORIGIN, P_LINE, P_LESS, P_CLAIM, P_MAXCLAIMS, P_REMOVAL,
- P_OPEN_DRAW, P_K) = range(12)
+ P_OPEN_DRAW, P_K, P_BURIED) = range(13)
+NP = 13
+# P_BURIED: which face-down cards count as "already on the table" in Step C (rules.BURIED)
+BURIED_NONE, BURIED_OWN, BURIED_ALL = 0, 1, 2
 
 # event log ev[b, i] = (type, seat, a, b, c, d, e)
 E_PLACE, E_CLAIM, E_PHASE2, E_END = 1, 2, 3, 4
@@ -240,12 +243,30 @@ def _gen_keep(b, g, board, up_pos, unpl, fr, sc, cand_slot, cand_card, cand_cell
 # ---- Step C: Find Unplayable Spaces -------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def find_unplayable(b, g, board, up_pos, up_count, copies, fr, sc, unpl, S):
+def find_unplayable(b, g, board, up_pos, up_count, copies, fd_card, fd_owner, fr, sc, unpl,
+                    prm):
     """List in unpl[b] every empty space touching a face-up card where no card can legally go,
-    or only cards whose every copy is already face up on the table; returns how many."""
+    or only cards whose every copy is already on the table: face up, or (``buried_on_table``)
+    face down where the finder (the player to move) buried it or anywhere; returns how many."""
+    S = prm[P_S]
+    mode = prm[P_BURIED]
+    finder = g[b, CUR]
+    # face-down cards that count, by type: one copy (bit in one) or two (bit in two)
+    one = np.int64(0)
+    two = np.int64(0)
+    if mode != BURIED_NONE:
+        for i in range(g[b, N_FD]):
+            if mode == BURIED_ALL or fd_owner[b, i] == finder:
+                c = np.int64(fd_card[b, i])
+                bit = np.int64(1) << ((c // 12) * 6 + c % 6)
+                if one & bit:
+                    two |= bit
+                else:
+                    one |= bit
     avail = np.int64(0)
     for t in range(36):
-        if up_count[b, t] < copies[t]:
+        n = np.int64(up_count[b, t]) + ((one >> t) & 1) + ((two >> t) & 1)
+        if n < copies[t]:
             avail |= np.int64(1) << t
     nf = _spaces(b, g, board, fr, sc, S)
     k = 0
@@ -463,8 +484,8 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
 
 @njit(cache=True, _nrt=False)
 def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
-                fd_card, box, score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell,
-                cand_pts, legal, ev, prm):
+                fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
+                cand_cell, cand_pts, legal, ev, prm):
     S = prm[P_S]
     for b in range(g.shape[0]):
         if g[b, PHASE] == OVER:
@@ -476,8 +497,8 @@ def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1
             _place(b, cand_slot[b, a], q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc,
                    score, ev, prm)
             if g[b, PHASE] == ONE:
-                g[b, N_UNPL] = find_unplayable(b, g, board, up_pos, up_count, copies, fr, sc,
-                                               unpl, S)
+                g[b, N_UNPL] = find_unplayable(b, g, board, up_pos, up_count, copies, fd_card,
+                                               fd_owner, fr, sc, unpl, prm)
                 g[b, I_UNPL] = 0
         else:
             # the claim's choice: the kept card goes back on top of the 1st pile, the other
@@ -489,10 +510,18 @@ def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1
             _block(b, q, g, board, fr, sc)
             fd_pos[b, g[b, N_FD]] = q
             fd_card[b, g[b, N_FD]] = buried
+            fd_owner[b, g[b, N_FD]] = p
             g[b, N_FD] += 1
             g[b, I_UNPL] += 1
             o = prm[P_ORIGIN]
-            log_event(ev, g, NEV, b, E_CLAIM, p, q // S - o // S, q % S - o % S, kept, buried, prm[P_CLAIM])
+            log_event(ev, g, NEV, b, E_CLAIM, p, q // S - o // S, q % S - o % S, kept, buried,
+                      prm[P_CLAIM])
+            if prm[P_BURIED] != BURIED_NONE:
+                # the card just buried counts as on the table: look again (the spaces already
+                # claimed are filled, so the list holds the ones still to claim)
+                g[b, N_UNPL] = find_unplayable(b, g, board, up_pos, up_count, copies, fd_card,
+                                               fd_owner, fr, sc, unpl, prm)
+                g[b, I_UNPL] = 0
         _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
                  fd_card, score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts,
                  legal, ev, prm)
