@@ -115,7 +115,8 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
                           f"{deal / gps:.1f}x dealing")
     console.print(table)
     if workers and rows:
-        first = rows[0]
+        # the foundation game when it was measured, else the first one
+        first = next((r for r in rows if r["game"] == "duck_duck_bruce"), rows[0])
         cfg = bench_config(first["game"])
         game = get_game(first["game"])
         rules = game.make_rules(cfg.get("rules", {}))
