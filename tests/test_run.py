@@ -290,3 +290,22 @@ def test_shipped_experiments_are_valid(path):
     exp = load_experiment(path)
     assert exp.variants and exp.spec.games >= 1000
     assert exp.game.min_players <= exp.players <= exp.game.max_players
+
+
+def test_an_illegal_action_names_the_strategy_the_game_and_the_seed(tmp_path):
+    (tmp_path / "bots.py").write_text(textwrap.dedent("""
+        import numpy as np
+        from strategies.base import Strategy
+
+        class AlwaysBank(Strategy):
+            name = "always_bank"
+            def act(self, obs, legal, rng):
+                return np.ones(len(legal), dtype=np.int64)  # illegal after a Bruce
+    """))
+    exp = write(tmp_path, BASE.replace("use: card_counter, params: {risk: 0.3}",
+                                       "use: bots.py:AlwaysBank"))
+    r = run_cli("run", exp, "--output", tmp_path / "res", "--quiet", "--games", 300)
+    assert r.exit_code == 1
+    assert "strategy 'counter' chose illegal action 1" in r.output
+    assert "duck_duck_bruce" in r.output and "seed 5" in r.output
+    assert "Traceback" not in r.output
