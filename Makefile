@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test bench system clean
+.PHONY: run test bench system system-run clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,9 +13,12 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 system:
-	bash scripts/setup-system.sh
+	bash scripts/setup-system.sh test
 
-run: $(STAMP) system
+system-run:
+	bash scripts/setup-system.sh run
+
+run: $(STAMP) system-run
 	$(BIN)/safari-sim run experiments/quickstart.yaml
 
 test: $(STAMP) system

@@ -32,8 +32,13 @@ def run(
     jobs: Optional[int] = typer.Option(None, "--jobs", help="parallel workers (-1: one per core)"),
     output: Optional[str] = typer.Option(None, "--output", help="results folder (overrides the file)"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
+    replace: bool = typer.Option(False, "--replace", help=(
+        "if the output folder holds another experiment's results, move them aside "
+        "(to OUTPUT.previous-DATE, kept) and start afresh")),
 ) -> None:
-    """Run an experiment: play every variant's games, write Parquet chunks and experiment.json."""
+    """Run an experiment: play every variant's games, write Parquet chunks and experiment.json.
+
+    Running the same file again resumes (or, with more --games, extends) the run in place."""
     import yaml
     from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
                                TimeRemainingColumn)
@@ -44,7 +49,7 @@ def run(
     try:
         exp = load_experiment(file, games=games, output=output, jobs=jobs)
         raw = yaml.safe_load(exp.source_text)
-        record = prepare_output(exp, raw)
+        record = prepare_output(exp, raw, replace=replace)
     except ExperimentError as e:
         fail(str(e))
     tasks = plan(exp)
@@ -54,6 +59,9 @@ def run(
     out.print(f"[bold]{exp.name}[/]: {exp.game.name}, {exp.players} players, "
               f"{len(exp.variants)} variant(s) x {exp.spec.games:,} games, "
               f"{len(tasks)} chunk(s), jobs={jobs_n} -> {exp.output}", highlight=False)
+    if record.get("replaced"):
+        out.print(f"the earlier results (another experiment) were moved to {record.pop('replaced')}",
+                  highlight=False)
     if done_before:
         out.print(f"resuming: {done_before:,} games already on disk", highlight=False)
     t0 = time.perf_counter()

@@ -118,7 +118,15 @@ def test_output_of_another_experiment_is_refused(tmp_path):
     assert r.exit_code == 2 and "different experiment" in r.output
     r = run_cli("run", exp, "--output", out, "--games", 100, "--quiet")
     assert r.exit_code == 2 and "already holds 1,500 games per variant" in r.output
+    assert "--replace" in r.output
     assert files_bytes(out) == before
+    # --replace keeps the old results beside the new ones
+    r = run_cli("run", other, "--output", out, "--quiet", "--replace")
+    assert r.exit_code == 0 and "were moved to" in r.output
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith("res.previous-")]
+    assert len(aside) == 1 and files_bytes(aside[0]) == before
+    assert json.loads((out / "experiment.json").read_text())["seed"] == 6
+    assert "replaced" not in json.loads((out / "experiment.json").read_text())
 
 
 def test_a_run_extended_with_more_games_plays_only_the_new_ones(tmp_path):

@@ -125,27 +125,40 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
     return task.n_games, decisions, time.perf_counter() - t0
 
 
-def prepare_output(exp: Experiment, raw: dict[str, Any]) -> dict[str, Any]:
+def prepare_output(exp: Experiment, raw: dict[str, Any], replace: bool = False) -> dict[str, Any]:
     """Create the output folder and experiment.json, or check that an existing one holds this
-    same experiment (then its finished chunks are kept)."""
+    same experiment (then its finished chunks are kept). With ``replace``, results of another
+    experiment are moved aside (never deleted) and the run starts afresh; the record says where
+    they went under ``replaced``."""
     out = exp.output
     meta = out / "experiment.json"
     record = store.experiment_record(exp, raw)
     if meta.exists():
         old = store.read_json(meta)
+        problem = None
         if old.get("fingerprint") != record["fingerprint"]:
-            raise ExperimentError(
-                f"output: '{out}' holds results of a different experiment (or different settings); "
-                "choose another output folder or delete that one")
-        if old.get("games_per_variant", 0) > exp.spec.games:
-            raise ExperimentError(
-                f"games: '{out}' already holds {old['games_per_variant']:,} games per variant; "
-                f"{exp.spec.games:,} would leave some out: ask for at least as many, or choose "
-                "another output folder")
-        record["created"] = old.get("created", record["created"])
-        # files a killed worker was writing (finished chunks are never .tmp)
-        for tmp in (out / "chunks").glob("*/.*.tmp"):
-            tmp.unlink()
+            problem = (f"output: '{out}' holds results of a different experiment (or different "
+                       "settings)")
+        elif old.get("games_per_variant", 0) > exp.spec.games:
+            problem = (f"games: '{out}' already holds {old['games_per_variant']:,} games per "
+                       f"variant; {exp.spec.games:,} would leave some out")
+        if problem and not replace:
+            raise ExperimentError(f"{problem}; run with --replace to move them aside (kept) and "
+                                  "start afresh, or choose another output folder")
+        if problem:
+            stamp = str(old.get("created", "old")).replace(":", "").replace("+0000", "")
+            aside = out.with_name(f"{out.name}.previous-{stamp}")
+            n = 1
+            while aside.exists():
+                n += 1
+                aside = out.with_name(f"{out.name}.previous-{stamp}-{n}")
+            out.rename(aside)
+            record["replaced"] = str(aside)
+        else:
+            record["created"] = old.get("created", record["created"])
+            # files a killed worker was writing (finished chunks are never .tmp)
+            for tmp in (out / "chunks").glob("*/.*.tmp"):
+                tmp.unlink()
     elif out.exists() and any(out.iterdir()):
         raise ExperimentError(f"output: '{out}' exists and is not a safari-sim results folder")
     out.mkdir(parents=True, exist_ok=True)
