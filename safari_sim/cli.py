@@ -59,8 +59,9 @@ def run(
     out.print(f"[bold]{exp.name}[/]: {exp.game.name}, {exp.players} players, "
               f"{len(exp.variants)} variant(s) x {exp.spec.games:,} games, "
               f"{len(tasks)} chunk(s), jobs={jobs_n} -> {exp.output}", highlight=False)
-    if record.get("replaced"):
-        out.print(f"the earlier results (another experiment) were moved to {record.pop('replaced')}",
+    replaced = record.pop("replaced", None)
+    if replaced:
+        out.print(f"the earlier results (another experiment) were moved to {replaced}",
                   highlight=False)
     if done_before:
         out.print(f"resuming: {done_before:,} games already on disk", highlight=False)
@@ -99,6 +100,8 @@ def run(
               f"({played:,} played now in {elapsed:.1f} s{rate})", highlight=False)
     if exp.spec.report:
         _report(exp.output, exp.spec.report, None)
+    if replaced:
+        _print_moved(Path(replaced), exp.output)
 
 
 def _report(results: Path, formats: list[str], out_dir: Optional[Path]) -> None:
@@ -126,6 +129,56 @@ def report(
     if bad or not formats:
         fail(f"--format: expected html, pdf or both, got {format!r}")
     _report(results, formats, out_dir)
+
+
+def _print_moved(before: Path, after: Path) -> None:
+    from .stats import DatasetError
+    from .stats.compare import moved
+
+    try:
+        diff, changes = moved(before, after)
+    except DatasetError as e:
+        fail(str(e))
+    if diff.height:
+        t = Table("variant", "what changed", "before", "after", title="what differs")
+        for r in diff.iter_rows():
+            t.add_row(*r)
+        out.print(t)
+    else:
+        out.print("the two runs have the same rules, strategies and settings", highlight=False)
+    if changes.height == 0:
+        out.print("no variants in common to compare", highlight=False)
+        return
+
+    def fmt(kind, v, signed=False):
+        if kind == "share":  # win rates in percent, their changes in percentage points
+            return f"{v * 100:+.1f}" if signed else f"{v * 100:.1f}%"
+        return f"{v:+.2f}" if signed else f"{v:.2f}"
+
+    t = Table("variant", "measure", "before", "after", "change (95% interval)", "p", "",
+              title=f"what moved: {before} -> {after}")
+    for r in changes.iter_rows(named=True):
+        k = r["kind"]
+        unit = " pts" if k == "share" else ""
+        t.add_row(r["variant"], r["measure"], fmt(k, r["before"]), fmt(k, r["after"]),
+                  f"{fmt(k, r['change'], True)} ({fmt(k, r['lo'], True)} to "
+                  f"{fmt(k, r['hi'], True)}){unit}",
+                  "<0.0001" if r["p_value"] < 1e-4 else f"{r['p_value']:.2g}",
+                  "[bold]real[/]" if r["real"] else "noise", style=None if r["real"] else "dim")
+    Console(width=max(out.width, 120)).print(t)
+    n_real = int(changes["real"].sum())
+    out.print(f"{n_real} of {changes.height} numbers moved by more than their 95% interval allows "
+              "by chance (expect about 1 in 20 of the unchanged ones to look real too)", highlight=False)
+
+
+@app.command()
+def compare(
+    before: Path = typer.Argument(..., help="results folder of the earlier run"),
+    after: Path = typer.Argument(..., help="results folder of the later run"),
+) -> None:
+    """What moved between two runs: the rules that differ, and each win rate, the first seat's
+    edge, mean scores and game length before and after, with the change's 95% interval."""
+    _print_moved(before, after)
 
 
 @app.command()

@@ -317,3 +317,35 @@ def test_an_illegal_action_names_the_strategy_the_game_and_the_seed(tmp_path):
     assert "strategy 'counter' chose illegal action 1" in r.output
     assert "duck_duck_bruce" in r.output and "seed 5" in r.output
     assert "Traceback" not in r.output
+
+
+def test_compare_two_runs_says_what_moved(tmp_path):
+    from safari_sim.stats.compare import moved
+
+    a = write(tmp_path, BASE.replace("sweep: {rules.bruce_cards: [0, 6]}", ""), "a.yaml")
+    b = write(tmp_path, BASE.replace("sweep: {rules.bruce_cards: [0, 6]}", "")
+              .replace("rules: {rounds: 1}", "rules: {rounds: 1, bruce_cards: 0}"), "b.yaml")
+    out = tmp_path / "res"
+    assert run_cli("run", a, "--output", out, "--quiet", "--games", 3000).exit_code == 0
+    r = run_cli("run", b, "--output", out, "--quiet", "--games", 3000, "--replace")
+    assert r.exit_code == 0, r.output
+    assert "what moved" in r.output and "rules.bruce_cards" in r.output
+    before = next(p for p in tmp_path.iterdir() if p.name.startswith("res.previous-"))
+    diff, changes = moved(before, out)
+    assert diff.rows() == [("base", "rules.bruce_cards", "6", "0")]
+    # each number equals a plain recount from the two datasets
+    for folder, col in ((before, "before"), (out, "after")):
+        df = pl.read_parquet(str(folder) + "/**/*.parquet")
+        for s in ("cautious", "bold", "counter"):
+            row = changes.filter(pl.col("measure") == f"win rate: {s}").row(0, named=True)
+            assert row[col] == pytest.approx(df.filter(pl.col("strategy") == s)["win"].mean())
+        row = changes.filter(pl.col("measure") == "first seat's win rate").row(0, named=True)
+        assert row[col] == pytest.approx(df.filter(pl.col("seat") == 0)["win"].mean())
+    cautious = changes.filter(pl.col("measure") == "win rate: cautious").row(0, named=True)
+    assert cautious["change"] == pytest.approx(cautious["after"] - cautious["before"])
+    assert cautious["lo"] < cautious["change"] < cautious["hi"]
+    # the same run against itself: nothing moved
+    diff, same = moved(out, out)
+    assert diff.height == 0 and not same["real"].any() and (same["change"] == 0).all()
+    r = run_cli("compare", before, tmp_path / "nowhere")
+    assert r.exit_code == 2 and "no experiment.json" in r.output
