@@ -228,6 +228,67 @@ def strategies(game: str = typer.Argument(..., help="game id")) -> None:
     out.print(t)
 
 
+def starter_experiment(game, players: int) -> str:
+    """A commented experiment file for ``game``: every rules field with its printed default and
+    meaning (commented out), and one heuristic per seat."""
+    import json
+
+    from strategies import strategies_for
+
+    known = list(strategies_for(game.id).items())
+    own = [(n, c) for n, c in known if c.game == game.id] or known
+    seats = [own[i % len(own)] for i in range(players)]
+    lines = [f"# {game.name}: a starter experiment (safari-sim new {game.id}).",
+             "# Run it with `safari-sim run FILE`; see README.md for every key.",
+             f"name: {game.id}-{players}p",
+             f"game: {game.id}",
+             f"players: {players}",
+             "games: 10000                 # per variant",
+             "seed: 1",
+             "rules:                       # uncomment a field to change the printed rule"]
+    for f in dataclasses.fields(game.Rules):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        value = json.dumps(list(default) if isinstance(default, tuple) else default)
+        lines.append(f"  # {f.name}: {value}    # {f.metadata.get('doc', '')}")
+    lines.append("strategies:                  # one per seat; `name` labels it in the results")
+    used: dict[str, int] = {}
+    for name, cls in seats:
+        used[name] = used.get(name, 0) + 1
+        label = name if used[name] == 1 else f"{name}_{used[name]}"
+        params = {k: v.default for k, v in cls.Params.model_fields.items()}
+        lines.append(f"  - {{name: {label}, use: {name}, params: {json.dumps(params)}}}"
+                     f"    # {cls.summary}")
+    lines += ["seating: rotate              # each strategy sits in each seat equally often",
+              "# sweep: {rules.FIELD: [a, b]}   # a grid over rules.* and strategies.NAME.params.*",
+              "parallel: {jobs: -1, batch: 4096}",
+              f"output: results/{game.id}-{players}p",
+              "report: [html, pdf]", ""]
+    return "\n".join(lines)
+
+
+@app.command()
+def new(
+    game: str = typer.Argument(..., help="game id (see `safari-sim games`)"),
+    players: Optional[int] = typer.Option(None, "--players", help="number of players (default: the fewest the game allows, at least 3)"),
+    file: Optional[Path] = typer.Option(None, "--file", help="write here instead of printing"),
+) -> None:
+    """Print (or write) a starter experiment file: every rules field, its default and meaning."""
+    g = _game_or_fail(game)
+    n = players if players is not None else max(g.min_players, min(3, g.max_players))
+    if not g.min_players <= n <= g.max_players:
+        fail(f"--players: {g.id} is for {g.min_players} to {g.max_players} players, not {n}")
+    text = starter_experiment(g, n)
+    if file is None:
+        print(text, end="")
+        return
+    if file.exists():
+        fail(f"--file: {file} exists; choose another name")
+    from .run.store import atomic_write_bytes
+
+    atomic_write_bytes(file, text.encode())
+    out.print(f"wrote {file}", highlight=False)
+
+
 @app.command()
 def trace(
     game: str = typer.Argument(..., help="game id"),

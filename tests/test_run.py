@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import textwrap
 from pathlib import Path
@@ -349,3 +350,23 @@ def test_compare_two_runs_says_what_moved(tmp_path):
     assert diff.height == 0 and not same["real"].any() and (same["change"] == 0).all()
     r = run_cli("compare", before, tmp_path / "nowhere")
     assert r.exit_code == 2 and "no experiment.json" in r.output
+
+
+@pytest.mark.parametrize("game_id", ["duck_duck_bruce", "paper_safari", "bluff_in_zoo", "savannah"])
+def test_new_writes_a_valid_starter_experiment(tmp_path, game_id):
+    from safari_sim.games import get_game
+
+    g = get_game(game_id)
+    for n in (g.min_players, g.max_players):
+        path = tmp_path / f"{game_id}-{n}.yaml"
+        r = run_cli("new", game_id, "--players", n, "--file", path)
+        assert r.exit_code == 0, r.output
+        exp = load_experiment(path)
+        assert exp.players == n and len(exp.spec.strategies) == n
+        text = path.read_text()
+        for f in dataclasses.fields(g.Rules):  # every field is there, with its meaning
+            assert f"# {f.name}: " in text
+    r = run_cli("new", game_id, "--players", g.max_players + 1)
+    assert r.exit_code == 2 and "players" in r.output
+    r = run_cli("new", game_id, "--file", path)
+    assert r.exit_code == 2 and "exists" in r.output

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..engine.protocol import Game, RulesError, rules_to_dict
 from ..games import game_ids, get_game
@@ -55,6 +55,12 @@ class ExperimentFile(BaseModel):
     parallel: ParallelSpec = Field(default_factory=ParallelSpec)
     output: str | None = None
     report: list[Literal["html", "pdf"]] = Field(default_factory=list)
+
+    @field_validator("rules", "sweep", mode="before")
+    @classmethod
+    def _none_is_empty(cls, v: Any) -> Any:
+        # a key left with everything under it commented out reads as null: it means "none"
+        return {} if v is None else v
 
 
 @dataclass
