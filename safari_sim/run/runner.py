@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 from joblib import Parallel, delayed
 
@@ -114,13 +115,11 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
         try:
             res = play_batch(game, task.rules, task.players, strats, seating, rng)
         except IllegalActionError as e:
-            raise RunError(f"{e} (variant '{task.variant}', chunk {task.chunk}, games "
-                           f"{first}..{first + n - 1}, seed {task.seed})") from None
+            raise RunError(f"{e} (that is game {first + e.batch_index} of variant "
+                           f"'{task.variant}', chunk {task.chunk}, seed {task.seed})") from None
         decisions += res.decisions
         tables.append(store.chunk_table(task.variant, task.variant_id, first, names, seating,
                                         res.outcome, meta))
-    import pyarrow as pa
-
     store.write_chunk(Path(task.path), pa.concat_tables(tables, promote_options="permissive"))
     return task.n_games, decisions, time.perf_counter() - t0
 
