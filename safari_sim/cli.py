@@ -21,7 +21,9 @@ err = Console(stderr=True)
 
 def fail(message: str, code: int = 2) -> None:
     """One clear message, no traceback, exit code 2 for bad input."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+    from rich.markup import escape
+
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
