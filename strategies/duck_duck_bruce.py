@@ -7,6 +7,8 @@ player o seats to the left.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,11 +21,18 @@ class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+@functools.lru_cache(maxsize=None)
+def _opponent_seats(p: int) -> np.ndarray:
+    """int64[p, p-1]: the seat of the player o seats to the left of seat s, at [s, o - 1]."""
+    seats = (np.arange(p)[:, None] + np.arange(1, p)[None, :]) % p
+    seats.flags.writeable = False  # shared by every call
+    return seats
+
+
 def most_cards_target(obs: Obs) -> np.ndarray:
     """Offset (1..P-1) of the opponent with the most nest cards; the lowest seat on ties."""
     n, p = obs.nest_size.shape
-    offs = np.arange(1, p)
-    abs_seat = (obs.seat[:, None].astype(np.int64) + offs[None, :]) % p
+    abs_seat = np.take(_opponent_seats(p), obs.seat, axis=0)  # one gather (run every step)
     key = obs.nest_size[:, 1:].astype(np.int64) * (p + 1) - abs_seat
     return 1 + np.argmax(key, axis=1)
 
@@ -71,7 +80,7 @@ def split(obs: Obs, legal: np.ndarray, choose, bruce) -> np.ndarray:
     out = np.asarray(choose(obs, legal), np.int64)
     rows = np.flatnonzero(obs.kind == BRUCE)
     if rows.size:
-        out[rows] = bruce(obs.take(rows), legal[rows])
+        out[rows] = bruce(obs.take(rows), np.take(legal, rows, axis=0))
     return out
 
 
@@ -111,8 +120,9 @@ class StopAt(DuckStrategy):
         return np.where(obs.row_len >= self.params.cards, BANK, DRAW)
 
     def bruce(self, obs, legal):
-        return bruce_action(obs, legal, most_cards_target(obs),
-                            np.full(len(obs.game), self.params.declare))
+        # bruce_action with one declaration for every row, in two array operations
+        k = min(self.params.declare, obs.max_steal)
+        return obs.steal_action(most_cards_target(obs), k)
 
 
 class CardCounter(DuckStrategy):

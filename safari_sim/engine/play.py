@@ -26,6 +26,15 @@ class IllegalActionError(RuntimeError):
         )
 
 
+def _all_legal(a: np.ndarray, legal: np.ndarray) -> bool:
+    """Whether every ``a[i]`` is a legal action of row i of ``legal``."""
+    w = legal.shape[1]
+    if a.min() < 0 or a.max() >= w:
+        return False
+    # one gather in the flattened mask: a third of the cost of 2-D fancy indexing
+    return bool(np.take(legal.reshape(-1), np.arange(0, a.size * w, w) + a).all())
+
+
 @dataclass
 class BatchResult:
     outcome: Outcome
@@ -44,6 +53,10 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
     for s in strategies:
         s.reset(batch, n_players)
     actions = np.zeros(batch, dtype=np.int64)
+    single = len(strategies) == 1
+    # flat seating: np.take on it is twice as fast as seating[live, mover[live]]
+    width = seating.shape[1]
+    seat_flat = np.ascontiguousarray(seating, dtype=np.int64).reshape(-1)
     decisions = 0
     for _ in range(max_steps):
         mover = game.to_move(state)
@@ -51,25 +64,27 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
         if live.size == 0:
             break
         legal = game.legal(state)
-        single = len(strategies) == 1
-        who = None if single else seating[live, mover[live]]
+        who = None if single else np.take(seat_flat, live * width + np.take(mover, live))
         for k, strat in enumerate(strategies):
             idx = live if single else live[who == k]
             if idx.size == 0:
                 continue
             obs = game.observe(state, idx)
-            lg = legal if idx.size == batch else legal[idx]
+            lg = legal if idx.size == batch else np.take(legal, idx, axis=0)
             a = np.asarray(strat.act(obs, lg, rng), dtype=np.int64)
             if a.shape != idx.shape:
                 raise RuntimeError(f"strategy '{getattr(strat, 'label', strat)}' returned "
                                    f"{a.shape[0] if a.ndim else 'a scalar'} actions for {idx.size} games")
-            ok = (a >= 0) & (a < lg.shape[1])
-            ok[ok] = lg[np.flatnonzero(ok), a[ok]]
-            if not ok.all():
+            if not _all_legal(a, lg):
+                ok = (a >= 0) & (a < lg.shape[1])
+                ok[ok] = lg[np.flatnonzero(ok), a[ok]]
                 bad = int(np.flatnonzero(~ok)[0])
                 raise IllegalActionError(getattr(strat, "label", type(strat).__name__), game.id,
                                          int(idx[bad]), int(mover[idx[bad]]), int(a[bad]))
-            actions[idx] = a
+            if idx.size == batch:
+                actions[:] = a
+            else:
+                actions[idx] = a
         decisions += live.size
         game.step(state, actions, rng)
     else:  # pragma: no cover - a game that never ends is a bug in the game

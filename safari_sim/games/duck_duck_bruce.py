@@ -113,6 +113,8 @@ class State:
     best: np.ndarray         # int16[B, P, S]: highest value of each suit in each nest (0 none)
     seen: np.ndarray         # int16[B, S + 1]: cards revealed this round by suit (last: Bruce)
     ev: np.ndarray           # int32[B, L, 6]; L = 0 unless logging
+    view: Any = None         # View: what every game's player to move sees now (see _view)
+    all_games: Any = None    # int64[B]: 0 .. B-1
 
 
 # params vector layout (plain ints keep the kernel signatures short)
@@ -314,121 +316,137 @@ def _init(g, pp, deck, row_at, best, seen, ev, row, nest, card_suit, card_value,
         _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, params)
 
 
-@njit(cache=True, _nrt=False)
-def _step(actions, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, die,
-          params):
+# ---- What the player to move sees ---------------------------------------------------------------
+# The kernels write, for every game as it reaches its next decision (its data is in cache then),
+# who moves, the legal actions and the observation's fields into per-step arrays (`View`), so
+# that to_move, legal and observe cost a look-up or one gather instead of a pass over the batch.
+
+# rows of View.small (int8) and View.counts (int16)
+V_SEAT, V_KIND = range(2)
+V_ROUND, V_ROW_LEN, V_ROW_GAIN, V_BUST, V_UNSEEN_BRUCE, V_DECK_LEFT = range(6)
+
+
+@dataclass
+class View:
+    """The decision every game awaits, made fresh at each step (so an observation handed out
+    earlier never changes)."""
+
+    mover: np.ndarray    # int64[B]: seat to move, -1 when over
+    legal: np.ndarray    # bool[B, A]
+    small: np.ndarray    # int8[2, B]: V_SEAT, V_KIND
+    counts: np.ndarray   # int16[6, B]: V_ROUND ... V_DECK_LEFT
+    nests: np.ndarray    # int16[2, B, P]: nest sizes, round points (rotated: 0 = the mover)
+    total: np.ndarray    # int32[B, P] (rotated)
+
+    @staticmethod
+    def empty(batch: int, n_players: int, n_actions: int) -> "View":
+        return View(np.empty(batch, np.int64), np.empty((batch, n_actions), np.bool_),
+                    np.empty((2, batch), np.int8), np.empty((6, batch), np.int16),
+                    np.empty((2, batch, n_players), np.int16),
+                    np.empty((batch, n_players), np.int32))
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
+          mover, legal, small, counts, nests, total):
+    """Game b as its player to move sees it; per-player values rotated so index 0 is the mover
+    and index o the player o seats to the left."""
     nplayers = params[P_PLAYERS]
     nsuits = params[P_SUITS]
-    maxsteal = params[P_MAXSTEAL]
-    for b in range(g.shape[0]):
-        phase = g[b, PHASE]
-        if phase == OVER:
-            continue
-        a = actions[b]
-        p = g[b, CUR]
-        if phase == CHOOSE:
-            if a == BANK:
-                n = g[b, ROW_LEN]
-                pp[b, p, BANKS] += 1
-                log_event(ev, g, NEV, b, E_BANK, p, n, 0, 0, 0)
-                _bank(b, 0, n, g, pp, row, row_at, nest, best, card_suit, card_value)
-                _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
-        else:  # BRUCE
-            if a == PASS:
-                log_event(ev, g, NEV, b, E_PASS, p, 0, 0, 0, 0)
-            else:
-                o = (a - STEAL0) // maxsteal + 1
-                k = (a - STEAL0) % maxsteal + 1
-                t = (p + o) % nplayers
-                face = die[np.random.randint(0, die.shape[0])]
-                pp[b, p, TRIED] += 1
-                taken = 0
-                if face >= k:
-                    pp[b, p, WON] += 1
-                    taken = _take_random(b, t, p, k, pp, nest, best, card_suit, card_value, nsuits)
-                elif face < 0:
-                    pp[b, p, BACKFIRED] += 1
-                    taken = -_take_random(b, p, t, -face, pp, nest, best, card_suit, card_value,
-                                          nsuits)
-                log_event(ev, g, NEV, b, E_STEAL, p, t, k, face, taken)
-            _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
-        _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, params)
+    ph = g[b, PHASE]
+    p = g[b, CUR]
+    mover[b] = -1 if ph == OVER else p
+    legal[b, DRAW] = ph == CHOOSE
+    legal[b, BANK] = ph == CHOOSE
+    legal[b, PASS] = ph == BRUCE and (params[P_FLAGS] & F_MAY_PASS) != 0
+    for a in range(STEAL0, legal.shape[1]):
+        legal[b, a] = ph == BRUCE
+    small[V_SEAT, b] = p
+    small[V_KIND, b] = ph
+    counts[V_ROUND, b] = g[b, ROUND]
+    rl = g[b, ROW_LEN]
+    counts[V_ROW_LEN, b] = rl
+    ub = nbruce - seen[b, nsuits]
+    counts[V_UNSEEN_BRUCE, b] = ub
+    gain = 0
+    bust = ub
+    for j in range(rl):
+        c = row[b, j]
+        s = card_suit[c]
+        bust += suit_total[s] - seen[b, s]
+        gain += max(card_value[c] - best[b, p, s], 0)
+    counts[V_ROW_GAIN, b] = gain
+    counts[V_BUST, b] = bust
+    counts[V_DECK_LEFT, b] = params[P_CARDS] - g[b, POS]
+    for o in range(nplayers):
+        q = p + o
+        q = q - nplayers if q >= nplayers else q  # a select, not a branch: p varies by game
+        nests[0, b, o] = pp[b, q, NEST_LEN]
+        nests[1, b, o] = pp[b, q, ROUND_PTS]
+        total[b, o] = pp[b, q, TOTAL]
 
 
-@njit(cache=True)
-def _legal(g, params, nactions):
-    nb = g.shape[0]
-    out = np.zeros((nb, nactions), dtype=np.bool_)
-    for b in range(nb):
-        ph = g[b, PHASE]
-        if ph == CHOOSE:
-            out[b, DRAW] = True
-            out[b, BANK] = True
-        elif ph == BRUCE:
-            out[b, PASS] = (params[P_FLAGS] & F_MAY_PASS) != 0
-            for a in range(STEAL0, nactions):
-                out[b, a] = True
-    return out
-
-
-@njit(cache=True)
-def _n_ducks(suit_total, nsuits):
-    t = 0
-    for s in range(nsuits):
-        t += suit_total[s]
+@njit(cache=True, _nrt=False)
+def _n_bruce(suit_total, params):
+    t = params[P_CARDS]
+    for s in range(params[P_SUITS]):
+        t -= suit_total[s]
     return t
 
 
-@njit(cache=True)
-def _observe(games, g, pp, row, best, seen, card_suit, card_value, suit_total, params):
-    """The mover's view, with per-player arrays rotated so index 0 is the mover and index o the
-    player o seats to the left."""
-    n = games.shape[0]
+@njit(cache=True, _nrt=False)
+def _views(games, g, pp, row, best, seen, card_suit, card_value, suit_total, params,
+           mover, legal, small, counts, nests, total):
+    """Write the view of ``games`` (after init, or a position set up by hand)."""
+    nbruce = _n_bruce(suit_total, params)
+    for b in games:
+        _view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
+              mover, legal, small, counts, nests, total)
+
+
+@njit(cache=True, _nrt=False)
+def _step(actions, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, die,
+          suit_total, params, mover, legal, small, counts, nests, total):
     nplayers = params[P_PLAYERS]
     nsuits = params[P_SUITS]
-    nbruce = params[P_CARDS] - _n_ducks(suit_total, nsuits)
-    kind = np.empty(n, np.int8)
-    seat = np.empty(n, np.int8)
-    row_len = np.empty(n, np.int16)
-    row_gain = np.empty(n, np.int16)
-    bust_cards = np.empty(n, np.int16)
-    unseen_bruce = np.empty(n, np.int16)
-    deck_left = np.empty(n, np.int16)
-    nest_size = np.empty((n, nplayers), np.int16)
-    round_pts = np.empty((n, nplayers), np.int16)
-    total = np.empty((n, nplayers), np.int32)
-    rnd = np.empty(n, np.int16)
-    for i in range(n):
-        b = games[i]
-        p = g[b, CUR]
-        kind[i] = g[b, PHASE]
-        seat[i] = p
-        rnd[i] = g[b, ROUND]
-        rl = g[b, ROW_LEN]
-        row_len[i] = rl
-        ub = nbruce - seen[b, nsuits]
-        unseen_bruce[i] = ub
-        gain = 0
-        bust = ub
-        for j in range(rl):
-            c = row[b, j]
-            s = card_suit[c]
-            bust += suit_total[s] - seen[b, s]
-            v = card_value[c] - best[b, p, s]
-            if v > 0:
-                gain += v
-        row_gain[i] = gain
-        bust_cards[i] = bust
-        deck_left[i] = params[P_CARDS] - g[b, POS]
-        for o in range(nplayers):
-            q = p + o
-            if q >= nplayers:
-                q -= nplayers
-            nest_size[i, o] = pp[b, q, NEST_LEN]
-            total[i, o] = pp[b, q, TOTAL]
-            round_pts[i, o] = pp[b, q, ROUND_PTS]
-    return (seat, kind, rnd, row_len, row_gain, bust_cards, unseen_bruce, deck_left,
-            nest_size, round_pts, total)
+    maxsteal = params[P_MAXSTEAL]
+    nbruce = _n_bruce(suit_total, params)
+    for b in range(g.shape[0]):
+        phase = g[b, PHASE]
+        if phase != OVER:
+            a = actions[b]
+            p = g[b, CUR]
+            if phase == CHOOSE:
+                if a == BANK:
+                    n = g[b, ROW_LEN]
+                    pp[b, p, BANKS] += 1
+                    log_event(ev, g, NEV, b, E_BANK, p, n, 0, 0, 0)
+                    _bank(b, 0, n, g, pp, row, row_at, nest, best, card_suit, card_value)
+                    _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
+            else:  # BRUCE
+                if a == PASS:
+                    log_event(ev, g, NEV, b, E_PASS, p, 0, 0, 0, 0)
+                else:
+                    o = (a - STEAL0) // maxsteal + 1
+                    k = (a - STEAL0) % maxsteal + 1
+                    t = (p + o) % nplayers
+                    face = die[np.random.randint(0, die.shape[0])]
+                    pp[b, p, TRIED] += 1
+                    taken = 0
+                    if face >= k:
+                        pp[b, p, WON] += 1
+                        taken = _take_random(b, t, p, k, pp, nest, best, card_suit, card_value,
+                                             nsuits)
+                    elif face < 0:
+                        pp[b, p, BACKFIRED] += 1
+                        taken = -_take_random(b, p, t, -face, pp, nest, best, card_suit,
+                                              card_value, nsuits)
+                    log_event(ev, g, NEV, b, E_STEAL, p, t, k, face, taken)
+                _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
+            _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value,
+                    params)
+        _view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
+              mover, legal, small, counts, nests, total)
 
 
 @dataclass
@@ -462,6 +480,18 @@ class Obs(Observation):
 
     shared = ("die", "_public")
 
+    def take(self, rows: np.ndarray) -> "Obs":
+        # Strategies call this at every step for the rows that drew a Bruce: gathering the four
+        # blocks the fields are rows of costs half of gathering the twelve fields one by one
+        # (and the generic take, dataclasses.replace with fancy indexing, twice that).
+        blocks = self.__dict__.get("_blocks")
+        if blocks is None:  # an Obs not made by observe()
+            return super().take(rows)
+        small, counts, nests, total = blocks
+        return _make_obs(np.take(self.game, rows), np.take(small, rows, axis=1),
+                         np.take(counts, rows, axis=1), np.take(nests, rows, axis=1),
+                         np.take(total, rows, axis=0), self)
+
     def bust_chance(self) -> np.ndarray:
         """Chance that the next card ends the turn badly (a Bruce or a suit already in the row)."""
         return self.bust_cards / np.maximum(self.deck_left, 1)
@@ -493,6 +523,24 @@ class Obs(Observation):
     def steal_action(self, offset: np.ndarray, k: np.ndarray) -> np.ndarray:
         """Action index for stealing ``k`` cards from the player ``offset`` seats to the left."""
         return STEAL0 + (np.asarray(offset) - 1) * self.max_steal + (np.asarray(k) - 1)
+
+
+def _make_obs(games, small, counts, nests, total, like) -> Obs:
+    """The observation whose fields are rows of the View blocks (gathered for ``games``); the
+    shared values come from ``like`` (a State or another Obs)."""
+    if isinstance(like, State):
+        r = like.rules
+        die, max_steal, target, rounds = like.die, r.max_steal, r.target_score, r.rounds
+        public = (like.g, like.row, like.seen, like.best, like.card_suit, like.suit_total)
+    else:
+        die, max_steal, target, rounds = like.die, like.max_steal, like.target_score, like.rounds
+        public = like._public
+    obs = Obs(games, small[V_SEAT], small[V_KIND], counts[V_ROUND], counts[V_ROW_LEN],
+              counts[V_ROW_GAIN], counts[V_BUST], counts[V_UNSEEN_BRUCE], counts[V_DECK_LEFT],
+              nests[0], nests[1], total, die=die, max_steal=max_steal, target_score=target,
+              rounds=rounds, _public=public)
+    obs._blocks = (small, counts, nests, total)  # not a field: for take
+    return obs
 
 
 class DuckDuckBruce(Game):
@@ -549,7 +597,18 @@ class DuckDuckBruce(Game):
         reseed(rng)
         _init(st.g, st.pp, st.deck, st.row_at, st.best, st.seen, st.ev, st.row, st.nest,
               st.card_suit, st.card_value, st.params)
+        st.all_games = np.arange(batch)
+        self._refresh(st, st.all_games)
         return st
+
+    def _refresh(self, st: State, games: np.ndarray, fresh: bool = True) -> None:
+        """Rewrite the view of ``games`` (in a new View unless ``fresh`` is False)."""
+        if fresh or st.view is None:
+            st.view = View.empty(len(st.g), st.n_players, self.n_actions(st.rules, st.n_players))
+        v = st.view
+        _views(np.asarray(games, np.int64), st.g, st.pp, st.row, st.best, st.seen, st.card_suit,
+               st.card_value, st.suit_total, st.params, v.mover, v.legal, v.small, v.counts,
+               v.nests, v.total)
 
     def check(self, rules: Rules, n_players: int) -> None:
         super().check(rules, n_players)
@@ -558,26 +617,30 @@ class DuckDuckBruce(Game):
 
     # -- play
     def to_move(self, state: State) -> np.ndarray:
-        return np.where(state.g[:, PHASE] == OVER, -1, state.g[:, CUR])
+        return state.view.mover
 
     def legal(self, state: State) -> np.ndarray:
-        return _legal(state.g, state.params, self.n_actions(state.rules, state.n_players))
+        return state.view.legal
 
     def observe(self, state: State, games: np.ndarray) -> Obs:
         games = np.asarray(games, dtype=np.int64)
-        arrays = _observe(games, state.g, state.pp, state.row, state.best, state.seen,
-                          state.card_suit, state.card_value, state.suit_total, state.params)
-        r = state.rules
-        return Obs(games, *arrays, die=state.die, max_steal=r.max_steal,
-                   target_score=r.target_score, rounds=r.rounds,
-                   _public=(state.g, state.row, state.seen, state.best, state.card_suit,
-                            state.suit_total))
+        v = state.view
+        if len(games) == len(v.mover) and np.array_equal(games, state.all_games):
+            small, counts, nests, total = v.small, v.counts, v.nests, v.total  # every game
+        else:
+            # np.take: several times faster than fancy indexing on these narrow arrays
+            small, counts = np.take(v.small, games, axis=1), np.take(v.counts, games, axis=1)
+            nests, total = np.take(v.nests, games, axis=1), np.take(v.total, games, axis=0)
+        return _make_obs(games, small, counts, nests, total, state)
 
     def step(self, state: State, actions: np.ndarray, rng: np.random.Generator) -> None:
         reseed(rng)
+        # a new View, so that observations and masks handed out before stay as they were
+        v = state.view = View.empty(len(state.g), state.n_players, state.view.legal.shape[1])
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.deck, state.row,
               state.row_at, state.nest, state.best, state.seen, state.ev, state.card_suit,
-              state.card_value, state.die, state.params)
+              state.card_value, state.die, state.suit_total, state.params, v.mover, v.legal,
+              v.small, v.counts, v.nests, v.total)
 
     def outcome(self, state: State) -> Outcome:
         total = state.pp[:, :, TOTAL].astype(np.float64)
@@ -630,6 +693,7 @@ class DuckDuckBruce(Game):
             st.pp[b, p, TOTAL] = t
         _reveal(b, st.g, st.pp, st.deck, st.row, st.row_at, st.nest, st.best, st.seen, st.ev,
                 st.card_suit, st.card_value, st.params)
+        self._refresh(st, np.array([b]), fresh=False)
 
     def card(self, rules: Rules, suit: int, slot: int) -> int:
         """Card id of a suit's ``slot``-th card (slots follow suit_values: 0, 1 are the 1s...)."""
