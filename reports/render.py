@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from safari_sim.files import atomic_write_bytes
 from safari_sim.stats import words
 
 from .compute import ReportError, open_results
@@ -44,18 +43,6 @@ def html_to_pdf(html: str) -> bytes:
     return HTML(string=html, base_url=str(TEMPLATES)).write_pdf()
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside ``path``, then rename: readers never see half a file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def build_report(results_dir: str | Path, formats: Sequence[str] = FORMATS,
                  out: str | Path | None = None) -> list[Path]:
     """Write report.html and/or report.pdf for a results directory into ``out`` (default: the
@@ -72,6 +59,6 @@ def build_report(results_dir: str | Path, formats: Sequence[str] = FORMATS,
     written = []
     for fmt in formats:
         path = target / f"report.{fmt}"
-        write_atomic(path, html.encode("utf-8") if fmt == "html" else html_to_pdf(html))
+        atomic_write_bytes(path, html.encode("utf-8") if fmt == "html" else html_to_pdf(html))
         written.append(path)
     return written

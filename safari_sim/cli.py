@@ -285,7 +285,7 @@ def new(
         return
     if file.exists():
         fail(f"--file: {file} exists; choose another name")
-    from .run.store import atomic_write_bytes
+    from .files import atomic_write_bytes
 
     atomic_write_bytes(file, text.encode())
     out.print(f"wrote {file}", highlight=False)
@@ -358,7 +358,8 @@ def bench(
     wide = Console(width=max(out.width, 110))
     rows = run_bench(wide, batch=batch, seconds=seconds, only=game, workers=workers)
     if json_out is not None:
-        from .run.store import atomic_write_bytes, versions
+        from .files import atomic_write_bytes
+        from .run.store import versions
 
         record = {"batch": batch, "seconds_per_measure": seconds, "cpus": os.cpu_count(),
                   "machine": platform.machine(), "versions": versions(), "rows": rows}

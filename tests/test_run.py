@@ -370,3 +370,19 @@ def test_new_writes_a_valid_starter_experiment(tmp_path, game_id):
     assert r.exit_code == 2 and "players" in r.output
     r = run_cli("new", game_id, "--file", path)
     assert r.exit_code == 2 and "exists" in r.output
+
+
+def test_written_files_are_readable_by_others(tmp_path):
+    import os
+    import stat
+
+    from safari_sim.files import atomic_write_bytes
+
+    old = os.umask(0o022)
+    try:
+        atomic_write_bytes(tmp_path / "x" / "f.bin", b"abc")
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((tmp_path / "x" / "f.bin").stat().st_mode)
+    assert mode == 0o644 and (tmp_path / "x" / "f.bin").read_bytes() == b"abc"
+    assert [p.name for p in (tmp_path / "x").iterdir()] == ["f.bin"]

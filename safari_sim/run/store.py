@@ -7,9 +7,7 @@ is stopped loses only the chunks in flight, and a restart skips every file alrea
 from __future__ import annotations
 
 import json
-import os
 import platform
-import tempfile
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -19,25 +17,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..files import atomic_write_bytes
+
 BASE_COLUMNS = ("variant", "variant_id", "game", "seat", "strategy", "score", "rank", "win",
                 "players", "turns")
 
 
 def chunk_path(output: Path, variant_id: int, chunk: int) -> Path:
     return output / "chunks" / f"v{variant_id:03d}" / f"c{chunk:06d}.parquet"
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str],
