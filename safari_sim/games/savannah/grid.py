@@ -47,24 +47,16 @@ def scan(board, b, p, step, vp, vc):
     n = 0
     am = 0
     nm = 0
-    q = p - step
-    while True:
-        v = vc if q == vp else np.int64(board[b, q]) - 1
-        if v < 0:
-            break
-        am |= np.int64(1) << (v // 12)
-        nm |= np.int64(1) << (v % 6)
-        n += 1
-        q -= step
-    q = p + step
-    while True:
-        v = vc if q == vp else np.int64(board[b, q]) - 1
-        if v < 0:
-            break
-        am |= np.int64(1) << (v // 12)
-        nm |= np.int64(1) << (v % 6)
-        n += 1
-        q += step
+    for d in (-step, step):  # both ways along the line from p
+        q = p + d
+        while True:
+            v = vc if q == vp else np.int64(board[b, q]) - 1
+            if v < 0:
+                break
+            am |= np.int64(1) << (v // 12)
+            nm |= np.int64(1) << (v % 6)
+            n += 1
+            q += d
     return n, am, nm
 
 
