@@ -17,6 +17,7 @@ from joblib import Parallel, delayed
 from rich.console import Console
 from rich.table import Table
 
+from .engine.chance import game_keys
 from .engine.play import play_batch
 from .games import game_ids, get_game
 
@@ -36,13 +37,16 @@ def _strategy(game_id: str, use: str, params: dict[str, Any]):
     return get_strategy(game_id, use)(**params)
 
 
+def _keys(seed: int, players: int, first: int, batch: int):
+    return game_keys(seed, players, np.arange(first, first + batch))
+
+
 def _time_play(game, rules, players, strat, batch, seconds, seed=0) -> tuple[float, float, int]:
     seating = np.zeros((batch, players), np.int64)
-    rng = np.random.default_rng(seed)
     n = dec = 0
     t0 = time.perf_counter()
     while True:
-        res = play_batch(game, rules, players, [strat], seating, rng)
+        res = play_batch(game, rules, players, [strat], seating, _keys(seed, players, n, batch))
         n += batch
         dec += res.decisions
         el = time.perf_counter() - t0
@@ -51,11 +55,10 @@ def _time_play(game, rules, players, strat, batch, seconds, seed=0) -> tuple[flo
 
 
 def _time_deal(game, rules, players, batch, seconds) -> float:
-    rng = np.random.default_rng(0)
     n = 0
     t0 = time.perf_counter()
     while True:
-        game.init(rules, players, batch, rng)
+        game.init(rules, players, _keys(0, players, n, batch).deal)
         n += batch
         el = time.perf_counter() - t0
         if el >= seconds:
@@ -66,9 +69,8 @@ def _work(game_id, rules, players, use, params, batch, batches, seed) -> int:
     game = get_game(game_id)
     strat = _strategy(game_id, use, params)
     seating = np.zeros((batch, players), np.int64)
-    rng = np.random.default_rng(seed)
-    for _ in range(batches):
-        play_batch(game, rules, players, [strat], seating, rng)
+    for i in range(batches):
+        play_batch(game, rules, players, [strat], seating, _keys(seed, players, i * batch, batch))
     return batches * batch
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
 import time
 from pathlib import Path
@@ -293,47 +294,80 @@ def new(
 
 @app.command()
 def trace(
-    game: str = typer.Argument(..., help="game id"),
+    game: Optional[str] = typer.Argument(None, help="game id (not needed with --from)"),
     seed: int = typer.Option(0, "--seed", help="seed of the game"),
-    strategies_: str = typer.Option(..., "--strategies", help="one per seat, comma-separated, e.g. stop_at,random,card_counter"),
+    strategies_: Optional[str] = typer.Option(None, "--strategies", help="one per seat, comma-separated, e.g. stop_at,random,card_counter"),
     rule: list[str] = typer.Option([], "--rule", help="a rules override FIELD=VALUE (YAML value); repeatable"),
+    from_: Optional[Path] = typer.Option(None, "--from", help="a results folder: replay one of its games"),
+    variant: Optional[str] = typer.Option(None, "--variant", help="with --from: the variant (its label or number; default the first)"),
+    game_no: int = typer.Option(0, "--game", min=0, help="with --from: the game's number (the dataset's `game` column)"),
 ) -> None:
-    """Play one game and print it move by move."""
+    """Play one game and print it move by move: a new one (GAME --strategies ...), or one game of
+    a results folder exactly as it was played (--from RESULTS --variant V --game G)."""
     import yaml
 
+    from .engine.chance import game_keys
     from .engine.play import play_batch
     from .engine.protocol import RulesError
-    from .run.runner import build_strategies
+    from .run.runner import batch_keys, build_strategies, seating_plan
 
     from strategies import StrategyNotFound
 
-    g = _game_or_fail(game)
-    names = [s.strip() for s in strategies_.split(",") if s.strip()]
-    if not g.min_players <= len(names) <= g.max_players:
-        fail(f"--strategies: {g.id} is for {g.min_players} to {g.max_players} players, "
-             f"got {len(names)} strategies")
-    overrides = {}
-    for r in rule:
-        if "=" not in r:
-            fail(f"--rule: expected FIELD=VALUE, got {r!r}")
-        k, v = r.split("=", 1)
-        overrides[k.strip()] = yaml.safe_load(v)
-    try:
-        rules_ = g.make_rules(overrides)
-        g.check(rules_, len(names))
-        strats = build_strategies(g.id, [{"name": n, "use": n, "params": {}} for n in names], str(Path.cwd()))
-    except RulesError as e:
-        fail(str(e))
-    except StrategyNotFound as e:
-        fail(f"--strategies: {e}")
-    uniq = {id(s): i for i, s in enumerate(strats)}
-    seating = np.array([[uniq[id(s)] for s in strats]])
-    res = play_batch(g, rules_, len(names), strats, seating, np.random.default_rng(seed), log=True)
-    out.print(f"{g.name}, seed {seed}: " + ", ".join(f"P{i} {n}" for i, n in enumerate(names)),
-              highlight=False)
+    if from_ is not None:
+        meta = from_ / "experiment.json"
+        if not meta.is_file():
+            fail(f"--from: '{from_}' is not a safari-sim results folder (no experiment.json)")
+        rec = json.loads(meta.read_text())
+        g = _game_or_fail(rec["game"])
+        vs = rec["variants"]
+        pick = [v for v in vs if variant is None or v["label"] == variant or str(v["id"]) == variant]
+        if not pick:
+            fail(f"--variant: no variant '{variant}' in {from_} (known: "
+                 + ", ".join(f"{v['id']} = {v['label']}" for v in vs) + ")")
+        v = pick[0]
+        if game_no >= rec["games_per_variant"]:
+            fail(f"--game: {from_} holds games 0 to {rec['games_per_variant'] - 1}")
+        players = rec["players"]
+        try:
+            rules_ = g.make_rules(v["rules"])
+            strats = build_strategies(g.id, v["strategies"], rec.get("base_dir"))
+        except (RulesError, StrategyNotFound) as e:
+            fail(str(e))
+        seating = seating_plan(rec["seating"], players, game_no, 1)
+        keys = batch_keys(rec["seed"], v["id"], rec["seating"], players, game_no, 1)
+        names = [v["strategies"][i]["name"] for i in seating[0]]
+        head = f"{g.name}, {from_} variant {v['label']}, game {game_no}: "
+    else:
+        if game is None or strategies_ is None:
+            fail("trace: give GAME and --strategies, or --from RESULTS")
+        g = _game_or_fail(game)
+        names = [s.strip() for s in strategies_.split(",") if s.strip()]
+        if not g.min_players <= len(names) <= g.max_players:
+            fail(f"--strategies: {g.id} is for {g.min_players} to {g.max_players} players, "
+                 f"got {len(names)} strategies")
+        overrides = {}
+        for r in rule:
+            if "=" not in r:
+                fail(f"--rule: expected FIELD=VALUE, got {r!r}")
+            k, v_ = r.split("=", 1)
+            overrides[k.strip()] = yaml.safe_load(v_)
+        try:
+            rules_ = g.make_rules(overrides)
+            g.check(rules_, len(names))
+            strats = build_strategies(g.id, [{"name": n, "use": n, "params": {}} for n in names], str(Path.cwd()))
+        except RulesError as e:
+            fail(str(e))
+        except StrategyNotFound as e:
+            fail(f"--strategies: {e}")
+        players = len(names)
+        seating = np.arange(players)[None, :]
+        keys = game_keys(seed, players, np.array([0]))
+        head = f"{g.name}, seed {seed}: "
+    res = play_batch(g, rules_, players, strats, seating, keys, log=True)
+    out.print(head + ", ".join(f"P{i} {n}" for i, n in enumerate(names)), highlight=False)
     out.print(g.describe(res.state, 0), highlight=False, markup=False)
     o = res.outcome
-    for s in range(len(names)):
+    for s in range(players):
         out.print(f"P{s} {names[s]}: {g.score_name} {o.score[0, s]:g}, rank {o.rank[0, s]}"
                   + (" (winner)" if o.win[0, s] > 0 else ""), highlight=False)
 

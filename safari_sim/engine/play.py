@@ -2,7 +2,9 @@
 
 Knows games and strategies, nothing of experiments: the runner (``safari_sim.run``) calls it once
 per batch. Per step it asks who is to move, groups the games by the strategy sitting in that
-seat, gives each strategy the observations of its games, checks the answers are legal, and steps.
+seat, gives each strategy a read-only observation of its games, a copy of their legal mask and
+the seat streams of those games (never the game's own), checks the answers against the game's
+own mask, and steps.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .chance import Keys, SeatRandom
 from .protocol import Game, Outcome
 
 
@@ -44,14 +47,18 @@ class BatchResult:
 
 
 def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any],
-               seating: np.ndarray, rng: np.random.Generator, log: bool = False,
+               seating: np.ndarray, keys: Keys, log: bool = False,
                max_steps: int = 1_000_000) -> BatchResult:
     """Play ``len(seating)`` games; ``seating[b, s]`` is the index in ``strategies`` of the
-    strategy sitting in seat s (seat 0 starts) of game b."""
+    strategy sitting in seat s (seat 0 starts) of game b; ``keys`` (``chance.game_keys``) are the
+    games' chance streams and the seats' strategy streams."""
     batch = seating.shape[0]
-    state = game.init(rules, n_players, batch, rng, log=log)
+    if len(keys) != batch:
+        raise ValueError(f"{len(keys)} stream keys for {batch} games")
+    state = game.init(rules, n_players, keys.deal, log=log)
     for s in strategies:
         s.reset(batch, n_players)
+    seat_rs = np.ascontiguousarray(keys.seat, dtype=np.uint64).reshape(-1).copy()
     actions = np.zeros(batch, dtype=np.int64)
     single = len(strategies) == 1
     # flat seating: np.take on it is twice as fast as seating[live, mover[live]]
@@ -69,9 +76,12 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
             idx = live if single else live[who == k]
             if idx.size == 0:
                 continue
-            obs = game.observe(state, idx)
+            obs = game.observe(state, idx).freeze()
             lg = legal if idx.size == batch else np.take(legal, idx, axis=0)
-            a = np.asarray(strat.act(obs, lg, rng), dtype=np.int64)
+            shown = lg.copy()  # the strategy's own copy: whatever it does to it, we check lg
+            shown.flags.writeable = False
+            rng = SeatRandom(seat_rs, idx * width + np.take(mover, idx))
+            a = np.asarray(strat.act(obs, shown, rng), dtype=np.int64)
             if a.shape != idx.shape:
                 raise RuntimeError(f"strategy '{getattr(strat, 'label', strat)}' returned "
                                    f"{a.shape[0] if a.ndim else 'a scalar'} actions for {idx.size} games")
@@ -86,7 +96,7 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
             else:
                 actions[idx] = a
         decisions += live.size
-        game.step(state, actions, rng)
+        game.step(state, actions)
     else:  # pragma: no cover - a game that never ends is a bug in the game
         raise RuntimeError(f"{game.id}: games still running after {max_steps} steps")
     return BatchResult(game.outcome(state), seating, decisions, state)

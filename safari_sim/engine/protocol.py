@@ -68,10 +68,35 @@ class Observation:
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
             kw[f.name] = v[rows] if isinstance(v, np.ndarray) and f.name not in self.shared else v
-        return dataclasses.replace(self, **kw)
+        return dataclasses.replace(self, **kw).freeze()
+
+    def freeze(self) -> "Observation":
+        """Make every array it holds read-only (in place; returns self), so that a strategy
+        writing into its observation gets an error instead of changing something.
+
+        A game's ``observe`` must also hand out a snapshot: arrays made for this observation
+        (or for this step), never views of the live state, so that an observation kept across
+        steps still says what it said."""
+        for name, v in list(vars(self).items()):
+            if isinstance(v, np.ndarray):
+                if v.flags.writeable:
+                    v = v.view()
+                    v.flags.writeable = False
+                    object.__setattr__(self, name, v)
+            elif isinstance(v, tuple) and any(isinstance(x, np.ndarray) for x in v):
+                object.__setattr__(self, name, tuple(read_only(x) for x in v))
+        return self
 
     def __len__(self) -> int:
         return len(self.game)
+
+
+def read_only(x: Any) -> Any:
+    """``x`` as a read-only array (a read-only view when it is writable)."""
+    if isinstance(x, np.ndarray) and x.flags.writeable:
+        x = x.view()
+        x.flags.writeable = False
+    return x
 
 
 def ranks_and_wins(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -123,10 +148,12 @@ class Game(abc.ABC):
 
     # ---- play --------------------------------------------------------------------------
     @abc.abstractmethod
-    def init(self, rules: Any, n_players: int, batch: int, rng: np.random.Generator,
-             log: bool = False) -> Any:
-        """Shuffle, deal and advance every game to its first decision. ``log`` records events
-        so that ``describe`` can tell the game move by move (used by `safari-sim trace`)."""
+    def init(self, rules: Any, n_players: int, keys: np.ndarray, log: bool = False) -> Any:
+        """Shuffle, deal and advance every game to its first decision. ``keys`` (uint64[B],
+        ``chance.game_keys(...).deal``) are the games' chance streams: game b draws every card
+        and die from stream b alone (``chance.below(rs, b, n)``, its state kept in the game's
+        state), so a game is the same in any batch. ``log`` records events so that ``describe``
+        can tell the game move by move (used by `safari-sim trace`)."""
         ...
 
     @abc.abstractmethod
@@ -153,9 +180,9 @@ class Game(abc.ABC):
         ...
 
     @abc.abstractmethod
-    def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> None:
-        """Apply ``actions[b]`` in every game b that awaits a decision, then resolve chance and
-        forced moves up to the next decision or the end."""
+    def step(self, state: Any, actions: np.ndarray) -> None:
+        """Apply ``actions[b]`` in every game b that awaits a decision, then resolve chance (from
+        each game's own stream) and forced moves up to the next decision or the end."""
         ...
 
     @abc.abstractmethod

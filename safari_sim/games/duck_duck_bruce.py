@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..engine.chance import reseed, shuffle_row
+from ..engine.chance import below, shuffle_row
 from ..engine.events import log_event
-from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, rule
+from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
+                               rule)
 
 
 # ---- Components -------------------------------------------------------------------------------
@@ -51,8 +52,8 @@ class Rules:
     max_rounds: int = rule(500, "safety stop: the game ends after this many rounds whatever the scores")
 
     def validate(self) -> None:
-        if self.suits < 1:
-            raise RulesError("suits", "must be at least 1")
+        if not 1 <= self.suits <= 62:
+            raise RulesError("suits", "must be from 1 to 62")
         if not self.suit_values or min(self.suit_values) < 0:
             raise RulesError("suit_values", "must be a non-empty list of numbers >= 0")
         if self.bruce_cards < 0:
@@ -113,6 +114,7 @@ class State:
     best: np.ndarray         # int16[B, P, S]: highest value of each suit in each nest (0 none)
     seen: np.ndarray         # int16[B, S + 1]: cards revealed this round by suit (last: Bruce)
     ev: np.ndarray           # int32[B, L, 6]; L = 0 unless logging
+    rs: np.ndarray           # uint64[B]: each game's chance stream (engine.chance)
     view: Any = None         # View: what every game's player to move sees now (see _view)
     all_games: Any = None    # int64[B]: 0 .. B-1
 
@@ -125,12 +127,12 @@ F_DOUBLE_ROW, F_LAST_BANKS, F_MAY_PASS = 1, 2, 4
 # ---- Setup ------------------------------------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def _start_round(b, g, pp, deck, row_at, best, seen, ev, params, starter):
+def _start_round(b, g, pp, deck, rs, row_at, best, seen, ev, params, starter):
     """Gather every card, shuffle, and give the first turn to ``starter``."""
     ncards = params[P_CARDS]
     for i in range(ncards):
         deck[b, i] = i
-    shuffle_row(deck[b], ncards)
+    shuffle_row(deck[b], ncards, rs, b)
     g[b, POS] = 0
     g[b, ROW_LEN] = 0
     g[b, CUR] = starter
@@ -180,14 +182,14 @@ def _bank(b, first, last, g, pp, row, row_at, nest, best, card_suit, card_value)
 
 
 @njit(cache=True, _nrt=False)
-def _take_random(b, src, dst, k, pp, nest, best, card_suit, card_value, nsuits):
+def _take_random(b, src, dst, k, pp, nest, best, card_suit, card_value, nsuits, rs):
     """Move min(k, nest size) cards chosen at random from src's nest to dst's; returns how many."""
     taken = 0
     for _ in range(k):
         n = pp[b, src, NEST_LEN]
         if n == 0:
             break
-        j = np.random.randint(0, n)
+        j = below(rs, b, n)
         card = nest[b, src, j]
         nest[b, src, j] = nest[b, src, n - 1]
         pp[b, src, NEST_LEN] = n - 1
@@ -208,7 +210,7 @@ def _take_random(b, src, dst, k, pp, nest, best, card_suit, card_value, nsuits):
 # ---- End of the Round / End of the Game -------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def _end_round(b, g, pp, deck, row_at, best, seen, ev, params):
+def _end_round(b, g, pp, deck, rs, row_at, best, seen, ev, params):
     """Score the nests (highest card of each suit), then end the game or start the next round."""
     nplayers = params[P_PLAYERS]
     nsuits = params[P_SUITS]
@@ -243,21 +245,21 @@ def _end_round(b, g, pp, deck, row_at, best, seen, ev, params):
         if pp[b, p, LAST] == lowest:
             starter = p
             break
-    _start_round(b, g, pp, deck, row_at, best, seen, ev, params, starter)
+    _start_round(b, g, pp, deck, rs, row_at, best, seen, ev, params, starter)
 
 
 @njit(cache=True, inline='always', _nrt=False)
-def _end_turn(b, g, pp, deck, row_at, best, seen, ev, params):
+def _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params):
     g[b, TURNS] += 1
     if g[b, POS] >= params[P_CARDS]:
-        _end_round(b, g, pp, deck, row_at, best, seen, ev, params)
+        _end_round(b, g, pp, deck, rs, row_at, best, seen, ev, params)
     else:
         nxt = g[b, CUR] + 1  # to the left (no modulo: a division per turn shows in the timings)
         g[b, CUR] = 0 if nxt >= params[P_PLAYERS] else nxt
 
 
 @njit(cache=True, inline='always', _nrt=False)
-def _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, params):
+def _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params):
     """Turn over cards until someone must decide or the game ends (Game Play, Double Ducks, Bruce)."""
     ncards = params[P_CARDS]
     nsuits = params[P_SUITS]
@@ -288,7 +290,7 @@ def _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_v
             pp[b, p, DOUBLES] += 1
             log_event(ev, g, NEV, b, E_DOUBLE, p, card, lost, keep, 0)
             _bank(b, 0, keep, g, pp, row, row_at, nest, best, card_suit, card_value)
-            _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
+            _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
             continue
         n = g[b, ROW_LEN]
         row[b, n] = card
@@ -303,17 +305,17 @@ def _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_v
             else:
                 g[b, DISCARD] += n + 1
                 _bank(b, 0, 0, g, pp, row, row_at, nest, best, card_suit, card_value)
-            _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
+            _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
             continue
         g[b, PHASE] = CHOOSE
         return
 
 
 @njit(cache=True, _nrt=False)
-def _init(g, pp, deck, row_at, best, seen, ev, row, nest, card_suit, card_value, params):
+def _init(g, pp, deck, rs, row_at, best, seen, ev, row, nest, card_suit, card_value, params):
     for b in range(g.shape[0]):
-        _start_round(b, g, pp, deck, row_at, best, seen, ev, params, 0)
-        _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, params)
+        _start_round(b, g, pp, deck, rs, row_at, best, seen, ev, params, 0)
+        _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params)
 
 
 # ---- What the player to move sees ---------------------------------------------------------------
@@ -337,18 +339,19 @@ class View:
     counts: np.ndarray   # int16[6, B]: V_ROUND ... V_DECK_LEFT
     nests: np.ndarray    # int16[2, B, P]: nest sizes, round points (rotated: 0 = the mover)
     total: np.ndarray    # int32[B, P] (rotated)
+    row_mask: np.ndarray  # int64[B]: bit s set when a duck of suit s is in the row
 
     @staticmethod
     def empty(batch: int, n_players: int, n_actions: int) -> "View":
         return View(np.empty(batch, np.int64), np.empty((batch, n_actions), np.bool_),
                     np.empty((2, batch), np.int8), np.empty((6, batch), np.int16),
                     np.empty((2, batch, n_players), np.int16),
-                    np.empty((batch, n_players), np.int32))
+                    np.empty((batch, n_players), np.int32), np.empty(batch, np.int64))
 
 
 @njit(cache=True, inline='always', _nrt=False)
 def _view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
-          mover, legal, small, counts, nests, total):
+          mover, legal, small, counts, nests, total, row_mask):
     """Game b as its player to move sees it; per-player values rotated so index 0 is the mover
     and index o the player o seats to the left."""
     nplayers = params[P_PLAYERS]
@@ -370,11 +373,14 @@ def _view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, 
     counts[V_UNSEEN_BRUCE, b] = ub
     gain = 0
     bust = ub
+    mask = 0
     for j in range(rl):
         c = row[b, j]
         s = card_suit[c]
         bust += suit_total[s] - seen[b, s]
         gain += max(card_value[c] - best[b, p, s], 0)
+        mask |= 1 << s
+    row_mask[b] = mask
     counts[V_ROW_GAIN, b] = gain
     counts[V_BUST, b] = bust
     counts[V_DECK_LEFT, b] = params[P_CARDS] - g[b, POS]
@@ -396,17 +402,17 @@ def _n_bruce(suit_total, params):
 
 @njit(cache=True, _nrt=False)
 def _views(games, g, pp, row, best, seen, card_suit, card_value, suit_total, params,
-           mover, legal, small, counts, nests, total):
+           mover, legal, small, counts, nests, total, row_mask):
     """Write the view of ``games`` (after init, or a position set up by hand)."""
     nbruce = _n_bruce(suit_total, params)
     for b in games:
         _view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
-              mover, legal, small, counts, nests, total)
+              mover, legal, small, counts, nests, total, row_mask)
 
 
 @njit(cache=True, _nrt=False)
-def _step(actions, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value, die,
-          suit_total, params, mover, legal, small, counts, nests, total):
+def _step(actions, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, die,
+          suit_total, params, mover, legal, small, counts, nests, total, row_mask):
     nplayers = params[P_PLAYERS]
     nsuits = params[P_SUITS]
     maxsteal = params[P_MAXSTEAL]
@@ -422,7 +428,7 @@ def _step(actions, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, ca
                     pp[b, p, BANKS] += 1
                     log_event(ev, g, NEV, b, E_BANK, p, n, 0, 0, 0)
                     _bank(b, 0, n, g, pp, row, row_at, nest, best, card_suit, card_value)
-                    _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
+                    _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
             else:  # BRUCE
                 if a == PASS:
                     log_event(ev, g, NEV, b, E_PASS, p, 0, 0, 0, 0)
@@ -430,23 +436,23 @@ def _step(actions, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, ca
                     o = (a - STEAL0) // maxsteal + 1
                     k = (a - STEAL0) % maxsteal + 1
                     t = (p + o) % nplayers
-                    face = die[np.random.randint(0, die.shape[0])]
+                    face = die[below(rs, b, die.shape[0])]
                     pp[b, p, TRIED] += 1
                     taken = 0
                     if face >= k:
                         pp[b, p, WON] += 1
                         taken = _take_random(b, t, p, k, pp, nest, best, card_suit, card_value,
-                                             nsuits)
+                                             nsuits, rs)
                     elif face < 0:
                         pp[b, p, BACKFIRED] += 1
                         taken = -_take_random(b, p, t, -face, pp, nest, best, card_suit,
-                                              card_value, nsuits)
+                                              card_value, nsuits, rs)
                     log_event(ev, g, NEV, b, E_STEAL, p, t, k, face, taken)
-                _end_turn(b, g, pp, deck, row_at, best, seen, ev, params)
-            _reveal(b, g, pp, deck, row, row_at, nest, best, seen, ev, card_suit, card_value,
+                _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
+            _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value,
                     params)
         _view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
-              mover, legal, small, counts, nests, total)
+              mover, legal, small, counts, nests, total, row_mask)
 
 
 @dataclass
@@ -454,9 +460,9 @@ class Obs(Observation):
     """What the player to move knows. Per-player arrays are rotated: index 0 is this player,
     index o the player o seats to the left (the steal action names the same offsets).
 
-    The fields are built for every decision; ``unseen``, ``row_suits`` and ``nest_best`` are
-    worked out on first use from the public zones (rows, nests, revealed counts), since most
-    strategies never need them."""
+    Every field is a snapshot made for this decision (the View blocks are new at each step, the
+    nests and revealed counts are copied), so an observation kept across steps never changes;
+    ``unseen``, ``row_suits`` and ``nest_best`` are worked out from those copies on first use."""
 
     game: np.ndarray         # int[n] batch index (for strategies that keep memory)
     seat: np.ndarray         # int8[n] this player's seat (0 = the game's first player)
@@ -471,26 +477,26 @@ class Obs(Observation):
     nest_size: np.ndarray    # int16[n, P]
     round_pts: np.ndarray    # int16[n, P] what each nest would score now
     total: np.ndarray        # int32[n, P] totals of the finished rounds
+    row_mask: np.ndarray     # int64[n] bit s set when a duck of suit s is in the row
+    seen: np.ndarray         # int16[n, S + 1] cards revealed this round by suit (last: Bruce)
+    best: np.ndarray         # int16[n, P, S] highest value of each suit in each nest, by seat
     die: np.ndarray          # int16[F] the die's faces (public)
+    suit_total: np.ndarray   # int16[S] ducks of each suit in the deck
     max_steal: int
     target_score: int
     rounds: int | None       # the round limit if the game has one
-    _public: tuple           # whole-batch arrays of public zones only: g, row, seen, best,
-                             #   card_suit, suit_total (never the draw pile)
 
-    shared = ("die", "_public")
+    shared = ("die", "suit_total")
 
     def take(self, rows: np.ndarray) -> "Obs":
-        # Strategies call this at every step for the rows that drew a Bruce: gathering the four
-        # blocks the fields are rows of costs half of gathering the twelve fields one by one
+        # Strategies call this at every step for the rows that drew a Bruce: gathering the
+        # blocks the fields are rows of costs half of gathering the fields one by one
         # (and the generic take, dataclasses.replace with fancy indexing, twice that).
         blocks = self.__dict__.get("_blocks")
         if blocks is None:  # an Obs not made by observe()
             return super().take(rows)
-        small, counts, nests, total = blocks
-        return _make_obs(np.take(self.game, rows), np.take(small, rows, axis=1),
-                         np.take(counts, rows, axis=1), np.take(nests, rows, axis=1),
-                         np.take(total, rows, axis=0), self)
+        return _make_obs(np.take(self.game, rows), *(np.take(x, rows, axis=ax) for x, ax in
+                                                      zip(blocks, _BLOCK_AXES)), self).freeze()
 
     def bust_chance(self) -> np.ndarray:
         """Chance that the next card ends the turn badly (a Bruce or a suit already in the row)."""
@@ -499,47 +505,44 @@ class Obs(Observation):
     @cached_property
     def unseen(self) -> np.ndarray:
         """int16[n, S]: ducks of each suit not yet revealed this round."""
-        _, _, seen, _, _, suit_total = self._public
-        return suit_total[None, :] - seen[self.game, :len(suit_total)]
+        return read_only(self.suit_total[None, :] - self.seen[:, :len(self.suit_total)])
 
     @cached_property
     def row_suits(self) -> np.ndarray:
         """bool[n, S]: suits in the row (a duck of one of these is a double duck)."""
-        _, row, _, _, card_suit, suit_total = self._public
-        out = np.zeros((len(self.game), len(suit_total)), bool)
-        width = int(self.row_len.max(initial=0))
-        if width:
-            r, j = np.nonzero(np.arange(width)[None, :] < self.row_len[:, None])
-            out[r, card_suit[row[self.game[r], j]]] = True
-        return out
+        bits = np.int64(1) << np.arange(len(self.suit_total), dtype=np.int64)
+        return read_only((self.row_mask[:, None] & bits[None, :]) != 0)
 
     def nest_best(self) -> np.ndarray:
         """int16[n, P, S]: highest value of each suit in each nest, rotated like the others."""
-        best = self._public[3]
-        p = best.shape[1]
+        p = self.best.shape[1]
         seats = (self.seat[:, None].astype(np.int64) + np.arange(p)[None, :]) % p
-        return best[self.game[:, None], seats]
+        return read_only(np.take_along_axis(self.best, seats[:, :, None], axis=1))
 
     def steal_action(self, offset: np.ndarray, k: np.ndarray) -> np.ndarray:
         """Action index for stealing ``k`` cards from the player ``offset`` seats to the left."""
         return STEAL0 + (np.asarray(offset) - 1) * self.max_steal + (np.asarray(k) - 1)
 
 
-def _make_obs(games, small, counts, nests, total, like) -> Obs:
-    """The observation whose fields are rows of the View blocks (gathered for ``games``); the
+# axis of the games in each block of an observation: small, counts, nests, total, row_mask,
+# seen, best
+_BLOCK_AXES = (1, 1, 1, 0, 0, 0, 0)
+
+
+def _make_obs(games, small, counts, nests, total, row_mask, seen, best, like) -> Obs:
+    """The observation whose fields are rows of its blocks (already gathered for ``games``); the
     shared values come from ``like`` (a State or another Obs)."""
     if isinstance(like, State):
         r = like.rules
-        die, max_steal, target, rounds = like.die, r.max_steal, r.target_score, r.rounds
-        public = (like.g, like.row, like.seen, like.best, like.card_suit, like.suit_total)
+        max_steal, target, rounds = r.max_steal, r.target_score, r.rounds
     else:
-        die, max_steal, target, rounds = like.die, like.max_steal, like.target_score, like.rounds
-        public = like._public
+        max_steal, target, rounds = like.max_steal, like.target_score, like.rounds
     obs = Obs(games, small[V_SEAT], small[V_KIND], counts[V_ROUND], counts[V_ROW_LEN],
               counts[V_ROW_GAIN], counts[V_BUST], counts[V_UNSEEN_BRUCE], counts[V_DECK_LEFT],
-              nests[0], nests[1], total, die=die, max_steal=max_steal, target_score=target,
-              rounds=rounds, _public=public)
-    obs._blocks = (small, counts, nests, total)  # not a field: for take
+              nests[0], nests[1], total, row_mask, seen, best, die=like.die,
+              suit_total=like.suit_total, max_steal=max_steal, target_score=target,
+              rounds=rounds)
+    obs._blocks = (small, counts, nests, total, row_mask, seen, best)  # not a field: for take
     return obs
 
 
@@ -567,9 +570,9 @@ class DuckDuckBruce(Game):
         return f"declare {k} against the player {o} to the left"
 
     # -- setup
-    def init(self, rules: Rules, n_players: int, batch: int, rng: np.random.Generator,
-             log: bool = False) -> State:
+    def init(self, rules: Rules, n_players: int, keys: np.ndarray, log: bool = False) -> State:
         self.check(rules, n_players)
+        batch = len(keys)
         nv = len(rules.suit_values)
         nducks = rules.suits * nv
         ncards = nducks + rules.bruce_cards
@@ -593,9 +596,9 @@ class DuckDuckBruce(Game):
             best=np.zeros((batch, n_players, rules.suits), np.int16),
             seen=np.zeros((batch, rules.suits + 1), np.int16),
             ev=np.zeros((batch, 20000 if log else 0, 6), np.int32),
+            rs=np.array(keys, dtype=np.uint64),
         )
-        reseed(rng)
-        _init(st.g, st.pp, st.deck, st.row_at, st.best, st.seen, st.ev, st.row, st.nest,
+        _init(st.g, st.pp, st.deck, st.rs, st.row_at, st.best, st.seen, st.ev, st.row, st.nest,
               st.card_suit, st.card_value, st.params)
         st.all_games = np.arange(batch)
         self._refresh(st, st.all_games)
@@ -608,7 +611,7 @@ class DuckDuckBruce(Game):
         v = st.view
         _views(np.asarray(games, np.int64), st.g, st.pp, st.row, st.best, st.seen, st.card_suit,
                st.card_value, st.suit_total, st.params, v.mover, v.legal, v.small, v.counts,
-               v.nests, v.total)
+               v.nests, v.total, v.row_mask)
 
     def check(self, rules: Rules, n_players: int) -> None:
         super().check(rules, n_players)
@@ -626,21 +629,22 @@ class DuckDuckBruce(Game):
         games = np.asarray(games, dtype=np.int64)
         v = state.view
         if len(games) == len(v.mover) and np.array_equal(games, state.all_games):
-            small, counts, nests, total = v.small, v.counts, v.nests, v.total  # every game
+            blocks = (v.small, v.counts, v.nests, v.total, v.row_mask)  # every game
         else:
             # np.take: several times faster than fancy indexing on these narrow arrays
-            small, counts = np.take(v.small, games, axis=1), np.take(v.counts, games, axis=1)
-            nests, total = np.take(v.nests, games, axis=1), np.take(v.total, games, axis=0)
-        return _make_obs(games, small, counts, nests, total, state)
+            blocks = tuple(np.take(x, games, axis=ax) for x, ax in
+                           zip((v.small, v.counts, v.nests, v.total, v.row_mask), _BLOCK_AXES))
+        # the nests and revealed counts change at the next step: copies (np.take copies)
+        return _make_obs(games, *blocks, np.take(state.seen, games, axis=0),
+                         np.take(state.best, games, axis=0), state)
 
-    def step(self, state: State, actions: np.ndarray, rng: np.random.Generator) -> None:
-        reseed(rng)
+    def step(self, state: State, actions: np.ndarray) -> None:
         # a new View, so that observations and masks handed out before stay as they were
         v = state.view = View.empty(len(state.g), state.n_players, state.view.legal.shape[1])
-        _step(np.asarray(actions, np.int64), state.g, state.pp, state.deck, state.row,
+        _step(np.asarray(actions, np.int64), state.g, state.pp, state.deck, state.rs, state.row,
               state.row_at, state.nest, state.best, state.seen, state.ev, state.card_suit,
               state.card_value, state.die, state.suit_total, state.params, v.mover, v.legal,
-              v.small, v.counts, v.nests, v.total)
+              v.small, v.counts, v.nests, v.total, v.row_mask)
 
     def outcome(self, state: State) -> Outcome:
         total = state.pp[:, :, TOTAL].astype(np.float64)
@@ -691,7 +695,7 @@ class DuckDuckBruce(Game):
                 st.seen[b, s if s >= 0 else st.rules.suits] += 1
         for p, t in enumerate(totals or []):
             st.pp[b, p, TOTAL] = t
-        _reveal(b, st.g, st.pp, st.deck, st.row, st.row_at, st.nest, st.best, st.seen, st.ev,
+        _reveal(b, st.g, st.pp, st.deck, st.rs, st.row, st.row_at, st.nest, st.best, st.seen, st.ev,
                 st.card_suit, st.card_value, st.params)
         self._refresh(st, np.array([b]), fresh=False)
 

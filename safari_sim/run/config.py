@@ -50,7 +50,7 @@ class ExperimentFile(BaseModel):
     seed: int = Field(0, ge=0)
     rules: dict[str, Any] = Field(default_factory=dict)
     strategies: list[StrategySpec] = Field(min_length=1)
-    seating: Literal["rotate", "fixed"] = "rotate"
+    seating: Literal["rotate", "fixed", "duplicate"] = "rotate"
     sweep: dict[str, list[Any]] = Field(default_factory=dict)
     parallel: ParallelSpec = Field(default_factory=ParallelSpec)
     output: str | None = None
@@ -99,6 +99,7 @@ class Experiment:
         d.pop("games")
         d.pop("report")
         d["parallel"].pop("jobs")
+        d["parallel"].pop("batch")  # every game has its own streams: the batch changes nothing
         d["variants"] = [v.to_json() for v in self.variants]
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
 

@@ -1,9 +1,10 @@
 """Running an experiment: chunks of games in parallel, each written as its own Parquet file.
 
 A chunk is the unit of parallel work and of storage; it plays its games in batches (the width of
-the vectorised step). Every chunk draws from its own stream, ``SeedSequence(seed,
-spawn_key=(variant, chunk))``, so the dataset does not depend on the number of workers or on the
-order in which chunks finish, and a restarted run can skip the chunks already written.
+the vectorised step). Every game draws from its own streams, keyed by the seed, the variant and
+the game's number (``engine.chance.game_keys``), so the dataset does not depend on the batch size,
+the number of workers or the order in which chunks finish, a restarted run can skip the chunks
+already written, and any game can be replayed alone.
 """
 
 from __future__ import annotations
@@ -36,14 +37,30 @@ class RunError(RuntimeError):
 def seating_plan(mode: str, n_players: int, first_game: int, n_games: int) -> np.ndarray:
     """int[n, P]: which strategy (index in the file's list) sits in each seat.
 
-    rotate: game g puts strategy (s + g) mod P in seat s, so over every P consecutive games each
-    strategy plays each seat once (seat 0 starts). fixed: strategy s always sits in seat s.
+    rotate and duplicate: game g puts strategy (s + g) mod P in seat s, so over every P
+    consecutive games each strategy plays each seat once (seat 0 starts). fixed: strategy s
+    always sits in seat s.
     """
     seats = np.arange(n_players)
     if mode == "fixed":
         return np.broadcast_to(seats, (n_games, n_players)).copy()
     g = np.arange(first_game, first_game + n_games)
     return (seats[None, :] + g[:, None]) % n_players
+
+
+def deal_numbers(mode: str, n_players: int, games: np.ndarray) -> np.ndarray:
+    """The deal each game plays: its own, or under ``duplicate`` the one shared by the P
+    rotations of the table (games P*d .. P*d + P - 1 play deal d)."""
+    return games // n_players if mode == "duplicate" else games
+
+
+def batch_keys(seed: int, variant_id: int, mode: str, n_players: int, first_game: int,
+               n_games: int):
+    """The streams of games first_game .. first_game + n_games - 1 of a variant."""
+    from ..engine.chance import game_keys
+
+    games = np.arange(first_game, first_game + n_games)
+    return game_keys(seed, n_players, games, variant_id, deal_numbers(mode, n_players, games))
 
 
 @dataclass(frozen=True)
@@ -67,8 +84,7 @@ class ChunkTask:
 
 def plan(exp: Experiment) -> list[ChunkTask]:
     spec = exp.spec
-    per_chunk = spec.parallel.chunk or max(spec.parallel.batch,
-                                           math.ceil(CHUNK_TARGET / spec.parallel.batch) * spec.parallel.batch)
+    per_chunk = spec.parallel.chunk or CHUNK_TARGET
     tasks = []
     fp = exp.fingerprint()
     for v in exp.variants:
@@ -101,7 +117,6 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
     t0 = time.perf_counter()
     game = get_game(task.game_id)
     strats = build_strategies(task.game_id, task.strategies, task.base_dir)
-    rng = np.random.default_rng(np.random.SeedSequence(task.seed, spawn_key=(task.variant_id, task.chunk)))
     names = [s["name"] for s in task.strategies]
     meta = {"fingerprint": task.fingerprint, "game": task.game_id, "variant": task.variant,
             "rules": rules_to_dict(task.rules), "strategies": task.strategies, "seed": task.seed,
@@ -112,14 +127,17 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
         n = min(task.batch, task.n_games - start)
         first = task.first_game + start
         seating = seating_plan(task.seating, task.players, first, n)
+        keys = batch_keys(task.seed, task.variant_id, task.seating, task.players, first, n)
         try:
-            res = play_batch(game, task.rules, task.players, strats, seating, rng)
+            res = play_batch(game, task.rules, task.players, strats, seating, keys)
         except IllegalActionError as e:
             raise RunError(f"{e} (that is game {first + e.batch_index} of variant "
                            f"'{task.variant}', chunk {task.chunk}, seed {task.seed})") from None
         decisions += res.decisions
         tables.append(store.chunk_table(task.variant, task.variant_id, first, names, seating,
-                                        res.outcome, meta))
+                                        res.outcome, meta,
+                                        deal_numbers(task.seating, task.players,
+                                                     np.arange(first, first + n))))
     store.write_chunk(Path(task.path), pa.concat_tables(tables, promote_options="permissive"))
     return task.n_games, decisions, time.perf_counter() - t0
 

@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 
 from ..files import atomic_write_bytes
 
-BASE_COLUMNS = ("variant", "variant_id", "game", "seat", "strategy", "score", "rank", "win",
-                "players", "turns")
+BASE_COLUMNS = ("variant", "variant_id", "game", "deal", "seat", "strategy", "score", "rank",
+                "win", "players", "turns")
 
 
 def chunk_path(output: Path, variant_id: int, chunk: int) -> Path:
@@ -28,10 +28,13 @@ def chunk_path(output: Path, variant_id: int, chunk: int) -> Path:
 
 
 def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str],
-                seating: np.ndarray, outcome: Any, metadata: dict[str, Any]) -> pa.Table:
-    """Long form: row (g * P + s) is seat s of game g."""
+                seating: np.ndarray, outcome: Any, metadata: dict[str, Any],
+                deals: np.ndarray | None = None) -> pa.Table:
+    """Long form: row (g * P + s) is seat s of game g; ``deals`` names each game's deal
+    (default: its own number)."""
     n, p = outcome.score.shape
     game = np.repeat(np.arange(first_game, first_game + n, dtype=np.int64), p)
+    deal = game if deals is None else np.repeat(np.asarray(deals, np.int64), p)
     seat = np.tile(np.arange(p, dtype=np.int8), n)
     strat_idx = seating.reshape(-1)
     strategy = pa.DictionaryArray.from_arrays(pa.array(strat_idx.astype(np.int32)),
@@ -41,6 +44,7 @@ def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str]
                                                   pa.array([variant], pa.string())),
         "variant_id": np.full(n * p, variant_id, np.int16),
         "game": game,
+        "deal": deal,
         "seat": seat,
         "strategy": strategy,
         "score": outcome.score.reshape(-1).astype(np.float64),
@@ -90,6 +94,7 @@ def experiment_record(exp: Any, raw: dict[str, Any]) -> dict[str, Any]:
         "experiment": raw,
         "experiment_text": exp.source_text,
         "strategies": [s.model_dump() for s in spec.strategies],
+        "base_dir": str(exp.base_dir),
         "sweep_keys": list(spec.sweep),
         "variants": [v.to_json() for v in exp.variants],
         "fingerprint": exp.fingerprint(),
