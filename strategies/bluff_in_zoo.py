@@ -211,12 +211,14 @@ class _BluffStrategy(Strategy):
 
     def act(self, obs, legal, rng):
         out = np.empty(len(obs.game), np.int64)
+        # every draw of this decision at once: one row per observed game, as SeatRandom wants
+        u = rng.random((len(out), 2))
         for kind, fn in ((RESPOND, self.respond), (SOURCE, self.source), (COUNT, self.claim),
                          (KIND, self.name_kind)):
             idx = np.flatnonzero(obs.kind == kind)
             if idx.size:
                 sub = obs if idx.size == len(out) else obs.take(idx)
-                out[idx] = fn(sub, legal[idx], rng, PileModel(sub, self.params.trust))
+                out[idx] = fn(sub, legal[idx], u[idx], PileModel(sub, self.params.trust))
         return out
 
     @staticmethod
@@ -229,10 +231,10 @@ class _BluffStrategy(Strategy):
         false = 1.0 - current_claim_odds(obs, model)
         return false > self.params.doubt_at
 
-    def respond(self, obs, legal, rng, model):
+    def respond(self, obs, legal, u, model):
         return self.must_doubt(legal, self.doubts(obs, model))
 
-    def source(self, obs, legal, rng, model, junk=False, skip_rate=0.0):
+    def source(self, obs, legal, u, model, junk=False, skip_rate=0.0):
         """Place the hand card that best supports the claim it means to make (or, with ``junk``,
         the least useful one); draw unseen instead with chance ``draw_rate`` or where no hand card
         helps; no card with chance ``skip_rate`` (never on the round's first move)."""
@@ -243,18 +245,18 @@ class _BluffStrategy(Strategy):
             support = np.where(np.isfinite(support), 1.0, support)
         can_draw = legal[:, obs.draw_action]
         has_card = np.isfinite(support)
-        draw = can_draw & ((rng.random(n) < self.params.draw_rate) | ~has_card | (support <= 0))
+        draw = can_draw & ((u[:, 0] < self.params.draw_rate) | ~has_card | (support <= 0))
         a = np.where(draw, obs.draw_action, card)
         a = np.where(~draw & ~has_card, obs.no_card_action, a)
-        skip = legal[:, obs.no_card_action] & (rng.random(n) < skip_rate)
+        skip = legal[:, obs.no_card_action] & (u[:, 1] < skip_rate)
         return np.where(skip, obs.no_card_action, a)
 
-    def claim(self, obs, legal, rng, model):
+    def claim(self, obs, legal, u, model):
         count, _, _ = safest_raise(obs, model)
         return obs.count_action(count)
 
     @staticmethod
-    def name_kind(obs, legal, rng, model):
+    def name_kind(obs, legal, u, model):
         """The animal most likely to be there in the number just named."""
         count = np.repeat(obs.pending[:, None], obs.n_kinds, axis=1)
         odds = model.odds(count)
@@ -291,7 +293,7 @@ class Honest(_BluffStrategy):
             "goes on only if its best next claim (with its best hand card placed) is true with "
             "at least this chance"))
 
-    def respond(self, obs, legal, rng, model):
+    def respond(self, obs, legal, u, model):
         _, _, odds = safest_raise(obs, model, best_hand_support(obs))
         return self.must_doubt(legal, self.doubts(obs, model) | (odds < self.params.belief))
 
@@ -308,12 +310,12 @@ class Bluffer(_BluffStrategy):
             "chance of claiming `bluff_raise` more animals than the smallest raise"))
         bluff_raise: int = Field(2, ge=1, description="extra animals named by a bluff")
 
-    def source(self, obs, legal, rng, model):
-        return super().source(obs, legal, rng, model, junk=True)
+    def source(self, obs, legal, u, model):
+        return super().source(obs, legal, u, model, junk=True)
 
-    def claim(self, obs, legal, rng, model):
+    def claim(self, obs, legal, u, model):
         count, _, _ = safest_raise(obs, model)
-        bluff = (rng.random(len(count)) < self.params.bluff_rate) & (obs.claims > 0)
+        bluff = (u[:, 0] < self.params.bluff_rate) & (obs.claims > 0)
         count = np.where(bluff, np.minimum(count + self.params.bluff_raise, obs.max_claim), count)
         return obs.count_action(count)
 
@@ -327,8 +329,8 @@ class Doubter(_BluffStrategy):
         skip_rate: float = Field(0.25, ge=0, le=1, description=(
             "chance of claiming without placing a card (when allowed): keeps the pile small"))
 
-    def source(self, obs, legal, rng, model):
-        return super().source(obs, legal, rng, model, skip_rate=self.params.skip_rate)
+    def source(self, obs, legal, u, model):
+        return super().source(obs, legal, u, model, skip_rate=self.params.skip_rate)
 
 
 STRATEGIES = [Honest, Bluffer, Doubter]

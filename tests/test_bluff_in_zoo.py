@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
 from safari_sim.engine.play import play_batch
 from safari_sim.engine.protocol import Observation, RulesError
 from safari_sim.games import bluff_in_zoo as bz
@@ -28,7 +29,7 @@ def c(name, r=R):
 
 def position(hands, top=(), players=None, **rules):
     r = G.make_rules(rules)
-    st = G.init(r, players or len(hands), 1, np.random.default_rng(0), log=True)
+    st = G.init(r, players or len(hands), deal_keys(1, 0), log=True)
     G.deal(st, 0, [[c(x, r) for x in h] for h in hands], [c(x, r) for x in top])
     return r, st
 
@@ -36,7 +37,13 @@ def position(hands, top=(), players=None, **rules):
 def act(st, action):
     name = G.action_name(st.rules, st.n_players, action)
     assert G.legal(st)[0, action], f"{name} should be legal"
-    G.step(st, np.array([action]), np.random.default_rng(0))
+    G.step(st, np.array([action]))
+
+
+def seat_rng(st, seed=0):
+    """The strategy stream of the seat to move in game 0 of a one-game position."""
+    keys = game_keys(seed, st.n_players, 1)
+    return SeatRandom(keys.seat.reshape(-1).copy(), np.array([G.to_move(st)[0]]))
 
 
 def obs(st):
@@ -89,7 +96,7 @@ HANDS3 = [["mouse 3", "lion 1", "fox 2", "rabbit 1", "stop"],
 # ---- Components --------------------------------------------------------------------------------
 
 def test_deck_follows_the_printed_components():
-    st = G.init(R, 4, 2, np.random.default_rng(1))
+    st = G.init(R, 4, deal_keys(2, 1))
     assert st.comp.sum() == 107                        # 108 cards minus the starting player card
     assert (st.comp[:15] == 5).all()                   # 5 kinds x values 1-3, five cards each
     assert list(st.comp[15:]) == [6, 6, 6, 6, 8]       # wild 1, wild 2, two actions, stop
@@ -104,7 +111,7 @@ def test_deck_follows_the_printed_components():
 def test_deck_follows_the_rules_fields():
     r = G.make_rules({"animals": ["ant", "bear"], "animal_cards": [2, 1], "wild_cards": [3],
                       "count_one_cards": 1, "all_equal_cards": 0, "stop_cards": 2})
-    st = G.init(r, 2, 1, np.random.default_rng(0))
+    st = G.init(r, 2, deal_keys(1, 0))
     assert list(st.comp) == [2, 1, 2, 1, 3, 1, 0, 2]
     assert G.card_name(r, 3) == "bear 2" and G.card_name(r, 4) == "wild 1"
     assert G.n_actions(r, 2) == 2 + 8 + 2 + r.max_claim + 2
@@ -204,7 +211,7 @@ def test_the_highest_claim_leaves_only_a_doubt():
 # ---- Doubting, Wild Cards, Action Cards, The Stop Cards ---------------------------------------
 
 def test_counting_by_face_value_and_wild_cards_as_the_claimed_kind():
-    st = G.init(R, 2, 1, np.random.default_rng(0))
+    st = G.init(R, 2, deal_keys(1, 0))
     pile = pile_of("mouse 3", "mouse 1", "fox 2", "wild 2", "wild 1")
     assert count(pile, MOUSE, st) == 3 + 1 + 2 + 1
     assert count(pile, FOX, st) == 2 + 2 + 1
@@ -215,12 +222,12 @@ def test_counting_by_face_value_and_wild_cards_as_the_claimed_kind():
                                               ("'All animals are equal'", 6)])
 def test_rulebook_example_count(action, expected):
     # Paul opens the four cards: 1 fox, a wild card showing 2, the action card, 3 mice
-    st = G.init(R, 3, 1, np.random.default_rng(0))
+    st = G.init(R, 3, deal_keys(1, 0))
     assert count(pile_of("fox 1", "wild 2", action, "mouse 3"), MOUSE, st) == expected
 
 
 def test_action_cards_combine_and_repeat_without_effect():
-    st = G.init(R, 2, 1, np.random.default_rng(0))
+    st = G.init(R, 2, deal_keys(1, 0))
     both = ["'All cards count 1'", "'All animals are equal'"]
     pile = pile_of("fox 3", "mouse 2", "wild 2", "elephant 3", *both)
     assert count(pile, MOUSE, st) == 4                   # every card one animal, all mice
@@ -231,7 +238,7 @@ def test_action_cards_combine_and_repeat_without_effect():
 
 
 def test_stop_cards_by_parity():
-    st = G.init(R, 2, 1, np.random.default_rng(0))
+    st = G.init(R, 2, deal_keys(1, 0))
     one = "'All cards count 1'"
     assert count(pile_of("mouse 3", one), MOUSE, st) == 1
     assert count(pile_of("mouse 3", one, "stop"), MOUSE, st) == 3           # odd: ignored
@@ -368,13 +375,12 @@ def test_game_ends_when_the_draw_pile_cannot_fill_every_hand():
 # ---- What a player knows -----------------------------------------------------------------------
 
 def _mid_game(seed, players=4):
-    st = G.init(R, players, 1, np.random.default_rng(seed))
+    st = G.init(R, players, deal_keys(1, seed))
     strat = get_strategy("bluff_in_zoo", "random")()
-    rng = np.random.default_rng(seed)
     for _ in range(6 + seed % 5):
         if G.to_move(st)[0] < 0:
             break
-        G.step(st, strat.act(obs(st), G.legal(st), rng), rng)
+        G.step(st, strat.act(obs(st), G.legal(st), seat_rng(st, seed)))
     return st
 
 
@@ -499,7 +505,9 @@ def test_properties_over_random_games(players):
     strats = [get_strategy("bluff_in_zoo", n)() for n in names]
     batch = 48
     seating = rng.integers(0, len(strats), size=(batch, players))
-    st = G.init(R, players, batch, rng)
+    keys = game_keys(players, players, batch)
+    seat_rs = keys.seat.reshape(-1).copy()
+    st = G.init(R, players, keys.deal)
     for s in strats:
         s.reset(batch, players)
     steps = 0
@@ -512,9 +520,10 @@ def test_properties_over_random_games(players):
         for k, s in enumerate(strats):
             idx = live[who == k]
             if idx.size:
-                actions[idx] = s.act(G.observe(st, idx), legal[idx], rng)
+                actions[idx] = s.act(G.observe(st, idx), legal[idx],
+                                     SeatRandom(seat_rs, idx * players + mover[idx]))
         assert legal[live, actions[live]].all(), "an illegal action was chosen"
-        G.step(st, actions, rng)
+        G.step(st, actions)
         _check_invariants(st)
         steps += 1
         assert steps < 20000, "games do not end"
@@ -557,7 +566,8 @@ def test_every_doubt_of_random_games_follows_the_rulebook(players):
                                                           "doubter")]
     rng = np.random.default_rng(100 + players)
     seating = rng.integers(0, len(strats), size=(16, players))
-    st = play_batch(G, R, players, strats, seating, rng, log=True).state
+    st = play_batch(G, R, players, strats, seating, game_keys(100 + players, players, 16),
+                    log=True).state
     doubts = 0
     for b in range(len(seating)):
         ev = st.ev[b, :st.g[b, bz.NEV]]
@@ -593,7 +603,7 @@ def test_play_batch_with_every_strategy_and_a_tiny_cap():
     r = G.make_rules({"max_claim": 2})
     strats = [get_strategy("bluff_in_zoo", n)() for n in ("honest", "bluffer", "doubter")]
     seating = np.arange(3 * 64).reshape(64, 3) % 3
-    res = play_batch(G, r, 3, strats, seating, np.random.default_rng(5))
+    res = play_batch(G, r, 3, strats, seating, game_keys(5, 3, 64))
     assert (G.to_move(res.state) == -1).all()
     assert res.outcome.stats["forced_doubts"].sum() > 0
 
@@ -601,15 +611,15 @@ def test_play_batch_with_every_strategy_and_a_tiny_cap():
 def test_same_seed_same_games():
     strats = [get_strategy("bluff_in_zoo", "bluffer")(), get_strategy("bluff_in_zoo", "doubter")()]
     seating = np.arange(64 * 4).reshape(64, 4) % 2
-    a = play_batch(G, R, 4, strats, seating, np.random.default_rng(9))
-    b = play_batch(G, R, 4, strats, seating, np.random.default_rng(9))
+    a = play_batch(G, R, 4, strats, seating, game_keys(9, 4, 64))
+    b = play_batch(G, R, 4, strats, seating, game_keys(9, 4, 64))
     assert np.array_equal(a.outcome.score, b.outcome.score)
     assert np.array_equal(a.outcome.turns, b.outcome.turns)
 
 
 def test_trace_describes_a_whole_game():
     strats = [get_strategy("bluff_in_zoo", "bluffer")()]
-    res = play_batch(G, R, 3, strats, np.zeros((2, 3), int), np.random.default_rng(2), log=True)
+    res = play_batch(G, R, 3, strats, np.zeros((2, 3), int), game_keys(2, 3, 2), log=True)
     text = G.describe(res.state, 0)
     assert text.startswith("-- Round 1: P0 has the starting player card --")
     assert "doubts" in text and "claims" in text and "== Game over" in text
@@ -634,48 +644,47 @@ def test_strategy_knobs_are_validated():
 def test_doubter_doubts_a_claim_it_knows_is_false_and_not_one_it_thinks_true():
     r, st = position(HANDS3[:2])
     doubter = get_strategy("bluff_in_zoo", "doubter")()
-    rng = np.random.default_rng(0)
     place(st, "mouse 3")
     claim(st, 1, MOUSE)
     act(st, bz.CONTINUE)
     place(st, "mouse 1")
     claim(st, 2, MOUSE)
     # P0 knows its own 3 mice are in the pile: only an action card could make this false
-    assert doubter.act(obs(st), G.legal(st), rng)[0] == bz.CONTINUE
+    assert doubter.act(obs(st), G.legal(st), seat_rng(st))[0] == bz.CONTINUE
     act(st, bz.CONTINUE)
     no_card(st)
     claim(st, 9, ELEPHANT)
     # P1 knows one of the two cards: nine elephants cannot be there
-    assert doubter.act(obs(st), G.legal(st), rng)[0] == bz.DOUBT
+    assert doubter.act(obs(st), G.legal(st), seat_rng(st))[0] == bz.DOUBT
 
 
 def test_honest_claims_the_animal_it_placed_and_bluffer_raises_by_its_knob():
     r, st = position([["elephant 3", "stop", "stop", "'All cards count 1'", "'All cards count 1'"],
                       ["mouse 1", "mouse 1", "mouse 1", "mouse 2", "mouse 2"]])
     honest = get_strategy("bluff_in_zoo", "honest")(draw_rate=0.0)
-    rng = np.random.default_rng(0)
-    a = honest.act(obs(st), G.legal(st), rng)[0]
+    a = honest.act(obs(st), G.legal(st), seat_rng(st))[0]
     assert a == bz.HAND0 + c("elephant 3")
     act(st, a)
-    act(st, honest.act(obs(st), G.legal(st), rng)[0])    # "one ..." (the only count)
-    a = honest.act(obs(st), G.legal(st), rng)[0]
+    act(st, honest.act(obs(st), G.legal(st), seat_rng(st))[0])    # "one ..." (the only count)
+    a = honest.act(obs(st), G.legal(st), seat_rng(st))[0]
     assert a == obs(st).kind_action(ELEPHANT)
     act(st, a)
     act(st, bz.CONTINUE)
     place(st, "mouse 2")
     bluffer = get_strategy("bluff_in_zoo", "bluffer")(bluff_rate=1.0, bluff_raise=3, trust=0.0)
-    a = bluffer.act(obs(st), G.legal(st), rng)[0]
+    a = bluffer.act(obs(st), G.legal(st), seat_rng(st))[0]
     assert a == obs(st).count_action(2 + 3)               # smallest raise "2 mice", plus 3
     act(st, a)
-    assert bluffer.act(obs(st), G.legal(st), rng)[0] == obs(st).kind_action(MOUSE)
+    assert bluffer.act(obs(st), G.legal(st), seat_rng(st))[0] == obs(st).kind_action(MOUSE)
 
 
 def test_runs_without_numba():
     code = ("import numpy as np; from safari_sim.games import get_game; "
             "from safari_sim.engine.play import play_batch; from strategies import get_strategy; "
+            "from safari_sim.engine.chance import game_keys; "
             "g = get_game('bluff_in_zoo'); s = get_strategy('bluff_in_zoo', 'doubter')(); "
             "r = play_batch(g, g.make_rules(), 3, [s], np.zeros((4, 3), int), "
-            "np.random.default_rng(0)); print(r.outcome.score.sum(axis=1))")
+            "game_keys(0, 3, 4)); print(r.outcome.score.sum(axis=1))")
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=120)
@@ -688,7 +697,7 @@ def test_knobs_move_the_numbers_the_way_they_say():
     seating = np.arange(2048 * 2).reshape(2048, 2) % 2
 
     def stats(a, b):
-        res = play_batch(G, R, 2, [a, b], seating, np.random.default_rng(11))
+        res = play_batch(G, R, 2, [a, b], seating, game_keys(11, 2, 2048))
         s = res.outcome.stats
         return {k: [float(s[k][seating == i].sum()) for i in range(2)] for k in s if s[k].ndim == 2}
 

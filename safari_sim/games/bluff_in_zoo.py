@@ -28,7 +28,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from ..engine.chance import reseed, shuffle_rows
+from ..engine.chance import shuffle_rows
 from ..engine.events import log_event
 from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, rule
 
@@ -135,6 +135,7 @@ class State:
     pile: np.ndarray         # int16[B, T]: the discard pile
     taken: np.ndarray        # int16[B, P, T]: each player's point cards
     ev: np.ndarray           # int32[B, L, 6]; L = 0 unless logging
+    rs: np.ndarray           # uint64[B]: each game's chance stream (engine.chance)
 
 
 def card_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -609,9 +610,10 @@ class BluffInZoo(Game):
             raise RulesError("hand_size", f"{n_players} hands of {rules.hand_size} need more "
                                           f"than the {total} cards of the deck")
 
-    def init(self, rules: Rules, n_players: int, batch: int, rng: np.random.Generator,
-             log: bool = False) -> State:
+    def init(self, rules: Rules, n_players: int, keys: np.ndarray, log: bool = False) -> State:
         self.check(rules, n_players)
+        batch = len(keys)
+        rs = np.array(keys, dtype=np.uint64)
         t_cls, t_kind, t_val, comp = card_tables(rules)
         ntypes = len(comp)
         ncards = int(comp.sum())
@@ -620,8 +622,7 @@ class BluffInZoo(Game):
                            1 if rules.next_starter == "loser" else 0], np.int64)
         # Shuffle all cards; each player draws five; the rest is the draw pile.
         deck = np.tile(np.repeat(np.arange(ntypes, dtype=np.int16), comp), (batch, 1))
-        reseed(rng)
-        shuffle_rows(deck, ncards)
+        shuffle_rows(deck, ncards, rs)     # game b's deal from its own stream alone
         st = State(
             n_players=n_players, rules=rules, t_cls=t_cls, t_kind=t_kind, t_val=t_val, comp=comp,
             params=params, g=np.zeros((batch, NG), np.int32),
@@ -630,7 +631,7 @@ class BluffInZoo(Game):
             placed=np.zeros((batch, n_players, ntypes), np.int16),
             pile=np.zeros((batch, ntypes), np.int16),
             taken=np.zeros((batch, n_players, ntypes), np.int16),
-            ev=np.zeros((batch, 20000 if log else 0, 6), np.int32),
+            ev=np.zeros((batch, 20000 if log else 0, 6), np.int32), rs=rs,
         )
         _init(st.g, st.pp, st.deck, st.hand, st.ev, st.params)
         return st
@@ -685,7 +686,7 @@ class BluffInZoo(Game):
                    n_kinds=len(r.animals), max_claim=r.max_claim, first_claim=r.first_claim,
                    point_limit=r.point_limit)
 
-    def step(self, state: State, actions: np.ndarray, rng: np.random.Generator) -> None:
+    def step(self, state: State, actions: np.ndarray) -> None:
         # No chance after the deal: the draw pile was shuffled in init.
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.deck, state.hand,
               state.placed, state.pile, state.taken, state.ev, state.t_cls, state.t_kind,
