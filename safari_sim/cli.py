@@ -87,6 +87,12 @@ def run(
 
             run_tasks(tasks, jobs_n, on_done)
     except RunError as e:
+        if e.detail:  # the message first, then the user's own traceback
+            from rich.markup import escape
+
+            err.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
+            err.print(e.detail.rstrip(), highlight=False, markup=False)
+            raise typer.Exit(1)
         fail(str(e), code=1)
     except KeyboardInterrupt:
         err.print("stopped: finished chunks are kept; run the same command again to resume")

@@ -386,3 +386,84 @@ def test_written_files_are_readable_by_others(tmp_path):
     mode = stat.S_IMODE((tmp_path / "x" / "f.bin").stat().st_mode)
     assert mode == 0o644 and (tmp_path / "x" / "f.bin").read_bytes() == b"abc"
     assert [p.name for p in (tmp_path / "x").iterdir()] == ["f.bin"]
+
+
+def test_a_failing_user_strategy_names_itself_and_keeps_finished_chunks(tmp_path):
+    (tmp_path / "bots.py").write_text(textwrap.dedent("""
+        import numpy as np
+        from strategies.base import Strategy
+
+        class Fragile(Strategy):
+            name = "fragile"
+            batches = 0
+            def reset(self, batch, n_players):
+                Fragile.batches += 1  # the class lives on across the chunks of one worker
+            def act(self, obs, legal, rng):
+                if Fragile.batches > 1:
+                    return helper_that_breaks(obs)
+                return np.argmax(legal, axis=1)
+
+        def helper_that_breaks(obs):
+            raise ZeroDivisionError("my own bug")
+    """))
+    out = tmp_path / "res"
+    # chunks of one batch: the first chunk finishes, the second fails
+    text = BASE.replace("batch: 256, chunk: 512", "batch: 200, chunk: 200")
+    exp = write(tmp_path, text.replace("use: card_counter, params: {risk: 0.3}",
+                                       "use: bots.py:Fragile"))
+    r = runner.invoke(app, ["run", str(exp), "--output", str(out), "--quiet", "--games", 600])
+    assert r.exit_code == 1
+    first, _, rest = r.output.partition("Traceback")
+    assert "strategy 'counter' failed in duck_duck_bruce: ZeroDivisionError: my own bug" in first
+    assert "variant 'rules.bruce_cards=0', chunk 1" in first and "seed 5" in first
+    assert "helper_that_breaks" in rest and "bots.py" in rest  # the user's own traceback
+    kept = files_bytes(out)
+    assert list(kept) == ["chunks/v000/c000000.parquet"]
+
+
+def test_the_dataset_is_the_same_whatever_the_batch(tmp_path):
+    """Every game has its own streams: batch sizes of 100, 256 and 512 give the same bytes."""
+    sets = []
+    for batch in (100, 256, 512):
+        exp = write(tmp_path, BASE.replace("batch: 256", f"batch: {batch}"), f"b{batch}.yaml")
+        out = tmp_path / f"out{batch}"
+        assert run_cli("run", exp, "--output", out, "--quiet").exit_code == 0
+        sets.append(files_bytes(out))
+    assert sets[0] == sets[1] == sets[2]
+
+
+def test_trace_replays_a_game_of_the_dataset(tmp_path):
+    exp = write(tmp_path, BASE)
+    out = tmp_path / "res"
+    assert run_cli("run", exp, "--output", out, "--quiet").exit_code == 0
+    df = pl.read_parquet(str(out) + "/**/*.parquet")
+    for variant, game in (("rules.bruce_cards=6", 1234), ("rules.bruce_cards=0", 7)):
+        rows = df.filter((pl.col("variant") == variant) & (pl.col("game") == game)).sort("seat")
+        r = run_cli("trace", "--from", out, "--variant", variant, "--game", game)
+        assert r.exit_code == 0, r.output
+        for seat, strategy, score in rows.select("seat", "strategy", "score").iter_rows():
+            assert f"P{seat} {strategy}: points {score:g}," in r.output
+    r = run_cli("trace", "--from", out, "--variant", "nope", "--game", 1)
+    assert r.exit_code == 2 and "no variant 'nope'" in r.output
+    r = run_cli("trace", "--from", out, "--game", 99999)
+    assert r.exit_code == 2 and "games 0 to 1499" in r.output
+
+
+def test_duplicate_seating_plays_each_deal_once_per_rotation(tmp_path):
+    exp = write(tmp_path, BASE.replace("parallel:", "seating: duplicate\nparallel:")
+                .replace("sweep: {rules.bruce_cards: [0, 6]}", ""))
+    out = tmp_path / "res"
+    assert run_cli("run", exp, "--output", out, "--quiet", "--games", 600).exit_code == 0
+    df = pl.read_parquet(str(out) + "/**/*.parquet")
+    assert (df["deal"] == df["game"] // 3).all()
+    # each deal: three games, each strategy in each seat once
+    per_deal = df.group_by("deal", "strategy").agg(pl.col("seat").n_unique())
+    assert (per_deal["seat"] == 3).all()
+    # the same deal: with the die and steals played the same way, the first card revealed is
+    # the same in every rotation (the trace of each game starts with the same card)
+    heads = set()
+    for g in range(3):
+        r = run_cli("trace", "--from", out, "--game", 30 + g)
+        heads.add(next(line for line in r.output.splitlines() if "turns over" in line)
+                  .split("turns over")[1])
+    assert len(heads) == 1

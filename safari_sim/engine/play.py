@@ -38,6 +38,16 @@ def _all_legal(a: np.ndarray, legal: np.ndarray) -> bool:
     return bool(np.take(legal.reshape(-1), np.arange(0, a.size * w, w) + a).all())
 
 
+class StrategyFailed(RuntimeError):
+    """A strategy's own code raised: the original exception is the cause (``__cause__``)."""
+
+    def __init__(self, strategy: str, game_id: str, error: BaseException):
+        self.strategy = strategy
+        self.game_id = game_id
+        super().__init__(f"strategy '{strategy}' failed in {game_id}: "
+                         f"{type(error).__name__}: {error}")
+
+
 @dataclass
 class BatchResult:
     outcome: Outcome
@@ -81,7 +91,11 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
             shown = lg.copy()  # the strategy's own copy: whatever it does to it, we check lg
             shown.flags.writeable = False
             rng = SeatRandom(seat_rs, idx * width + np.take(mover, idx))
-            a = np.asarray(strat.act(obs, shown, rng), dtype=np.int64)
+            try:
+                a = np.asarray(strat.act(obs, shown, rng), dtype=np.int64)
+            except Exception as e:
+                raise StrategyFailed(getattr(strat, "label", type(strat).__name__), game.id,
+                                     e) from e
             if a.shape != idx.shape:
                 raise RuntimeError(f"strategy '{getattr(strat, 'label', strat)}' returned "
                                    f"{a.shape[0] if a.ndim else 'a scalar'} actions for {idx.size} games")

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from joblib import Parallel, delayed
 
-from ..engine.play import IllegalActionError, play_batch
+from ..engine.play import IllegalActionError, StrategyFailed, play_batch
 from ..engine.protocol import rules_to_dict
 from ..games import get_game
 from . import store
@@ -31,7 +31,18 @@ CHUNK_TARGET = 16384  # games per chunk unless the file says otherwise: files of
 
 
 class RunError(RuntimeError):
-    pass
+    """A run that cannot go on; ``detail`` is what to print after the message (the user's own
+    traceback when their strategy failed)."""
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message, detail)  # both in args: it survives pickling from a worker
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+    @property
+    def detail(self) -> str:
+        return self.args[1] if len(self.args) > 1 else ""
 
 
 def seating_plan(mode: str, n_players: int, first_game: int, n_games: int) -> np.ndarray:
@@ -133,6 +144,14 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
         except IllegalActionError as e:
             raise RunError(f"{e} (that is game {first + e.batch_index} of variant "
                            f"'{task.variant}', chunk {task.chunk}, seed {task.seed})") from None
+        except StrategyFailed as e:
+            import traceback
+
+            cause = e.__cause__
+            tb = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
+            raise RunError(f"{e} (variant '{task.variant}', chunk {task.chunk}, games {first} to "
+                           f"{first + n - 1}, seed {task.seed}); finished chunks are kept",
+                           tb) from None
         decisions += res.decisions
         tables.append(store.chunk_table(task.variant, task.variant_id, first, names, seating,
                                         res.outcome, meta,
