@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
 from safari_sim.engine.play import play_batch
 from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
@@ -37,16 +38,16 @@ def grid(*values, r=R):
 def position(grids, up=None, players=None, log=True, **kw):
     rules = kw.pop("rules", {})
     r = G.make_rules(rules)
-    st = G.init(r, len(grids), 1, np.random.default_rng(0), log=log)
+    st = G.init(r, len(grids), deal_keys(1, 0), log=log)
     st.g[0, ps.NEV] = 0
     G.arrange(st, 0, grids, up=up, **kw)
     return r, st
 
 
-def act(st, action, seed=0):
+def act(st, action):
     name = G.action_name(st.rules, st.n_players, action)
     assert G.legal(st)[0, action], f"{name} should be legal"
-    G.step(st, np.array([action]), np.random.default_rng(seed))
+    G.step(st, np.array([action]))
 
 
 def slot(k):
@@ -296,7 +297,7 @@ def test_deck_running_out_is_reshuffled_from_the_discards():
 
 
 def test_setup_each_player_turns_one_card_up():
-    st = G.init(R, 3, 1, np.random.default_rng(3))
+    st = G.init(R, 3, deal_keys(1, 3))
     assert st.g[0, ps.PHASE] == ps.REVEAL and st.g[0, ps.DISC_N] == 1
     assert st.g[0, ps.DECK_N] == 50 - 18 - 1
     for seat in (0, 1, 2):
@@ -461,7 +462,7 @@ def test_observation_does_not_depend_on_hidden_cards():
 
 def test_observation_subsets_and_shared_values():
     gr = [grid(1, 2, 3, 4, 5, 6), grid(0, 1, 2, 3, 4, 5)]
-    st = G.init(R, 2, 3, np.random.default_rng(0))
+    st = G.init(R, 2, deal_keys(3, 0))
     G.arrange(st, 1, gr, up=[[True] + [False] * 5, [False] * 6], discard=[T(7)])
     o = G.observe(st, np.array([0, 1, 2]))
     sub = o.take(np.array([1]))
@@ -485,9 +486,9 @@ def test_impossible_rules_are_refused(bad):
 def test_too_few_cards_for_the_table():
     r = G.make_rules({"cards_per_animal": 2, "tarzan_cards": 0, "safari_cards": 0})
     with pytest.raises(RulesError):
-        G.init(r, 5, 1, np.random.default_rng(0))
+        G.init(r, 5, deal_keys(1, 0))
     with pytest.raises(RulesError):
-        G.init(R, 6, 1, np.random.default_rng(0))
+        G.init(R, 6, deal_keys(1, 0))
 
 
 # ---- Properties over many games ----------------------------------------------------------------
@@ -515,8 +516,9 @@ def test_random_and_heuristic_games_keep_every_rule(players):
     names = ["random", "threshold", "column_matcher", "closer", "random"][:players]
     strats = [get_strategy("paper_safari", n)() for n in names]
     batch = 96
-    rng = np.random.default_rng(players)
-    st = G.init(R, players, batch, rng, log=True)
+    keys = game_keys(players, players, batch)
+    seat_rs = keys.seat.reshape(-1).copy()
+    st = G.init(R, players, keys.deal, log=True)
     for s in strats:
         s.reset(batch, players)
     want = np.bincount(st.base, minlength=len(st.card_value))
@@ -530,9 +532,10 @@ def test_random_and_heuristic_games_keep_every_rule(players):
         for k, s in enumerate(strats):
             idx = live[mover[live] == k]
             if idx.size:
-                acts[idx] = s.act(G.observe(st, idx), legal[idx], rng)
+                acts[idx] = s.act(G.observe(st, idx), legal[idx],
+                                  SeatRandom(seat_rs, idx * players + k))
         assert legal[live, acts[live]].all(), "an illegal action was chosen"
-        G.step(st, acts, rng)
+        G.step(st, acts)
         assert (_counts(st) == want).all(), "cards lost or created"
         assert (st.up <= st.known).all()
         drawing = st.g[:, ps.PHASE] == ps.DRAW
@@ -600,10 +603,11 @@ def test_every_step_follows_an_independent_reading_of_the_rules(players):
     strats = [get_strategy("paper_safari", n)() for n in ("random", "closer", "threshold",
                                                           "column_matcher", "threshold")[:players]]
     batch = 16
-    rng = np.random.default_rng(10 + players)
+    keys = game_keys(20 + players, players, batch)
+    seat_rs = keys.seat.reshape(-1).copy()
     # with 2 players the deck rarely runs out: a smaller deck makes it
     r = G.make_rules({"cards_per_animal": 2} if players == 2 else {})
-    st = G.init(r, players, batch, rng)
+    st = G.init(r, players, keys.deal)
     for s in strats:
         s.reset(batch, players)
     seen = {"tarzan": 0, "peek": 0, "reshuffle": 0, "round": 0}
@@ -617,11 +621,12 @@ def test_every_step_follows_an_independent_reading_of_the_rules(players):
         for k, s in enumerate(strats):
             idx = live[mover[live] == k]
             if idx.size:
-                acts[idx] = s.act(G.observe(st, idx), legal[idx], rng)
+                acts[idx] = s.act(G.observe(st, idx), legal[idx],
+                                  SeatRandom(seat_rs, idx * players + k))
         want = {b: _reference_step(st, b, acts[b]) for b in live}
         seen["tarzan"] += sum(st.g[b, ps.HELD] == TARZAN and acts[b] >= ps.SLOT0 for b in live)
         seen["peek"] += sum(st.g[b, ps.PHASE] == ps.PEEK and acts[b] >= ps.SLOT0 for b in live)
-        G.step(st, acts, rng)
+        G.step(st, acts)
         for b, w in want.items():
             if w is None:
                 seen["round"] += 1
@@ -645,7 +650,7 @@ def test_a_table_that_never_turns_cards_up_is_stopped_by_the_cap():
     # first_legal always draws from the deck and throws the card away
     r = G.make_rules({"max_round_turns": 40})
     res = play_batch(G, r, 2, [get_strategy("paper_safari", "first_legal")()],
-                     np.zeros((16, 2), np.int64), np.random.default_rng(1))
+                     np.zeros((16, 2), np.int64), game_keys(1, 2, 16))
     assert (res.outcome.stats["capped_rounds"] > 0).all()
     assert (G.to_move(res.state) == -1).all()
 
@@ -653,8 +658,8 @@ def test_a_table_that_never_turns_cards_up_is_stopped_by_the_cap():
 def test_same_seed_same_games():
     strats = [get_strategy("paper_safari", "threshold")(), get_strategy("paper_safari", "closer")()]
     seating = np.tile([0, 1], (64, 1))
-    a = play_batch(G, R, 2, strats, seating, np.random.default_rng(9)).outcome
-    b = play_batch(G, R, 2, strats, seating, np.random.default_rng(9)).outcome
+    a = play_batch(G, R, 2, strats, seating, game_keys(9, 2, 64)).outcome
+    b = play_batch(G, R, 2, strats, seating, game_keys(9, 2, 64)).outcome
     assert np.array_equal(a.score, b.score) and np.array_equal(a.turns, b.turns)
     assert np.array_equal(a.stats["round_score_sum"], b.stats["round_score_sum"])
 
@@ -663,7 +668,7 @@ def test_heuristics_beat_random_play():
     for name in ("threshold", "column_matcher", "closer"):
         strats = [get_strategy("paper_safari", name)(), get_strategy("paper_safari", "random")()]
         seating = np.tile([[0, 1], [1, 0]], (64, 1))
-        out = play_batch(G, R, 2, strats, seating, np.random.default_rng(5)).outcome
+        out = play_batch(G, R, 2, strats, seating, game_keys(5, 2, 128)).outcome
         share = (out.win * (seating == 0)).sum() / len(seating)
         assert share > 0.9, f"{name} wins only {share:.0%} against random play"
 
@@ -679,7 +684,7 @@ def test_strategy_knobs_are_validated():
 
 def test_describe_and_action_names():
     res = play_batch(G, R, 3, [get_strategy("paper_safari", "threshold")()],
-                     np.zeros((1, 3), np.int64), np.random.default_rng(2), log=True)
+                     np.zeros((1, 3), np.int64), game_keys(2, 3, 1), log=True)
     text = G.describe(res.state, 0)
     assert "-- Round 1: P0 plays first --" in text and "wins the round" in text
     assert "Match over" in text
@@ -691,9 +696,10 @@ def test_describe_and_action_names():
 def test_runs_without_numba():
     code = ("import numpy as np; from safari_sim.games import get_game; "
             "from safari_sim.engine.play import play_batch; from strategies import get_strategy; "
+            "from safari_sim.engine.chance import game_keys; "
             "g = get_game('paper_safari'); r = g.make_rules({'wins_needed': 1}); "
             "res = play_batch(g, r, 2, [get_strategy('paper_safari', 'column_matcher')()], "
-            "np.zeros((2, 2), np.int64), np.random.default_rng(0)); "
+            "np.zeros((2, 2), np.int64), game_keys(0, 2, 2)); "
             "assert (res.outcome.score.max(axis=1) == 1).all(); print('ok')")
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,

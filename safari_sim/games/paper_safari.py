@@ -21,9 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..engine.chance import reseed, shuffle_row
+from ..engine.chance import shuffle_row
 from ..engine.events import log_event
-from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, rule
+from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
+                               rule)
 
 
 # ---- Components -------------------------------------------------------------------------------
@@ -131,6 +132,7 @@ class State:
     deck: np.ndarray         # int8[B, N]: first g[DECK_N] valid, the top is the last
     disc: np.ndarray         # int8[B, N]: first g[DISC_N] valid, the top is the last, bottom at 0
     ev: np.ndarray           # int32[B, L, 6]; L = 0 unless logging
+    rs: np.ndarray           # uint64[B]: each game's chance stream (engine.chance)
 
 
 # ---- Game Setup -------------------------------------------------------------------------------
@@ -145,7 +147,7 @@ def _turn_over(b, g, deck, disc):
 
 
 @njit(cache=True)
-def _start_round(b, first, g, grid, up, known, deck, disc, base, ev, params):
+def _start_round(b, first, g, grid, up, known, deck, disc, base, rs, ev, params):
     """Shuffle every card, deal the grids face down, turn over the first discard, and let each
     player in turn choose the card(s) to turn face up."""
     nplayers = params[P_PLAYERS]
@@ -153,7 +155,7 @@ def _start_round(b, first, g, grid, up, known, deck, disc, base, ev, params):
     ncards = params[P_CARDS]
     for i in range(ncards):
         deck[b, i] = base[i]
-    shuffle_row(deck[b], ncards)
+    shuffle_row(deck[b], ncards, rs, b)
     n = ncards
     for p in range(nplayers):
         for k in range(nslots):
@@ -174,19 +176,19 @@ def _start_round(b, first, g, grid, up, known, deck, disc, base, ev, params):
         g[b, REVEAL_K] = 0
         g[b, PHASE] = REVEAL
     else:
-        _begin_turn(b, g, deck, disc, ev)
+        _begin_turn(b, g, deck, disc, rs, ev)
 
 
 # ---- Turn of Play -----------------------------------------------------------------------------
 
 @njit(cache=True)
-def _begin_turn(b, g, deck, disc, ev):
+def _begin_turn(b, g, deck, disc, rs, ev):
     """If the deck has run out: shuffle the discard pile into a new deck and turn one card over."""
     if g[b, DECK_N] == 0:
         n = g[b, DISC_N]
         for i in range(n):
             deck[b, i] = disc[b, i]
-        shuffle_row(deck[b], n)
+        shuffle_row(deck[b], n, rs, b)
         g[b, DECK_N] = n
         g[b, DISC_N] = 0
         _turn_over(b, g, deck, disc)
@@ -363,7 +365,7 @@ def _pack(cards, start):
 
 
 @njit(cache=True)
-def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, ev, params):
+def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params):
     """Everyone turns their cards up and scores; the lowest total wins a victory card (ties: more
     cards of the highest value). The match ends at wins_needed, else the winner starts anew."""
     nplayers = params[P_PLAYERS]
@@ -430,11 +432,11 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
         g[b, CUR] = -1
         log_event(ev, g, NEV, b, E_GAME_END, -1, g[b, ROUND], 0, 0, 0)
         return
-    _start_round(b, starter, g, grid, up, known, deck, disc, base, ev, params)
+    _start_round(b, starter, g, grid, up, known, deck, disc, base, rs, ev, params)
 
 
 @njit(cache=True)
-def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, ev, params):
+def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params):
     """The round ends as soon as someone has every card face up (the mover first: a Tarzan
     chain can complete another grid too)."""
     nplayers = params[P_PLAYERS]
@@ -451,22 +453,23 @@ def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, ev, param
     if closer < 0 and g[b, RTURNS] >= params[P_CAP]:
         g[b, CAPPED] += 1
         log_event(ev, g, NEV, b, E_CAP, -1, g[b, RTURNS], 0, 0, 0)
-        _end_round(b, -1, g, pp, grid, up, known, deck, disc, base, card_value, ev, params)
+        _end_round(b, -1, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params)
     elif closer >= 0:
-        _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, ev, params)
+        _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev,
+                   params)
     else:
         g[b, CUR] = (p + 1) % nplayers
-        _begin_turn(b, g, deck, disc, ev)
+        _begin_turn(b, g, deck, disc, rs, ev)
 
 
 @njit(cache=True)
-def _init(g, pp, grid, up, known, deck, disc, base, ev, params):
+def _init(g, pp, grid, up, known, deck, disc, base, rs, ev, params):
     for b in range(g.shape[0]):
-        _start_round(b, 0, g, grid, up, known, deck, disc, base, ev, params)
+        _start_round(b, 0, g, grid, up, known, deck, disc, base, rs, ev, params)
 
 
 @njit(cache=True)
-def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, ev, params):
+def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params):
     nplayers = params[P_PLAYERS]
     nslots = params[P_SLOTS]
     for b in range(g.shape[0]):
@@ -485,7 +488,7 @@ def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, ev, par
             rk = g[b, REVEAL_K]
             if rk >= nplayers * params[P_FACEUP]:
                 g[b, CUR] = g[b, FIRST]
-                _begin_turn(b, g, deck, disc, ev)
+                _begin_turn(b, g, deck, disc, rs, ev)
             else:
                 g[b, CUR] = (g[b, FIRST] + rk // params[P_FACEUP]) % nplayers
         elif phase == DRAW:
@@ -533,7 +536,7 @@ def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, ev, par
                 disc[b, g[b, DISC_N]] = old
                 g[b, DISC_N] += 1
                 log_event(ev, g, NEV, b, E_EXCHANGE, p, k, card, old, 0)
-            _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, ev, params)
+            _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params)
 
 
 @njit(cache=True)
@@ -770,9 +773,9 @@ class PaperSafari(Game):
         return z
 
     # -- setup
-    def init(self, rules: Rules, n_players: int, batch: int, rng: np.random.Generator,
-             log: bool = False) -> State:
+    def init(self, rules: Rules, n_players: int, keys: np.ndarray, log: bool = False) -> State:
         self.check(rules, n_players)
+        batch = len(keys)
         nv = len(rules.animal_values)
         base = np.concatenate([np.repeat(np.arange(nv), rules.cards_per_animal),
                                np.full(rules.tarzan_cards, nv), np.full(rules.safari_cards, nv + 1)
@@ -796,9 +799,10 @@ class PaperSafari(Game):
             known=np.zeros((batch, n_players, nslots), np.bool_),
             deck=np.zeros((batch, ncards), np.int8), disc=np.zeros((batch, ncards), np.int8),
             ev=np.zeros((batch, 20000 if log else 0, 6), np.int32),
+            rs=np.array(keys, dtype=np.uint64),
         )
-        reseed(rng)
-        _init(st.g, st.pp, st.grid, st.up, st.known, st.deck, st.disc, st.base, st.ev, st.params)
+        _init(st.g, st.pp, st.grid, st.up, st.known, st.deck, st.disc, st.base, st.rs, st.ev,
+              st.params)
         return st
 
     # -- play
@@ -809,22 +813,21 @@ class PaperSafari(Game):
         return _legal(state.g, state.up, state.params, self.n_actions(state.rules, state.n_players))
 
     def observe(self, state: State, games: np.ndarray) -> Obs:
-        games = np.asarray(games, dtype=np.int64)
+        games = np.array(games, dtype=np.int64)   # the observation's own copy
         r = state.rules
         nt = len(state.card_value)
         type_count = np.bincount(state.base, minlength=nt).astype(np.int16)
         arrays = _observe(games, state.g, state.pp, state.grid, state.up, state.known, state.disc,
                           type_count, state.card_value, state.params)
-        card_value = state.card_value.view()
-        card_value.flags.writeable = False   # the game's own table: a strategy may not change it
+        card_value = read_only(state.card_value.copy())   # this observation's own copy
         return Obs(games, *arrays, card_value=card_value, rows=r.rows, cols=r.cols,
                    tarzan=nt - 2, safari=nt - 1, elephant=int(state.params[P_ELEPHANT]),
                    wins_needed=r.wins_needed)
 
-    def step(self, state: State, actions: np.ndarray, rng: np.random.Generator) -> None:
-        reseed(rng)
+    def step(self, state: State, actions: np.ndarray) -> None:
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.grid, state.up, state.known,
-              state.deck, state.disc, state.base, state.card_value, state.ev, state.params)
+              state.deck, state.disc, state.base, state.card_value, state.rs, state.ev,
+              state.params)
 
     def outcome(self, state: State) -> Outcome:
         wins = state.pp[:, :, WINS].copy()
