@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from safari_sim.engine.protocol import read_only
 from safari_sim.games.bluff_in_zoo import (ALL_EQUAL, ANIMAL, CONTINUE, COUNT, COUNT_ONE, DOUBT,
                                            HAND0, KIND, RESPOND, SOURCE, STOP, WILD, Obs)
 
@@ -33,7 +34,7 @@ def _face(t_cls: bytes, t_kind: bytes, t_val: bytes, n_kinds: int) -> np.ndarray
     kind = np.frombuffer(t_kind, np.int64)
     val = np.frombuffer(t_val, np.int64).astype(np.float64)
     counts = (cls == WILD) | ((cls == ANIMAL) & (kind == np.arange(n_kinds)[:, None]))
-    return counts * val
+    return read_only(counts * val)   # cached and shared by every call: nobody may write into it
 
 
 def face_value(obs: Obs) -> np.ndarray:

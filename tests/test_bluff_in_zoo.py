@@ -420,9 +420,45 @@ def test_observation_is_an_engine_observation_and_take_keeps_every_row_field():
     st = _mid_game(1)
     o = G.observe(st, np.array([0, 0]))
     assert isinstance(o, Observation) and len(o) == 2
-    arrays = {f.name for f in dataclasses.fields(o) if isinstance(getattr(o, f.name), np.ndarray)}
-    assert arrays == set(bz._ROW_FIELDS) | set(o.shared)
-    _same(o.take(np.array([1])), obs(st))
+    sub = o.take(np.array([1]))
+    _same(sub, obs(st))
+    for f in dataclasses.fields(o):
+        v = getattr(sub, f.name)
+        if isinstance(v, np.ndarray):
+            assert not v.flags.writeable, f"take() left {f.name} writable"
+            if f.name not in o.shared:
+                assert len(v) == 1, f"take() did not slice {f.name}"
+
+
+def _state_arrays(st):
+    return {k: v for k, v in vars(st).items() if isinstance(v, np.ndarray)}
+
+
+@pytest.mark.parametrize("kind", ["respond", "source", "count", "kind"])
+def test_observation_is_a_snapshot_sharing_no_memory_with_the_state(kind):
+    """No array of an observation (nor a value it works out) is a view of the state: a strategy
+    that keeps it sees what it saw, and one that writes into a copy of it changes nothing."""
+    want = {"respond": bz.RESPOND, "source": bz.SOURCE, "count": bz.COUNT, "kind": bz.KIND}[kind]
+    st = G.init(R, 4, deal_keys(1, 3))
+    strat = get_strategy("bluff_in_zoo", "random")()
+    while obs(st).kind[0] != want:
+        G.step(st, strat.act(obs(st), G.legal(st), seat_rng(st)))
+    o = G.observe(st, np.array([0])).freeze()
+    derived = {"min_raise": o.min_raise(), "count_action": o.count_action(np.array([1])),
+               "kind_action": o.kind_action(np.array([0]))}
+    held = {f.name: getattr(o, f.name) for f in dataclasses.fields(o)
+            if isinstance(getattr(o, f.name), np.ndarray)}
+    for name, v in list(held.items()) + list(derived.items()):
+        assert not v.flags.writeable, f"{name} is writable"
+        for sname, sv in _state_arrays(st).items():
+            assert not np.shares_memory(v, sv), f"obs.{name} is a view of state.{sname}"
+    before = {k: v.copy() for k, v in held.items()}
+    for _ in range(12):
+        if G.to_move(st)[0] < 0:
+            break
+        G.step(st, strat.act(obs(st), G.legal(st), seat_rng(st)))
+    for k, v in before.items():
+        assert np.array_equal(getattr(o, k), v), f"{k} changed after later steps"
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -30,7 +30,8 @@ from numba import njit
 
 from ..engine.chance import shuffle_rows
 from ..engine.events import log_event
-from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, rule
+from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
+                               rule)
 
 
 # ---- Components -------------------------------------------------------------------------------
@@ -525,20 +526,13 @@ class Obs(Observation):
     def kind0(self) -> int:
         return HAND0 + len(self.t_cls) + 2 + self.max_claim
 
-    def take(self, idx: np.ndarray) -> "Obs":
-        """The observations of rows ``idx`` only (per-row arrays sliced, tables shared)."""
-        rows = {f: getattr(self, f)[idx] for f in _ROW_FIELDS}
-        return Obs(**rows, t_cls=self.t_cls, t_kind=self.t_kind, t_val=self.t_val,
-                   n_kinds=self.n_kinds, max_claim=self.max_claim, first_claim=self.first_claim,
-                   point_limit=self.point_limit)
-
     def count_action(self, count) -> np.ndarray:
         """Action index (COUNT step) for a claim naming ``count`` animals."""
-        return self.count0 + np.asarray(count) - 1
+        return read_only(self.count0 + np.asarray(count) - 1)
 
     def kind_action(self, kind) -> np.ndarray:
         """Action index (KIND step) for a claim naming animals of ``kind``."""
-        return self.kind0 + np.asarray(kind)
+        return read_only(self.kind0 + np.asarray(kind))
 
     def min_raise(self) -> np.ndarray:
         """int[n, K]: the smallest legal count for each kind now (first_claim on the round's first
@@ -548,12 +542,7 @@ class Obs(Observation):
         # more animals of any kind, or as many of a bigger kind
         low = np.where(k > self.claim_k[:, None], cn, cn + 1)
         low = np.where(self.claims[:, None] == 0, self.first_claim, low)
-        return np.minimum(low, self.max_claim + 1)
-
-
-_ROW_FIELDS = ("game", "seat", "kind", "round", "hand", "my_pile", "revealed", "unseen", "pile_n",
-               "pile_drawn", "draw_left", "claim_n", "claim_k", "claimant", "claims", "just",
-               "pending", "points", "hand_n", "pile_by", "said_n", "said_k")
+        return read_only(np.minimum(low, self.max_claim + 1))
 
 
 class BluffInZoo(Game):
@@ -678,13 +667,15 @@ class BluffInZoo(Game):
         return _legal(state.g, state.hand, state.params, nactions)
 
     def observe(self, state: State, games: np.ndarray) -> Obs:
-        games = np.asarray(games, dtype=np.int64)
+        # a snapshot: _observe fills arrays made for this call, and the card tables are copies
+        # (nothing a strategy keeps or writes can reach the state)
+        games = np.array(games, dtype=np.int64)
         arrays = _observe(games, state.g, state.pp, state.hand, state.placed, state.taken,
                           state.comp, state.params)
         r = state.rules
-        return Obs(games, *arrays, t_cls=state.t_cls, t_kind=state.t_kind, t_val=state.t_val,
-                   n_kinds=len(r.animals), max_claim=r.max_claim, first_claim=r.first_claim,
-                   point_limit=r.point_limit)
+        return Obs(games, *arrays, t_cls=state.t_cls.copy(), t_kind=state.t_kind.copy(),
+                   t_val=state.t_val.copy(), n_kinds=len(r.animals), max_claim=r.max_claim,
+                   first_claim=r.first_claim, point_limit=r.point_limit)
 
     def step(self, state: State, actions: np.ndarray) -> None:
         # No chance after the deal: the draw pile was shuffled in init.
