@@ -28,10 +28,10 @@ def best_of(value: np.ndarray, obs: Obs) -> np.ndarray:
 def with_noise(choice: np.ndarray, noise: float, legal: np.ndarray, rng) -> np.ndarray:
     if noise <= 0:
         return choice
+    # every draw is one row per observed game (a game's draws never depend on its batch)
     wild = rng.random(len(choice)) < noise
     if wild.any():
-        choice = choice.copy()
-        choice[wild] = random_legal(legal[wild], rng)
+        choice = np.where(wild, random_legal(legal, rng), choice)
     return choice
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
 from safari_sim.engine.play import play_batch
 from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
@@ -38,7 +39,7 @@ def cands(st, b=0):
              int(o.points[0, j])) for j in range(n)]
 
 
-def play(st, card, y, x, seed=0):
+def play(st, card, y, x):
     """The current player plays ``card`` at (y, x); returns the points the candidate listed and
     the player's score change."""
     p = int(G.to_move(st)[0])
@@ -48,7 +49,7 @@ def play(st, card, y, x, seed=0):
     j = found[0]
     listed = cands(st)[j][4]
     assert G.legal(st)[0, j]
-    G.step(st, np.array([j]), np.random.default_rng(seed))
+    G.step(st, np.array([j]))
     return listed, int(st.score[0, p]) - before
 
 
@@ -108,7 +109,7 @@ def test_example_b_phase_one_scores():
     assert (o.y[0, 0], o.x[0, 0]) == (1, 0)
     conserved(st)
     # keep the 2nd pile's 6-Zebra (back on top of the 1st pile); 3-Explorer goes face down
-    G.step(st, np.array([1]), np.random.default_rng(0))
+    G.step(st, np.array([1]))
     assert st.board[0, st.cell(1, 0)] == -1                      # BLOCKED
     assert st.fd_card[0, 0] == C("3-Explorer") and st.g[0, T.N_FD] == 1
     # Step D: Amy draws the top of the 1st pile, the card she kept
@@ -178,7 +179,7 @@ def test_the_66_cards():
 
 
 def test_deal_piles_and_opening():
-    st = G.init(R, 3, 5, np.random.default_rng(3))
+    st = G.init(R, 3, deal_keys(5, 3))
     assert (st.hand_n == 5).all()
     n1, n2 = R.pile_sizes(3)
     assert (n1, n2) == (26, 25) and (st.g[:, T.N1] == 26).all() and (st.g[:, T.N2] == 25).all()
@@ -187,15 +188,15 @@ def test_deal_piles_and_opening():
     # the dealer (seat 0) places any card: one space, each card of the hand
     c = cands(st)
     assert len(c) == 5 and {(y, x) for _, _, y, x, _ in c} == {(0, 0)}
-    G.step(st, np.zeros(5, np.int64), np.random.default_rng(0))
+    G.step(st, np.zeros(5, np.int64))
     # seat 1: touching that card on one corner only
     assert {(y, x) for _, _, y, x, _ in cands(st)} == {(-1, -1), (-1, 1), (1, -1), (1, 1)}
     first = [j for j, cc in enumerate(cands(st)) if (cc[2], cc[3]) == (1, 1)][0]
-    G.step(st, np.full(5, first), np.random.default_rng(0))
+    G.step(st, np.full(5, first))
     # seat 2: on a corner of exactly one card, touching no other (so not (0, 1) / (1, 0) etc.)
     assert {(y, x) for _, _, y, x, _ in cands(st)} == {(-1, -1), (-1, 1), (1, -1), (2, 0), (2, 2),
                                                        (0, 2)}
-    G.step(st, np.zeros(5, np.int64), np.random.default_rng(0))
+    G.step(st, np.zeros(5, np.int64))
     # no draw in the opening; the game begins with the dealer
     assert (st.hand_n == 4).all() and (G.to_move(st) == 0).all()
     assert (st.g[:, T.PHASE] == T.ONE).all() and (st.score == 0).all()
@@ -203,9 +204,9 @@ def test_deal_piles_and_opening():
 
 def test_opening_draw_option():
     r = G.make_rules({"opening_draw": True})
-    st = G.init(r, 2, 3, np.random.default_rng(3))
-    G.step(st, np.zeros(3, np.int64), np.random.default_rng(0))
-    G.step(st, np.zeros(3, np.int64), np.random.default_rng(0))
+    st = G.init(r, 2, deal_keys(3, 3))
+    G.step(st, np.zeros(3, np.int64))
+    G.step(st, np.zeros(3, np.int64))
     assert (st.hand_n == 5).all()
 
 
@@ -318,12 +319,12 @@ def test_a_card_buried_now_can_make_another_space_unplayable():
         play(st, C("3-Tiger"), 2, 2)
         o = G.observe(st, np.array([0]))
         assert (o.card[0, 0], o.card[0, 1]) == (C("6-Zebra"), C("1-Explorer"))
-        G.step(st, np.array([0]), np.random.default_rng(0))      # bury the 1-Explorer
+        G.step(st, np.array([0]))      # bury the 1-Explorer
         claimed = 1
         while st.g[0, T.KIND] == T.KEEP:
             assert {tuple(map(int, st.xy(q))) for q in st.unpl[0, :st.g[0, T.N_UNPL]]} == {
                 (-6, -6)}
-            G.step(st, np.array([0]), np.random.default_rng(0))
+            G.step(st, np.array([0]))
             claimed += 1
         assert claimed == n and st.g[0, T.N_FD] == n and int(st.score[0, 0]) == 2 + n
         conserved(st)
@@ -350,7 +351,7 @@ def test_every_unplayable_space_is_claimed_one_by_one():
     assert spaces == {(0, 0), (1, 0)}
     claimed = 0
     while st.g[0, T.KIND] == T.KEEP:
-        G.step(st, np.array([0]), np.random.default_rng(0))
+        G.step(st, np.array([0]))
         claimed += 1
         conserved(st)
     assert claimed == 2 == st.g[0, T.N_FD] and int(st.score[0, 0]) == 4 + 2
@@ -358,7 +359,7 @@ def test_every_unplayable_space_is_claimed_one_by_one():
     # the rules field: at most one a turn
     r, st = two_unplayable(max_claims=1)
     play(st, C("6-Elephant"), 1, 1)
-    G.step(st, np.array([0]), np.random.default_rng(0))
+    G.step(st, np.array([0]))
     assert st.g[0, T.KIND] == T.PLACE and st.g[0, T.N_FD] == 1
     # no claim without a card in the 2nd pile
     r = G.make_rules()
@@ -391,8 +392,8 @@ def test_phase_one_ends_with_the_first_pile_and_spaces_reopen():
     for seed in range(12):
         st = G.arrange(R, 2, layout, [[C("3-Elephant"), C("1-Lion")], [C("6-Zebra")]],
                        pile1=[C("5-Zebra")], pile2=[C("1-Zebra"), C("2-Zebra")],
-                       face_down={(1, 1): C("4-Tiger")})
-        play(st, C("3-Elephant"), 0, 2, seed=seed)
+                       face_down={(1, 1): C("4-Tiger")}, seed=seed)
+        play(st, C("3-Elephant"), 0, 2)
         orders.add(tuple(st.pile1[0, :st.g[0, T.N1]].tolist()))
     assert len(orders) > 2
 
@@ -459,7 +460,7 @@ class Farthest:
 
 
 def test_layout_stretched_to_the_limit_plays_out():
-    res = play_batch(G, R, 2, [Farthest()], np.zeros((8, 2), int), np.random.default_rng(1),
+    res = play_batch(G, R, 2, [Farthest()], np.zeros((8, 2), int), game_keys(1, 2, 8),
                      log=True)
     ev = res.state.ev
     reach = max(int(ev[b, i, 3]) + int(ev[b, i, 4]) for b in range(8)
@@ -674,8 +675,9 @@ def test_random_games_every_step(players):
     """Cards conserved after every step; the candidate list is exactly the legal placements (none
     left out, none added); every game ends."""
     B = 12
-    rng = np.random.default_rng(players)
-    st = G.init(R, players, B, rng)
+    keys = game_keys(players, players, B)
+    seat_rs = keys.seat.reshape(-1).copy()
+    st = G.init(R, players, keys.deal)
     rand = get_strategy("savannah", "random")()
     for _ in range(400):
         mv = G.to_move(st)
@@ -696,8 +698,9 @@ def test_random_games_every_step(players):
         legal = G.legal(st)
         assert (legal.sum(axis=1)[live] == st.g[live, T.N_CAND]).all()
         a = np.zeros(B, np.int64)
-        a[live] = rand.act(G.observe(st, live), legal[live], rng)
-        G.step(st, a, rng)
+        a[live] = rand.act(G.observe(st, live), legal[live],
+                           SeatRandom(seat_rs, live * players + mv[live]))
+        G.step(st, a)
     assert (G.to_move(st) == -1).all(), "every game ends"
     for b in range(B):
         conserved(st, b)
@@ -709,7 +712,7 @@ def test_scores_recount_from_the_history(players, who):
     B = 24
     strat = get_strategy("savannah", who)()
     res = play_batch(G, R, players, [strat], np.zeros((B, players), int),
-                     np.random.default_rng(7), log=True)
+                     game_keys(7, players, B), log=True)
     st = res.state
     assert (G.to_move(st) == -1).all()
     n1, n2 = R.pile_sizes(players)
@@ -727,15 +730,16 @@ def test_scores_recount_from_the_history(players, who):
 def test_hidden_information_is_absent():
     """Two games that differ only in what the player to move cannot see (the other hand, the
     piles' order, the face-down cards) give equal observations."""
-    rng = np.random.default_rng(11)
+    keys = game_keys(11, 2, 1)
+    seat_rs = keys.seat.reshape(-1).copy()
     strat = get_strategy("savannah", "greedy")()
-    st = G.init(R, 2, 1, rng)
+    st = G.init(R, 2, keys.deal)
     # play until a face-down card lies on the table
     for _ in range(200):
         if st.g[0, T.N_FD] > 0 and st.g[0, T.KIND] == T.PLACE and st.g[0, T.PHASE] == T.ONE:
             break
         o = G.observe(st, np.array([0]))
-        G.step(st, strat.act(o, G.legal(st)[[0]], rng), rng)
+        G.step(st, strat.act(o, G.legal(st)[[0]], SeatRandom(seat_rs, G.to_move(st) + 0)))
     assert st.g[0, T.N_FD] > 0
     import copy
     st2 = copy.deepcopy(st)
@@ -768,9 +772,9 @@ def test_hidden_information_is_absent():
 def test_a_kept_observation_shows_nothing_later():
     """An observation (and legal mask) a strategy keeps from its turn must not turn into a view
     of the next player's hand once the state moves on: the candidate lists are copies."""
-    st = G.init(R, 2, 1, np.random.default_rng(3))
+    st = G.init(R, 2, deal_keys(1, 3))
     for _ in range(3):
-        G.step(st, np.zeros(1, np.int64), np.random.default_rng(0))
+        G.step(st, np.zeros(1, np.int64))
     me = int(G.to_move(st)[0])
     o = G.observe(st, np.array([0]))
     lg = G.legal(st)
@@ -778,7 +782,7 @@ def test_a_kept_observation_shows_nothing_later():
     lg_before = lg.copy()
     mine = set(o.card[0, :o.n_cand[0]].tolist())
     assert mine <= set(st.hand[0, me, :st.hand_n[0, me]].tolist())
-    G.step(st, np.zeros(1, np.int64), np.random.default_rng(0))
+    G.step(st, np.zeros(1, np.int64))
     other = 1 - me
     assert int(G.to_move(st)[0]) == other
     theirs = set(st.hand[0, other, :st.hand_n[0, other]].tolist())
@@ -792,8 +796,8 @@ def test_a_kept_observation_shows_nothing_later():
 
 
 def test_observation_take_keeps_rows_aligned():
-    st = G.init(R, 3, 6, np.random.default_rng(2))
-    G.step(st, np.zeros(6, np.int64), np.random.default_rng(0))
+    st = G.init(R, 3, deal_keys(6, 2))
+    G.step(st, np.zeros(6, np.int64))
     o = G.observe(st, np.arange(6))
     sub = o.take(np.array([4, 1]))
     assert sub.game.tolist() == [4, 1] and len(sub) == 2
@@ -803,7 +807,7 @@ def test_observation_take_keeps_rows_aligned():
 
 def test_same_seed_same_games():
     outs = [play_batch(G, R, 3, [get_strategy("savannah", "random")()], np.zeros((16, 3), int),
-                       np.random.default_rng(5)).outcome.score for _ in range(2)]
+                       game_keys(5, 3, 16)).outcome.score for _ in range(2)]
     assert np.array_equal(*outs)
 
 
@@ -836,10 +840,10 @@ def test_rules_checks():
     with pytest.raises(RulesError):
         G.make_rules({"buried_on_table": "mine"})
     r = G.make_rules({"explorer_cards": False})
-    st = G.init(r, 2, 4, np.random.default_rng(0))
+    st = G.init(r, 2, deal_keys(4, 0))
     assert st.rules.n_cards == 60 and (st.hand < 60).all()
     res = play_batch(G, r, 2, [get_strategy("savannah", "greedy")()], np.zeros((8, 2), int),
-                     np.random.default_rng(1))
+                     game_keys(1, 2, 8))
     assert (G.to_move(res.state) == -1).all()
 
 
@@ -856,12 +860,13 @@ def test_strategies_prefer_what_they_say():
     st = example_b()
     o = G.observe(st, np.array([0]))
     lg = G.legal(st)[[0]]
-    g = get_strategy("savannah", "greedy")().act(o, lg, np.random.default_rng(0))
+    rng = SeatRandom(game_keys(0, 3, 1).seat.reshape(-1).copy(), np.array([0]))
+    g = get_strategy("savannah", "greedy")().act(o, lg, rng)
     assert o.points[0, g[0]] == o.points[0, :o.n_cand[0]].max() == 6
     from safari_sim.games.savannah import lookahead
     th = lookahead.threat(o)
     assert th.shape == o.points.shape and th[0, :o.n_cand[0]].max() > 0
-    k = get_strategy("savannah", "cautious")(caution=10.0).act(o, lg, np.random.default_rng(0))
+    k = get_strategy("savannah", "cautious")(caution=10.0).act(o, lg, rng)
     value = o.points[0] - 10.0 * th[0]
     assert value[k[0]] == value[:o.n_cand[0]].max()
     # e.g. Debra's 3-Elephant at (1,1) scores 4 but opens a 3-elephant row and column

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...engine.chance import reseed, shuffle_rows
+from ...engine.chance import deal_keys, shuffle_rows
 from ...engine.protocol import Game, Observation, Outcome, ranks_and_wins
 from . import turn as T
 from .grid import BLOCKED, side
@@ -56,6 +56,7 @@ class State:
     cand_pts: np.ndarray   # int16[B, K]: points now (phase two: cards removed x removal_point)
     legal_mask: np.ndarray  # bool[B, K]: True on the first g[N_CAND] entries
     ev: np.ndarray         # int16[B, L, 7]; L = 0 unless logging
+    rs: np.ndarray         # uint64[B]: each game's chance stream (engine.chance)
 
     @property
     def S(self) -> int:
@@ -76,7 +77,8 @@ class State:
                 self.hand_n, self.pile1, self.pile2, self.fd_pos, self.fd_card, self.fd_owner,
                 self.box,
                 self.score, self.claims, self.unpl, self.fr, self.sc, self.cand_slot,
-                self.cand_card, self.cand_cell, self.cand_pts, self.legal_mask, self.ev, self.prm)
+                self.cand_card, self.cand_cell, self.cand_pts, self.legal_mask, self.ev, self.rs,
+                self.prm)
 
 
 class Obs(Observation):
@@ -206,14 +208,14 @@ class Savannah(Game):
                 f"in a claim, 0 keeps the 1st pile's card and 1 the 2nd pile's)")
 
     # -- Setup
-    def init(self, rules: Rules, n_players: int, batch: int, rng: np.random.Generator,
-             log: bool = False) -> State:
+    def init(self, rules: Rules, n_players: int, keys: np.ndarray, log: bool = False) -> State:
         self.check(rules, n_players)
-        st = self.empty_state(rules, n_players, batch, log)
+        st = self.empty_state(rules, n_players, keys, log)
+        batch = len(keys)
         N, H, P = rules.n_cards, rules.hand_size, n_players
         deck = np.tile(np.arange(N, dtype=np.int8), (batch, 1))
-        reseed(rng)
-        shuffle_rows(deck, N)
+        # "The dealer shuffles the 66 game cards": each game from its own stream
+        shuffle_rows(deck, N, st.rs)
         st.hand[:, :, :H] = deck[:, :P * H].reshape(batch, P, H)
         st.hand_n[:] = H
         n1, n2 = rules.pile_sizes(P)
@@ -225,8 +227,11 @@ class Savannah(Game):
                       st.cand_card, st.cand_cell, st.cand_pts, st.legal_mask, st.prm)
         return st
 
-    def empty_state(self, rules: Rules, n_players: int, batch: int, log: bool = False) -> State:
-        """A state with nothing dealt (tests and tools fill it by hand, then call ``relist``)."""
+    def empty_state(self, rules: Rules, n_players: int, keys: np.ndarray,
+                    log: bool = False) -> State:
+        """A state with nothing dealt (tests and tools fill it by hand, then call ``relist``);
+        ``keys`` (uint64[B]) are the games' chance streams."""
+        keys = np.asarray(keys, dtype=np.uint64)
         N, H, P = rules.n_cards, rules.hand_size, n_players
         S = side(N)
         K = self.n_actions(rules, n_players)
@@ -237,7 +242,7 @@ class Savannah(Game):
             P, H, N, S, (S // 2) * S + S // 2, rules.line_point, rules.all_different_less,
             rules.claim_point, rules.max_claims, rules.removal_point, int(rules.opening_draw), K,
             BURIED.index(rules.buried_on_table)]
-        B = batch
+        B = len(keys)
         return State(
             n_players=P, rules=rules, prm=prm, copies=copies(rules),
             g=np.zeros((B, T.NG), np.int32), board=np.zeros((B, S * S), np.int8),
@@ -252,7 +257,7 @@ class Savannah(Game):
             cand_slot=np.zeros((B, K), np.int8), cand_card=np.zeros((B, K), np.int8),
             cand_cell=np.zeros((B, K), np.int16),
             cand_pts=np.zeros((B, K), np.int16), legal_mask=np.zeros((B, K), np.bool_),
-            ev=np.zeros((B, 2 * N + 8 if log else 0, 7), np.int16))
+            ev=np.zeros((B, 2 * N + 8 if log else 0, 7), np.int16), rs=keys.copy())
 
     def relist(self, st: State, games=None) -> None:
         """Recompute the candidate list of ``games`` (all by default) after editing a state."""
@@ -262,14 +267,16 @@ class Savannah(Game):
 
     def arrange(self, rules: Rules, n_players: int, layout: dict, hands: list, pile1=(),
                 pile2=(), phase: int = T.ONE, cur: int = 0, face_down: dict | None = None,
-                scores=None, log: bool = True, buried_by: dict | None = None) -> State:
+                scores=None, log: bool = True, buried_by: dict | None = None,
+                seed: int = 0) -> State:
         """One game set up by hand (for tests and tools): ``layout`` maps (row, column), relative
         to the centre, to a face-up card id; ``hands`` lists each seat's cards; ``pile1`` /
         ``pile2`` list cards bottom to top; ``face_down`` maps spaces to buried cards (and
         ``buried_by`` spaces to the seat that buried them; nobody if left out). The
-        candidates of the player ``cur`` are listed; cards nobody placed are in the box."""
+        candidates of the player ``cur`` are listed; cards nobody placed are in the box; the
+        game's chance (the shuffle that starts phase two) is stream ``deal_keys(1, seed)``."""
         self.check(rules, n_players)
-        st = self.empty_state(rules, n_players, 1, log)
+        st = self.empty_state(rules, n_players, deal_keys(1, seed), log)
         g = st.g
         for (y, x), c in layout.items():
             T._put_up(0, int(st.cell(y, x)), c, g, st.board, st.up_pos, st.up_count, st.fr,
@@ -331,8 +338,7 @@ class Savannah(Game):
     def observe(self, state: State, games: np.ndarray) -> Obs:
         return Obs(state, np.asarray(games, dtype=np.int64))
 
-    def step(self, state: State, actions: np.ndarray, rng: np.random.Generator) -> None:
-        reseed(rng)
+    def step(self, state: State, actions: np.ndarray) -> None:
         T.step_kernel(np.asarray(actions, np.int64), *state.arrays())
         if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
             b = int(np.flatnonzero(state.g[:, T.ERR])[0])

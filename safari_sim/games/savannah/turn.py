@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...engine.chance import shuffle_row
 from ...engine.events import log_event
 from .grid import (BLOCKED, EMPTY, OPEN, POP, allowed, corner_only_once, line_code, line_points,
                    pack, removed_count, scan, unpack)
@@ -379,7 +380,7 @@ def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc, sc
 # ---- Step D, Ending the First Phase, next player ------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, S):
+def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, S):
     """The face-down cards leave their spaces and are shuffled into the 2nd pile, which becomes
     the draw pile."""
     n2 = g[b, N2]
@@ -393,11 +394,7 @@ def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, S):
             _scan_entry(b, i, board, fr, sc, S)
     reopened = g[b, N_FD]
     g[b, N_FD] = 0
-    for i in range(n2 - 1, 0, -1):
-        j = np.random.randint(0, i + 1)
-        t = pile2[b, i]
-        pile2[b, i] = pile2[b, j]
-        pile2[b, j] = t
+    shuffle_row(pile2[b], n2, rs, b)     # "Shuffle these cards into the second deck"
     for i in range(n2):
         pile1[b, i] = pile2[b, i]
     g[b, N1] = n2
@@ -417,7 +414,7 @@ def _draw(b, p, g, pile1, hand, hand_n):
 @njit(cache=True, _nrt=False)
 def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos, fd_card,
              score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts, legal, ev,
-             prm):
+             rs, prm):
     """Resolve the rest of the turn after a decision, up to the next decision or the end."""
     P = prm[P_PLAYERS]
     p = g[b, CUR]
@@ -450,7 +447,7 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
         # Step D
         _draw(b, p, g, pile1, hand, hand_n)
         if g[b, N1] == 0:
-            _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, prm[P_S])
+            _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, prm[P_S])
         g[b, CUR] = (p + 1) % P
     else:
         if g[b, N1] > 0:
@@ -485,7 +482,7 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
 @njit(cache=True, _nrt=False)
 def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
                 fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
-                cand_cell, cand_pts, legal, ev, prm):
+                cand_cell, cand_pts, legal, ev, rs, prm):
     S = prm[P_S]
     for b in range(g.shape[0]):
         if g[b, PHASE] == OVER:
@@ -524,7 +521,7 @@ def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1
                 g[b, I_UNPL] = 0
         _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
                  fd_card, score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts,
-                 legal, ev, prm)
+                 legal, ev, rs, prm)
 
 
 @njit(cache=True, _nrt=False)
