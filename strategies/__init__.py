@@ -86,4 +86,4 @@ def get_strategy(game_id: str, use: str, base_dir: Path | None = None) -> type[S
 
 
 def all_strategy_modules() -> list[str]:
-    return [m.name for m in pkgutil.iter_modules(__path__) if m.name not in ("base",)]
+    return [m.name for m in pkgutil.iter_modules(__path__) if m.name != "base" and not m.name.startswith("_")]

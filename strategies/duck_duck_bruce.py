@@ -93,9 +93,34 @@ def bruce_by_odds(obs: Obs, legal: np.ndarray) -> np.ndarray:
 
 class DuckStrategy(Strategy):
     """Two decisions, two methods: ``choose`` (take another card or bank) on every decision's
-    observation, ``bruce`` only where a Bruce was revealed (default: rob by the odds)."""
+    observation, ``bruce`` only where a Bruce was revealed (default: rob by the odds).
+
+    The shipped ones also have a compiled twin (``policy``: its number and knobs for
+    ``compiled.policy``), so a table of them plays whole games in one kernel
+    (``compiled.play_batch``); a subclass that overrides ``choose`` or ``bruce`` is played
+    through ``act`` unless it also overrides ``policy``."""
 
     game = "duck_duck_bruce"
+
+    def compiled_policy(self):
+        """(kind, knobs) of the compiled twin, or None where the numpy methods in use are not
+        the ones the twin was written from (a subclass that changed ``choose``, ``bruce`` or
+        ``act`` without a ``policy`` of its own)."""
+        mro = type(self).__mro__
+
+        def owner(name):
+            return next(c for c in mro if name in c.__dict__)
+
+        twin = owner("policy")
+        if twin is DuckStrategy or not all(issubclass(twin, owner(m))
+                                           for m in ("choose", "bruce", "act")):
+            return None
+        return self.policy()
+
+    def policy(self):
+        return None
+
+    play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
 
     def act(self, obs, legal, rng):
         return split(obs, legal, self.choose, self.bruce)
@@ -110,7 +135,8 @@ class DuckStrategy(Strategy):
 
 class StopAt(DuckStrategy):
     name = "stop_at"
-    summary = "bank as soon as the row holds `cards` cards; rob the biggest nest declaring `declare`"
+    summary = ("bank as soon as the row holds `cards` cards; after a Bruce rob the biggest nest "
+               "declaring `declare` (pass when every nest is empty)")
 
     class Params(_Params):
         cards: int = Field(3, ge=1, description="bank the row once it holds this many cards")
@@ -120,9 +146,16 @@ class StopAt(DuckStrategy):
         return np.where(obs.row_len >= self.params.cards, BANK, DRAW)
 
     def bruce(self, obs, legal):
-        # bruce_action with one declaration for every row, in two array operations
+        # one declaration for every row; pass where even the biggest nest is empty (a steal can
+        # only win nothing there, and a -1 would give a card away)
         k = min(self.params.declare, obs.max_steal)
-        return obs.steal_action(most_cards_target(obs), k)
+        target = most_cards_target(obs)
+        a = obs.steal_action(target, k)
+        empty = obs.nest_size[np.arange(len(target)), target] == 0
+        return np.where(empty & legal[:, PASS], PASS, a)
+
+    def policy(self):
+        return K_STOP_AT, (self.params.cards, self.params.declare)
 
 
 class CardCounter(DuckStrategy):
@@ -137,6 +170,9 @@ class CardCounter(DuckStrategy):
     def choose(self, obs, legal):
         stop = (obs.bust_chance() >= self.params.risk) & (obs.row_gain > 0)
         return np.where(stop, BANK, DRAW)
+
+    def policy(self):
+        return K_CARD_COUNTER, (self.params.risk,)
 
 
 class Scoreboard(DuckStrategy):
@@ -162,6 +198,9 @@ class Scoreboard(DuckStrategy):
         k, value = declare_by_odds(obs, target)
         return bruce_action(obs, legal, target, k, value)
 
+    def policy(self):
+        return K_SCOREBOARD, (self.params.risk, self.params.chase)
+
 
 class ValueHunter(DuckStrategy):
     name = "value_hunter"
@@ -174,6 +213,19 @@ class ValueHunter(DuckStrategy):
     def choose(self, obs, legal):
         stop = (obs.row_gain >= self.params.points) | (obs.row_len >= self.params.max_cards)
         return np.where(stop, BANK, DRAW)
+
+    def policy(self):
+        return K_VALUE_HUNTER, (self.params.points, self.params.max_cards)
+
+
+K_STOP_AT, K_CARD_COUNTER, K_SCOREBOARD, K_VALUE_HUNTER = range(4)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled():
+    from . import _duck_duck_bruce_compiled as mod  # numba: compiled on first use
+
+    return mod
 
 
 STRATEGIES = [StopAt, CardCounter, Scoreboard, ValueHunter]

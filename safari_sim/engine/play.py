@@ -48,6 +48,18 @@ class StrategyFailed(RuntimeError):
                          f"{type(error).__name__}: {error}")
 
 
+def _compiled_play(strategies: Sequence[Any]):
+    """The kernel that plays whole games with these strategies' compiled twins, or None."""
+    play = getattr(type(strategies[0]), "play_compiled", None)
+    if play is None:
+        return None
+    for s in strategies:
+        twin = getattr(s, "compiled_policy", None)
+        if getattr(type(s), "play_compiled", None) is not play or twin is None or twin() is None:
+            return None
+    return play
+
+
 @dataclass
 class BatchResult:
     outcome: Outcome
@@ -58,16 +70,24 @@ class BatchResult:
 
 def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any],
                seating: np.ndarray, keys: Keys, log: bool = False,
-               max_steps: int = 1_000_000) -> BatchResult:
+               max_steps: int = 1_000_000, compiled: bool = True) -> BatchResult:
     """Play ``len(seating)`` games; ``seating[b, s]`` is the index in ``strategies`` of the
     strategy sitting in seat s (seat 0 starts) of game b; ``keys`` (``chance.game_keys``) are the
-    games' chance streams and the seats' strategy streams."""
+    games' chance streams and the seats' strategy streams.
+
+    When every strategy at the table has a compiled twin (``compiled_policy()``, played by the
+    same ``play_compiled``), whole games run inside one kernel; ``compiled=False`` plays the
+    same games through the lockstep loop (the twins must give the same games: a test)."""
     batch = seating.shape[0]
     if len(keys) != batch:
         raise ValueError(f"{len(keys)} stream keys for {batch} games")
     state = game.init(rules, n_players, keys.deal, log=log)
     for s in strategies:
         s.reset(batch, n_players)
+    fused = _compiled_play(strategies) if compiled else None
+    if fused is not None:
+        decisions = fused(state, seating, [s.compiled_policy() for s in strategies])
+        return BatchResult(game.outcome(state), seating, decisions, state)
     seat_rs = np.ascontiguousarray(keys.seat, dtype=np.uint64).reshape(-1).copy()
     actions = np.zeros(batch, dtype=np.int64)
     single = len(strategies) == 1

@@ -115,7 +115,7 @@ class State:
     seen: np.ndarray         # int16[B, S + 1]: cards revealed this round by suit (last: Bruce)
     ev: np.ndarray           # int32[B, L, 6]; L = 0 unless logging
     rs: np.ndarray           # uint64[B]: each game's chance stream (engine.chance)
-    view: Any = None         # View: what every game's player to move sees now (see _view)
+    view: Any = None         # View: what every game's player to move sees now (see write_view)
     all_games: Any = None    # int64[B]: 0 .. B-1
 
 
@@ -350,7 +350,7 @@ class View:
 
 
 @njit(cache=True, inline='always', _nrt=False)
-def _view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
+def write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
           mover, legal, small, counts, nests, total, row_mask):
     """Game b as its player to move sees it; per-player values rotated so index 0 is the mover
     and index o the player o seats to the left."""
@@ -393,7 +393,7 @@ def _view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, 
 
 
 @njit(cache=True, _nrt=False)
-def _n_bruce(suit_total, params):
+def n_bruce(suit_total, params):
     t = params[P_CARDS]
     for s in range(params[P_SUITS]):
         t -= suit_total[s]
@@ -404,55 +404,61 @@ def _n_bruce(suit_total, params):
 def _views(games, g, pp, row, best, seen, card_suit, card_value, suit_total, params,
            mover, legal, small, counts, nests, total, row_mask):
     """Write the view of ``games`` (after init, or a position set up by hand)."""
-    nbruce = _n_bruce(suit_total, params)
+    nbruce = n_bruce(suit_total, params)
     for b in games:
-        _view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
+        write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
               mover, legal, small, counts, nests, total, row_mask)
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value,
+                 die, params):
+    """Game b's player to move takes action ``a``; then turn cards up to the next decision."""
+    phase = g[b, PHASE]
+    if phase == OVER:
+        return
+    nplayers = params[P_PLAYERS]
+    maxsteal = params[P_MAXSTEAL]
+    p = g[b, CUR]
+    if phase == CHOOSE:
+        if a == BANK:
+            n = g[b, ROW_LEN]
+            pp[b, p, BANKS] += 1
+            log_event(ev, g, NEV, b, E_BANK, p, n, 0, 0, 0)
+            _bank(b, 0, n, g, pp, row, row_at, nest, best, card_suit, card_value)
+            _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
+    else:  # BRUCE
+        if a == PASS:
+            log_event(ev, g, NEV, b, E_PASS, p, 0, 0, 0, 0)
+        else:
+            o = (a - STEAL0) // maxsteal + 1
+            k = (a - STEAL0) % maxsteal + 1
+            t = (p + o) % nplayers
+            face = die[below(rs, b, die.shape[0])]
+            pp[b, p, TRIED] += 1
+            taken = 0
+            if face >= k:
+                pp[b, p, WON] += 1
+                taken = _take_random(b, t, p, k, pp, nest, best, card_suit, card_value,
+                                     params[P_SUITS], rs)
+            elif face < 0:
+                pp[b, p, BACKFIRED] += 1
+                taken = -_take_random(b, p, t, -face, pp, nest, best, card_suit, card_value,
+                                      params[P_SUITS], rs)
+            log_event(ev, g, NEV, b, E_STEAL, p, t, k, face, taken)
+        _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
+    _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params)
 
 
 @njit(cache=True, _nrt=False)
 def _step(actions, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, die,
           suit_total, params, mover, legal, small, counts, nests, total, row_mask):
-    nplayers = params[P_PLAYERS]
-    nsuits = params[P_SUITS]
-    maxsteal = params[P_MAXSTEAL]
-    nbruce = _n_bruce(suit_total, params)
+    nbruce = n_bruce(suit_total, params)
     for b in range(g.shape[0]):
-        phase = g[b, PHASE]
-        if phase != OVER:
-            a = actions[b]
-            p = g[b, CUR]
-            if phase == CHOOSE:
-                if a == BANK:
-                    n = g[b, ROW_LEN]
-                    pp[b, p, BANKS] += 1
-                    log_event(ev, g, NEV, b, E_BANK, p, n, 0, 0, 0)
-                    _bank(b, 0, n, g, pp, row, row_at, nest, best, card_suit, card_value)
-                    _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
-            else:  # BRUCE
-                if a == PASS:
-                    log_event(ev, g, NEV, b, E_PASS, p, 0, 0, 0, 0)
-                else:
-                    o = (a - STEAL0) // maxsteal + 1
-                    k = (a - STEAL0) % maxsteal + 1
-                    t = (p + o) % nplayers
-                    face = die[below(rs, b, die.shape[0])]
-                    pp[b, p, TRIED] += 1
-                    taken = 0
-                    if face >= k:
-                        pp[b, p, WON] += 1
-                        taken = _take_random(b, t, p, k, pp, nest, best, card_suit, card_value,
-                                             nsuits, rs)
-                    elif face < 0:
-                        pp[b, p, BACKFIRED] += 1
-                        taken = -_take_random(b, p, t, -face, pp, nest, best, card_suit,
-                                              card_value, nsuits, rs)
-                    log_event(ev, g, NEV, b, E_STEAL, p, t, k, face, taken)
-                _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
-            _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value,
-                    params)
-        _view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
-              mover, legal, small, counts, nests, total, row_mask)
+        apply_action(b, actions[b], g, pp, deck, rs, row, row_at, nest, best, seen, ev,
+                     card_suit, card_value, die, params)
+        write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
+             mover, legal, small, counts, nests, total, row_mask)
 
 
 @dataclass

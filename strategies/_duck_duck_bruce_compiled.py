@@ -1,0 +1,156 @@
+"""Duck Duck Bruce's shipped strategies as compiled scalar policies, and the kernel that plays
+whole games with them.
+
+Each policy is the numpy strategy of the same name written again for one game, reading only the
+view of the player to move (``duck_duck_bruce.View``: the same numbers its observation holds,
+never the state), and returns the same action: ``tests/test_duck_duck_bruce.py`` plays the same
+games both ways and compares them. A table where every seat holds one of these plays each game
+from its first card to its end inside ``_play``: no Python between decisions, which is what the
+lockstep loop cannot avoid (it stops at every step to build observations and call each strategy).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from safari_sim.games import duck_duck_bruce as ddb
+from safari_sim.games.duck_duck_bruce import (BANK, BRUCE, DRAW, P_MAXSTEAL, P_PLAYERS, P_ROUNDS,
+                                              P_TARGET, PASS, STEAL0, V_BUST, V_DECK_LEFT,
+                                              V_ROW_GAIN, V_ROW_LEN, V_SEAT)
+
+from .duck_duck_bruce import K_CARD_COUNTER, K_SCOREBOARD, K_STOP_AT, K_VALUE_HUNTER
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _most_cards(b, nests, small, nplayers):
+    """Offset of the opponent with the most nest cards; the lowest seat on ties."""
+    seat = small[V_SEAT, b]
+    best, best_key = 1, -(1 << 40)
+    for o in range(1, nplayers):
+        q = seat + o
+        q = q - nplayers if q >= nplayers else q
+        key = np.int64(nests[0, b, o]) * (nplayers + 1) - q
+        if key > best_key:
+            best, best_key = o, key
+    return best
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _leader(b, nests, total, small, nplayers):
+    """Offset of the opponent with the best standing; more nest cards, then the lowest seat."""
+    seat = small[V_SEAT, b]
+    best, best_key = 1, -(1 << 60)
+    for o in range(1, nplayers):
+        q = seat + o
+        q = q - nplayers if q >= nplayers else q
+        standing = np.int64(total[b, o]) + nests[1, b, o]
+        key = (standing * 1000 + nests[0, b, o]) * (nplayers + 1) - q
+        if key > best_key:
+            best, best_key = o, key
+    return best
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _by_odds(b, offset, nests, die, maxsteal, legal, may_pass):
+    """declare_by_odds + bruce_action: the declaration with the best expected card balance,
+    or a pass where that balance is not positive and passing is allowed."""
+    nf = die.shape[0]
+    their = np.int64(nests[0, b, offset])
+    mine = np.int64(nests[0, b, 0])
+    lose_cards = 0
+    for f in range(nf):
+        if die[f] < 0:
+            lose_cards += min(-np.int64(die[f]), mine)
+    lose = lose_cards / nf
+    best_k, best_gain = 1, -1e300
+    for k in range(1, maxsteal + 1):
+        wins = 0
+        for f in range(nf):
+            if die[f] >= k:
+                wins += 1
+        gain = min(k, their) * (wins / nf) - lose
+        if gain > best_gain:
+            best_k, best_gain = k, gain
+    if best_gain <= 0 and may_pass and legal[b, PASS]:
+        return PASS
+    return STEAL0 + (offset - 1) * maxsteal + (best_k - 1)
+
+
+@njit(cache=True, _nrt=False)
+def policy(kind, kp, b, small, counts, nests, total, legal, die, params):
+    """The action of policy ``kind`` with knobs ``kp`` for game b's player to move."""
+    nplayers = params[P_PLAYERS]
+    maxsteal = params[P_MAXSTEAL]
+    if small[1, b] == BRUCE:
+        if kind == K_STOP_AT:
+            target = _most_cards(b, nests, small, nplayers)
+            if nests[0, b, target] == 0 and legal[b, PASS]:
+                return PASS
+            k = min(np.int64(kp[1]), maxsteal)
+            return STEAL0 + (target - 1) * maxsteal + (k - 1)
+        if kind == K_SCOREBOARD:
+            return _by_odds(b, _leader(b, nests, total, small, nplayers), nests, die, maxsteal,
+                            legal, True)
+        return _by_odds(b, _most_cards(b, nests, small, nplayers), nests, die, maxsteal, legal,
+                        True)
+    row_len = counts[V_ROW_LEN, b]
+    gain = counts[V_ROW_GAIN, b]
+    if kind == K_STOP_AT:
+        stop = row_len >= kp[0]
+    elif kind == K_VALUE_HUNTER:
+        stop = gain >= kp[0] or row_len >= kp[1]
+    else:
+        risk = kp[0]
+        if kind == K_SCOREBOARD:
+            mine = np.float64(total[b, 0]) + nests[1, b, 0]
+            lead = -1e300
+            for o in range(1, nplayers):
+                lead = max(lead, np.float64(total[b, o]) + nests[1, b, o])
+            scale = np.float64(params[P_TARGET]) if params[P_ROUNDS] == 0 else \
+                max(1.0, 20.0 * params[P_ROUNDS])
+            risk = min(max(kp[0] + kp[1] * (lead - mine) / scale, 0.02), 0.98)
+        chance = counts[V_BUST, b] / max(counts[V_DECK_LEFT, b], 1)
+        stop = chance >= risk and gain > 0
+    return BANK if stop else DRAW
+
+
+@njit(cache=True, _nrt=False)
+def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit,
+          card_value, die, suit_total, params, mover, legal, small, counts, nests, total,
+          row_mask, out):
+    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
+    whose policy chose an illegal action (0: none)."""
+    nbruce = ddb.n_bruce(suit_total, params)
+    decisions = 0
+    for b in range(g.shape[0]):
+        while mover[b] >= 0:  # the view of game b is current (init or the last action wrote it)
+            k = seating[b, mover[b]]
+            a = policy(kinds[k], kp[k], b, small, counts, nests, total, legal, die, params)
+            if a < 0 or a >= legal.shape[1] or not legal[b, a]:
+                out[1] = b + 1
+                return
+            ddb.apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev,
+                             card_suit, card_value, die, params)
+            ddb.write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params,
+                     nbruce, mover, legal, small, counts, nests, total, row_mask)
+            decisions += 1
+    out[0] = decisions
+
+
+def play_compiled(state, seating: np.ndarray, policies: list) -> int:
+    """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
+    returns the decisions made."""
+    kinds = np.array([k for k, _ in policies], np.int64)
+    kp = np.zeros((len(policies), 2), np.float64)
+    for i, (_, knobs) in enumerate(policies):
+        kp[i, :len(knobs)] = knobs
+    v = state.view
+    out = np.zeros(2, np.int64)
+    _play(np.ascontiguousarray(seating, np.int64), kinds, kp, state.g, state.pp, state.deck,
+          state.rs, state.row, state.row_at, state.nest, state.best, state.seen, state.ev,
+          state.card_suit, state.card_value, state.die, state.suit_total, state.params,
+          v.mover, v.legal, v.small, v.counts, v.nests, v.total, v.row_mask, out)
+    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
+    return int(out[0])
