@@ -17,9 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ...engine.chance import deal_keys, shuffle_rows
-from ...engine.protocol import Game, Observation, Outcome, ranks_and_wins
+from ...engine.protocol import Game, Observation, Outcome, ranks_and_wins, read_only
 from . import turn as T
 from .grid import BLOCKED, side
 from .rules import BURIED, Rules, card_name, copies
@@ -89,49 +90,47 @@ class Obs(Observation):
     points each candidate scores now (W = the longest list among these games; entries from
     n_cand on are padding), the player's ``hand``, ``score`` and ``hand_size`` rotated so index
     0 is this player, the piles' sizes (``pile1``, ``pile2``) and ``blocked`` (face-down cards
-    on the table), ``slot``, ``card``, ``y``, ``x`` of each candidate (copies, like everything
-    above: a kept observation never turns into a view of the next player's candidates). On
-    demand, from public zones: ``valid``, ``unseen`` (cards of each type this player has not
-    seen: not face up, not in hand), ``table`` (the face-up layout). Face-down cards, other
-    hands and the piles' order are never reachable from here: the grid holds BLOCKED, not the
-    card, for a face-down card.
+    on the table), ``slot``, ``card``, ``y``, ``x`` of each candidate. On demand: ``valid``,
+    ``unseen`` (cards of each type this player has not seen: not face up, not in hand),
+    ``table`` (the face-up layout).
+
+    A snapshot: every array is made for this call (the candidate lists, the hand, the counts of
+    face-up cards, and the table as lists: ``_up_pos`` / ``_up_card``, the face-up cards' spaces
+    and cards, ``_fd_pos``, the face-down cards' spaces), so an observation kept across steps
+    still says what it said, and nothing here is a view of the state. Values worked out on demand are
+    computed from the snapshot and read-only. Face-down cards, other hands and the piles' order
+    are never reachable from here: the grid holds BLOCKED, not the card, for a face-down card.
     """
 
+    _per_game = ("game", "seat", "kind", "phase", "n_cand", "points", "pile1", "pile2", "blocked",
+                 "hand", "score", "hand_size", "_slot", "_card", "_cell", "_up_pos", "_up_card",
+                 "_fd_pos", "_up_count")
+
     def __init__(self, st: State, games: np.ndarray):
-        self.game = games
-        g = st.g[games]
-        self.seat = g[:, T.CUR].astype(np.int8)
+        self.game = games.copy()
+        g = st.g[games]                     # fancy indexing: copies, like every array below
+        cur = g[:, T.CUR]
+        self.seat = cur.astype(np.int8)
         self.kind = g[:, T.KIND].astype(np.int8)
         self.phase = g[:, T.PHASE].astype(np.int8)
         self.n_cand = g[:, T.N_CAND].astype(np.int64)
         self.width = max(int(self.n_cand.max(initial=1)), 1)
         self.points = st.cand_pts[games, :self.width]
-        self.pile1 = g[:, T.N1]
-        self.pile2 = g[:, T.N2]
-        self.blocked = g[:, T.N_FD]
+        self.pile1 = g[:, T.N1].copy()
+        self.pile2 = g[:, T.N2].copy()
+        self.blocked = g[:, T.N_FD].copy()
         self.n_players = st.n_players
         self.S = st.S
-        self.prm = st.prm
-        # the player's own cards, copied: nothing here reaches another player's hand
-        self.hand = st.hand[games, g[:, T.CUR]]
+        self.prm = st.prm.copy()
+        self.hand = st.hand[games, cur]
         self.score = self._rot(st.score, st.n_players)
         self.hand_size = self._rot(st.hand_n, st.n_players)
-        # the candidate lists, copied now: the state's candidate arrays are rewritten for the
-        # next player to move, so a view kept from this turn would later show another player's
-        # hand (tests/test_savannah.py::test_a_kept_observation_shows_nothing_later)
         self._slot = st.cand_slot[games, :self.width]
         self._card = st.cand_card[games, :self.width]
         self._cell = st.cand_cell[games, :self.width]
-        # public arrays of the whole batch, read on demand for these games only: the face-up
-        # layout (a face-down card shows as BLOCKED, never as itself) and the counts of face-up
-        # cards by type; both are public at every moment, so reading them later shows nothing
-        # hidden (they are too large to copy each step)
-        self._board = st.board
-        self._up_count = st.up_count
-        self._copies = st.copies
-
-    _per_game = ("game", "seat", "kind", "phase", "n_cand", "points", "pile1", "pile2", "blocked",
-                 "hand", "score", "hand_size", "_slot", "_card", "_cell")
+        self._up_pos, self._up_card, self._fd_pos = public_layout(st, games)
+        self._up_count = st.up_count[games]
+        self._copies = st.copies.copy()
 
     def take(self, rows: np.ndarray) -> "Obs":
         """The observation of a subset of its games (rows index its first axis)."""
@@ -139,7 +138,7 @@ class Obs(Observation):
         sub.__dict__.update(self.__dict__)
         for name in self._per_game:
             setattr(sub, name, getattr(self, name)[rows])
-        return sub
+        return sub.freeze()
 
     def _rot(self, a: np.ndarray, p: int) -> np.ndarray:
         idx = (self.seat[:, None].astype(np.int64) + np.arange(p)[None, :]) % p
@@ -147,44 +146,84 @@ class Obs(Observation):
 
     @property
     def slot(self):
-        return self._slot
+        return read_only(self._slot)
 
     @property
     def card(self):
-        return self._card
+        return read_only(self._card)
 
     @property
     def cell(self):
-        return self._cell
+        return read_only(self._cell)
 
     @property
     def y(self):
-        return self.cell // self.S - self.S // 2
+        return read_only(self._cell // self.S - self.S // 2)
 
     @property
     def x(self):
-        return self.cell % self.S - self.S // 2
+        return read_only(self._cell % self.S - self.S // 2)
 
     @property
     def valid(self):
         """bool[n, W]: the entries that are candidates (not padding)."""
-        return np.arange(self.width)[None, :] < self.n_cand[:, None]
+        return read_only(np.arange(self.width)[None, :] < self.n_cand[:, None])
+
+    @property
+    def grid(self):
+        """int8[n, S * S]: each game's flat grid, face-up cards as card id + 1 and BLOCKED for a
+        face-down card (never which card), 0 elsewhere."""
+        out = np.zeros((len(self.game), self.S * self.S), np.int8)
+        i, k = np.nonzero(self._up_pos >= 0)
+        out[i, self._up_pos[i, k]] = self._up_card[i, k] + 1
+        i, k = np.nonzero(self._fd_pos >= 0)
+        out[i, self._fd_pos[i, k]] = BLOCKED
+        return read_only(out)
 
     @property
     def table(self):
-        """int8[n, S, S]: card ids face up, -1 empty, -2 a face-down card (a copy)."""
-        t = self._board[self.game].reshape(len(self.game), self.S, self.S)
-        return np.where(t == BLOCKED, -2, np.where(t > 0, t - 1, -1)).astype(np.int8)
+        """int8[n, S, S]: card ids face up, -1 empty, -2 a face-down card."""
+        t = self.grid.reshape(len(self.game), self.S, self.S)
+        return read_only(np.where(t == BLOCKED, -2, np.where(t > 0, t - 1, -1)).astype(np.int8))
 
     @property
     def unseen(self):
         """int16[n, 36]: cards of each type neither face up nor in this player's hand."""
-        u = self._copies[None, :].astype(np.int16) - self._up_count[self.game]
+        u = self._copies[None, :].astype(np.int16) - self._up_count
         h = self.hand.astype(np.int64)
         t = np.where(h >= 0, (h // 12) * 6 + h % 6, 36)
         cnt = np.zeros((len(self.game), 37), np.int16)
         np.add.at(cnt, (np.arange(len(self.game))[:, None], t), 1)
-        return u - cnt[:, :36]
+        return read_only(u - cnt[:, :36])
+
+
+def public_layout(st: State, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Copies of what lies on the table in each game, as lists: the spaces of the face-up cards
+    (int32[n, N], -1 past the last), the cards there (int8[n, N], -1 past the last) and the
+    spaces holding a face-down card (int32[n, N], -1 past the last; never which card)."""
+    n, N = len(games), st.up_pos.shape[1]
+    pos = np.empty((n, N), np.int32)
+    card = np.empty((n, N), np.int8)
+    fd = np.empty((n, N), np.int32)
+    _layout(st.g, st.board, st.up_pos, st.fd_pos, np.asarray(games, np.int64), pos, card, fd)
+    return pos, card, fd
+
+
+@njit(cache=True, _nrt=False)
+def _layout(g, board, up_pos, fd_pos, games, pos, card, fd):
+    for i in range(games.shape[0]):
+        b = games[i]
+        n_up = g[b, T.N_UP]
+        n_fd = g[b, T.N_FD]
+        for k in range(pos.shape[1]):
+            if k < n_up:
+                q = up_pos[b, k]
+                pos[i, k] = q
+                card[i, k] = board[b, q] - 1
+            else:
+                pos[i, k] = -1
+                card[i, k] = -1
+            fd[i, k] = fd_pos[b, k] if k < n_fd else -1
 
 
 class Savannah(Game):

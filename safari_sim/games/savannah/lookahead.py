@@ -61,10 +61,25 @@ def _best_reply(nr, ar, mr, nc, ac, mc, possible, phase, prm):
 
 
 @njit(cache=True, _nrt=False)
-def _threat(board, games, cand_cell, cand_card, n_cand, width, possible, phase, prm, out):
+def _lay(board, up_pos, up_card, fd_pos, i, on):
+    """Write game i's table into the scratch grid row 0 (``on``) or clear it again."""
+    for k in range(up_pos.shape[1]):
+        if up_pos[i, k] < 0:
+            break
+        board[0, up_pos[i, k]] = up_card[i, k] + 1 if on else 0
+    for k in range(fd_pos.shape[1]):
+        if fd_pos[i, k] < 0:
+            break
+        board[0, fd_pos[i, k]] = BLOCKED if on else 0
+
+
+@njit(cache=True, _nrt=False)
+def _threat(board, up_pos, up_card, fd_pos, cand_cell, cand_card, n_cand, possible, phase, prm,
+            out):
     S = prm[P_S]
-    for i in range(games.shape[0]):
-        b = games[i]
+    b = 0
+    for i in range(n_cand.shape[0]):
+        _lay(board, up_pos, up_card, fd_pos, i, True)
         for j in range(n_cand[i]):
             q = cand_cell[i, j]
             c = np.int64(cand_card[i, j])
@@ -79,13 +94,16 @@ def _threat(board, games, cand_cell, cand_card, n_cand, width, possible, phase, 
                 if pts > best:
                     best = pts
             out[i, j] = best
+        _lay(board, up_pos, up_card, fd_pos, i, False)
 
 
 @njit(cache=True, _nrt=False)
-def _new_unplayable(board, games, cand_cell, cand_card, n_cand, avail, last_copy, prm, out):
+def _new_unplayable(board, up_pos, up_card, fd_pos, cand_cell, cand_card, n_cand, avail,
+                    last_copy, prm, out):
     S = prm[P_S]
-    for i in range(games.shape[0]):
-        b = games[i]
+    b = 0
+    for i in range(n_cand.shape[0]):
+        _lay(board, up_pos, up_card, fd_pos, i, True)
         for j in range(n_cand[i]):
             q = cand_cell[i, j]
             c = np.int64(cand_card[i, j])
@@ -107,6 +125,12 @@ def _new_unplayable(board, games, cand_cell, cand_card, n_cand, avail, last_copy
                 if (allowed(nr, ar, mr) & allowed(nc, ac, mc) & after) == 0:
                     k += 1
             out[i, j] = k
+        _lay(board, up_pos, up_card, fd_pos, i, False)
+
+
+def _scratch(obs) -> np.ndarray:
+    """One empty grid: each game's table is laid on it in turn, worked on, and cleared."""
+    return np.zeros((1, obs.S * obs.S), np.int8)
 
 
 def threat(obs) -> np.ndarray:
@@ -114,8 +138,8 @@ def threat(obs) -> np.ndarray:
     lines it makes, with any card this player has not seen (not face up, not in its hand)."""
     out = np.zeros((len(obs.game), obs.width), np.int16)
     possible = ((obs.unseen > 0).astype(np.int64) * _BITS[None, :]).sum(axis=1)
-    _threat(obs._board, obs.game, obs.cell, obs.card, obs.n_cand, obs.width, possible,
-            obs.phase.astype(np.int64), obs.prm, out)
+    _threat(_scratch(obs), obs._up_pos, obs._up_card, obs._fd_pos, obs.cell, obs.card,
+            obs.n_cand, possible, obs.phase.astype(np.int64), obs.prm, out)
     return out
 
 
@@ -124,8 +148,8 @@ def new_unplayable(obs) -> np.ndarray:
     unplayable (by the rulebook's test: no card fits, or only cards all of whose copies are face
     up)."""
     out = np.zeros((len(obs.game), obs.width), np.int16)
-    left = obs._copies[None, :].astype(np.int16) - obs._up_count[obs.game]
+    left = obs._copies[None, :].astype(np.int16) - obs._up_count
     avail = ((left > 0).astype(np.int64) * _BITS[None, :]).sum(axis=1)
-    _new_unplayable(obs._board, obs.game, obs.cell, obs.card, obs.n_cand, avail, left == 1,
-                    obs.prm, out)
+    _new_unplayable(_scratch(obs), obs._up_pos, obs._up_card, obs._fd_pos, obs.cell, obs.card,
+                    obs.n_cand, avail, left == 1, obs.prm, out)
     return out
