@@ -52,6 +52,7 @@ class View:
         self.has_partner = obs.rows > 1
         self.partner = ((k // obs.cols + 1) % obs.rows) * obs.cols + k % obs.cols
         self.rows, self.cols = obs.rows, obs.cols
+        self.pair_zero_min = obs.pair_zero_min
         # impatience: a round that drags on makes people keep worse cards and turn cards up
         self.urge = obs.round_turns / (obs.grid.shape[1] * params.patience)
         self.keep_below = params.keep_below + self.urge
@@ -70,8 +71,9 @@ class View:
         else:
             p = np.zeros_like(x)
             pk = np.zeros_like(xk)
-        match = pk & (v[:, None] == p)
-        old = np.where(xk & pk & (x == p), 0.0, x + p)
+        zmin = self.pair_zero_min
+        match = pk & (v[:, None] == p) & (p >= zmin)
+        old = np.where(xk & pk & (x == p) & (p >= zmin), 0.0, x + p)
         new = np.where(match, 0.0, v[:, None] + p)
         return new - old - self.urge[:, None] * self.face_down, match
 

@@ -3,6 +3,7 @@ information, and properties over many random games."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 import subprocess
@@ -121,38 +122,18 @@ def test_two_foxes_in_a_column_count_zero_and_a_safari_avoids_that():
     assert G.field_score(R, grid(0, "safari", -2, 5, -2, 3)) == (0 + 5) + (0 - 2) + (-2 + 3)
 
 
-def _oracle_score(cards, r):
-    """Independent reading of the scoring: every choice of neighbour for every Safari (a Safari
-    copying a Safari takes its value; no real card reachable: 0; circles only as a last resort),
-    the lowest total, then the most high cards."""
-    cv = G.card_values(r).astype(int)
-    saf, rows, cols = T("safari", r), r.rows, r.cols
-    pos = [i for i, c in enumerate(cards) if c == saf]
-    nbs = [[j for j in (i - 1, i + 1) if 0 <= j < len(cards) and j // cols == i // cols] or [-1]
-           for i in pos]
-    best = None
-    for choice in itertools.product(*nbs):
-        to = dict(zip(pos, choice))
-        vals, circle = [int(cv[c]) for c in cards], False
-        for i in pos:
-            t, seen = to[i], set()
-            while t >= 0 and cards[t] == saf and t not in seen:
-                seen.add(t)
-                t = to[t]
-            circle |= t >= 0 and cards[t] == saf
-            vals[i] = int(cv[cards[t]]) if t >= 0 and cards[t] != saf else 0
-        total = 0
-        for c in range(cols):
-            col = [vals[q * cols + c] for q in range(rows)]
-            total += sum(v for v in col if col.count(v) == 1 or not r.equal_column_zero)
-        key = (circle, total, [-v for v in sorted(vals, reverse=True)])
-        best = key if best is None or key < best else best
-    return best[1]
+def test_two_foxes_keep_their_value_when_negatives_are_not_zeroed():
+    r = G.make_rules({"equal_negatives_zero": False})
+    assert G.field_score(r, grid(-2, 1, 2, -2, 3, 4, r=r)) == -2 - 2 + 1 + 3 + 2 + 4
+    assert G.field_score(r, grid(3, 1, 5, 0, -2, 5, r=r)) == 2       # Misha's 5s still count 0
+    # the Safari now gains by copying the fox above the other fox: -2, -2 is -4
+    assert G.field_score(r, grid(0, "safari", -2, 5, -2, 3, r=r)) == (0 + 5) + (-2 - 2) + (-2 + 3)
 
 
 @pytest.mark.parametrize("rules", [{}, {"rows": 2, "cols": 4, "safari_cards": 4},
                                    {"rows": 3, "cols": 3, "safari_cards": 3},
-                                   {"equal_column_zero": False}])
+                                   {"equal_column_zero": False},
+                                   {"equal_negatives_zero": False, "tie_break_all_cards": False}])
 def test_field_score_matches_an_independent_reading(rules):
     r = G.make_rules(rules)
     rng = np.random.default_rng(7)
@@ -161,7 +142,7 @@ def test_field_score_matches_an_independent_reading(rules):
         cards = [int(c) for c in rng.integers(0, saf + 1, n)]   # any type, Safaris included
         for i in rng.choice(n, int(rng.integers(0, min(r.safari_cards, n) + 1)), replace=False):
             cards[i] = saf
-        assert G.field_score(r, cards) == _oracle_score(cards, r), cards
+        assert G.field_score(r, cards) == Book(r).grid(cards)[0], cards
 
 
 def test_a_safari_takes_the_value_that_also_wins_the_tie_break():
@@ -368,6 +349,41 @@ def test_a_tarzan_chain_can_end_the_round_for_another_player():
     assert st.g[0, ps.ROUND] == 1 and st.pp[0, 1, ps.CLOSED] == 1
 
 
+def test_chain_cards_keep_the_face_of_their_spot_when_told():
+    # three players, seat 0 draws Tarzan into slot 2. Seat 1's slot 2 is face down, seat 2's
+    # face up: seat 0's face-down 3 lies face down at seat 1 (nobody saw it), seat 1's card
+    # (face down, unseen) goes face up to seat 2's face-up spot, seat 2's 8 under the pile
+    gr = [grid(1, 2, 3, 4, 5, 6), grid(0, 1, 2, 3, 4, 5), grid(-2, 0, 8, 7, 6, 5)]
+    up = [[False] * 6, [False] * 6, [False, False, True, False, False, False]]
+    r, st = position(gr, up=up, deck_top=[TARZAN], rules={"chain_face_up": False})
+    act(st, ps.DECK)
+    act(st, slot(2))
+    assert st.grid[0, :, 2].tolist() == [TARZAN, T(3), T(2)]
+    assert st.up[0, :, 2].tolist() == [True, False, True]
+    assert st.known[0, :, 2].tolist() == [True, False, True]
+    assert st.disc[0, 0] == T(8) and st.up[0].sum() == 2
+    # a card that was face up keeps being known to its new owner, face down in its spot
+    up = [[False, False, True] + [False] * 3, [False] * 6, [False] * 6]
+    r, st = position(gr, up=up, deck_top=[TARZAN], cur=2, rules={"chain_face_up": False})
+    act(st, ps.DECK)
+    act(st, slot(2))            # seat 2 -> seat 0 (face up spot) -> seat 1 (face down spot)
+    assert st.grid[0, :, 2].tolist() == [T(8), T(3), TARZAN]
+    assert st.up[0, :, 2].tolist() == [True, False, True]
+    assert st.known[0, :, 2].tolist() == [True, True, True]
+    o = G.observe(st, np.array([0]))   # seat 0 to move: it knows its 8, not seat 1's card
+    assert o.seat[0] == 0 and o.grid[0, 1, 2] == -1 and o.grid[0, 0, 2] == T(8)
+    conserved(st)
+
+
+def test_a_chain_keeping_faces_closes_no_other_grid():
+    gr = [grid(1, 2, 3, 4, 5, 6), grid(0, 1, 2, 3, 4, 5)]
+    up = [[False] * 6, [True] * 5 + [False]]
+    r, st = position(gr, up=up, deck_top=[TARZAN], rules={"chain_face_up": False})
+    act(st, ps.DECK)
+    act(st, slot(5))
+    assert st.g[0, ps.ROUND] == 0 and not st.up[0, 1, 5] and G.to_move(st)[0] == 1
+
+
 # ---- Special Cards: Elephant -------------------------------------------------------------------
 
 def test_elephant_look_forces_an_exchange_and_only_its_owner_sees():
@@ -491,159 +507,438 @@ def test_too_few_cards_for_the_table():
         G.init(R, 6, deal_keys(1, 0))
 
 
-# ---- Properties over many games ----------------------------------------------------------------
+# ---- The rulebook again, in plain Python (the oracle of the property tests) -------------------
+#
+# Written from the rulebook and docs/rules/paper_safari.md, never from the module: card kinds
+# and values from the Rules fields, the score of a grid (every choice of every Safari), the
+# round's winner and tie-break, the next starter, the shuffle (the engine's documented
+# splitmix64 stream: draw n of a key is mix(key + n * GOLDEN), an integer below m is
+# (bits >> 32) * m >> 32, Fisher-Yates from the last card down), and the deal (the deck's top is
+# its last card; each player in turn from seat 0 gets their cards slot by slot from the top;
+# the next card starts the discard pile).
 
-def _counts(st):
-    """Cards of each type in every zone of every game: [B, T]."""
-    nt = len(st.card_value)
-    b = st.g.shape[0]
-    n = st.deck.shape[1]
-    cnt = np.zeros((b, nt), np.int64)
-    live = np.arange(n)[None, :]
-    for arr, k in ((st.deck, ps.DECK_N), (st.disc, ps.DISC_N)):
-        mask = live < st.g[:, k, None]
-        np.add.at(cnt, (np.nonzero(mask)[0], arr[mask].astype(np.int64)), 1)
-    gr = st.grid.reshape(b, -1).astype(np.int64)
-    np.add.at(cnt, (np.repeat(np.arange(b), gr.shape[1]), gr.ravel()), 1)
-    held = st.g[:, ps.HELD]
-    h = held >= 0
-    np.add.at(cnt, (np.nonzero(h)[0], held[h]), 1)
-    return cnt
+MASK = (1 << 64) - 1
+GOLDEN, MIX1, MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_random_and_heuristic_games_keep_every_rule(players):
-    names = ["random", "threshold", "column_matcher", "closer", "random"][:players]
-    strats = [get_strategy("paper_safari", n)() for n in names]
-    batch = 96
-    keys = game_keys(players, players, batch)
-    seat_rs = keys.seat.reshape(-1).copy()
-    st = G.init(R, players, keys.deal, log=True)
-    for s in strats:
-        s.reset(batch, players)
-    want = np.bincount(st.base, minlength=len(st.card_value))
-    for _ in range(20000):
-        mover = G.to_move(st)
-        live = np.flatnonzero(mover >= 0)
-        if live.size == 0:
-            break
-        legal = G.legal(st)
-        acts = np.zeros(batch, np.int64)
-        for k, s in enumerate(strats):
-            idx = live[mover[live] == k]
-            if idx.size:
-                acts[idx] = s.act(G.observe(st, idx), legal[idx],
-                                  SeatRandom(seat_rs, idx * players + k))
-        assert legal[live, acts[live]].all(), "an illegal action was chosen"
-        G.step(st, acts)
-        assert (_counts(st) == want).all(), "cards lost or created"
-        assert (st.up <= st.known).all()
-        drawing = st.g[:, ps.PHASE] == ps.DRAW
-        assert (st.g[drawing, ps.DISC_N] + st.g[drawing, ps.DECK_N] > 0).all()
-    assert (G.to_move(st) == -1).all(), "a game did not end"
-    out = G.outcome(st)
-    rules = st.rules
-    for b in range(batch):
-        # the final grids score what was recorded; round wins match the log
-        for p in range(players):
-            assert G.field_score(rules, st.grid[b, p]) == st.pp[b, p, ps.LAST]
-        ev = st.ev[b, :st.g[b, ps.NEV]]
-        won = np.bincount(ev[ev[:, 0] == ps.E_ROUND_WIN, 1], minlength=players)
-        assert won.tolist() == out.score[b].tolist()
-        assert (ev[:, 0] == ps.E_ROUND).sum() == out.stats["rounds"][b]
-    assert out.score.max(axis=1).min() == rules.wins_needed
-    assert np.allclose(out.win.sum(axis=1), 1)
-    assert (out.stats["rounds"] >= rules.wins_needed).all()
-    assert (out.stats["capped_rounds"] == 0).all()
+class Stream:
+    """One game's chance stream."""
+
+    def __init__(self, state):
+        self.state = int(state)
+
+    def below(self, m):
+        self.state = (self.state + GOLDEN) & MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * MIX1) & MASK
+        z = ((z ^ (z >> 27)) * MIX2) & MASK
+        z ^= z >> 31
+        return ((z >> 32) * m) >> 32
+
+    def shuffled(self, cards):
+        cards = list(cards)
+        for i in range(len(cards) - 1, 0, -1):
+            j = self.below(i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+        return cards
 
 
-def _reference_step(st, b, a):
-    """The printed rules for one decision of game b, written out independently of the kernel:
-    the expected (grid, up, known, deck, discard, current player, phase) after action a, or
-    None when the step ends a round (dealt anew by chance)."""
-    r, n = st.rules, st.n_players
-    grid, up, known = st.grid[b].copy(), st.up[b].copy(), st.known[b].copy()
-    deck, disc = list(st.deck[b, :st.g[b, ps.DECK_N]]), list(st.disc[b, :st.g[b, ps.DISC_N]])
-    p, phase, held = int(st.g[b, ps.CUR]), int(st.g[b, ps.PHASE]), int(st.g[b, ps.HELD])
-    if phase == ps.REVEAL:
-        up[p, a - ps.SLOT0] = known[p, a - ps.SLOT0] = True
-        k = st.g[b, ps.REVEAL_K] + 1
-        done = k == n * r.initial_face_up
-        cur = st.g[b, ps.FIRST] if done else (st.g[b, ps.FIRST] + k // r.initial_face_up) % n
-        return grid, up, known, deck, disc, cur, ps.DRAW if done else ps.REVEAL
-    if phase == ps.DRAW:
-        card = (deck if a == ps.DECK else disc).pop()
-        elephant = card == T(r.elephant_value, r) and not up[p].all()
-        return grid, up, known, deck, disc, p, ps.PEEK if elephant else ps.PLACE
-    if phase == ps.PEEK:
+class Book:
+    """The printed rules (with the documented readings) for one Rules value."""
+
+    def __init__(self, r):
+        self.r = r
+        nv = len(r.animal_values)
+        self.tarzan, self.safari = nv, nv + 1
+        self.elephant = (r.animal_values.index(r.elephant_value)
+                         if r.elephant_value is not None else None)
+        self.cards = ([t for t in range(nv) for _ in range(r.cards_per_animal)]
+                      + [self.tarzan] * r.tarzan_cards + [self.safari] * r.safari_cards)
+        self.slots = r.rows * r.cols
+
+    def value(self, t):
+        return self.r.tarzan_value if t == self.tarzan else self.r.animal_values[t]
+
+    def pair_is_zero(self, v):
+        return self.r.equal_column_zero and (v >= 0 or self.r.equal_negatives_zero)
+
+    def _scored(self, vals):
+        """Which cards score: not one of equal cards in a column when such pairs count 0."""
+        rows, cols = self.r.rows, self.r.cols
+        out = []
+        for i, v in enumerate(vals):
+            col = [vals[q * cols + i % cols] for q in range(rows)]
+            out.append(not (self.pair_is_zero(v) and col.count(v) > 1))
+        return out
+
+    def grid(self, cards):
+        """(score, the cards it brings to the tie-break) of one grid: each Safari copies its left
+        or right neighbour in its row, through other Safaris; with no real card to reach it counts
+        0, and such circles only when nothing else is possible; its owner picks the lowest score,
+        then the best standing in the tie-break."""
+        cols = self.r.cols
+        pos = [i for i, c in enumerate(cards) if c == self.safari]
+        choices = [[j for j in (i - 1, i + 1) if 0 <= j < len(cards) and j // cols == i // cols]
+                   or [None] for i in pos]
+        best = None
+        for choice in itertools.product(*choices):
+            to = dict(zip(pos, choice))
+            vals, circle = [None] * len(cards), False
+            for i, c in enumerate(cards):
+                if c != self.safari:
+                    vals[i] = self.value(c)
+                    continue
+                t, been = to[i], {i}
+                while t is not None and cards[t] == self.safari and t not in been:
+                    been.add(t)
+                    t = to[t]
+                if t is None or cards[t] == self.safari:
+                    circle = circle or t is not None
+                    vals[i] = 0
+                else:
+                    vals[i] = self.value(cards[t])
+            scored = self._scored(vals)
+            total = sum(v for v, s in zip(vals, scored) if s)
+            tie = vals if self.r.tie_break_all_cards else [v for v, s in zip(vals, scored) if s]
+            if (best is None or (circle, total) < (best[0], best[1])
+                    or ((circle, total) == (best[0], best[1]) and more_high_cards(tie, best[2]))):
+                best = (circle, total, tie)
+        return best[1], best[2]
+
+    def round_end(self, grids, first):
+        """Scores, the round's winners (in turn order from ``first``), whether the tie-break was
+        used, and who starts the next round."""
+        n = len(grids)
+        scored = [self.grid(g) for g in grids]
+        scores = [s for s, _ in scored]
+        low = min(scores)
+        order = [(first + j) % n for j in range(n)]
+        tied = [p for p in order if scores[p] == low]
+        tie_break = len(tied) > 1 and self.r.high_card_tie_break
+        winners = tied
+        if tie_break:
+            top = tied[0]
+            for q in tied[1:]:
+                if more_high_cards(scored[q][1], scored[top][1]):
+                    top = q
+            winners = [p for p in tied if not more_high_cards(scored[top][1], scored[p][1])]
+        return scores, winners, tie_break, winners[0]
+
+
+def more_high_cards(a, b):
+    """The printed tie-break: a has more cards of the highest value (value by value down)."""
+    for v in sorted(set(a) | set(b), reverse=True):
+        if a.count(v) != b.count(v):
+            return a.count(v) > b.count(v)
+    return False
+
+
+# ---- Properties over many games: every step against the book ----------------------------------
+
+
+class Table:
+    """Game b of a state as plain lists (what the reference step reads and writes)."""
+
+    FIELDS = ("turns", "rturns", "round", "tarzans", "reshuffles", "chain_closed", "tie_breaks",
+              "shared")
+    PLAYER = ("wins", "last", "sum", "closed", "peeks", "taken")
+
+    def __init__(self, st, b):
+        g, pp = st.g[b], st.pp[b]
+        self.n = st.n_players
+        self.grid = st.grid[b].tolist()
+        self.up = st.up[b].tolist()
+        self.known = st.known[b].tolist()
+        self.deck = st.deck[b, :g[ps.DECK_N]].tolist()
+        self.disc = st.disc[b, :g[ps.DISC_N]].tolist()
+        self.cur, self.phase, self.held = int(g[ps.CUR]), int(g[ps.PHASE]), int(g[ps.HELD])
+        self.first, self.reveals = int(g[ps.FIRST]), int(g[ps.REVEAL_K])
+        self.from_deck, self.peeked = bool(g[ps.FROM_DECK]), bool(g[ps.PEEKED])
+        self.c = {k: int(g[i]) for k, i in zip(self.FIELDS, (
+            ps.TURNS, ps.RTURNS, ps.ROUND, ps.TARZANS, ps.RESHUFFLES, ps.CHAIN_CLOSED,
+            ps.TIE_BREAKS, ps.SHARED))}
+        self.pc = {k: pp[:, i].tolist() for k, i in zip(self.PLAYER, (
+            ps.WINS, ps.LAST, ps.SUM, ps.CLOSED, ps.PEEKS, ps.TAKEN))}
+        self.stream = Stream(st.rs[b])
+        self.over = self.phase == ps.OVER
+
+    def same(self, other):
+        """The fields that differ between two tables (the kernel's and the reference's)."""
+        out = [k for k in ("grid", "up", "known", "deck", "disc", "cur", "phase", "held",
+                           "first", "reveals", "from_deck", "peeked", "c", "pc")
+               if getattr(self, k) != getattr(other, k)]
+        if self.stream.state != other.stream.state:
+            out.append("chance stream")
+        return out
+
+
+def reference_legal(t, book):
+    """The legal actions of the player to move, from the rulebook."""
+    p = t.cur
+    down = [ps.SLOT0 + k for k in range(book.slots) if not t.up[p][k]]
+    if t.over:
+        return set()
+    if t.phase == ps.REVEAL:
+        return set(down)
+    if t.phase == ps.PEEK:
+        return set(down) | {ps.NO_PEEK}
+    if t.phase == ps.DRAW:
+        return {a for a, pile in ((ps.DECK, t.deck), (ps.TAKE, t.disc)) if pile}
+    slots = {ps.SLOT0 + k for k in range(book.slots)}
+    # only a card drawn from the deck may be thrown away; not Tarzan, not after a look
+    if t.from_deck and t.held != book.tarzan and not t.peeked:
+        slots.add(ps.DISCARD)
+    return slots
+
+
+def _begin_turn(t):
+    if not t.deck:   # "If the deck runs out, shuffle the discard pile ... turn over one card"
+        t.deck = t.stream.shuffled(t.disc)
+        t.disc = [t.deck.pop()]
+        t.c["reshuffles"] += 1
+    t.phase = ps.DRAW
+
+
+def _new_round(t, book, starter):
+    """'Shuffle all the cards together and begin a new round': the deal of Game Setup."""
+    deck = t.stream.shuffled(book.cards)
+    t.grid = [[deck.pop() for _ in range(book.slots)] for _ in range(t.n)]
+    t.up = [[False] * book.slots for _ in range(t.n)]
+    t.known = [[False] * book.slots for _ in range(t.n)]
+    t.disc = [deck.pop()]
+    t.deck = deck
+    t.first = t.cur = starter
+    t.c["rturns"] = 0
+    t.held = -1
+    t.reveals = 0
+    if book.r.initial_face_up > 0:
+        t.phase = ps.REVEAL
+    else:
+        _begin_turn(t)
+
+
+def _end_round(t, book, closer, log):
+    """End of Round and Scoring, then Game End or the next round."""
+    scores, winners, tie_break, starter = book.round_end(t.grid, t.first)
+    log.append((scores, winners))
+    for p in range(t.n):
+        t.pc["last"][p] = scores[p]
+        t.pc["sum"][p] += scores[p]
+        for k in range(book.slots):
+            t.up[p][k] = t.known[p][k] = True
+    if closer is not None:
+        t.pc["closed"][closer] += 1
+    t.c["tie_breaks"] += tie_break
+    t.c["shared"] += len(winners) > 1
+    t.c["round"] += 1
+    for p in winners:
+        t.pc["wins"][p] += 1
+    if max(t.pc["wins"]) >= book.r.wins_needed:   # "the first player to collect three"
+        t.phase, t.cur, t.over = ps.OVER, -1, True
+        return
+    _new_round(t, book, starter)
+
+
+def reference_step(t, a, book, log):
+    """Table t after action a of the player to move, played from the rulebook (in place)."""
+    r, n, p = book.r, t.n, t.cur
+    if t.phase == ps.REVEAL:
+        k = a - ps.SLOT0
+        t.up[p][k] = t.known[p][k] = True
+        t.reveals += 1
+        if t.reveals == n * r.initial_face_up:
+            t.cur = t.first
+            _begin_turn(t)
+        else:   # each player in turn turns up their cards, from the round's first player
+            t.cur = (t.first + t.reveals // r.initial_face_up) % n
+        return
+    if t.phase == ps.DRAW:
+        if a == ps.DECK:
+            t.held = t.deck.pop()
+        else:
+            t.held = t.disc.pop()
+            t.pc["taken"][p] += 1
+        t.from_deck, t.peeked = a == ps.DECK, False
+        has_down = not all(t.up[p])
+        t.phase = ps.PEEK if t.held == book.elephant and has_down else ps.PLACE
+        return
+    if t.phase == ps.PEEK:
         if a != ps.NO_PEEK:
-            known[p, a - ps.SLOT0] = True
-        return grid, up, known, deck, disc, p, ps.PLACE
+            t.known[p][a - ps.SLOT0] = True
+            t.peeked = True
+            t.pc["peeks"][p] += 1
+        t.phase = ps.PLACE
+        return
+    card, t.held = t.held, -1
     if a == ps.DISCARD:
-        disc.append(held)
+        t.disc.append(card)
     else:
         k = a - ps.SLOT0
-        out = grid[p, k]
-        grid[p, k], up[p, k], known[p, k] = held, True, True
-        if held == TARZAN:            # the displaced cards go round to the left, same slot
+        out, came_up = t.grid[p][k], t.up[p][k]
+        t.grid[p][k], t.up[p][k], t.known[p][k] = card, True, True
+        if card == book.tarzan:
+            # the replaced card goes to the left, into the same spot, and so on round the table
             for j in range(1, n):
                 q = (p + j) % n
-                grid[q, k], out = out, grid[q, k]
-                up[q, k] = known[q, k] = True
-            disc.insert(0, out)       # the last one under the discard pile
+                t.grid[q][k], out = out, t.grid[q][k]
+                if r.chain_face_up:
+                    t.up[q][k] = t.known[q][k] = True
+                else:   # the spot keeps its face; its owner saw the card if it came face up
+                    t.known[q][k] = t.up[q][k] or came_up
+                    came_up = t.up[q][k]
+            t.disc.insert(0, out)       # the right-hand neighbour's card: under the pile
+            t.c["tarzans"] += 1
         else:
-            disc.append(out)
-    if up.all(axis=1).any() or st.g[b, ps.RTURNS] + 1 >= r.max_round_turns:
-        return None
-    return grid, up, known, deck, disc, (p + 1) % n, ps.DRAW
+            t.disc.append(out)
+    t.c["rturns"] += 1
+    t.c["turns"] += 1
+    order = [(p + j) % n for j in range(n)]
+    closer = next((q for q in order if all(t.up[q])), None)
+    if closer is not None:
+        t.c["chain_closed"] += closer != p
+        _end_round(t, book, closer, log)
+    elif t.c["rturns"] >= r.max_round_turns:
+        _end_round(t, book, None, log)
+    else:
+        t.cur = (p + 1) % n
+        _begin_turn(t)
 
 
-@pytest.mark.parametrize("players", [2, 5])
-def test_every_step_follows_an_independent_reading_of_the_rules(players):
-    strats = [get_strategy("paper_safari", n)() for n in ("random", "closer", "threshold",
-                                                          "column_matcher", "threshold")[:players]]
-    batch = 16
-    keys = game_keys(20 + players, players, batch)
+def _play_against_the_book(rules, players, strategies, batch, seed):
+    """Play ``batch`` matches, checking every step of every game against the reference; returns
+    the final state, each game's round log (scores, winners) and what was exercised."""
+    r = G.make_rules(rules)
+    book = Book(r)
+    keys = game_keys(seed, players, batch)
     seat_rs = keys.seat.reshape(-1).copy()
-    # with 2 players the deck rarely runs out: a smaller deck makes it
-    r = G.make_rules({"cards_per_animal": 2} if players == 2 else {})
+    strats = [get_strategy("paper_safari", name)() for name in strategies]
     st = G.init(r, players, keys.deal)
     for s in strats:
         s.reset(batch, players)
-    seen = {"tarzan": 0, "peek": 0, "reshuffle": 0, "round": 0}
-    for _ in range(20000):
+    logs = [[] for _ in range(batch)]
+    for _ in range(50000):
         mover = G.to_move(st)
         live = np.flatnonzero(mover >= 0)
         if live.size == 0:
             break
         legal = G.legal(st)
         acts = np.zeros(batch, np.int64)
-        for k, s in enumerate(strats):
-            idx = live[mover[live] == k]
+        for seat, strat in enumerate(strats):
+            idx = live[mover[live] == seat]
             if idx.size:
-                acts[idx] = s.act(G.observe(st, idx), legal[idx],
-                                  SeatRandom(seat_rs, idx * players + k))
-        want = {b: _reference_step(st, b, acts[b]) for b in live}
-        seen["tarzan"] += sum(st.g[b, ps.HELD] == TARZAN and acts[b] >= ps.SLOT0 for b in live)
-        seen["peek"] += sum(st.g[b, ps.PHASE] == ps.PEEK and acts[b] >= ps.SLOT0 for b in live)
+                acts[idx] = strat.act(G.observe(st, idx), legal[idx],
+                                      SeatRandom(seat_rs, idx * players + seat))
+        tables = {}
+        for b in live:
+            t = Table(st, b)
+            assert set(np.flatnonzero(legal[b])) == reference_legal(t, book), (b, t.phase)
+            reference_step(t, int(acts[b]), book, logs[b])
+            tables[b] = t
         G.step(st, acts)
-        for b, w in want.items():
-            if w is None:
-                seen["round"] += 1
-                continue
-            grid, up, known, deck, disc, cur, phase = w
-            assert (st.grid[b] == grid).all() and (st.up[b] == up).all()
-            assert (st.known[b] == known).all()
-            assert st.g[b, ps.CUR] == cur and st.g[b, ps.PHASE] == phase
-            got_deck = list(st.deck[b, :st.g[b, ps.DECK_N]])
-            got_disc = list(st.disc[b, :st.g[b, ps.DISC_N]])
-            if phase == ps.DRAW and not deck:   # the deck ran out: the discards reshuffled
-                seen["reshuffle"] += 1
-                assert sorted(got_deck + got_disc) == sorted(disc) and len(got_disc) == 1
-            else:
-                assert got_deck == deck and got_disc == disc
-    assert (G.to_move(st) == -1).all()
-    assert min(seen.values()) > 0, seen      # every rule above was exercised
+        for b, want in tables.items():
+            got = Table(st, b)
+            assert not got.same(want), (b, got.same(want))
+        assert not G.legal(st)[G.to_move(st) < 0].any()
+    assert (G.to_move(st) == -1).all(), "every match ends"
+    return r, book, st, logs
+
+
+def _check_outcome(r, st, logs):
+    """The dataset's figures against the reference's round log of each match."""
+    out = G.outcome(st)
+    for b, log in enumerate(logs):
+        wins = [sum(p in winners for _, winners in log) for p in range(st.n_players)]
+        assert out.score[b].tolist() == wins
+        assert out.stats["rounds"][b] == len(log)
+        assert out.stats["last_round_score"][b].tolist() == log[-1][0]
+        assert out.stats["round_score_sum"][b].tolist() == [
+            sum(scores[p] for scores, _ in log) for p in range(st.n_players)]
+        top = [p for p in range(st.n_players) if wins[p] >= r.wins_needed]
+        assert top and out.win[b].tolist() == [1 / len(top) if p in top else 0
+                                               for p in range(st.n_players)]
+    return out
+
+
+HEURISTICS = ("random", "threshold", "column_matcher", "closer", "random")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_every_step_of_random_and_heuristic_games_follows_the_rulebook(players):
+    """Every decision of 40 matches checked against the plain-Python reading: the legal actions,
+    the whole table after it (grids, faces, knowledge, deck and discard order, who moves, every
+    counter), including the steps that end a round (scoring, the winner, the next starter, the
+    new deal from the game's own stream) and the match; then the dataset's figures."""
+    r, book, st, logs = _play_against_the_book({}, players, HEURISTICS[:players], 40, players)
+    _check_outcome(r, st, logs)
+    g = st.g
+    assert g[:, ps.TARZANS].sum() > 0 and st.pp[:, :, ps.PEEKS].sum() > 0
+    assert sum(len(x) for x in logs) > 100                     # many round ends were checked
+
+
+@pytest.mark.parametrize("players,rules", [
+    # a small deck: reshuffles, ties and shared rounds are common
+    (2, {"animal_values": [-2, 0, 1, 10], "cards_per_animal": 3, "tarzan_cards": 2,
+         "elephant_value": 10}),
+    (3, {"chain_face_up": False, "equal_negatives_zero": False, "tie_break_all_cards": False}),
+    (3, {"high_card_tie_break": False, "initial_face_up": 0, "max_round_turns": 30}),
+    (4, {"initial_face_up": 2, "rows": 3, "cols": 3, "safari_cards": 3, "wins_needed": 2}),
+])
+def test_every_step_follows_the_rulebook_with_other_rules(players, rules):
+    r, book, st, logs = _play_against_the_book(rules, players, HEURISTICS[:players], 24, 11)
+    _check_outcome(r, st, logs)
+    if "cards_per_animal" in rules:
+        assert st.g[:, ps.RESHUFFLES].sum() > 0 and st.g[:, ps.TIE_BREAKS].sum() > 0
+    if "max_round_turns" in rules:
+        assert st.g[:, ps.CAPPED].sum() > 0 and st.g[:, ps.SHARED].sum() > 0
+
+
+def test_chains_that_close_a_round_are_checked():
+    # five players: Tarzan chains that turn up another player's last card happen
+    r, book, st, logs = _play_against_the_book({}, 5, HEURISTICS, 24, 3)
+    assert st.g[:, ps.CHAIN_CLOSED].sum() > 0
+
+
+def test_permuting_every_hidden_card_leaves_the_observation_unchanged():
+    """From positions of random play: every card the mover cannot see (other players' face-down
+    cards, its own face-down cards it has not looked at, the deck) shuffled among those places,
+    and other players' looks changed: the mover's observation is the same, field by field."""
+    rng = np.random.default_rng(4)
+    checked = 0
+    for players in (2, 3, 5):
+        keys = game_keys(40 + players, players, 24)
+        seat_rs = keys.seat.reshape(-1).copy()
+        st = G.init(R, players, keys.deal)
+        strat = get_strategy("paper_safari", "random")()
+        for step in range(3000):
+            mover = G.to_move(st)
+            live = np.flatnonzero(mover >= 0)
+            if live.size == 0:
+                break
+            if step % 5 == 0:
+                other = copy.deepcopy(st)
+                for b in live:
+                    p = mover[b]
+                    places = [("grid", q, k) for q in range(players) for k in range(6)
+                              if not st.up[b, q, k] and not (q == p and st.known[b, q, k])]
+                    places += [("deck", i, None) for i in range(st.g[b, ps.DECK_N])]
+                    cards = [st.grid[b, q, k] if z == "grid" else st.deck[b, q]
+                             for z, q, k in places]
+                    for (z, q, k), c in zip(places, rng.permutation(cards)):
+                        if z == "grid":
+                            other.grid[b, q, k] = c
+                        else:
+                            other.deck[b, q] = c
+                    for q in range(players):
+                        if q != p:
+                            other.known[b, q] = st.up[b, q] | (rng.random(6) < 0.5)
+                checked += len(live)
+                _equal_obs(G.observe(st, live), G.observe(other, live))
+            legal = G.legal(st)
+            acts = np.zeros(len(mover), np.int64)
+            acts[live] = strat.act(G.observe(st, live), legal[live],
+                                   SeatRandom(seat_rs, live * players + mover[live]))
+            G.step(st, acts)
+    assert checked > 2000
 
 
 def test_a_table_that_never_turns_cards_up_is_stopped_by_the_cap():

@@ -47,6 +47,12 @@ class Rules:
         1, "cards each player chooses to turn face up at the start of a round")
     equal_column_zero: bool = rule(
         True, "cards of equal value in one column count 0 (two 5s in a column: 0)")
+    equal_negatives_zero: bool = rule(
+        True, "the equal-column rule also zeroes equal cards of negative value (two foxes, -2 and "
+              "-2, in a column: 0); false: they keep their value (-4)")
+    chain_face_up: bool = rule(
+        True, "each card passed along a Tarzan chain lies face up in its new spot (false: it takes "
+              "the face of the card it replaces, face down where that one was face down)")
     high_card_tie_break: bool = rule(
         True, "a tie for the lowest total goes to the player with more cards of the highest "
               "value; false: all tied players win the round")
@@ -98,8 +104,8 @@ DECK, TAKE, DISCARD, NO_PEEK, SLOT0 = 0, 1, 2, 3, 4
 
 # Per-game scalar fields: g[b, ...]
 (CUR, PHASE, HELD, FROM_DECK, PEEKED, REVEAL_K, FIRST, RTURNS, TURNS, ROUND, DECK_N, DISC_N,
- NEV, TARZANS, RESHUFFLES, CAPPED, TIE_BREAKS, SHARED) = range(18)
-NG = 18
+ NEV, TARZANS, RESHUFFLES, CAPPED, TIE_BREAKS, SHARED, CHAIN_CLOSED) = range(19)
+NG = 19
 # Per-player fields: pp[b, p, ...]
 WINS, LAST, SUM, CLOSED, PEEKS, TAKEN = range(6)
 NPP = 6
@@ -107,7 +113,7 @@ NPP = 6
 # params vector layout (plain ints keep the kernel signatures short)
 (P_PLAYERS, P_SLOTS, P_ROWS, P_COLS, P_CARDS, P_TARZAN, P_SAFARI, P_ELEPHANT, P_FACEUP, P_WINS,
  P_CAP, P_FLAGS) = range(12)
-F_EQ_COL, F_TIE_HIGH, F_TIE_ALL = 1, 2, 4
+F_EQ_COL, F_TIE_HIGH, F_TIE_ALL, F_NEG_ZERO, F_CHAIN_UP = 1, 2, 4, 8, 16
 NOT_COUNTED = -(1 << 40)  # tie-break key of a card left out of the tie-break
 
 # Event log (for describe): ev[b, i] = (type, seat, a, b, c, d)
@@ -218,14 +224,26 @@ def _place(b, p, k, card, grid, up, known):
 @njit(cache=True)
 def _tarzan_chain(b, p, k, g, grid, up, known, disc, ev, params):
     """Tarzan goes into slot k of its drawer; each displaced card is passed to the left and put in
-    the same slot, until the drawer's right-hand neighbour's card goes under the discard pile."""
+    the same slot, until the drawer's right-hand neighbour's card goes under the discard pile.
+    Each passed card lies face up, or (``chain_face_up`` off) keeps the face of its spot: face
+    down where the replaced card was face down, known to its new owner only if it was face up
+    where it came from."""
     nplayers = params[P_PLAYERS]
+    chain_up = (params[P_FLAGS] & F_CHAIN_UP) != 0
+    was_up = up[b, p, k]
     passed = _place(b, p, k, params[P_TARZAN], grid, up, known)
     log_event(ev, g, NEV, b, E_TARZAN, p, k, passed, 0, 0)
     for j in range(1, nplayers):
         q = (p + j) % nplayers
         got = passed
-        passed = _place(b, q, k, got, grid, up, known)
+        if chain_up:
+            passed = _place(b, q, k, got, grid, up, known)
+        else:
+            passed = grid[b, q, k]
+            grid[b, q, k] = got
+            spot_up = up[b, q, k]
+            known[b, q, k] = spot_up or was_up
+            was_up = spot_up
         log_event(ev, g, NEV, b, E_CHAIN, q, k, got, passed, 0)
     n = g[b, DISC_N]
     for i in range(n, 0, -1):
@@ -309,14 +327,28 @@ def _field_score(cards, rows, cols, card_value, safari, eq_col, tie_all, vals):
 
 
 @njit(cache=True)
+def _eq_mode(flags):
+    """The equal-column rule as one number: 0 off, 1 for cards of value 0 or more, 2 for all."""
+    if (flags & F_EQ_COL) == 0:
+        return 0
+    return 2 if (flags & F_NEG_ZERO) != 0 else 1
+
+
+@njit(cache=True)
+def _zeroes(v, eq_col):
+    """Whether two equal cards of value v in one column count 0 (``eq_col``: see ``_eq_mode``)."""
+    return eq_col == 2 or (eq_col == 1 and v >= 0)
+
+
+@njit(cache=True)
 def _columns(vals, rows, cols, eq_col):
     """Sum of the grid; with the equal-column rule, cards equal to another card of their column
-    count 0."""
+    count 0 (``eq_col``: see ``_eq_mode``)."""
     total = 0
     for c in range(cols):
         for r in range(rows):
             v = vals[r * cols + c]
-            if eq_col:
+            if _zeroes(v, eq_col):
                 same = False
                 for r2 in range(rows):
                     if r2 != r and vals[r2 * cols + c] == v:
@@ -333,7 +365,7 @@ def _tie_key(vals, rows, cols, eq_col, all_cards, key):
     ``all_cards``) only those that score, a card of an equal column being left out."""
     for k in range(rows * cols):
         key[k] = vals[k]
-        if eq_col and not all_cards:
+        if _zeroes(vals[k], eq_col) and not all_cards:
             c = k % cols
             for r2 in range(rows):
                 k2 = r2 * cols + c
@@ -372,7 +404,7 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
     nslots = params[P_SLOTS]
     rows = params[P_ROWS]
     cols = params[P_COLS]
-    eq = (params[P_FLAGS] & F_EQ_COL) != 0
+    eq = _eq_mode(params[P_FLAGS])
     tie_all = (params[P_FLAGS] & F_TIE_ALL) != 0
     vals = np.empty((nplayers, nslots), np.int64)
     keys = np.empty((nplayers, nslots), np.int64)
@@ -455,6 +487,8 @@ def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, p
         log_event(ev, g, NEV, b, E_CAP, -1, g[b, RTURNS], 0, 0, 0)
         _end_round(b, -1, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params)
     elif closer >= 0:
+        if closer != p:   # only a Tarzan chain turns up another player's cards
+            g[b, CHAIN_CLOSED] += 1
         _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev,
                    params)
     else:
@@ -588,7 +622,7 @@ def _observe(games, g, pp, grid, up, known, disc, type_count, card_value, params
     hidden = np.zeros((n, nplayers), np.int8)
     rows = params[P_ROWS]
     cols = params[P_COLS]
-    eq = (params[P_FLAGS] & F_EQ_COL) != 0
+    eq = _eq_mode(params[P_FLAGS])
     for i in range(n):
         b = games[i]
         p = g[b, CUR]
@@ -627,7 +661,7 @@ def _observe(games, g, pp, grid, up, known, disc, type_count, card_value, params
                     continue
                 v = card_value[c]
                 same = False
-                if eq:
+                if _zeroes(v, eq):
                     for r2 in range(rows):
                         k2 = r2 * cols + k % cols
                         if k2 != k and seen[i, o, k2] >= 0 and card_value[seen[i, o, k2]] == v:
@@ -669,6 +703,8 @@ class Obs(Observation):
     safari: int              # type of Safari
     elephant: int            # type of the Elephant (-1 if none)
     wins_needed: int
+    pair_zero_min: float     # equal cards of a column count 0 when worth at least this
+                             # (-inf: all; 0: not the negative ones; inf: the rule is off)
 
 
 class PaperSafari(Game):
@@ -718,8 +754,11 @@ class PaperSafari(Game):
         vals = np.empty(len(cards), np.int64)
         values = self.card_values(rules).astype(np.int64)
         return int(_field_score(cards, rules.rows, rules.cols, values,
-                                len(rules.animal_values) + 1, rules.equal_column_zero,
+                                len(rules.animal_values) + 1, self.eq_mode(rules),
                                 rules.tie_break_all_cards, vals))
+
+    def eq_mode(self, rules: Rules) -> int:
+        return (0 if not rules.equal_column_zero else 2 if rules.equal_negatives_zero else 1)
 
     def type_of(self, rules: Rules, name) -> int:
         """Card type from a value or 'tarzan' / 'safari' (for tests and tools)."""
@@ -785,6 +824,8 @@ class PaperSafari(Game):
         ev = rules.elephant_value
         elephant = -1 if ev is None else rules.animal_values.index(ev)
         flags = ((F_EQ_COL if rules.equal_column_zero else 0)
+                 | (F_NEG_ZERO if rules.equal_negatives_zero else 0)
+                 | (F_CHAIN_UP if rules.chain_face_up else 0)
                  | (F_TIE_HIGH if rules.high_card_tie_break else 0)
                  | (F_TIE_ALL if rules.tie_break_all_cards else 0))
         params = np.array([n_players, nslots, rules.rows, rules.cols, ncards, nv, nv + 1, elephant,
@@ -822,7 +863,9 @@ class PaperSafari(Game):
         card_value = read_only(state.card_value.copy())   # this observation's own copy
         return Obs(games, *arrays, card_value=card_value, rows=r.rows, cols=r.cols,
                    tarzan=nt - 2, safari=nt - 1, elephant=int(state.params[P_ELEPHANT]),
-                   wins_needed=r.wins_needed)
+                   wins_needed=r.wins_needed,
+                   pair_zero_min=(np.inf if not r.equal_column_zero
+                                  else -np.inf if r.equal_negatives_zero else 0.0))
 
     def step(self, state: State, actions: np.ndarray) -> None:
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.grid, state.up, state.known,
@@ -847,6 +890,7 @@ class PaperSafari(Game):
                 "capped_rounds": g[:, CAPPED].copy(),
                 "tie_breaks": g[:, TIE_BREAKS].copy(),
                 "shared_rounds": g[:, SHARED].copy(),
+                "chain_closed_rounds": g[:, CHAIN_CLOSED].copy(),
             },
         )
 
