@@ -1,0 +1,730 @@
+"""Hi-Lo Hijinks: the rulebook's example, each rule from a constructed position, and properties
+over many random games checked against a plain-Python reading of the rulebook (written here
+again, never calling the module's kernels)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
+from safari_sim.engine.play import play_batch
+from safari_sim.engine.protocol import RulesError
+from safari_sim.games import get_game
+from safari_sim.games import hi_lo_hijinks as hl
+from strategies import get_strategy
+
+G = get_game("hi_lo_hijinks")
+R = G.make_rules()
+ELEPHANT, LION, MONKEY, TIGER, ZEBRA = range(5)
+V = 6
+NAK = 30
+LAY = {p: hl.action_layout(R, p) for p in (2, 3, 4)}
+
+
+def K(animal, number):
+    return animal * V + number - 1
+
+
+def E(number):
+    return NAK + number - 1
+
+
+def play(animal_or_kind, number=None):
+    """Action playing an animal card on its own stack."""
+    return K(animal_or_kind, number) if number is not None else animal_or_kind
+
+
+def play_explorer(number, stack):
+    return NAK + stack * V + number - 1
+
+
+def give(kind, offset, players):
+    return LAY[players]["give0"] + kind * (players - 1) + offset - 1
+
+
+THREES = [[K(a, 3)] for a in range(5)]
+
+
+FILLERS = (K(ELEPHANT, 5), K(MONKEY, 5), K(LION, 5), K(TIGER, 5))
+
+
+def position(stacks=None, higher=None, hands=None, piles=None, deck=None, players=3, cur=0,
+             holder=-1, fill=True, **rules):
+    """Game 0 at the start of ``cur``'s turn; with ``fill`` (and no deck given) every player
+    without a hand given holds one card (a 5 of some animal) so that play goes round."""
+    r = G.make_rules(rules)
+    st = G.new_state(r, players, deal_keys(1, 0), log=True)
+    hands = dict(hands or {})
+    if fill and deck is None:
+        used = Counter(k for h in hands.values() for k in h)
+        for p, k in zip(range(players), FILLERS):
+            if p not in hands and used[k] < 2:
+                hands[p] = [k]
+    G.position(st, 0, stacks or THREES, higher if higher is not None else [1] * 5,
+               hands or {}, piles, deck, cur, holder)
+    return st
+
+
+def act(st, action):
+    assert G.legal(st)[0, action], f"{G.action_name(st.rules, st.n_players, action)} should be legal"
+    G.step(st, np.array([action]))
+
+
+def obs0(st):
+    return G.observe(st, np.array([0]))
+
+
+# ---- the plain-Python reading of the rulebook (the oracle) --------------------------------------
+
+def snap(st, b):
+    """Game b as plain Python values (zones and the public counters)."""
+    z = G.zones(st, b)
+    P = st.n_players
+    return {
+        "deck": z["deck"],
+        "stacks": [z[f"stack{s}"] for s in range(st.rules.animals)],
+        "higher": [int(x) for x in st.higher[b]],
+        "hands": [sorted(z[f"hand{p}"]) for p in range(P)],
+        "piles": [sorted(z[f"pile{p}"]) for p in range(P)],
+        "holder": int(st.g[b, hl.HOLDER]),
+        "cur": int(G.to_move(st)[b]),
+        "phase": int(st.g[b, hl.PHASE]),
+        "mstack": int(st.g[b, hl.MSTACK]),
+    }
+
+
+def ref_step(s, a, rules, P):
+    """One decision applied the way the rulebook reads (On Your Turn, Ending the Game)."""
+    s = {k: (v if not isinstance(v, list) else [list(x) if isinstance(x, list) else x for x in v])
+         for k, v in s.items()}
+    s["deck"] = list(s["deck"])
+    nv = rules.values
+    nak = rules.animals * nv
+    lay = hl.action_layout(rules, P)
+    p = s["cur"]
+    give_ok = rules.give_on_match and not rules.younger
+
+    def finish():
+        if s["deck"]:
+            s["hands"][p].append(s["deck"].pop(0))
+        s["hands"][p].sort()
+        s["phase"], s["mstack"] = hl.PLAY, -1
+        for i in range(1, P + 1):
+            q = (p + i) % P
+            if s["hands"][q]:
+                s["cur"] = q
+                return
+        s["cur"], s["phase"] = -1, hl.OVER
+
+    if s["phase"] == hl.PLAY:
+        if a < nak:
+            k, st_ = a, a // nv
+        else:
+            st_, v = divmod(a - nak, nv)
+            k = nak + v
+        s["hands"][p].remove(k)
+        if k >= nak:
+            s["holder"] = p
+        top = s["stacks"][st_][-1] % nv + 1
+        num = k % nv + 1
+        if (num >= top) if s["higher"][st_] else (num <= top):
+            s["stacks"][st_].append(k)
+            if num == top:
+                s["mstack"] = st_
+                if rules.reverse_on_match:
+                    s["phase"] = hl.REVERSE
+                elif give_ok and s["hands"][p]:
+                    s["phase"] = hl.GIVE
+                else:
+                    finish()
+            else:
+                finish()
+        else:
+            s["piles"][p] = sorted(s["piles"][p] + s["stacks"][st_])
+            s["stacks"][st_] = [k]
+            finish()
+    elif s["phase"] == hl.REVERSE:
+        if a == lay["reverse"]:
+            s["higher"][s["mstack"]] ^= 1
+        if give_ok and s["hands"][p]:
+            s["phase"] = hl.GIVE
+        else:
+            finish()
+    else:
+        if a != lay["no_give"]:
+            k, o = divmod(a - lay["give0"], P - 1)
+            s["hands"][p].remove(k)
+            q = (p + o + 1) % P
+            s["hands"][q] = sorted(s["hands"][q] + [k])
+        finish()
+    return s
+
+
+def recount(piles, holder, rules):
+    """Scoring and Winning, in plain Python: per type, the player with more than any other
+    discards them (ties: the rules field); the rest counts; 4 more for the ducky's holder."""
+    nv = rules.values
+    P = len(piles)
+    types = rules.animals + (1 if rules.explorer_own_type else 0)
+    counts = [Counter(k // nv for k in pile) for pile in piles]
+    score = [len(pile) for pile in piles]
+    for t in range(types):
+        c = [counts[p][t] for p in range(P)]
+        m = max(c)
+        tied = [p for p in range(P) if c[p] == m]
+        if m > 0 and (len(tied) == 1 or rules.majority_tie == "discard"):
+            for p in tied:
+                score[p] -= m
+    if holder >= 0 and not rules.younger:
+        score[holder] += rules.explorer_points
+    return score
+
+
+def consistent(st, b):
+    """Cards conserved in every zone, and the counters agree with the zones."""
+    z = G.zones(st, b)
+    every = Counter(k for zone in z.values() for k in zone)
+    want = Counter(st.fresh.tolist())
+    assert every == want, "cards lost, created or duplicated"
+    r = st.rules
+    for p in range(st.n_players):
+        assert st.pp[b, p, hl.HAND_LEN] == len(z[f"hand{p}"])
+        assert st.pp[b, p, hl.PILE_LEN] == len(z[f"pile{p}"])
+        assert Counter(k // r.values for k in z[f"pile{p}"]) == \
+            Counter({t: int(c) for t, c in enumerate(st.ptype[b, p]) if c})
+    for s in range(r.animals):
+        assert len(z[f"stack{s}"]) >= 1
+        assert Counter(k // r.values for k in z[f"stack{s}"]) == \
+            Counter({t: int(c) for t, c in enumerate(st.stype[b, s]) if c})
+
+
+# ---- Setup --------------------------------------------------------------------------------------
+
+def test_setup_example_a():
+    """Example A: 2-Elephant and 3-Zebra are low, so their duckies go on Higher; the other
+    starters are high, so theirs go on Lower. Explorer cards and repeated animals drawn while
+    looking for starters are ignored (they go back into the deck)."""
+    r = R
+    order = [E(6), K(ELEPHANT, 2), K(ELEPHANT, 5), K(LION, 5), E(2), K(MONKEY, 4), K(ZEBRA, 3),
+             K(LION, 1), K(TIGER, 6)]
+    rest = list(G.new_state(r, 4, deal_keys(1)).fresh)
+    for k in order:
+        rest.remove(k)
+    st = G.new_state(r, 4, deal_keys(1, 3), log=True)
+    G.setup_from(st, 0, order + rest)
+    z = G.zones(st, 0)
+    assert [z[f"stack{s}"] for s in range(5)] == [[K(ELEPHANT, 2)], [K(LION, 5)], [K(MONKEY, 4)],
+                                                  [K(TIGER, 6)], [K(ZEBRA, 3)]]
+    assert st.higher[0].tolist() == [1, 0, 0, 0, 1]
+    # four cards each, the rest is the draw deck; the ignored cards are in it or in a hand
+    assert all(len(z[f"hand{p}"]) == 4 for p in range(4))
+    assert len(z["deck"]) == 66 - 5 - 16
+    elsewhere = Counter(z["deck"] + [k for p in range(4) for k in z[f"hand{p}"]])
+    for k in (E(6), E(2), K(ELEPHANT, 5), K(LION, 1)):
+        assert elsewhere[k] >= 1
+    assert G.to_move(st)[0] == 0  # the player to the dealer's left starts
+    consistent(st, 0)
+    text = G.describe(st, 0)
+    assert "Starter of the Elephant stack: 2-Elephant, ducky on Higher" in text
+    assert "Starter of the Tiger stack: 6-Tiger, ducky on Lower" in text
+
+
+def test_setup_over_many_deals():
+    """Every stack starts with one card of its own animal; 1-3 on Higher, 4-6 on Lower; the
+    deck is reshuffled after the starters (any card can be on top of it)."""
+    st = G.init(R, 3, deal_keys(400, 1))
+    assert (st.slen == 1).all()
+    kinds = st.stack[:, :, 0].astype(int)
+    assert (kinds // V == np.arange(5)[None, :]).all()
+    assert (st.higher == (kinds % V + 1 <= 3)).all()
+    assert (st.pp[:, :, hl.HAND_LEN] == 4).all()
+    assert (st.g[:, hl.END] - st.g[:, hl.POS] == 66 - 5 - 12).all()
+    tops = st.deck[np.arange(400), st.g[:, hl.POS]]
+    assert len(set(tops.tolist())) > 25
+    assert (st.g[:, hl.HOLDER] == -1).all()  # the explorer ducky starts on its spot
+
+
+def test_higher_up_to_field_moves_the_boundary():
+    st = G.init(G.make_rules(higher_up_to=4), 2, deal_keys(200, 2))
+    kinds = st.stack[:, :, 0].astype(int)
+    assert (st.higher == (kinds % V + 1 <= 4)).all()
+    assert ((kinds % V + 1) == 4).any()
+
+
+# ---- On Your Turn -------------------------------------------------------------------------------
+
+def test_higher_stack_wants_greater_or_equal_and_draw_follows():
+    # "playing a card of higher value when the ducky is next to the word Higher"
+    st = position(hands={0: [K(LION, 5), K(TIGER, 1)]}, deck=None)
+    top_of_deck = G.zones(st, 0)["deck"][0]
+    act(st, play(LION, 5))
+    z = G.zones(st, 0)
+    assert z["stack1"] == [K(LION, 3), K(LION, 5)]
+    assert z["pile0"] == []
+    assert sorted(z["hand0"]) == sorted([K(TIGER, 1), top_of_deck])  # then draw one card
+    assert G.to_move(st)[0] == 1  # play goes to the left
+    assert obs0(st).top[0, LION] == 5
+    consistent(st, 0)
+
+
+def test_lower_stack_wants_less_or_equal():
+    st = position(higher=[0] * 5, hands={0: [K(MONKEY, 1)]})
+    act(st, play(MONKEY, 1))
+    assert G.zones(st, 0)["stack2"] == [K(MONKEY, 3), K(MONKEY, 1)]
+    assert G.zones(st, 0)["pile0"] == []
+
+
+def test_card_not_wanted_takes_the_whole_stack():
+    # "your card is higher than the top card on the stack and the ducky is next to the word Lower"
+    stacks = [list(x) for x in THREES]
+    stacks[ZEBRA] = [K(ZEBRA, 6), K(ZEBRA, 4), K(ZEBRA, 3)]
+    st = position(stacks=stacks, higher=[0] * 5, hands={0: [K(ZEBRA, 5), K(LION, 2)]},
+                  piles={0: [K(LION, 6)]})
+    act(st, play(ZEBRA, 5))
+    z = G.zones(st, 0)
+    assert sorted(z["pile0"]) == sorted([K(LION, 6), K(ZEBRA, 6), K(ZEBRA, 4), K(ZEBRA, 3)])
+    assert z["stack4"] == [K(ZEBRA, 5)]  # the played card starts a new stack
+    assert st.higher[0, ZEBRA] == 0  # "Do not move the ducky"
+    assert st.pp[0, 0, hl.TAKES] == 1
+    assert len(z["hand0"]) == 2  # "End your turn by drawing a card"
+    o = obs0(st)  # the next player sees the pile's types
+    assert o.piles[0, 2].tolist() == [0, 1, 0, 0, 3, 0]  # seat 0 is two to the left of seat 1
+    consistent(st, 0)
+
+
+def test_every_card_in_hand_is_playable_and_only_on_its_own_stack():
+    st = position(hands={0: [K(LION, 1), K(LION, 1), K(TIGER, 6), E(2)]})
+    legal = G.legal(st)[0]
+    plays = set(np.flatnonzero(legal).tolist())
+    assert plays == {play(LION, 1), play(TIGER, 6)} | {play_explorer(2, s) for s in range(5)}
+
+
+def test_exact_match_may_reverse_then_give_then_draw():
+    st = position(hands={0: [K(TIGER, 3), K(ELEPHANT, 6), E(4)], 1: [K(LION, 2)]}, players=3)
+    act(st, play(TIGER, 3))
+    assert obs0(st).kind[0] == hl.REVERSE and G.to_move(st)[0] == 0
+    assert obs0(st).match_stack[0] == TIGER
+    assert np.flatnonzero(G.legal(st)[0]).tolist() == [LAY[3]["keep"], LAY[3]["reverse"]]
+    act(st, LAY[3]["reverse"])
+    assert st.higher[0, TIGER] == 0  # the ducky moved to the other side
+    assert obs0(st).kind[0] == hl.GIVE and G.to_move(st)[0] == 0
+    legal = np.flatnonzero(G.legal(st)[0]).tolist()
+    assert legal == sorted([LAY[3]["no_give"]] + [give(k, o, 3) for k in (K(ELEPHANT, 6), E(4))
+                                                   for o in (1, 2)])
+    deck_top = G.zones(st, 0)["deck"][0]
+    act(st, give(K(ELEPHANT, 6), 2, 3))  # to the player two to the left: seat 2
+    z = G.zones(st, 0)
+    assert z["hand2"] == sorted([K(ELEPHANT, 6), FILLERS[2]])
+    assert sorted(z["hand0"]) == sorted([E(4), deck_top])  # the draw comes after the gift
+    assert G.to_move(st)[0] == 1
+    assert st.pp[0, 0, hl.MATCHES] == 1 and st.pp[0, 0, hl.REVERSALS] == 1
+    assert st.pp[0, 0, hl.GIVES] == 1 and st.pp[0, 2, hl.GOT] == 1
+    consistent(st, 0)
+
+
+def test_match_without_reversal_or_gift():
+    st = position(hands={0: [K(TIGER, 3), K(ELEPHANT, 6)]})
+    act(st, play(TIGER, 3))
+    act(st, LAY[3]["keep"])
+    assert st.higher[0, TIGER] == 1
+    act(st, LAY[3]["no_give"])
+    assert G.to_move(st)[0] == 1 and len(G.zones(st, 0)["hand0"]) == 2
+
+
+def test_a_match_on_a_lower_stack_is_a_match_too():
+    st = position(higher=[0] * 5, hands={0: [K(ZEBRA, 3)]})
+    act(st, play(ZEBRA, 3))
+    assert obs0(st).kind[0] == hl.REVERSE
+
+
+def test_reverse_and_give_fields():
+    st = position(hands={0: [K(TIGER, 3), K(ELEPHANT, 6)]}, reverse_on_match=False)
+    act(st, play(TIGER, 3))
+    assert obs0(st).kind[0] == hl.GIVE
+    st = position(hands={0: [K(TIGER, 3), K(ELEPHANT, 6)]}, give_on_match=False)
+    act(st, play(TIGER, 3))
+    act(st, LAY[3]["reverse"])
+    assert G.to_move(st)[0] == 1
+
+
+def test_no_gift_with_an_empty_hand():
+    """The last card of a hand matched (the deck is empty): nothing to give."""
+    others = [k for k in G.new_state(R, 2, deal_keys(1)).fresh.tolist()]
+    for k in [x for s in THREES for x in s] + [K(TIGER, 3)]:
+        others.remove(k)
+    st = position(hands={0: [K(TIGER, 3)], 1: others[:3]}, piles={1: others[3:]}, deck=[],
+                  players=2)
+    act(st, play(TIGER, 3))
+    act(st, LAY[2]["keep"])
+    assert G.to_move(st)[0] == 1 and obs0(st).kind[0] == hl.PLAY
+
+
+def test_explorer_card_goes_on_any_stack_and_takes_the_ducky():
+    st = position(hands={0: [E(5), K(LION, 1)], 1: [E(1), K(ZEBRA, 1)]}, holder=2)
+    act(st, play_explorer(5, MONKEY))
+    z = G.zones(st, 0)
+    assert z["stack2"] == [K(MONKEY, 3), E(5)]  # compared by its number: 5 >= 3
+    assert st.g[0, hl.HOLDER] == 0  # taken from seat 2
+    assert obs0(st).holder[0] == 2  # seat 0 is two to the left of seat 1
+    # an explorer card the stack does not want takes the stack, and still takes the ducky
+    act(st, play_explorer(1, MONKEY))
+    z = G.zones(st, 0)
+    assert sorted(z["pile1"]) == sorted([K(MONKEY, 3), E(5)])
+    assert z["stack2"] == [E(1)]
+    assert st.g[0, hl.HOLDER] == 1
+    # the explorer card on top is compared by its number like any card
+    o = obs0(st)
+    assert o.top[0, MONKEY] == 1 and o.stack_types[0, MONKEY].tolist() == [0, 0, 0, 0, 0, 1]
+    consistent(st, 0)
+
+
+def test_explorer_match():
+    st = position(hands={0: [E(3), K(LION, 1)]})
+    act(st, play_explorer(3, ELEPHANT))
+    assert obs0(st).kind[0] == hl.REVERSE and obs0(st).match_stack[0] == ELEPHANT
+
+
+# ---- Ending the Game ----------------------------------------------------------------------------
+
+def _all_but(cards):
+    left = G.new_state(R, 2, deal_keys(1)).fresh.tolist()
+    for k in cards:
+        left.remove(k)
+    return left
+
+
+def test_empty_deck_no_draw_skip_empty_hands_and_receive_to_play_again():
+    placed = [x for s in THREES for x in s]
+    h0 = [K(TIGER, 3), K(ELEPHANT, 6)]
+    h1 = [K(LION, 4)]
+    h2 = [K(ZEBRA, 5)]
+    rest = _all_but(placed + h0 + h1 + h2)
+    st = position(hands={0: h0, 1: h1, 2: h2}, piles={0: rest}, deck=[], players=3)
+    act(st, play(TIGER, 3))  # seat 0 matches
+    act(st, LAY[3]["keep"])
+    act(st, give(K(ELEPHANT, 6), 1, 3))  # to seat 1
+    assert G.zones(st, 0)["hand0"] == []  # no draw: the deck is empty
+    assert G.to_move(st)[0] == 1
+    act(st, play(LION, 4))
+    assert G.to_move(st)[0] == 2
+    act(st, play(ZEBRA, 5))
+    # seat 0 has no cards: skipped; seat 1 received a card and plays again
+    assert G.to_move(st)[0] == 1
+    act(st, play(ELEPHANT, 6))
+    assert G.to_move(st)[0] == -1  # the last card is played: the game is over
+    assert "P0 has no cards: skipped" in G.describe(st, 0)
+    consistent(st, 0)
+
+
+def test_game_ends_when_every_hand_is_empty_even_with_cards_on_the_board():
+    placed = [x for s in THREES for x in s]
+    h0 = [K(TIGER, 4)]
+    rest = _all_but(placed + h0)
+    st = position(hands={0: h0}, piles={1: rest}, deck=[], players=2)
+    act(st, play(TIGER, 4))
+    assert G.to_move(st)[0] == -1
+    out = G.outcome(st)
+    assert out.stats["left_on_board"][0] == 6
+
+
+# ---- Scoring and Winning ------------------------------------------------------------------------
+
+def _score_only(piles, holder=-1, players=3, **rules):
+    """Scores of piles given directly (the scoring kernel on a game set to its end)."""
+    r = G.make_rules(rules)
+    st = G.new_state(r, players, deal_keys(1))
+    for p, cards in piles.items():
+        for k in cards:
+            st.pile[0, p, k] += 1
+            st.ptype[0, p, k // V] += 1
+        st.pp[0, p, hl.PILE_LEN] = len(cards)
+    st.g[0, hl.HOLDER] = holder
+    hl._score(0, st.g, st.pp, st.ptype, st.ev, st.params)
+    st.g[0, hl.PHASE] = hl.OVER
+    return G.outcome(st)
+
+
+def test_scoring_reading_by_hand():
+    piles = {0: [K(LION, 1), K(LION, 2), K(LION, 3), K(ZEBRA, 1)],
+             1: [K(LION, 4), K(ZEBRA, 2), K(ZEBRA, 3), E(1)],
+             2: [K(TIGER, 1)]}
+    out = _score_only(piles, holder=2)
+    # lions 3 v 1: seat 0 discards 3; zebras 2 v 1: seat 1 discards 2; the explorer card is
+    # seat 1's type alone; the tiger is seat 2's; seat 2 adds 4 for the ducky
+    assert out.score[0].tolist() == [1, 1, 4]
+    assert out.rank[0].tolist() == [1, 1, 3] and out.win[0].tolist() == [0.5, 0.5, 0]
+    assert out.stats["discarded"][0].tolist() == [3, 3, 1]
+
+
+def test_majority_tie_keep_and_discard():
+    piles = {0: [K(LION, 1), K(LION, 2), K(ELEPHANT, 1)], 1: [K(LION, 3), K(LION, 4)],
+             2: [K(LION, 5)]}
+    keep = _score_only(piles)
+    assert keep.score[0].tolist() == [2, 2, 1]  # lions tied 2-2: nobody discards them
+    disc = _score_only(piles, majority_tie="discard")
+    assert disc.score[0].tolist() == [0, 0, 1]
+
+
+def test_explorer_type_field_and_points_field():
+    piles = {0: [E(1), E(2)], 1: [E(3)]}
+    assert _score_only(piles).score[0].tolist() == [0, 1, 0]
+    assert _score_only(piles, explorer_own_type=False).score[0].tolist() == [2, 1, 0]
+    assert _score_only(piles, holder=1, explorer_points=7).score[0].tolist() == [0, 8, 0]
+
+
+def test_lowest_total_wins():
+    out = _score_only({0: [K(LION, 1), K(LION, 2), K(TIGER, 1), K(TIGER, 2)],
+                       1: [K(LION, 3), K(ZEBRA, 1), K(ZEBRA, 2)]}, players=2)
+    # lions 2 v 1 and tigers: seat 0 discards 4 -> 0; zebras: seat 1 discards 2 -> 1
+    assert out.score[0].tolist() == [0, 1]
+    assert out.rank[0].tolist() == [1, 2] and out.win[0].tolist() == [1, 0]
+    assert G.lower_score_wins
+
+
+# ---- For Younger Players ------------------------------------------------------------------------
+
+def test_younger_players_variant():
+    r = G.make_rules(younger=True)
+    st = G.init(r, 4, deal_keys(100, 4))
+    assert st.fresh.shape[0] == 60 and (st.fresh < NAK).all()
+    assert (st.hand[:, :, NAK:] == 0).all()
+    pos = position(hands={0: [K(TIGER, 3), K(ELEPHANT, 6)]}, younger=True)
+    act(pos, play(TIGER, 3))
+    act(pos, LAY[3]["keep"])
+    assert G.to_move(pos)[0] == 1  # no giving on a match
+    with pytest.raises(ValueError):
+        position(hands={0: [E(1)]}, younger=True)
+
+
+# ---- Rules fields -------------------------------------------------------------------------------
+
+def test_rules_errors_name_the_field():
+    with pytest.raises(RulesError, match="rules.majority_tie"):
+        G.make_rules(majority_tie="share")
+    with pytest.raises(RulesError, match="rules.hand_size"):
+        G.make_rules(hand_size=0)
+    with pytest.raises(RulesError, match="rules.higher_up_to"):
+        G.make_rules(higher_up_to=7)
+    with pytest.raises(RulesError, match="rules.animals"):
+        G.make_rules(animals=6)
+    with pytest.raises(RulesError, match="did you mean 'hand_size'"):
+        G.make_rules({"hand_sizes": 3})
+    with pytest.raises(RulesError, match="rules.hand_size"):
+        G.check(G.make_rules(hand_size=16), 4)
+    with pytest.raises(RulesError, match="2 to 4 players"):
+        G.check(R, 5)
+
+
+def test_deck_follows_the_rules_fields():
+    r = G.make_rules(animals=3, copies=1, values=4)
+    st = G.init(r, 2, deal_keys(5))
+    assert st.fresh.shape[0] == 3 * 4 + 4
+    res = play_batch(G, r, 2, [get_strategy(G.id, "safe")()], np.zeros((20, 2), int),
+                     game_keys(1, 2, 20))
+    assert (res.outcome.turns == 16 - 3).all()
+
+
+# ---- Observations -------------------------------------------------------------------------------
+
+def _obs_arrays(o):
+    out = {f.name: np.asarray(getattr(o, f.name)) for f in dataclasses.fields(o)}
+    out["standing"] = o.standing
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_observation_unchanged_when_hidden_cards_are_permuted(players):
+    """Shuffle every card the mover cannot see (other hands, the deck) among those places: the
+    observation stays the same."""
+    rng = np.random.default_rng(players)
+    st = G.init(R, players, deal_keys(60, 7))
+    strat = get_strategy(G.id, "random")()
+    seat_rs = game_keys(7, players, 60).seat.reshape(-1).copy()
+    checked = 0
+    for step in range(40):
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        if step % 6 == 3:
+            for b in live[:10]:
+                before = _obs_arrays(G.observe(st, np.array([b])))
+                p = int(mover[b])
+                others = [q for q in range(players) if q != p]
+                sizes = [int(st.pp[b, q, hl.HAND_LEN]) for q in others]
+                pos, end = int(st.g[b, hl.POS]), int(st.g[b, hl.END])
+                hidden = list(st.deck[b, pos:end]) + [k for q in others for k in
+                                                      np.repeat(np.arange(36), st.hand[b, q])]
+                perm = rng.permutation(hidden)
+                st.deck[b, pos:end] = perm[:end - pos]
+                i = end - pos
+                for q, n in zip(others, sizes):
+                    st.hand[b, q] = np.bincount(perm[i:i + n], minlength=36)
+                    i += n
+                G._refresh(st, np.array([b]), fresh=False)  # the view of b, recomputed
+                after = _obs_arrays(G.observe(st, np.array([b])))
+                for name in before:
+                    assert np.array_equal(before[name], after[name]), name
+                checked += 1
+        legal = G.legal(st)
+        a = np.zeros(60, np.int64)
+        a[live] = strat.act(G.observe(st, live), legal[live],
+                            SeatRandom(seat_rs, live * players + mover[live]))
+        G.step(st, a)
+    assert checked >= 40
+
+
+def test_observation_counts_what_is_unseen():
+    st = position(hands={0: [K(LION, 2), E(4)]}, piles={1: [K(LION, 6)]})
+    o = obs0(st)
+    assert o.unseen[0, K(LION, 3)] == 1  # one on the stack
+    assert o.unseen[0, K(LION, 6)] == 1  # one in seat 1's pile
+    assert o.unseen[0, K(LION, 2)] == 1  # one in the hand
+    assert o.unseen[0, E(4)] == 0 and o.unseen[0, E(5)] == 1
+    assert o.unseen[0].sum() == 66 - 5 - 2 - 1
+    assert o.hand_sizes[0].tolist() == [2, 1, 1] and o.deck_left[0] == 56
+
+
+# ---- Properties over many random games ----------------------------------------------------------
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {}), (4, {}),
+                                           (3, {"younger": True}),
+                                           (4, {"majority_tie": "discard",
+                                                "reverse_on_match": False}),
+                                           (2, {"explorer_own_type": False})])
+def test_properties_over_random_games(players, rules):
+    B = 120
+    r = G.make_rules(rules)
+    keys = game_keys(players * 7 + len(rules), players, B)
+    seat_rs = keys.seat.reshape(-1).copy()
+    names = ("random", "safe", "dumper", "giver")
+    strats = [get_strategy(G.id, n)() for n in names]
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(names)
+    st = G.init(r, players, keys.deal)
+    steps = 0
+    for _ in range(10_000):
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        if live.size == 0:
+            break
+        legal = G.legal(st)
+        assert legal[live].any(axis=1).all()
+        assert not legal[mover < 0].any()
+        actions = np.zeros(B, np.int64)
+        for k, s in enumerate(strats):
+            idx = live[seating[live, mover[live]] == k]
+            if idx.size:
+                a = s.act(G.observe(st, idx), legal[idx],
+                          SeatRandom(seat_rs, idx * players + mover[idx]))
+                assert legal[idx, a].all()
+                actions[idx] = a
+        before = {b: snap(st, b) for b in live[::5]}
+        G.step(st, actions)
+        steps += 1
+        for b, s in before.items():
+            assert snap(st, b) == ref_step(s, int(actions[b]), r, players), f"game {b}"
+        for b in live[::11]:
+            consistent(st, b)
+    assert (G.to_move(st) == -1).all(), "every game ends"
+    out = G.outcome(st)
+    for b in range(B):
+        z = G.zones(st, b)
+        assert z["deck"] == [] and all(z[f"hand{p}"] == [] for p in range(players))
+        piles = [z[f"pile{p}"] for p in range(players)]
+        assert out.score[b].tolist() == recount(piles, int(st.g[b, hl.HOLDER]), r)
+        consistent(st, b)
+    best = out.score.min(axis=1, keepdims=True)
+    assert ((out.rank == 1) == (out.score == best)).all()
+    assert np.allclose(out.win.sum(axis=1), 1)
+    assert (out.turns == len(st.fresh) - r.animals).all()  # one card played a turn
+
+
+# ---- Strategies ---------------------------------------------------------------------------------
+
+def _act(name, st, **params):
+    s = get_strategy(G.id, name)(**params)
+    o = G.observe(st, np.array([0])).freeze()
+    legal = G.legal(st)
+    a = s.act(o, legal, SeatRandom(np.arange(8, dtype=np.uint64), np.array([0])))
+    assert legal[0, a[0]]
+    return int(a[0])
+
+
+def test_safe_plays_the_match_then_the_closest_wanted_card():
+    stacks = [list(x) for x in THREES]
+    st = position(stacks=stacks, hands={0: [K(LION, 6), K(TIGER, 4), K(ZEBRA, 3), K(MONKEY, 1)]})
+    assert _act("safe", st) == play(ZEBRA, 3)
+    st = position(stacks=stacks, hands={0: [K(LION, 6), K(TIGER, 4), K(MONKEY, 1)]})
+    assert _act("safe", st) == play(TIGER, 4)
+    # nothing wanted: the smallest stack is taken
+    stacks[MONKEY] = [K(MONKEY, 1), K(MONKEY, 3)]
+    st = position(stacks=stacks, hands={0: [K(MONKEY, 1), K(LION, 1)]})
+    assert _act("safe", st) == play(LION, 1)
+
+
+def test_dumper_takes_a_small_stack_with_its_worst_card():
+    st = position(hands={0: [K(LION, 1), K(TIGER, 4), K(ZEBRA, 5)]})
+    assert _act("dumper", st) == play(LION, 1)
+    assert _act("safe", st) == play(TIGER, 4)
+
+
+def test_giver_passes_an_explorer_card_to_the_leader():
+    st = position(hands={0: [K(TIGER, 3), K(LION, 4), E(2)]},
+                  piles={0: [K(ZEBRA, 6), K(ZEBRA, 5)], 1: [K(ZEBRA, 4)], 2: [K(ELEPHANT, 6)]},
+                  players=3)
+    act(st, play(TIGER, 3))
+    act(st, LAY[3]["keep"])
+    # seat 2's standing (its elephant is its own majority: 0) beats seat 1's (a zebra: 1);
+    # seat 2 is two to the left
+    assert _act("giver", st) == give(E(2), 2, 3)
+    assert _act("giver", st, target="next") == give(E(2), 1, 3)
+
+
+@pytest.mark.parametrize("players,name", [(2, "dumper"), (3, "giver"), (4, "giver"), (4, "safe")])
+def test_strategies_beat_random(players, name):
+    """With two players the one who takes more cards wins most majorities: the dumper, who
+    takes on purpose, is the one that beats random there."""
+    names = [name] + ["random"] * (players - 1)
+    strats = [get_strategy(G.id, name)(), get_strategy(G.id, "random")()]
+    B = 600
+    seating = np.zeros((B, players), np.int64) + 1
+    seating[np.arange(B), np.arange(B) % players] = 0
+    res = play_batch(G, R, players, strats, seating, game_keys(9, players, B))
+    share = res.outcome.win[seating == 0].mean()
+    assert share > 1.2 / players, (names, share)
+
+
+# ---- Replays ------------------------------------------------------------------------------------
+
+def test_same_seed_same_games():
+    strat = [get_strategy(G.id, "giver")()]
+    a = play_batch(G, R, 4, strat, np.zeros((50, 4), int), game_keys(11, 4, 50))
+    b = play_batch(G, R, 4, strat, np.zeros((50, 4), int), game_keys(11, 4, 50))
+    assert np.array_equal(a.outcome.score, b.outcome.score)
+
+
+def test_trace_describes_a_whole_game():
+    strat = [get_strategy(G.id, "safe")()]
+    res = play_batch(G, R, 3, strat, np.zeros((1, 3), int), game_keys(2, 3, 1), log=True)
+    text = G.describe(res.state, 0)
+    assert text.count(" plays ") == 61
+    assert text.count("Starter of the") == 5
+    assert text.endswith("== Game over after 61 turn(s) ==")
+
+
+def test_pure_python_mode_plays_the_same_game():
+    """NUMBA_DISABLE_JIT=1 runs the kernels as plain Python: the game comes out as compiled."""
+    args = [sys.executable, "-m", "safari_sim.cli", "trace", "hi_lo_hijinks", "--seed", "3",
+            "--strategies", "safe,dumper,giver"]
+    cwd = os.path.dirname(os.path.dirname(__file__))
+    jit = subprocess.run(args, capture_output=True, text=True, check=True, cwd=cwd)
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    py = subprocess.run(args, capture_output=True, text=True, check=True, env=env, cwd=cwd,
+                        timeout=180)
+    assert "Game over after 61 turn(s)" in jit.stdout and "exact match" in jit.stdout
+    assert py.stdout == jit.stdout
