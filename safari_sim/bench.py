@@ -1,15 +1,31 @@
-"""The benchmark: how fast each game plays, next to the floor of only shuffling and dealing.
+"""The benchmark: how fast each game plays as users run it, next to the floor of only dealing.
 
-For every game whose strategies module names a BENCHMARK heuristic: games/s and decisions/s on
-one core at the given batch width with that heuristic in every seat and with `random`, the games/s
-of `init` alone (shuffle, deal, first chance events: no simulator can beat it), the ratio of the
-two, and the speed-up of 2 loky workers over 1 on the same work.
+For every game whose strategies module names a BENCHMARK heuristic, on one core at the given
+batch width:
+
+- ``same``: that heuristic in every seat; ``mixed``: three different heuristics (BENCHMARK's
+  ``mix``, or the game's first three), seated in rotation as a run seats them; ``random``;
+- ``run``: the whole ``safari-sim run`` path with the mixed table on one worker (plan, play,
+  Parquet), as marginal games/s: the time of 2N games minus the time of N, so start-up cancels;
+- ``deal``: games/s of ``init`` alone (keys, shuffle, deal, first chance events): no simulator can
+  beat it; each row says how many times dealing its games costs;
+- where the time goes for the mixed table (deal, rules kernels, observations, strategies, the
+  loop's bookkeeping, writing);
+- 2 loky workers against 1 on the mixed run path.
+
+Figures are CPU seconds of this process where one process is measured (``time.process_time``:
+other processes on a shared machine slow the wall clock more than the CPU clock), wall seconds
+for the worker comparison.
 """
 
 from __future__ import annotations
 
 import importlib
+import shutil
+import tempfile
+import textwrap
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +37,8 @@ from .engine.chance import game_keys
 from .engine.play import play_batch
 from .games import game_ids, get_game
 
+PHASES = ("deal", "rules", "observe", "strategies", "loop", "writing")
+
 
 def bench_config(game_id: str) -> dict[str, Any] | None:
     try:
@@ -28,7 +46,13 @@ def bench_config(game_id: str) -> dict[str, Any] | None:
     except ModuleNotFoundError:
         return None
     cfg = getattr(mod, "BENCHMARK", None)
-    return dict(cfg) if cfg else None
+    if not cfg:
+        return None
+    cfg = dict(cfg)
+    if "mix" not in cfg:
+        own = [s for s in getattr(mod, "STRATEGIES", []) if s.name != cfg["strategy"]]
+        cfg["mix"] = [(cfg["strategy"], cfg.get("params", {}))] + [(s.name, {}) for s in own[:2]]
+    return cfg
 
 
 def _strategy(game_id: str, use: str, params: dict[str, Any]):
@@ -37,61 +61,99 @@ def _strategy(game_id: str, use: str, params: dict[str, Any]):
     return get_strategy(game_id, use)(**params)
 
 
-def _keys(seed: int, players: int, first: int, batch: int):
-    return game_keys(seed, players, np.arange(first, first + batch))
+def _table(players: int, n_strats: int, first: int, batch: int) -> np.ndarray:
+    return (np.arange(players)[None, :] + np.arange(first, first + batch)[:, None]) % n_strats
 
 
-def _time_play(game, rules, players, strat, batch, seconds, seed=0) -> tuple[float, float, int]:
-    seating = np.zeros((batch, players), np.int64)
+def _time_play(game, rules, players, strats, batch, seconds, seed=0):
+    """(games/s, decisions/s, seconds by phase per game) over at least ``seconds`` of CPU."""
     n = dec = 0
-    t0 = time.perf_counter()
+    phases = dict.fromkeys(PHASES[:-1], 0.0)
+    t0 = time.process_time()
     while True:
-        res = play_batch(game, rules, players, [strat], seating, _keys(seed, players, n, batch))
+        res = play_batch(game, rules, players, strats, _table(players, len(strats), n, batch),
+                         game_keys(seed, players, np.arange(n, n + batch)))
         n += batch
         dec += res.decisions
-        el = time.perf_counter() - t0
+        for k, v in res.times.items():
+            phases[k] += v
+        el = time.process_time() - t0
         if el >= seconds:
-            return n / el, dec / el, n
+            return n / el, dec / el, {k: v / n for k, v in phases.items()}
 
 
 def _time_deal(game, rules, players, batch, seconds) -> float:
     n = 0
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     while True:
-        game.init(rules, players, _keys(0, players, n, batch).deal)
+        game.init(rules, players, game_keys(0, players, np.arange(n, n + batch)).deal)
         n += batch
-        el = time.perf_counter() - t0
+        el = time.process_time() - t0
         if el >= seconds:
             return n / el
 
 
-def _work(game_id, rules, players, use, params, batch, batches, seed) -> int:
-    game = get_game(game_id)
-    strat = _strategy(game_id, use, params)
-    seating = np.zeros((batch, players), np.int64)
-    for i in range(batches):
-        play_batch(game, rules, players, [strat], seating, _keys(seed, players, i * batch, batch))
-    return batches * batch
+def _experiment_text(game_id, players, rules, mix, batch, chunk) -> str:
+    strats = "\n".join(f"  - {{name: s{i}_{use}, use: {use}, params: {dict(params) or '{}'}}}"
+                       for i, (use, params) in enumerate(mix))
+    return textwrap.dedent(f"""\
+        game: {game_id}
+        players: {players}
+        games: 1000
+        seed: 1
+        rules: {dict(rules) or '{}'}
+        parallel: {{jobs: 1, batch: {batch}, chunk: {chunk}}}
+        strategies:
+        """) + strats + "\n"
 
 
-def worker_speedup(game_id, rules, players, use, params, batch, batches) -> tuple[float, float, float]:
-    """Wall time of 2 * batches batches on 1 worker and on 2 (workers warmed up first)."""
-    par = Parallel(n_jobs=2, backend="loky")
-    par(delayed(_work)(game_id, rules, players, use, params, batch, 1, s) for s in range(2))  # warm
-    t0 = time.perf_counter()
-    _work(game_id, rules, players, use, params, batch, 2 * batches, 0)
-    t1 = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    par(delayed(_work)(game_id, rules, players, use, params, batch, batches, s) for s in range(2))
-    t2 = time.perf_counter() - t0
-    return t1, t2, t1 / t2
+def _run_path(game_id, players, rules, mix, batch, games, jobs) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process) of a whole run of ``games`` games."""
+    from .run.config import load_experiment
+    from .run.runner import plan, prepare_output, run_tasks
+
+    tmp = Path(tempfile.mkdtemp(prefix="safari-bench-"))
+    try:
+        f = tmp / "bench.yaml"
+        # chunks of a quarter of the work at most, so 2 workers have something to share
+        chunk = max(batch, games // 8)
+        f.write_text(_experiment_text(game_id, players, rules, mix, batch, chunk))
+        exp = load_experiment(f, games=games, output=str(tmp / "out"), jobs=jobs)
+        w0, c0 = time.perf_counter(), time.process_time()
+        prepare_output(exp, {})
+        run_tasks(plan(exp), jobs)
+        return time.perf_counter() - w0, time.process_time() - c0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _writing_per_game(game, rules, players, strats, batch) -> float:
+    """CPU seconds per game of turning a batch's outcome into a Parquet chunk."""
+    import pyarrow as pa
+
+    from .run import store
+
+    res = play_batch(game, rules, players, strats, _table(players, len(strats), 0, batch),
+                     game_keys(0, players, batch))
+    names = [f"s{i}" for i in range(len(strats))]
+    t0 = time.process_time()
+    reps = 0
+    while time.process_time() - t0 < 0.3:
+        table = store.chunk_table("v", 0, 0, names, res.seating, res.outcome, {})
+        sink = pa.BufferOutputStream()
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, sink, compression="zstd")
+        reps += 1
+    return (time.process_time() - t0) / (reps * batch)
 
 
 def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: str | None = None,
               workers: bool = True) -> list[dict[str, Any]]:
-    rows = []
-    table = Table("game", "setup", "strategy", "games/s", "decisions/s", "deal games/s",
-                  "play costs", title=f"one core, batch {batch}")
+    rows: list[dict[str, Any]] = []
+    table = Table("game", "setup", "seats", "games/s", "decisions/s", "x dealing",
+                  title=f"one core, batch {batch} (CPU time)")
+    where = Table("game", *PHASES, "compiled", title="where the time goes: mixed table, us per game")
     for gid in game_ids():
         if only and gid != only:
             continue
@@ -102,31 +164,55 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
         players = cfg.get("players", min(3, game.max_players))
         rules = game.make_rules(cfg.get("rules", {}))
         setup = ", ".join([f"{players} players"] + [f"{k}={v}" for k, v in cfg.get("rules", {}).items()])
-        deal = None
-        for use, params in ((cfg["strategy"], cfg.get("params", {})), ("random", {})):
-            strat = _strategy(gid, use, params)
-            _time_play(game, rules, players, strat, min(batch, 64), 0.0)  # compile
-            gps, dps, _ = _time_play(game, rules, players, strat, batch, seconds)
-            if deal is None:
-                deal = _time_deal(game, rules, players, batch, seconds / 2)
-            row = {"game": gid, "players": players, "rules": cfg.get("rules", {}), "strategy": use,
-                   "games_per_s": gps, "decisions_per_s": dps, "deal_games_per_s": deal,
-                   "play_over_deal": deal / gps}
+        mix = [(u, p) for u, p in cfg["mix"]]
+        lineups = {
+            f"same: {cfg['strategy']}": [_strategy(gid, cfg["strategy"], cfg.get("params", {}))],
+            "mixed: " + ", ".join(u for u, _ in mix): [_strategy(gid, u, p) for u, p in mix],
+            "random": [_strategy(gid, "random", {})],
+        }
+        _time_deal(game, rules, players, min(batch, 64), 0.0)  # compile
+        deal = _time_deal(game, rules, players, batch, seconds / 2)
+        mixed_phases = None
+        for label, strats in lineups.items():
+            _time_play(game, rules, players, strats, min(batch, 64), 0.0)  # compile
+            gps, dps, phases = _time_play(game, rules, players, strats, batch, seconds)
+            kind = label.split(":")[0]
+            row = {"game": gid, "players": players, "rules": cfg.get("rules", {}),
+                   "seats": kind, "strategy": label, "games_per_s": gps,
+                   "decisions_per_s": dps, "deal_games_per_s": deal, "play_over_deal": deal / gps,
+                   "compiled": phases["observe"] == 0.0 and phases["strategies"] == 0.0}
             rows.append(row)
-            table.add_row(gid, setup, use, f"{gps:,.0f}", f"{dps:,.0f}", f"{deal:,.0f}",
-                          f"{deal / gps:.1f}x dealing")
+            if kind == "mixed":
+                mixed_phases, mixed_strats, mixed_row = phases, strats, row
+            table.add_row(gid, setup, label, f"{gps:,.0f}", f"{dps:,.0f}", f"{deal / gps:.1f}x")
+        # the whole run path: marginal rate, start-up cancelled
+        per = max(8 * batch, int(mixed_row["games_per_s"] * seconds / 2))
+        _run_path(gid, players, cfg.get("rules", {}), mix, batch, min(per, 2 * batch), 1)  # warm
+        w1, c1 = _run_path(gid, players, cfg.get("rules", {}), mix, batch, per, 1)
+        w2, c2 = _run_path(gid, players, cfg.get("rules", {}), mix, batch, 2 * per, 1)
+        # start-up cancels in the difference; where noise swamps it, the plain rate (lower)
+        run_gps = per / (w2 - w1) if w2 - w1 > 0.25 * w2 else 2 * per / w2
+        rows.append({"game": gid, "players": players, "rules": cfg.get("rules", {}),
+                     "seats": "run", "strategy": mixed_row["strategy"],
+                     "games_per_s": run_gps,
+                     "decisions_per_s": run_gps * mixed_row["decisions_per_s"] / mixed_row["games_per_s"],
+                     "deal_games_per_s": deal, "play_over_deal": deal / run_gps})
+        table.add_row(gid, setup, "safari-sim run, " + mixed_row["strategy"].split(": ")[1],
+                      f"{run_gps:,.0f}",
+                      f"{rows[-1]['decisions_per_s']:,.0f}", f"{deal / run_gps:.1f}x")
+        writing = _writing_per_game(game, rules, players, mixed_strats, batch)
+        mixed_phases = dict(mixed_phases, writing=writing)
+        mixed_row["phases_us_per_game"] = {k: v * 1e6 for k, v in mixed_phases.items()}
+        where.add_row(gid, *(f"{mixed_phases[k] * 1e6:.2f}" for k in PHASES),
+                      "yes" if mixed_row["compiled"] else "no")
+        if workers:
+            _run_path(gid, players, cfg.get("rules", {}), mix, batch, 4 * batch, 2)  # start them
+            w_1, _ = _run_path(gid, players, cfg.get("rules", {}), mix, batch, 2 * per, 1)
+            w_2, _ = _run_path(gid, players, cfg.get("rules", {}), mix, batch, 2 * per, 2)
+            rows.append({"game": gid, "workers_speedup": w_1 / w_2, "t1": w_1, "t2": w_2,
+                         "games": 2 * per})
+            console.print(f"{gid}: 2 workers vs 1 on safari-sim run ({2 * per:,} games, mixed): "
+                          f"{w_1:.2f} s -> {w_2:.2f} s, speed-up {w_1 / w_2:.2f}x", highlight=False)
     console.print(table)
-    if workers and rows:
-        # the foundation game when it was measured, else the first one
-        first = next((r for r in rows if r["game"] == "duck_duck_bruce"), rows[0])
-        cfg = bench_config(first["game"])
-        game = get_game(first["game"])
-        rules = game.make_rules(cfg.get("rules", {}))
-        batches = max(2, int(first["games_per_s"] * seconds / batch))
-        t1, t2, sp = worker_speedup(first["game"], rules, first["players"], cfg["strategy"],
-                                    cfg.get("params", {}), batch, batches)
-        console.print(f"2 workers vs 1 ({first['game']}, {cfg['strategy']}, "
-                      f"{2 * batches * batch:,} games): {t1:.2f} s -> {t2:.2f} s, "
-                      f"speed-up {sp:.2f}x", highlight=False)
-        rows.append({"workers_speedup": sp, "t1": t1, "t2": t2})
+    console.print(where)
     return rows

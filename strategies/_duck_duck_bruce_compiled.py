@@ -77,7 +77,7 @@ def _by_odds(b, offset, nests, die, maxsteal, legal, may_pass):
     return STEAL0 + (offset - 1) * maxsteal + (best_k - 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def policy(kind, kp, b, small, counts, nests, total, legal, die, params):
     """The action of policy ``kind`` with knobs ``kp`` for game b's player to move."""
     nplayers = params[P_PLAYERS]

@@ -229,4 +229,7 @@ def _compiled():
 
 
 STRATEGIES = [StopAt, CardCounter, Scoreboard, ValueHunter]
-BENCHMARK = {"strategy": "stop_at", "params": {"cards": 3}, "players": 3, "rules": {"rounds": 1}}
+# the quickstart's table, one round (the speed issue's reference shape)
+BENCHMARK = {"strategy": "stop_at", "params": {"cards": 3}, "players": 3, "rules": {"rounds": 1},
+             "mix": [("stop_at", {"cards": 2}), ("stop_at", {"cards": 4}),
+                     ("card_counter", {"risk": 0.3})]}

@@ -267,14 +267,20 @@ def test_trace_command():
 def test_bench_reports_each_measure():
     from rich.console import Console
 
-    from safari_sim.bench import run_bench
+    from safari_sim.bench import PHASES, run_bench
 
     rows = run_bench(Console(file=open("/dev/null", "w")), batch=64, seconds=0.05,
-                     only="duck_duck_bruce", workers=False)
-    assert [r["strategy"] for r in rows] == ["stop_at", "random"]
-    for r in rows:
+                     only="duck_duck_bruce", workers=True)
+    plays = [r for r in rows if "seats" in r]
+    assert [r["seats"] for r in plays] == ["same", "mixed", "random", "run"]
+    for r in plays:
         assert r["games_per_s"] > 0 and r["decisions_per_s"] > r["games_per_s"]
         assert r["play_over_deal"] > 1  # playing a game costs more than dealing it
+    mixed = plays[1]
+    assert mixed["compiled"] and not plays[2]["compiled"]  # random has no compiled twin
+    assert set(mixed["phases_us_per_game"]) == set(PHASES)
+    assert mixed["phases_us_per_game"]["writing"] > 0
+    assert [r for r in rows if "workers_speedup" in r][0]["workers_speedup"] > 0
 
 
 def test_pure_python_mode_plays_the_same_game():

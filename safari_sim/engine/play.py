@@ -9,7 +9,8 @@ own mask, and steps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -66,6 +67,9 @@ class BatchResult:
     seating: np.ndarray  # int[B, P]: index of the strategy in each seat
     decisions: int       # decisions made in the whole batch
     state: Any
+    # seconds spent: deal (init), rules (step kernels, or whole games when compiled), observe,
+    # strategies (act), loop (the rest: who moves, legality checks, bookkeeping)
+    times: dict[str, float] = field(default_factory=dict)
 
 
 def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any],
@@ -78,16 +82,22 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
     When every strategy at the table has a compiled twin (``compiled_policy()``, played by the
     same ``play_compiled``), whole games run inside one kernel; ``compiled=False`` plays the
     same games through the lockstep loop (the twins must give the same games: a test)."""
+    clock = time.perf_counter
+    t_start = clock()
     batch = seating.shape[0]
     if len(keys) != batch:
         raise ValueError(f"{len(keys)} stream keys for {batch} games")
     state = game.init(rules, n_players, keys.deal, log=log)
+    times = {"deal": clock() - t_start, "rules": 0.0, "observe": 0.0, "strategies": 0.0}
     for s in strategies:
         s.reset(batch, n_players)
     fused = _compiled_play(strategies) if compiled else None
     if fused is not None:
+        t0 = clock()
         decisions = fused(state, seating, [s.compiled_policy() for s in strategies])
-        return BatchResult(game.outcome(state), seating, decisions, state)
+        times["rules"] = clock() - t0
+        times["loop"] = clock() - t_start - sum(times.values())
+        return BatchResult(game.outcome(state), seating, decisions, state, times)
     seat_rs = np.ascontiguousarray(keys.seat, dtype=np.uint64).reshape(-1).copy()
     actions = np.zeros(batch, dtype=np.int64)
     single = len(strategies) == 1
@@ -106,16 +116,20 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
             idx = live if single else live[who == k]
             if idx.size == 0:
                 continue
+            t0 = clock()
             obs = game.observe(state, idx).freeze()
             lg = legal if idx.size == batch else np.take(legal, idx, axis=0)
             shown = lg.copy()  # the strategy's own copy: whatever it does to it, we check lg
             shown.flags.writeable = False
             rng = SeatRandom(seat_rs, idx * width + np.take(mover, idx))
+            t1 = clock()
+            times["observe"] += t1 - t0
             try:
                 a = np.asarray(strat.act(obs, shown, rng), dtype=np.int64)
             except Exception as e:
                 raise StrategyFailed(getattr(strat, "label", type(strat).__name__), game.id,
                                      e) from e
+            times["strategies"] += clock() - t1
             if a.shape != idx.shape:
                 raise RuntimeError(f"strategy '{getattr(strat, 'label', strat)}' returned "
                                    f"{a.shape[0] if a.ndim else 'a scalar'} actions for {idx.size} games")
@@ -130,7 +144,10 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
             else:
                 actions[idx] = a
         decisions += live.size
+        t0 = clock()
         game.step(state, actions)
+        times["rules"] += clock() - t0
     else:  # pragma: no cover - a game that never ends is a bug in the game
         raise RuntimeError(f"{game.id}: games still running after {max_steps} steps")
-    return BatchResult(game.outcome(state), seating, decisions, state)
+    times["loop"] = clock() - t_start - sum(times.values())
+    return BatchResult(game.outcome(state), seating, decisions, state, times)
