@@ -1,0 +1,726 @@
+"""Animal Hunt: each rule from a constructed position, the setup, a plain-Python reference game as
+the oracle of the step kernel over many random games, observations and memories."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+import pytest
+
+from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
+from safari_sim.engine.play import play_batch
+from safari_sim.engine.protocol import RulesError
+from safari_sim.games import animal_hunt as ah
+from safari_sim.games import get_game
+from strategies import get_strategy
+
+G = get_game("animal_hunt")
+K = 30                      # kinds: 5 animals x numbers 1-6
+ELEPHANT, LION, MONKEY, TIGER, ZEBRA = range(5)
+
+
+def kind(animal, number):
+    return animal * 6 + number - 1
+
+
+def twin(k):
+    """The card of kind k from the deck that is not dealt (copy 1)."""
+    return K + k
+
+
+def position(hands, ground, players=3, cur=0, seed=0, **kw):
+    rules = {k: v for k, v in kw.items() if k in {f.name for f in dataclasses.fields(ah.Rules)}}
+    extra = {k: v for k, v in kw.items() if k not in rules}
+    r = G.make_rules(rules)
+    st = G.init(r, players, deal_keys(1, seed), log=True)
+    G.position(st, 0, hands, ground, cur=cur, **extra)
+    return r, st
+
+
+def places(st):
+    return st.ground.shape[1]
+
+
+def act(st, action):
+    assert G.legal(st)[0, action], f"action {action} should be legal"
+    G.step(st, np.array([action]))
+
+
+def show(st):
+    return places(st)
+
+
+def ask(st, offset):
+    return places(st) + offset
+
+
+def phase(st):
+    return int(st.g[0, ah.PHASE])
+
+
+# ---- Setup --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("players,hand,ground", [(2, 10, 40), (3, 7, 39), (4, 5, 40)])
+def test_setup_two_identical_decks_hands_and_hunting_ground(players, hand, ground):
+    st = G.init(G.make_rules(), players, deal_keys(50, players))
+    assert places(st) == ground
+    for b in range(50):
+        z = G.zones(st, b)
+        hands = [z[f"hand{p}"] for p in range(players)]
+        assert [len(h) for h in hands] == [hand] * players
+        dealt = [k for h in hands for k in h]
+        # one deck of 30 (one of each card) was dealt: no kind twice among the hands
+        assert len(set(dealt)) == len(dealt)
+        # the other deck and the leftovers: every card not dealt, face down, none seen
+        assert sorted(z["ground"]) == sorted(set(range(60)) - set(dealt))
+        assert all(twin(k) in z["ground"] for k in dealt)
+        assert (st.known[b] == -1).all() and st.g[b, ah.DOWN] == ground
+        # no Ducktor Livingstone card: 60 cards of 5 animals numbered 1-6
+        assert len(z["ground"]) + len(dealt) == 60
+    assert (G.to_move(st) == 0).all()      # seat 0 starts
+    # the deal is shuffled: different games, different hands and layouts
+    assert len({tuple(st.ground[b]) for b in range(50)}) == 50
+
+
+def test_three_players_leave_one_place_empty_compared_with_two_and_four():
+    # "If you are playing a three-player game, the circled card below will be missing."
+    sizes = {p: G.n_actions(G.make_rules(), p) - p for p in (2, 3, 4)}
+    assert sizes == {2: 40, 3: 39, 4: 40}
+
+
+# ---- On Your Turn: flip any card -------------------------------------------------------------------
+
+def test_first_flip_any_face_down_card_then_only_the_choices():
+    r, st = position({0: [kind(LION, 3)], 1: [kind(ZEBRA, 1)], 2: [kind(TIGER, 2)]},
+                     [twin(kind(LION, 3)), twin(kind(ZEBRA, 1)), twin(kind(TIGER, 2)), -1,
+                      kind(MONKEY, 5), twin(kind(MONKEY, 5))])
+    legal = G.legal(st)[0]
+    assert legal[[0, 1, 2, 4, 5]].all() and not legal[3]          # an empty place
+    assert not legal[show(st):].any()                               # no choice before a flip
+    act(st, 1)
+    assert phase(st) == ah.CHOOSE and G.to_move(st)[0] == 0
+    legal = G.legal(st)[0]
+    assert not legal[1]                     # the card flipped cannot be flipped again
+    assert legal[[0, 2, 4, 5]].all()        # C: flip another
+    assert not legal[show(st)]              # A only with the match in hand
+    assert legal[ask(st, 1)] and legal[ask(st, 2)]   # B: any other player
+    assert st.known[0, 1] == kind(ZEBRA, 1)          # the flipped card is public
+
+
+# ---- Choice A -------------------------------------------------------------------------------------
+
+def test_choice_a_show_the_match_pair_ducky_and_another_turn():
+    hands = {0: [kind(LION, 3), kind(ELEPHANT, 1)], 1: [kind(ZEBRA, 1)], 2: [kind(TIGER, 2)]}
+    r, st = position(hands, [twin(kind(ZEBRA, 1)), twin(kind(LION, 3)), twin(kind(TIGER, 2)),
+                             twin(kind(ELEPHANT, 1))])
+    act(st, 1)
+    assert G.legal(st)[0, show(st)]
+    act(st, show(st))
+    z = G.zones(st, 0)
+    assert z["pile0"] == sorted([kind(LION, 3), twin(kind(LION, 3))])
+    assert z["hand0"] == [kind(ELEPHANT, 1)] and twin(kind(LION, 3)) not in z["ground"]
+    assert st.ducky[0, LION] == 0
+    assert G.to_move(st)[0] == 0 and phase(st) == ah.FLIP       # another turn
+    assert st.g[0, ah.TURNS] == 1 and st.pp[0, 0, ah.BY_SHOW] == 1
+
+
+def test_choice_a_holding_the_match_the_player_may_still_ask_or_flip():
+    hands = {0: [kind(LION, 3)], 1: [kind(ZEBRA, 1)], 2: [kind(TIGER, 2)]}
+    r, st = position(hands, [twin(kind(LION, 3)), twin(kind(ZEBRA, 1)), twin(kind(TIGER, 2))])
+    act(st, 0)
+    assert G.legal(st)[0, [show(st), ask(st, 1), ask(st, 2), 1, 2]].all()
+    act(st, ask(st, 1))     # asks P1 for the lion 3 it holds itself: P1 has none
+    assert G.to_move(st)[0] == 1 and G.zones(st, 0)["hand0"] == [kind(LION, 3)]
+
+
+# ---- Choice B -------------------------------------------------------------------------------------
+
+def test_choice_b_asked_player_must_give_the_match():
+    hands = {0: [kind(ELEPHANT, 1)], 1: [kind(TIGER, 4)], 2: [kind(ZEBRA, 6), kind(MONKEY, 2)]}
+    ground = [twin(kind(ELEPHANT, 1)), twin(kind(TIGER, 4)), twin(kind(ZEBRA, 6)),
+              twin(kind(MONKEY, 2))]
+    r, st = position(hands, ground)
+    act(st, 2)               # zebra 6
+    act(st, ask(st, 2))      # P2 (two to the left) holds it
+    z = G.zones(st, 0)
+    assert z["pile0"] == sorted([kind(ZEBRA, 6), twin(kind(ZEBRA, 6))])
+    assert z["hand2"] == [kind(MONKEY, 2)]
+    assert st.ducky[0, ZEBRA] == 0 and st.pp[0, 0, ah.BY_ASK] == 1 and st.pp[0, 2, ah.GAVE] == 1
+    assert G.to_move(st)[0] == 0 and phase(st) == ah.FLIP       # another turn
+
+
+def test_choice_b_asked_player_without_it_card_turns_back_turn_over_and_all_know():
+    hands = {0: [kind(ELEPHANT, 1)], 1: [kind(TIGER, 4)], 2: [kind(ZEBRA, 6)]}
+    ground = [twin(kind(ELEPHANT, 1)), twin(kind(TIGER, 4)), twin(kind(ZEBRA, 6)),
+              kind(MONKEY, 2), twin(kind(MONKEY, 2))]
+    r, st = position(hands, ground, turns=4)
+    act(st, 3)               # monkey 2: both copies lie in the hunting ground
+    act(st, ask(st, 1))
+    assert G.to_move(st)[0] == 1 and phase(st) == ah.FLIP        # the turn is over
+    assert st.ground[0, 3] == kind(MONKEY, 2)                       # face down, same place
+    assert st.known[0, 3] == kind(MONKEY, 2) and st.seen[0, 3] == 4
+    assert st.lack[0, 1, kind(MONKEY, 2)] == 4                      # P1 lacks it, from turn 4
+    assert (st.scored[0] == -1).all() and st.pp[0, 0, ah.ASKS_FAILED] == 1
+    # what P1 now sees: itself (offset 0) known to lack the monkey 2, and where it lies
+    o = G.observe(st, np.array([0]))
+    assert o.lacks[0, 0, kind(MONKEY, 2)] and o.known[0, 3] == kind(MONKEY, 2)
+
+
+# ---- Choice C -------------------------------------------------------------------------------------
+
+def _lions_apart():
+    """Two players; both lion 5s lie in the hunting ground, at places 1 and 3."""
+    hands = {0: [kind(ELEPHANT, 1)], 1: [kind(TIGER, 4)]}
+    ground = [twin(kind(ELEPHANT, 1)), kind(LION, 5), twin(kind(TIGER, 4)), twin(kind(LION, 5))]
+    return ground, position(hands, ground, players=2)[1]
+
+
+def test_choice_c_a_match_scores_both_cards_and_another_turn():
+    ground, st = _lions_apart()
+    act(st, 1)
+    act(st, 3)
+    z = G.zones(st, 0)
+    assert z["pile0"] == sorted([kind(LION, 5), twin(kind(LION, 5))])
+    assert st.ground[0, 1] == -1 and st.ground[0, 3] == -1 and st.g[0, ah.DOWN] == 2
+    assert st.ducky[0, LION] == 0 and st.pp[0, 0, ah.BY_FLIP] == 1
+    assert G.to_move(st)[0] == 0 and phase(st) == ah.FLIP
+
+
+def test_choice_c_no_match_both_turn_face_down_and_the_turn_ends():
+    ground, st = _lions_apart()
+    act(st, 1)
+    act(st, 2)
+    assert G.to_move(st)[0] == 1 and phase(st) == ah.FLIP
+    assert st.ground[0].tolist()[:4] == ground                     # nothing moved
+    assert st.known[0, 1] == kind(LION, 5) and st.known[0, 2] == kind(TIGER, 4)
+    assert (st.scored[0] == -1).all()
+
+
+def test_choice_c_second_card_matching_the_hand_does_not_count():
+    # "If this card matches the first card you flipped": only the first card can be matched
+    hands = {0: [kind(ELEPHANT, 1)], 1: [kind(TIGER, 4)]}
+    ground = [kind(LION, 5), twin(kind(ELEPHANT, 1)), twin(kind(TIGER, 4)), twin(kind(LION, 5))]
+    r, st = position(hands, ground, players=2)
+    act(st, 0)
+    act(st, 1)               # the elephant 1 matches P0's hand, not the first card
+    assert G.to_move(st)[0] == 1 and G.zones(st, 0)["hand0"] == [kind(ELEPHANT, 1)]
+    assert (st.scored[0] == -1).all()
+
+
+# ---- Catching Duckies ----------------------------------------------------------------------------
+
+def test_a_ducky_is_taken_from_another_player_by_the_latest_pair():
+    hands = {0: [kind(LION, 1), kind(ZEBRA, 1)], 1: [kind(LION, 2), kind(ZEBRA, 2)]}
+    ground = [twin(kind(LION, 1)), twin(kind(LION, 2)), twin(kind(ZEBRA, 1)), twin(kind(ZEBRA, 2))]
+    r, st = position(hands, ground, players=2, ducky={LION: 1})
+    act(st, 0)
+    act(st, show(st))
+    assert st.ducky[0, LION] == 0
+    assert "takes the lion ducky from P1" in G.describe(st, 0)
+    out = G.outcome(st)
+    assert out.stats["duckies"][0].tolist() == [1, 0]
+
+
+# ---- Ending the Game / Winning -------------------------------------------------------------------
+
+def test_the_game_ends_immediately_when_the_mover_runs_out():
+    hands = {0: [kind(LION, 1)], 1: [kind(LION, 2), kind(ZEBRA, 2)]}
+    ground = [twin(kind(LION, 1)), twin(kind(LION, 2)), twin(kind(ZEBRA, 2))]
+    r, st = position(hands, ground, players=2)
+    act(st, 0)
+    act(st, show(st))
+    assert G.to_move(st)[0] == -1 and st.g[0, ah.END] == ah.END_HAND
+    out = G.outcome(st)
+    # the last pair counts, and its ducky: 2 cards + 2 points; P1's hand is discarded
+    assert out.score[0].tolist() == [4, 0] and out.win[0].tolist() == [1, 0]
+    assert out.stats["cards_left"][0].tolist() == [0, 2]
+
+
+def test_an_asked_player_giving_up_the_last_card_ends_the_game():
+    hands = {0: [kind(LION, 1), kind(MONKEY, 1)], 1: [kind(ZEBRA, 2)]}
+    ground = [twin(kind(LION, 1)), twin(kind(ZEBRA, 2)), twin(kind(MONKEY, 1))]
+    r, st = position(hands, ground, players=2)
+    act(st, 1)
+    act(st, ask(st, 1))
+    assert G.to_move(st)[0] == -1
+    assert G.outcome(st).score[0].tolist() == [4, 0]
+
+
+def test_empty_hand_ends_on_its_turn_variant():
+    hands = {0: [kind(LION, 1), kind(MONKEY, 1)], 1: [kind(ZEBRA, 2)], 2: [kind(TIGER, 3)]}
+    ground = [twin(kind(LION, 1)), twin(kind(ZEBRA, 2)), twin(kind(MONKEY, 1)),
+              twin(kind(TIGER, 3))]
+    r, st = position(hands, ground, empty_hand_ends="turn")
+    act(st, 1)
+    act(st, ask(st, 1))      # P1 gives its last card: the game goes on
+    assert G.to_move(st)[0] == 0
+    act(st, 3)
+    act(st, ask(st, 1))      # P1 has nothing: the turn passes to P1, whose hand is empty
+    assert G.to_move(st)[0] == -1 and st.g[0, ah.END] == ah.END_HAND
+
+
+def test_last_pair_without_its_ducky_variant():
+    hands = {0: [kind(LION, 1)], 1: [kind(LION, 2), kind(ZEBRA, 2)]}
+    ground = [twin(kind(LION, 1)), twin(kind(LION, 2)), twin(kind(ZEBRA, 2))]
+    r, st = position(hands, ground, players=2, last_pair_takes_ducky=False, ducky={LION: 1})
+    act(st, 0)
+    act(st, show(st))
+    assert G.to_move(st)[0] == -1
+    assert G.outcome(st).score[0].tolist() == [2, 2]       # P1 keeps the lion ducky
+    assert G.outcome(st).win[0].tolist() == [0.5, 0.5]     # a tie shares the win
+
+
+def test_the_game_ends_when_no_face_down_card_is_left():
+    hands = {0: [kind(LION, 1)], 1: [kind(LION, 2)]}
+    ground = [kind(TIGER, 6), twin(kind(TIGER, 6))]
+    r, st = position(hands, ground, players=2)
+    act(st, 0)
+    act(st, 1)
+    assert G.to_move(st)[0] == -1 and st.g[0, ah.END] == ah.END_GROUND
+    assert G.outcome(st).score[0].tolist() == [4, 0]
+
+
+def test_no_second_turn_variant():
+    hands = {0: [kind(LION, 1), kind(ZEBRA, 1)], 1: [kind(LION, 2)]}
+    ground = [twin(kind(LION, 1)), twin(kind(LION, 2)), twin(kind(ZEBRA, 1))]
+    r, st = position(hands, ground, players=2, pair_turns_again=False)
+    act(st, 0)
+    act(st, show(st))
+    assert G.to_move(st)[0] == 1
+
+
+def test_score_is_cards_plus_two_per_ducky_and_ties_share():
+    hands = {0: [kind(LION, 1)], 1: [kind(LION, 2)], 2: [kind(LION, 3)]}
+    ground = [twin(kind(LION, 1)), twin(kind(LION, 2)), twin(kind(LION, 3))]
+    # P0: 3 pairs, no ducky = 6; P1: 2 pairs + 1 ducky = 6; P2: 1 pair + 2 duckies = 6... and
+    # then P0 pairs the lion 1 and takes the lion ducky from P2: 8, 6, 4
+    scored = {kind(ZEBRA, 1): 0, kind(ZEBRA, 2): 0, kind(ZEBRA, 3): 0,
+              kind(MONKEY, 1): 1, kind(MONKEY, 2): 1, kind(TIGER, 1): 2}
+    r, st = position(hands, ground, scored=scored, ducky={MONKEY: 1, TIGER: 2, LION: 2})
+    assert G.outcome(st).score[0].tolist() == [6, 6, 6]
+    assert G.outcome(st).win[0].tolist() == pytest.approx([1 / 3] * 3)
+    act(st, 0)
+    act(st, show(st))
+    out = G.outcome(st)
+    assert out.score[0].tolist() == [10, 6, 4]
+    assert out.rank[0].tolist() == [1, 2, 3]
+
+
+def test_safety_stop_is_counted():
+    strat = [get_strategy(G.id, "first_legal")()]
+    res = play_batch(G, G.make_rules(max_turns=50), 3, strat, np.zeros((8, 3), int),
+                     game_keys(1, 3, 8))
+    out = res.outcome
+    # first_legal flips places 0 and 1 again and again: the game only ends at the stop
+    assert (out.turns == 50).all() and (out.stats["capped"] == 1).all()
+
+
+def test_rules_errors_name_the_field():
+    with pytest.raises(RulesError, match="did you mean 'hand_sizes'"):
+        G.make_rules({"hand_size": [1, 2, 3]})
+    with pytest.raises(RulesError, match="rules.hand_sizes"):
+        G.make_rules({"hand_sizes": [10, 7]})
+    with pytest.raises(RulesError, match="rules.hand_sizes"):
+        G.make_rules({"hand_sizes": [16, 7, 5]})
+    with pytest.raises(RulesError, match="rules.empty_hand_ends"):
+        G.make_rules({"empty_hand_ends": "never"})
+    with pytest.raises(RulesError, match="rules.max_turns"):
+        G.make_rules({"max_turns": 0})
+    with pytest.raises(RulesError, match="rules.animals"):
+        G.make_rules({"animals": 0})
+    with pytest.raises(RulesError, match="2 to 4 players"):
+        G.check(G.make_rules(), 5)
+    r = G.make_rules({"animals": 3, "numbers": 4, "hand_sizes": [4, 3, 2]})
+    st = G.init(r, 3, deal_keys(2, 0))
+    assert places(st) == 24 - 9 and st.hand.shape[2] == 12
+
+
+# ---- A reference game, written again from the rulebook ---------------------------------------------
+
+class Ref:
+    """Animal Hunt in plain Python from the printed rules, started from game b's deal."""
+
+    def __init__(self, st, b, rules):
+        self.players = st.n_players
+        self.places = st.ground.shape[1]
+        self.hands = [set(np.flatnonzero(st.hand[b, p]).tolist()) for p in range(self.players)]
+        self.ground = [None if c < 0 else int(c) for c in st.ground[b]]
+        self.piles = [[] for _ in range(self.players)]
+        self.ducky = {}
+        self.cur, self.first, self.turns, self.over = 0, None, 0, False
+        self.rules = rules
+
+    def kind(self, card):
+        return card % K
+
+    def legal(self):
+        if self.over:
+            return set()
+        down = {i for i, c in enumerate(self.ground) if c is not None}
+        if self.first is None:
+            return down
+        acts = (down - {self.first}) | {self.places + o for o in range(1, self.players)}
+        if self.kind(self.ground[self.first]) in self.hands[self.cur]:
+            acts.add(self.places)
+        return acts
+
+    def pair(self, cards, ducky=True):
+        self.piles[self.cur] += cards
+        if ducky:
+            self.ducky[self.kind(cards[0]) // 6] = self.cur
+
+    def end_turn(self, again):
+        self.turns += 1
+        self.first = None
+        if not again:
+            self.cur = (self.cur + 1) % self.players
+        if all(c is None for c in self.ground) or self.turns >= self.rules.max_turns:
+            self.over = True
+
+    def step(self, a):
+        if self.first is None:
+            self.first = a
+            return
+        card = self.ground[self.first]
+        k = self.kind(card)
+        if a < self.places:                          # C
+            if self.kind(self.ground[a]) == k:
+                self.pair([card, self.ground[a]])
+                self.ground[self.first] = self.ground[a] = None
+                self.end_turn(True)
+            else:
+                self.end_turn(False)
+            return
+        if a == self.places:                         # A
+            giver = self.cur
+        else:                                         # B
+            giver = (self.cur + a - self.places) % self.players
+            if k not in self.hands[giver]:
+                self.end_turn(False)
+                return
+        self.hands[giver].remove(k)
+        self.ground[self.first] = None
+        self.pair([card, k])
+        if not self.hands[giver]:
+            self.over = True
+            self.turns += 1
+            return
+        self.end_turn(True)
+
+    def scores(self):
+        return [len(self.piles[p]) + 2 * sum(1 for h in self.ducky.values() if h == p)
+                for p in range(self.players)]
+
+
+def conserved(st, b):
+    z = G.zones(st, b)
+    cards = [c for zone in z.values() for c in zone]
+    assert len(cards) == len(set(cards)) == 60, "cards lost, created or in two zones"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_properties_over_random_games(players):
+    """Mixed strategies (and recalls) at every player count: every action legal, every step the
+    same as the reference game's, cards conserved in every zone after every step, every game
+    ends, and the final scores are a recount of the piles and duckies."""
+    B = 120
+    keys = game_keys(10 + players, players, B)
+    seat_rs = keys.seat.reshape(-1).copy()
+    pool = [("rememberer", {}), ("prober", {"recall": 0.7}), ("guesser", {"recall": 0.9}),
+            ("random", {}), ("rememberer", {"recall": 0.3})]
+    strats = [get_strategy(G.id, n)(**p) for n, p in pool]
+    for s in strats:
+        s.reset(B, players)
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(strats)
+    r = G.make_rules()
+    st = G.init(r, players, keys.deal)
+    refs = [Ref(st, b, r) for b in range(B)]
+    for _ in range(20_000):
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        for b in range(B):
+            assert (mover[b] < 0) == refs[b].over
+            assert set(np.flatnonzero(G.legal(st)[b]).tolist()) == refs[b].legal()
+            if not refs[b].over:
+                assert mover[b] == refs[b].cur
+        if live.size == 0:
+            break
+        legal = G.legal(st)
+        actions = np.zeros(B, np.int64)
+        who = seating[live, mover[live]]
+        for k, s in enumerate(strats):
+            idx = live[who == k]
+            if idx.size:
+                a = s.act(G.observe(st, idx).freeze(), legal[idx],
+                          SeatRandom(seat_rs, idx * players + mover[idx]))
+                assert legal[idx, a].all()
+                actions[idx] = a
+        G.step(st, actions)
+        for b in live:
+            refs[b].step(int(actions[b]))
+            conserved(st, b)
+            z = G.zones(st, b)
+            for p in range(players):
+                assert z[f"hand{p}"] == sorted(refs[b].hands[p])
+                assert z[f"pile{p}"] == sorted(refs[b].piles[p])
+            assert [c if c >= 0 else None for c in st.ground[b].tolist()] == refs[b].ground
+    assert (G.to_move(st) == -1).all(), "every game ends"
+    out = G.outcome(st)
+    assert out.stats["capped"].sum() == 0
+    for b in range(B):
+        assert out.score[b].tolist() == refs[b].scores()
+        assert out.turns[b] == refs[b].turns
+    assert np.allclose(out.win.sum(axis=1), 1) and (out.rank.min(axis=1) == 1).all()
+    # the statistics add up: every pair was made by one of the three choices
+    s = out.stats
+    assert (s["pairs"] == s["pairs_shown"] + s["pairs_asked"] + s["pairs_flipped"]).all()
+
+
+# ---- Observations -----------------------------------------------------------------------------------
+
+def _obs_arrays(o):
+    names = [f.name for f in dataclasses.fields(o) if isinstance(getattr(o, f.name), np.ndarray)]
+    return {n: np.asarray(getattr(o, n)) for n in names + ["lacks"]}
+
+
+def test_observation_unchanged_when_every_hidden_card_is_permuted():
+    """Other players' hands and the face-down cards never seen, shuffled among themselves: the
+    player to move observes exactly the same."""
+    players, B = 3, 40
+    keys = game_keys(4, players, B)
+    strat = get_strategy(G.id, "rememberer")()
+    strat.reset(B, players)
+    st = G.init(G.make_rules(), players, keys.deal)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for step in range(60):
+        live = np.flatnonzero(G.to_move(st) >= 0)
+        if live.size == 0:
+            break
+        if step % 5 == 3:
+            for b in live[:10]:
+                p = int(G.to_move(st)[b])
+                other = copy.deepcopy(st)
+                slots = [("h", q, k) for q in range(players) if q != p
+                         for k in np.flatnonzero(st.hand[b, q])]
+                slots += [("g", i, None) for i in range(places(st))
+                          if st.ground[b, i] >= 0 and st.known[b, i] < 0]
+                cards = [k if t == "h" else int(st.ground[b, i]) for t, i, k in slots]
+                for _ in range(200):
+                    perm = rng.permutation(cards)
+                    hands = {q: [c % K for (t, qq, _), c in zip(slots, perm) if t == "h" and qq == q]
+                             for q in range(players) if q != p}
+                    if all(len(set(h)) == len(h) for h in hands.values()) and \
+                            not np.array_equal(perm, cards):
+                        break
+                for q, h in hands.items():
+                    other.hand[b, q] = False
+                    other.hand[b, q, h] = True
+                for (t, i, _), c in zip(slots, perm):
+                    if t == "g":
+                        other.ground[b, i] = c
+                assert not (np.array_equal(other.hand, st.hand)
+                            and np.array_equal(other.ground, st.ground))
+                oa, ob = _obs_arrays(G.observe(st, np.array([b]))), \
+                    _obs_arrays(G.observe(other, np.array([b])))
+                for name in oa:
+                    assert np.array_equal(oa[name], ob[name]), name
+                checked += 1
+        legal = G.legal(st)
+        a = np.zeros(B, np.int64)
+        a[live] = strat.act(G.observe(st, live).freeze(), legal[live],
+                            SeatRandom(keys.seat.reshape(-1).copy(), live * players))
+        G.step(st, a)
+    assert checked >= 50
+
+
+def test_observation_is_rotated_and_holds_the_public_history():
+    hands = {0: [kind(ELEPHANT, 1)], 1: [kind(TIGER, 4), kind(LION, 1)], 2: [kind(ZEBRA, 6)]}
+    ground = [twin(kind(ELEPHANT, 1)), twin(kind(TIGER, 4)), twin(kind(ZEBRA, 6)),
+              kind(MONKEY, 2), twin(kind(MONKEY, 2)), twin(kind(LION, 1))]
+    r, st = position(hands, ground, cur=1, scored={kind(LION, 6): 0}, ducky={LION: 0},
+                     lacks={(2, kind(MONKEY, 2)): 0}, known={3: 0})
+    o = G.observe(st, np.array([0]))
+    assert o.seat[0] == 1 and o.kind[0] == ah.FLIP and o.first[0] == -1
+    assert o.hand[0].tolist() == [k in (kind(TIGER, 4), kind(LION, 1)) for k in range(K)]
+    assert o.hand_size[0].tolist() == [2, 1, 1]          # P1, P2, P0
+    assert o.pairs[0].tolist() == [0, 0, 1]
+    assert o.scored[0, kind(LION, 6)] == 2 and o.ducky[0, LION] == 2
+    assert o.lacks[0, 1, kind(MONKEY, 2)] and o.lacks[0].sum() == 1
+    assert o.known[0].tolist()[:7] == [-1, -1, -1, kind(MONKEY, 2), -1, -1, -1]
+    assert o.ground_left[0] == 6 and o.down[0, :6].all() and not o.down[0, 6:].any()
+    act(st, 1)
+    o = G.observe(st, np.array([0]))
+    assert o.kind[0] == ah.CHOOSE and o.first[0] == 1 and o.first_kind[0] == kind(TIGER, 4)
+
+
+# ---- Memories and strategies ------------------------------------------------------------------------
+
+def _memory_obs(n, seen_turn, turn):
+    """n copies of one position where place 0 was seen at ``seen_turn`` and P1 was asked in vain
+    for the lion 1 then, now at ``turn``."""
+    hands = {0: [kind(ELEPHANT, 1)], 1: [kind(TIGER, 4)], 2: [kind(ZEBRA, 6)]}
+    ground = [kind(MONKEY, 2), twin(kind(MONKEY, 2)), twin(kind(ELEPHANT, 1)),
+              twin(kind(TIGER, 4)), twin(kind(ZEBRA, 6)), kind(LION, 1), twin(kind(LION, 1))]
+    st = G.init(G.make_rules(), 3, deal_keys(n, 0))
+    for b in range(n):
+        G.position(st, b, hands, ground, turns=turn, known={0: seen_turn},
+                   lacks={(1, kind(LION, 1)): seen_turn})
+    return st, G.observe(st, np.arange(n)).freeze()
+
+
+def test_memory_forgets_each_fact_with_chance_one_minus_recall_per_turn():
+    n = 4000
+    strat = get_strategy(G.id, "rememberer")(recall=0.6)
+    strat.reset(n, 3)
+    keys = game_keys(1, 3, n).seat.reshape(-1).copy()
+    st, obs = _memory_obs(n, 0, 2)
+    known, lacks = strat.memory.recall_now(obs, SeatRandom(keys, np.arange(n) * 3))
+    kept = (known[:, 0] == kind(MONKEY, 2)).mean()
+    assert abs(kept - 0.36) < 4 * np.sqrt(0.36 * 0.64 / n)
+    assert abs(lacks[:, 1, kind(LION, 1)].mean() - 0.36) < 4 * np.sqrt(0.36 * 0.64 / n)
+    assert (known[:, 1:] == -1).all()       # nothing else was ever seen
+    # three turns later, without seeing it again: 0.36 * 0.6**3 remain, and only those
+    st2, obs2 = _memory_obs(n, 0, 5)
+    known2, _ = strat.memory.recall_now(obs2, SeatRandom(keys, np.arange(n) * 3))
+    still = known2[:, 0] == kind(MONKEY, 2)
+    assert not (still & (known[:, 0] < 0)).any()
+    assert abs(still.mean() - 0.36 * 0.216) < 4 * np.sqrt(0.078 * 0.92 / n)
+    # seen again now: remembered by all
+    st3, obs3 = _memory_obs(n, 5, 5)
+    known3, _ = strat.memory.recall_now(obs3, SeatRandom(keys, np.arange(n) * 3))
+    assert (known3[:, 0] == kind(MONKEY, 2)).all()
+
+
+def test_perfect_memory_is_the_observation_and_no_memory_lasts_one_turn():
+    n = 50
+    keys = game_keys(1, 3, n).seat.reshape(-1).copy()
+    st, obs = _memory_obs(n, 3, 3)
+    perfect = get_strategy(G.id, "rememberer")(recall=1.0)
+    perfect.reset(n, 3)
+    k, l = perfect.memory.recall_now(obs, SeatRandom(keys, np.arange(n) * 3))
+    assert np.array_equal(k, obs.known) and np.array_equal(l, obs.lacks)
+    none = get_strategy(G.id, "rememberer")(recall=0.0)
+    none.reset(n, 3)
+    k, _ = none.memory.recall_now(obs, SeatRandom(keys, np.arange(n) * 3))
+    assert (k[:, 0] == kind(MONKEY, 2)).all()           # seen this turn: still in mind
+    st, obs = _memory_obs(n, 3, 4)
+    k, l = none.memory.recall_now(obs, SeatRandom(keys, np.arange(n) * 3))
+    assert (k == -1).all() and not l.any()
+
+
+def _decide(st, name, **params):
+    s = get_strategy(G.id, name)(**params)
+    s.reset(1, st.n_players)
+    keys = game_keys(0, st.n_players, 1).seat.reshape(-1).copy()
+    return int(s.act(G.observe(st, np.array([0])).freeze(), G.legal(st)[[0]],
+                     SeatRandom(keys, np.array([int(G.to_move(st)[0])])))[0])
+
+
+def test_rememberer_flips_a_remembered_match_then_a_twin_else_an_unknown_card():
+    hands = {0: [kind(ELEPHANT, 1), kind(LION, 3)], 1: [kind(TIGER, 4)], 2: [kind(ZEBRA, 6)]}
+    ground = [twin(kind(TIGER, 4)), kind(MONKEY, 2), twin(kind(ZEBRA, 6)),
+              twin(kind(MONKEY, 2)), twin(kind(ELEPHANT, 1)), twin(kind(LION, 3))]
+    r, st = position(hands, ground, known={1: 0, 3: 0, 4: 0})
+    assert _decide(st, "rememberer") == 4          # the match of its elephant 1
+    act(st, 4)
+    assert _decide(st, "rememberer") == show(st)
+    act(st, show(st))
+    assert _decide(st, "rememberer") in (1, 3)     # the monkey 2 twins
+    act(st, 1)
+    assert _decide(st, "rememberer") == 3
+    act(st, 3)
+    assert _decide(st, "rememberer") == 0          # the first card never seen
+
+
+def paired_elsewhere(hands, ground, seat=1):
+    """Every kind not in these hands and ground, as paired by ``seat`` (a consistent late game)."""
+    used = {k for h in hands.values() for k in h} | {c % K for c in ground if c >= 0}
+    return {k: seat for k in range(K) if k not in used}
+
+
+def test_rememberer_asks_the_opponent_who_may_hold_the_match():
+    hands = {0: [kind(ELEPHANT, 1)], 1: [kind(TIGER, 4)], 2: [kind(ZEBRA, 6)]}
+    ground = [twin(kind(ZEBRA, 6)), twin(kind(TIGER, 4)), twin(kind(ELEPHANT, 1))]
+    r, st = position(hands, ground, lacks={(1, kind(ZEBRA, 6)): 0},
+                     scored=paired_elsewhere(hands, ground))
+    act(st, 0)
+    assert _decide(st, "rememberer") == ask(st, 2)   # P1 is known to lack it
+    assert _decide(st, "prober") == ask(st, 2)
+
+
+def test_prober_flips_a_remembered_card_to_ask_for_it():
+    # P2 is the only one who can hold the zebra 6 (P1 lacks it); the rememberer flips an unknown
+    # card, the prober flips the zebra 6 it remembers to ask P2 for it
+    hands = {0: [kind(ELEPHANT, 1)], 1: [kind(TIGER, 4)], 2: [kind(ZEBRA, 6)]}
+    ground = [twin(kind(TIGER, 4)), twin(kind(ELEPHANT, 1)), twin(kind(ZEBRA, 6))]
+    r, st = position(hands, ground, known={2: 0}, lacks={(1, kind(ZEBRA, 6)): 0},
+                     scored=paired_elsewhere(hands, ground))
+    assert _decide(st, "rememberer") == 0
+    assert _decide(st, "prober", probe_min=0.5) == 2
+
+
+def test_guesser_shows_and_takes_remembered_twins():
+    hands = {0: [kind(ELEPHANT, 1)], 1: [kind(TIGER, 4)], 2: [kind(ZEBRA, 6)]}
+    ground = [twin(kind(TIGER, 4)), twin(kind(ELEPHANT, 1)), twin(kind(ZEBRA, 6)),
+              kind(LION, 2), twin(kind(LION, 2))]
+    r, st = position(hands, ground, known={4: 0})
+    act(st, 1)
+    assert _decide(st, "guesser") == show(st)
+    r, st = position(hands, ground, known={4: 0})
+    act(st, 3)
+    assert _decide(st, "guesser") == 4
+
+
+def test_memory_pays():
+    """Against two perfect rememberers, a rememberer that forgets wins less."""
+    players, B = 3, 600
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % players
+    wins = []
+    for recall in (0.8, 1.0):
+        strats = [get_strategy(G.id, "rememberer")(recall=recall),
+                  get_strategy(G.id, "rememberer")(), get_strategy(G.id, "rememberer")()]
+        res = play_batch(G, G.make_rules(), players, strats, seating, game_keys(9, players, B))
+        wins.append(res.outcome.win[seating == 0].sum() / B)
+    assert wins[0] < 0.2 < wins[1]
+
+
+# ---- Runs -----------------------------------------------------------------------------------------
+
+def test_same_seed_same_games():
+    strat = [get_strategy(G.id, "guesser")(recall=0.5)]
+    a = play_batch(G, G.make_rules(), 4, strat, np.zeros((30, 4), int), game_keys(11, 4, 30))
+    b = play_batch(G, G.make_rules(), 4, strat, np.zeros((30, 4), int), game_keys(11, 4, 30))
+    assert np.array_equal(a.outcome.score, b.outcome.score)
+    assert np.array_equal(a.outcome.turns, b.outcome.turns)
+
+
+def test_trace_describes_a_whole_game():
+    strat = [get_strategy(G.id, "rememberer")()]
+    res = play_batch(G, G.make_rules(), 3, strat, np.zeros((1, 3), int), game_keys(2, 3, 1),
+                     log=True)
+    text = G.describe(res.state, 0)
+    out = res.outcome
+    assert text.startswith("-- Turn 1: P0 --")
+    assert text.count("-- Turn ") == out.turns[0]
+    assert text.count("scores the pair") == out.stats["pairs"][0].sum()
+    assert "== Game over after" in text
+
+
+def test_pure_python_mode_plays_the_same_game():
+    """NUMBA_DISABLE_JIT=1 runs the kernels as plain Python: the game comes out as compiled."""
+    import os
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "safari_sim.cli", "trace", "animal_hunt", "--seed", "3",
+            "--strategies", "rememberer,prober,guesser"]
+    cwd = os.path.dirname(os.path.dirname(__file__))
+    jit = subprocess.run(args, capture_output=True, text=True, check=True, cwd=cwd)
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    py = subprocess.run(args, capture_output=True, text=True, check=True, env=env, cwd=cwd,
+                        timeout=120)
+    assert "Game over" in jit.stdout and "scores the pair" in jit.stdout
+    assert py.stdout == jit.stdout
