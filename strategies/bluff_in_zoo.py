@@ -22,6 +22,10 @@ from safari_sim.games.bluff_in_zoo import (ALL_EQUAL, ANIMAL, CONTINUE, COUNT, C
 from .base import Strategy
 
 
+# How much of the doubted piles a player remembers by default: see docs/rules/bluff_in_zoo.md
+RECALL = 0.5
+
+
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -93,53 +97,65 @@ def normal_cdf(z: np.ndarray) -> np.ndarray:
     return 0.5 + 0.5 * np.tanh(np.float32(0.7978846) * (z + np.float32(0.044715) * z * z * z))
 
 
-def claim_credit(obs: Obs, trust: float) -> np.ndarray:
-    """float[n, K]: animals believed on the word of the others: ``trust`` animals of the kind each
-    other player claimed last this round per card that player put on the pile (people claim
-    what they placed)."""
-    credit = np.zeros((len(obs.game), obs.n_kinds), np.float32)
-    if trust:
-        rows = np.arange(len(obs.game))
-        for o in range(1, obs.said_k.shape[1]):
-            k = obs.said_k[:, o]
-            said = k >= 0
-            credit[rows[said], k[said]] += np.float32(trust) * obs.pile_by[said, o]
-    return credit
+def remembered_unseen(obs: Obs, recall: float) -> np.ndarray:
+    """float32[n, T]: the cards whose place this player does not know, for a player who
+    remembers a share ``recall`` of the cards the doubts have shown (the point cards): a
+    forgotten shown card is, to it, one more card that could be anywhere."""
+    unseen = obs.unseen.astype(np.float32)
+    if recall < 1:
+        unseen = unseen + np.float32(1 - recall) * obs.revealed.astype(np.float32)
+    return unseen
 
 
 class PileModel:
-    """What this player can say about the discard pile: its own cards there are known, every
-    other pile card is taken as a random unseen card. The count of each kind is approximated
-    by a normal law in each of the four action-card states, mixed by their chances. ``trust``
-    adds ``claim_credit``."""
+    """What this player can say about the discard pile: its own cards there are known; every
+    card another player put there is, with chance ``trust``, a card backing the animal that
+    player claimed last this round (people claim what they placed), else a random card among
+    those whose place it does not know (``remembered_unseen``, with ``recall``). The count of
+    each kind is approximated by a normal law in each of the four action-card states, mixed by
+    their chances."""
 
-    def __init__(self, obs: Obs, trust: float = 0.0):
+    def __init__(self, obs: Obs, trust: float = 0.0, recall: float = 1.0):
         f4 = np.float32
-        n_unk = (obs.pile_n - obs.my_pile.sum(axis=1)).astype(f4)
-        unseen = obs.unseen.astype(f4)
+        n = len(obs.game)
+        unseen = remembered_unseen(obs, recall)
         q = unseen / np.maximum(unseen.sum(axis=1, keepdims=True), f4(1))
+        m = obs.pile_by[:, 1:].astype(f4)                   # [n, O] cards of each other player
+        said = obs.said_k[:, 1:].astype(np.int64)          # [n, O] the kind each claimed last
+        if trust and m.shape[1]:
+            backs = (face_value(obs) > 0).astype(f4)       # [K, T] animal of kind k or wild
+            qs = unseen[:, None, :] * backs[np.maximum(said, 0)]
+            tot = qs.sum(axis=2, keepdims=True)
+            mixed = (1 - f4(trust)) * q[:, None, :] + f4(trust) * qs / np.maximum(tot, f4(1e-9))
+            qo = np.where(((said >= 0)[:, :, None]) & (tot > 0), mixed, q[:, None, :])
+        else:
+            qo = np.broadcast_to(q[:, None, :], (n, m.shape[1], q.shape[1]))
+        qo = qo.astype(f4, copy=False)
 
-        def present(t):  # chance that a card of type t is in the pile
-            return np.where(obs.my_pile[:, t] > 0, f4(1), 1 - (1 - q[:, t]) ** n_unk)
+        def absent(t):  # chance that no card of type t is among the others' pile cards
+            return np.prod((1 - qo[:, :, t]) ** m, axis=1)
 
-        p_one = present(_type_of(obs, COUNT_ONE))
-        p_eq = present(_type_of(obs, ALL_EQUAL))
+        p_one = np.where(obs.my_pile[:, _type_of(obs, COUNT_ONE)] > 0, f4(1),
+                         1 - absent(_type_of(obs, COUNT_ONE)))
+        p_eq = np.where(obs.my_pile[:, _type_of(obs, ALL_EQUAL)] > 0, f4(1),
+                        1 - absent(_type_of(obs, ALL_EQUAL)))
         s = _type_of(obs, STOP)
-        odd_unk = (1 - (1 - 2 * q[:, s]) ** n_unk) / 2
+        odd_unk = (1 - np.prod((1 - 2 * qo[:, :, s]) ** m, axis=1)) / 2
         # an odd number of stop cards cancels the action cards
         p_even = np.where(obs.my_pile[:, s] % 2 == 1, odd_unk, 1 - odd_unk)
-        w = np.empty((len(n_unk), 4), f4)
+        w = np.empty((n, 4), f4)
         w[:, 3] = p_one * p_eq * p_even
         w[:, 2] = p_one * (1 - p_eq) * p_even
         w[:, 1] = (1 - p_one) * p_eq * p_even
         w[:, 0] = 1 - w[:, 1:].sum(axis=1)
-        mu = moments(obs, q, 1)                            # per unknown card
-        var = moments(obs, q, 2) - mu * mu
-        mean = moments(obs, obs.my_pile.astype(f4), 1) + n_unk[:, None, None] * mu
-        mean += claim_credit(obs, trust)[:, None, :]
+        cards = (m[:, :, None] * qo).sum(axis=1)           # expected others' cards by type
+        mean = moments(obs, obs.my_pile.astype(f4) + cards, 1)
+        mu_o = moments(obs, np.ascontiguousarray(qo.reshape(-1, qo.shape[2])), 1)
+        mu_o = mu_o.reshape(n, m.shape[1], 4, obs.n_kinds)
+        var = moments(obs, cards, 2) - np.einsum("no,nosk->nsk", m, mu_o * mu_o)
         self.weights = w
         # odds() needs z = (mean + extra + 0.5 - count) / sd
-        self.inv_sd = 1 / np.sqrt(np.maximum(n_unk[:, None, None] * var, f4(1e-6)))
+        self.inv_sd = 1 / np.sqrt(np.maximum(var, f4(1e-6)))
         self.z0 = (mean + f4(0.5)) * self.inv_sd
 
     def odds(self, count: np.ndarray, extra: np.ndarray | float = 0.0) -> np.ndarray:
@@ -191,6 +207,31 @@ def safest_raise(obs: Obs, model: PileModel, extra: np.ndarray | float = 0.0
     return low[rows, kind], kind, odds[rows, kind]
 
 
+def highest_believed(obs: Obs, model: PileModel, belief: float
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(count, kind, found): the highest legal claim (in the game's order: more animals, then a
+    bigger animal) that is true with chance ``belief`` or more; ``found`` False where none is."""
+    low = obs.min_raise().astype(np.int64)                # [n, K]; cap + 1: kind closed
+    cap = obs.max_claim
+    ok = (low <= cap) & (model.odds(np.minimum(low, cap)) >= belief)
+    # the round's first claim names exactly first_claim animals
+    lo, hi = low.copy(), np.where(obs.claims[:, None] == 0, low, cap)
+    # odds fall as the count rises: bisect for the last count still believed, every kind at once
+    while True:
+        open_ = ok & (lo < hi)
+        if not open_.any():
+            break
+        mid = (lo + hi + 1) // 2
+        good = model.odds(mid) >= belief
+        lo = np.where(open_ & good, mid, lo)
+        hi = np.where(open_ & ~good, mid - 1, hi)
+    best = np.where(ok, lo, -1)
+    # the highest claim: most animals, and of those the biggest animal
+    kind = obs.n_kinds - 1 - np.argmax(best[:, ::-1], axis=1)
+    rows = np.arange(len(kind))
+    return best[rows, kind], kind, ok.any(axis=1)
+
+
 def supporting_card(obs: Obs, legal: np.ndarray, kind: np.ndarray, junk: bool = False
                     ) -> tuple[np.ndarray, np.ndarray]:
     """(action, support): the hand card showing the most animals of ``kind`` (wild cards fit any
@@ -219,8 +260,11 @@ class _BluffStrategy(Strategy):
             idx = np.flatnonzero(obs.kind == kind)
             if idx.size:
                 sub = obs if idx.size == len(out) else obs.take(idx)
-                out[idx] = fn(sub, legal[idx], u[idx], PileModel(sub, self.params.trust))
+                out[idx] = fn(sub, legal[idx], u[idx], self.model(sub))
         return out
+
+    def model(self, obs):
+        return PileModel(obs, self.params.trust, self.params.recall)
 
     @staticmethod
     def must_doubt(legal, doubt):
@@ -233,6 +277,8 @@ class _BluffStrategy(Strategy):
         return false > self.params.doubt_at
 
     def respond(self, obs, legal, u, model):
+        """Doubt exactly the claims it thinks false (``doubt_at``), or when nothing is left to
+        claim; go on otherwise."""
         return self.must_doubt(legal, self.doubts(obs, model))
 
     def source(self, obs, legal, u, model, junk=False, skip_rate=0.0):
@@ -253,6 +299,7 @@ class _BluffStrategy(Strategy):
         return np.where(skip, obs.no_card_action, a)
 
     def claim(self, obs, legal, u, model):
+        """The smallest raise, of the kind most likely to be there."""
         count, _, _ = safest_raise(obs, model)
         return obs.count_action(count)
 
@@ -267,7 +314,7 @@ class _BluffStrategy(Strategy):
 
 def _doubt_at(default: float):
     return Field(default, ge=0, le=1, description=(
-        "doubts when its estimate that the last claim is false passes this"))
+        "doubts exactly when its estimate that the last claim is false passes this"))
 
 
 def _draw_rate(default: float):
@@ -278,31 +325,37 @@ def _draw_rate(default: float):
 
 class _Common(_Params):
     doubt_at: float = _doubt_at(0.5)
-    trust: float = Field(0.5, ge=0, description=(
-        "animals of the kind each other player claimed that it believes in per card that "
-        "player placed this round (people claim what they placed)"))
+    trust: float = Field(0.5, ge=0, le=1, description=(
+        "chance it gives that a card another player placed this round backs the animal that "
+        "player claimed last (people claim what they placed); 0: every unseen card is random"))
+    recall: float = Field(RECALL, ge=0, le=1, description=(
+        "share of the cards shown by earlier doubts (the point cards) it remembers: 1 a perfect "
+        "card counter, 0 forgets every doubted pile (a forgotten card could be anywhere)"))
     draw_rate: float = _draw_rate(0.1)
 
 
 class Honest(_BluffStrategy):
     name = "honest"
-    summary = ("claims only what its own cards make likely; doubts a claim it thinks false, or "
-               "when it has nothing believable left to claim")
+    summary = ("places the card that backs its claim and claims the most it believes "
+               "(true with chance `belief`; the smallest raise when it believes none); doubts "
+               "exactly the claims it thinks false (`doubt_at`)")
 
     class Params(_Common):
-        belief: float = Field(0.5, ge=0, le=1, description=(
-            "goes on only if its best next claim (with its best hand card placed) is true with "
-            "at least this chance"))
+        belief: float = Field(0.75, ge=0, le=1, description=(
+            "claims the highest number (then the biggest animal) it thinks true with at least "
+            "this chance"))
 
-    def respond(self, obs, legal, u, model):
-        _, _, odds = safest_raise(obs, model, best_hand_support(obs))
-        return self.must_doubt(legal, self.doubts(obs, model) | (odds < self.params.belief))
+    def claim(self, obs, legal, u, model):
+        count, _, found = highest_believed(obs, model, self.params.belief)
+        low, _, _ = safest_raise(obs, model)
+        return obs.count_action(np.where(found, count, low))
 
 
 class Bluffer(_BluffStrategy):
     name = "bluffer"
-    summary = ("dumps its worst cards and, with chance `bluff_rate`, claims more than it knows; "
-               "doubts only a claim it thinks very likely false")
+    summary = ("dumps its least useful card; claims the smallest raise, or with chance "
+               "`bluff_rate` `bluff_raise` more; doubts only claims it thinks very likely false "
+               "(`doubt_at` 0.7)")
 
     class Params(_Common):
         doubt_at: float = _doubt_at(0.7)
@@ -323,10 +376,12 @@ class Bluffer(_BluffStrategy):
 
 class Doubter(_BluffStrategy):
     name = "doubter"
-    summary = ("doubts whenever its estimate that the claim is false passes `doubt_at`; "
-               "otherwise raises as little as it can, sometimes without adding a card")
+    summary = ("doubts every claim it thinks false with chance over `doubt_at` 0.35 (more than "
+               "`honest`, at 0.5); otherwise the smallest raise, with chance `skip_rate` placing "
+               "no card")
 
     class Params(_Common):
+        doubt_at: float = _doubt_at(0.35)
         skip_rate: float = Field(0.25, ge=0, le=1, description=(
             "chance of claiming without placing a card (when allowed): keeps the pile small"))
 

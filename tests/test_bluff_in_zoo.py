@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections import Counter
 import subprocess
 import sys
 
@@ -114,7 +115,9 @@ def test_deck_follows_the_rules_fields():
     st = G.init(r, 2, deal_keys(1, 0))
     assert list(st.comp) == [2, 1, 2, 1, 3, 1, 0, 2]
     assert G.card_name(r, 3) == "bear 2" and G.card_name(r, 4) == "wild 1"
-    assert G.n_actions(r, 2) == 2 + 8 + 2 + r.max_claim + 2
+    # the claim cap: at most 3 wild animals and 2 + 2 of one kind (no "All animals are equal")
+    assert r.claim_cap() == 3 * 1 + (2 * 1 + 1 * 2)
+    assert G.n_actions(r, 2) == 2 + 8 + 2 + 7 + 2
 
 
 def test_rules_errors_name_the_field():
@@ -170,8 +173,8 @@ def test_claims_must_beat_the_last_by_number_or_by_size():
     assert lg[o.no_card_action]                        # later moves may place no card
     place(st, "fox 3")
     lg = G.legal(st)[0]
-    counts = [n for n in range(1, R.max_claim + 1) if lg[int(o.count_action(n))]]
-    assert counts == list(range(3, R.max_claim + 1))   # as many (of a bigger kind), or more
+    counts = [n for n in range(1, R.claim_cap() + 1) if lg[int(o.count_action(n))]]
+    assert counts == list(range(3, R.claim_cap() + 1))   # as many (of a bigger kind), or more
     act(st, int(o.count_action(3)))
     lg = G.legal(st)[0]
     assert list(np.flatnonzero(lg)) == [o.kind_action(ELEPHANT)]   # three: only bigger than lions
@@ -519,90 +522,291 @@ def test_drawn_card_is_seen_by_its_player_only_and_a_doubt_makes_the_pile_public
     assert (o.said_n[0] == 0).all() and (o.said_k[0] == -1).all()   # a new round
 
 
-# ---- Properties over many random games ---------------------------------------------------------
+# ---- Properties over many random games: a plain-Python reference of the rulebook -------------------------------------------------
+#
+# Written again from the rulebook (and the decisions of docs/rules/bluff_in_zoo.md), sharing no
+# code with the kernel: cards are tuples, piles are lists, hands are Counters. It knows only the
+# documented encodings (card type order, action layout) and takes the kernel's shuffled deck as
+# the deal. The properties below play random games through the kernel and the reference side by
+# side and compare everything after every decision.
 
-def _check_invariants(st):
-    for b in range(st.g.shape[0]):
-        conserved(st, b)
-    assert (st.pp[:, :, bz.HAND_N] <= st.rules.hand_size).all()
-    # every round starts with every hand refilled to five and an empty discard pile
-    fresh = (st.g[:, bz.PHASE] == bz.SOURCE) & (st.g[:, bz.CLAIMS] == 0)
-    assert (st.pp[fresh, :, bz.HAND_N] == st.rules.hand_size).all()
-    assert (st.g[fresh, bz.PILE_N] == 0).all()
-    live = G.to_move(st) >= 0
-    assert G.legal(st)[live].any(axis=1).all(), "a player to move has no legal action"
-    assert not G.legal(st)[~live].any()
+CONTINUE, DOUBT = 0, 1          # the documented action layout: then 2 + t places a card of type t
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-def test_properties_over_random_games(players):
-    rng = np.random.default_rng(players)
+def card_list(r):
+    """The card of each type, in the documented type order: every animal kind from the smallest
+    with its values 1, 2, 3 ..., the wild cards by value, 'All cards count 1', 'All animals are
+    equal', stop."""
+    cards = [("animal", k, v + 1) for k in range(len(r.animals)) for v in range(len(r.animal_cards))]
+    cards += [("wild", None, v + 1) for v in range(len(r.wild_cards))]
+    return cards + [("one", None, 0), ("equal", None, 0), ("stop", None, 0)]
+
+
+def ref_count(cards, kind):
+    """Animals of ``kind`` in a flipped pile (a list of card tuples), as the rulebook counts."""
+    one = any(c[0] == "one" for c in cards)          # more of the same add nothing
+    equal = any(c[0] == "equal" for c in cards)
+    if sum(c[0] == "stop" for c in cards) % 2 == 1:  # an odd number: every action card ignored
+        one = equal = False
+    total = 0
+    for what, k, value in cards:
+        if what == "wild" or (what == "animal" and (equal or k == kind)):
+            total += 1 if one else value
+    return total
+
+
+class RefGame:
+    """One game of Bluff in Zoo in plain Python."""
+
+    def __init__(self, r, players, deck):
+        self.r, self.P = r, players
+        self.cards = card_list(r)
+        self.K = len(r.animals)
+        self.cap = r.max_claim if r.max_claim is not None else max(
+            sum((v + 1) * n for v, n in enumerate(r.wild_cards))
+            + sum((v + 1) * n for v, n in enumerate(r.animal_cards))
+            * (self.K if r.all_equal_cards else 1), r.first_claim)
+        nt = len(self.cards)
+        self.draw_a, self.none_a, self.count0 = 2 + nt, 3 + nt, 4 + nt
+        self.kind0 = self.count0 + self.cap
+        self.draw = [int(t) for t in deck]            # the top card first
+        self.hands = [Counter() for _ in range(players)]
+        for p in range(players):                      # each player draws five
+            for _ in range(r.hand_size):
+                self.hands[p][self.draw.pop(0)] += 1
+        self.stacks = [[] for _ in range(players)]    # point cards in front of each player
+        self.stats = Counter()
+        self.per = {k: [0] * players for k in ("claims", "false_claims", "doubts", "doubts_right",
+                                               "caught_lying", "cards_drawn",
+                                               "claims_without_card")}
+        self.over, self.ended_by_deck, self.rounds, self.turns = False, 0, 0, 0
+        self.starter = 0
+        self.new_round()
+
+    def new_round(self):
+        self.turn = self.starter
+        self.phase = "source"
+        self.pile = []                                # (card type, who placed it)
+        self.claim = None                             # (count, kind, claimant)
+        self.said = [None] * self.P
+        self.pending = None
+        self.round_claims = 0
+
+    def to_move(self):
+        return -1 if self.over else self.turn
+
+    def legal(self):
+        if self.over:
+            return set()
+        if self.phase == "respond":
+            n, k, _ = self.claim
+            bigger = n < self.cap or k < self.K - 1
+            return {DOUBT} | ({CONTINUE} if bigger else set())
+        if self.phase == "source":
+            out = {2 + t for t, n in self.hands[self.turn].items() if n > 0}
+            if self.draw:
+                out.add(self.draw_a)
+            if self.claim is not None:               # the starting player must place a card
+                out.add(self.none_a)
+            return out
+        if self.phase == "count":
+            if self.claim is None:                    # "exactly one animal"
+                return {self.count0 + self.r.first_claim - 1}
+            n, k, _ = self.claim
+            return {self.count0 + c - 1 for c in range(1, self.cap + 1)
+                    if c > n or (c == n and k < self.K - 1)}
+        low = 0
+        if self.claim is not None and self.pending == self.claim[0]:
+            low = self.claim[1] + 1                   # as many animals: a bigger one
+        return {self.kind0 + k for k in range(low, self.K)}
+
+    def apply(self, a):
+        p = self.turn
+        if self.phase == "respond":
+            if a == CONTINUE:
+                self.phase = "source"
+            else:
+                self.doubt(p)
+        elif self.phase == "source":
+            if a == self.draw_a:
+                self.pile.append((self.draw.pop(0), p))
+                self.per["cards_drawn"][p] += 1
+            elif a == self.none_a:
+                self.per["claims_without_card"][p] += 1
+            else:
+                self.hands[p][a - 2] -= 1
+                self.pile.append((a - 2, p))
+            self.phase = "count"
+        elif self.phase == "count":
+            self.pending = a - self.count0 + 1
+            self.phase = "kind"
+        else:
+            n, k = self.pending, a - self.kind0
+            self.per["claims"][p] += 1
+            self.per["false_claims"][p] += ref_count(self.shown(), k) < n
+            self.stats["claims_at_cap"] += n == self.cap
+            self.claim = (n, k, p)
+            self.said[p] = (n, k)
+            self.round_claims += 1
+            self.pending = None
+            self.turns += 1
+            self.turn = (p + 1) % self.P
+            self.phase = "respond"
+
+    def shown(self):
+        return [self.cards[t] for t, _ in self.pile]
+
+    def doubt(self, p):
+        n, k, liar = self.claim
+        assert liar == (p - 1) % self.P               # the previous player's claim
+        self.turns += 1
+        self.per["doubts"][p] += 1
+        self.stats["forced_doubts"] += (n, k) == (self.cap, self.K - 1)
+        if ref_count(self.shown(), k) >= n:           # "equal to or higher": the doubter takes
+            taker = p
+        else:
+            taker = liar
+            self.per["doubts_right"][p] += 1
+            self.per["caught_lying"][liar] += 1
+        self.stacks[taker] += [t for t, _ in self.pile]
+        self.pile = []
+        self.rounds += 1
+        if len(self.stacks[taker]) >= self.r.point_limit:
+            self.over = True
+            return
+        need = sum(self.r.hand_size - sum(h.values()) for h in self.hands)
+        if need > len(self.draw):                     # not all players can fill up their hand
+            self.over, self.ended_by_deck = True, 1
+            return
+        self.starter = taker if self.r.next_starter == "loser" else (self.starter + 1) % self.P
+        for i in range(self.P):                       # refill clockwise from the new starter
+            q = (self.starter + i) % self.P
+            while sum(self.hands[q].values()) < self.r.hand_size:
+                self.hands[q][self.draw.pop(0)] += 1
+        self.new_round()
+
+    def view(self):
+        """What the player to move knows, rotated as the observation documents."""
+        p, P, nt = self.turn, self.P, len(self.cards)
+        rot = [(p + o) % P for o in range(P)]
+        hand = np.array([self.hands[p][t] for t in range(nt)])
+        mine = np.bincount([t for t, q in self.pile if q == p], minlength=nt)
+        shown = np.bincount([t for s in self.stacks for t in s], minlength=nt)
+        return dict(
+            hand=hand, my_pile=mine, revealed=shown, pile_n=len(self.pile),
+            claim_n=self.claim[0] if self.claim else 0,
+            claim_k=self.claim[1] if self.claim else -1,
+            claimant=(self.claim[2] - p) % P if self.claim else -1,
+            claims=self.round_claims,
+            points=[len(self.stacks[q]) for q in rot],
+            hand_n=[sum(self.hands[q].values()) for q in rot],
+            pile_by=[sum(1 for _, w in self.pile if w == q) for q in rot],
+            said_n=[self.said[q][0] if self.said[q] else 0 for q in rot],
+            said_k=[self.said[q][1] if self.said[q] else -1 for q in rot],
+            draw_left=len(self.draw))
+
+    def outcome(self):
+        pts = [len(s) for s in self.stacks]           # each card received: one point
+        best = min(pts)                               # fewest points wins; ties all win
+        win = [(x == best) / pts.count(best) for x in pts]
+        rank = [1 + sum(y < x for y in pts) for x in pts]
+        return pts, win, rank
+
+
+REF_CASES = [(2, {}), (3, {"next_starter": "loser"}), (4, {}), (5, {"max_claim": 12}),
+             (6, {"hand_size": 4, "point_limit": 15})]
+
+
+@pytest.mark.parametrize("players, rules", REF_CASES)
+def test_random_games_follow_a_plain_python_reference(players, rules):
+    """Random, honest, bluffer and doubter players at every table size: after every decision the
+    kernel and the reference agree on who moves, the legal actions, every hand, the pile, the
+    point stacks and what the mover observes; at the end on the scores (a recount of the point
+    cards by the rulebook: one point per card received), the winners, the ranks and every
+    statistic. Every game ends, and cards are conserved in every zone after every step."""
+    r = G.make_rules(rules)
     names = ["random", "honest", "bluffer", "doubter"]
     strats = [get_strategy("bluff_in_zoo", n)() for n in names]
-    batch = 48
-    seating = rng.integers(0, len(strats), size=(batch, players))
+    batch = 14
+    seating = np.random.default_rng(players).integers(0, len(strats), size=(batch, players))
     keys = game_keys(players, players, batch)
     seat_rs = keys.seat.reshape(-1).copy()
-    st = G.init(R, players, keys.deal)
+    st = G.init(r, players, keys.deal)
     for s in strats:
         s.reset(batch, players)
-    steps = 0
-    while (G.to_move(st) >= 0).any():
+    refs = [RefGame(r, players, st.deck[b]) for b in range(batch)]
+    nt = G.n_types(r)
+    comp = np.bincount(st.deck[0], minlength=nt)
+    steps = doubts = 0
+    watch = list(range(batch))                       # games live at the last step
+    while True:
         mover = G.to_move(st)
-        live = np.flatnonzero(mover >= 0)
         legal = G.legal(st)
+        hands, pile, taken = st.hand.tolist(), st.pile.tolist(), st.taken.tolist()
+        draw = [st.deck[b, st.g[b, bz.POS]:].tolist() for b in range(batch)]
+        for b in watch:
+            ref = refs[b]
+            assert mover[b] == ref.to_move(), f"game {b} step {steps}: who moves"
+            assert set(np.flatnonzero(legal[b]).tolist()) == ref.legal(), f"game {b}: legal"
+            assert ref.over or ref.legal(), "a player to move has no legal action"
+            # every zone holds what the reference says (the reference moves cards, never makes
+            # or loses one: so the kernel conserves them too)
+            assert hands[b] == [[ref.hands[p][t] for t in range(nt)] for p in range(players)]
+            assert pile[b] == np.bincount([t for t, _ in ref.pile], minlength=nt).tolist()
+            assert taken[b] == [np.bincount(x, minlength=nt).tolist() for x in ref.stacks]
+            assert draw[b] == ref.draw
+        live = np.flatnonzero(mover >= 0)
+        watch = live.tolist()
+        if live.size == 0:
+            break
+        o = G.observe(st, live).freeze()
+        seen = {name: getattr(o, name).tolist() for name in refs[0].view()}
+        unseen = o.unseen.tolist()
+        for i, b in enumerate(live):
+            view = refs[b].view()
+            for name, want in view.items():
+                assert seen[name][i] == (want.tolist() if isinstance(want, np.ndarray) else want
+                                         ), f"game {b}: obs.{name}"
+            assert unseen[i] == (comp - view["hand"] - view["my_pile"] - view["revealed"]).tolist()
         actions = np.zeros(batch, np.int64)
         who = seating[live, mover[live]]
         for k, s in enumerate(strats):
             idx = live[who == k]
             if idx.size:
-                actions[idx] = s.act(G.observe(st, idx), legal[idx],
+                actions[idx] = s.act(o.take(np.flatnonzero(who == k)), legal[idx],
                                      SeatRandom(seat_rs, idx * players + mover[idx]))
-        assert legal[live, actions[live]].all(), "an illegal action was chosen"
+        for b in live:
+            assert actions[b] in refs[b].legal(), "an illegal action was chosen"
+            doubts += refs[b].phase == "respond" and actions[b] == bz.DOUBT
+            refs[b].apply(int(actions[b]))
         G.step(st, actions)
-        _check_invariants(st)
         steps += 1
         assert steps < 20000, "games do not end"
     out = G.outcome(st)
-    points = st.taken.sum(axis=2)
-    assert (out.score == points).all()                     # recount from the final state
-    best = points.min(axis=1, keepdims=True)
-    assert np.allclose(out.win, (points == best) / (points == best).sum(axis=1, keepdims=True))
-    over = st.g[:, bz.END]
-    assert ((over == bz.END_POINTS) == (points.max(axis=1) >= R.point_limit)).all()
-    need = (R.hand_size - st.pp[:, :, bz.HAND_N]).sum(axis=1)
-    left = st.comp.sum() - st.g[:, bz.POS]
-    assert (need[over == bz.END_DECK] > left[over == bz.END_DECK]).all()
-    assert (out.stats["doubts_right"] <= out.stats["doubts"]).all()
-    assert out.stats["caught_lying"].sum() == out.stats["doubts_right"].sum()
-    assert (out.stats["false_claims"] <= out.stats["claims"]).all()
+    for b, ref in enumerate(refs):
+        pts, win, rank = ref.outcome()
+        assert out.score[b].tolist() == pts
+        assert np.allclose(out.win[b], win) and out.rank[b].tolist() == rank
+        assert out.turns[b] == ref.turns
+        assert out.stats["rounds"][b] == ref.rounds
+        assert out.stats["ended_by_deck"][b] == ref.ended_by_deck
+        for name in ("forced_doubts", "claims_at_cap"):
+            assert out.stats[name][b] == ref.stats[name], name
+        for name, per in ref.per.items():
+            assert out.stats[name][b].tolist() == per, name
+    assert doubts > 50
 
 
-def printed_count(shown, kind, r=R):
-    """The rulebook's count, written from the card names alone: ``shown`` maps card names to how
-    many lie in the flipped pile; ``kind`` is the claimed animal's name."""
-    one = shown.get("'All cards count 1'", 0) > 0
-    equal = shown.get("'All animals are equal'", 0) > 0
-    if shown.get("stop", 0) % 2 == 1:                      # an odd number: actions ignored
-        one = equal = False
-    total = 0
-    for name, n in shown.items():
-        what, _, value = name.partition(" ")
-        if what == "wild" or (what in r.animals and (equal or what == kind)):
-            total += n * (1 if one else int(value))
-    return total
-
-
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-def test_every_doubt_of_random_games_follows_the_rulebook(players):
-    """Replays the event log of whole games: each doubt is counted again from the shown cards,
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_every_doubt_in_the_event_log_follows_the_rulebook(players):
+    """Replays the event log behind `describe` of whole games: each doubt is counted again from the shown cards,
     the right player takes the pile, the claimant is the doubter's right-hand neighbour, the
     starting player card moves one seat left per round, and the points add up."""
     strats = [get_strategy("bluff_in_zoo", n)() for n in ("random", "honest", "bluffer",
                                                           "doubter")]
     rng = np.random.default_rng(100 + players)
-    seating = rng.integers(0, len(strats), size=(16, players))
-    st = play_batch(G, R, players, strats, seating, game_keys(100 + players, players, 16),
+    seating = rng.integers(0, len(strats), size=(10, players))
+    st = play_batch(G, R, players, strats, seating, game_keys(100 + players, players, 10),
                     log=True).state
     doubts = 0
     for b in range(len(seating)):
@@ -617,14 +821,14 @@ def test_every_doubt_of_random_games_follows_the_rulebook(players):
                 starters.append(seat)
             elif t == bz.E_DOUBT:
                 assert a == (seat - 1) % players               # the previous player's claim
-                shown = {}
+                shown = []
                 i += 1
                 while ev[i, 0] == bz.E_SHOW:
-                    shown[G.card_name(R, int(ev[i, 2]))] = int(ev[i, 3])
+                    shown += [card_list(R)[int(ev[i, 2])]] * int(ev[i, 3])
                     i += 1
-                assert counted == printed_count(shown, R.animals[k])
+                assert counted == ref_count(shown, k)
                 take = ev[i]
-                assert take[0] == bz.E_TAKE and take[2] == sum(shown.values())
+                assert take[0] == bz.E_TAKE and take[2] == len(shown)
                 assert take[1] == (seat if counted >= n else a)
                 points[take[1]] += take[2]
                 doubts += 1
@@ -638,17 +842,17 @@ def test_play_batch_with_every_strategy_and_a_tiny_cap():
     # a cap of 2 forces doubts all the time; games still end and stay legal
     r = G.make_rules({"max_claim": 2})
     strats = [get_strategy("bluff_in_zoo", n)() for n in ("honest", "bluffer", "doubter")]
-    seating = np.arange(3 * 64).reshape(64, 3) % 3
-    res = play_batch(G, r, 3, strats, seating, game_keys(5, 3, 64))
+    seating = np.arange(3 * 24).reshape(24, 3) % 3
+    res = play_batch(G, r, 3, strats, seating, game_keys(5, 3, 24))
     assert (G.to_move(res.state) == -1).all()
     assert res.outcome.stats["forced_doubts"].sum() > 0
 
 
 def test_same_seed_same_games():
     strats = [get_strategy("bluff_in_zoo", "bluffer")(), get_strategy("bluff_in_zoo", "doubter")()]
-    seating = np.arange(64 * 4).reshape(64, 4) % 2
-    a = play_batch(G, R, 4, strats, seating, game_keys(9, 4, 64))
-    b = play_batch(G, R, 4, strats, seating, game_keys(9, 4, 64))
+    seating = np.arange(16 * 4).reshape(16, 4) % 2
+    a = play_batch(G, R, 4, strats, seating, game_keys(9, 4, 16))
+    b = play_batch(G, R, 4, strats, seating, game_keys(9, 4, 16))
     assert np.array_equal(a.outcome.score, b.outcome.score)
     assert np.array_equal(a.outcome.turns, b.outcome.turns)
 

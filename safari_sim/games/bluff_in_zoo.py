@@ -53,9 +53,11 @@ class Rules:
     next_starter: str = rule(
         "left", "who starts the next round: 'left' (the starting player card passes left, as "
         "printed) or 'loser' (the player who just took the points; a common house rule)")
-    max_claim: int = rule(
-        60, "highest number a claim may name (not printed; the cap makes every round end: at "
-        "max_claim of the biggest animal the next player must doubt)")
+    max_claim: int | None = rule(
+        None, "highest number a claim may name (not printed; the cap makes every round end: at "
+        "max_claim of the biggest animal the next player must doubt). null: the most animals "
+        "of one kind a pile can hold with this deck (168 with the printed cards), so that every "
+        "claim that can be true can be made")
 
     def validate(self) -> None:
         if len(self.animals) < 1:
@@ -73,13 +75,28 @@ class Rules:
             raise RulesError("hand_size", "must be at least 1")
         if self.point_limit < 1:
             raise RulesError("point_limit", "must be at least 1")
-        if self.max_claim < 1:
-            raise RulesError("max_claim", "must be at least 1")
-        if not 1 <= self.first_claim <= self.max_claim:
-            raise RulesError("first_claim", "must be between 1 and max_claim")
+        if self.max_claim is not None and self.max_claim < 1:
+            raise RulesError("max_claim", "must be at least 1 (or null: as many as can be true)")
+        if not 1 <= self.first_claim <= self.claim_cap():
+            raise RulesError("first_claim", f"must be between 1 and the claim cap "
+                                            f"({self.claim_cap()}, rules.max_claim)")
         if self.next_starter not in ("left", "loser"):
             raise RulesError("next_starter",
                              f"must be 'left' or 'loser', not {self.next_starter!r}")
+
+    def most_animals(self) -> int:
+        """The most animals of one kind a discard pile can hold: every wild card at its value,
+        and every animal card at its value ("All animals are equal" in force, no "All cards
+        count 1") when the deck has that card, else the richest kind's own cards."""
+        wild = sum((i + 1) * n for i, n in enumerate(self.wild_cards))
+        kind = sum((v + 1) * n for v, n in enumerate(self.animal_cards))
+        return wild + kind * (len(self.animals) if self.all_equal_cards > 0 else 1)
+
+    def claim_cap(self) -> int:
+        """The highest number a claim may name: ``max_claim``, or ``most_animals`` when it is
+        null (at least ``first_claim``, so that the first claim can be made)."""
+        return self.max_claim if self.max_claim is not None else max(self.most_animals(),
+                                                                     self.first_claim)
 
 
 # card classes (t_cls)
@@ -99,8 +116,8 @@ CONTINUE, DOUBT, HAND0 = 0, 1, 2
 
 # Per-game scalar fields: g[b, ...]
 (CUR, PHASE, STARTER, CLAIM_N, CLAIM_K, CLAIMANT, CLAIMS, PILE_N, PILE_DRAWN, POS, ROUND,
- TURNS, JUST, END, FORCED, PENDING, NEV) = range(17)
-NG = 17
+ TURNS, JUST, END, FORCED, PENDING, CAPPED, NEV) = range(18)
+NG = 18
 # Per-player fields: pp[b, p, ...]
 (POINTS, HAND_N, PILE_BY, N_CLAIMS, FALSE_CLAIMS, DOUBTS, DOUBTS_RIGHT, CAUGHT, DRAWN,
  NO_CARDS, SAID_N, SAID_K) = range(12)
@@ -253,6 +270,8 @@ def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_
             if not true:
                 pp[b, p, FALSE_CLAIMS] += 1
             log_event(ev, g, NEV, b, E_CLAIM, p, n, k, 1 if true else 0, 0)
+            if n == params[P_MAXCLAIM]:
+                g[b, CAPPED] += 1  # the cap left this claimant no bigger number
             g[b, CLAIM_N] = n
             g[b, CLAIM_K] = k
             pp[b, p, SAID_N] = n
@@ -560,7 +579,7 @@ class BluffInZoo(Game):
         return len(rules.animals) * len(rules.animal_cards) + len(rules.wild_cards) + 3
 
     def n_actions(self, rules: Rules, n_players: int) -> int:
-        return HAND0 + self.n_types(rules) + 2 + rules.max_claim + len(rules.animals)
+        return HAND0 + self.n_types(rules) + 2 + rules.claim_cap() + len(rules.animals)
 
     def card_name(self, rules: Rules, t: int) -> str:
         nv, nk = len(rules.animal_cards), len(rules.animals)
@@ -587,9 +606,9 @@ class BluffInZoo(Game):
         if action == HAND0 + nt + 1:
             return "place no card"
         c = action - (HAND0 + nt + 2)
-        if c < rules.max_claim:
+        if c < rules.claim_cap():
             return f"claim {c + 1} animals (the kind comes next)"
-        return f"name the animal: {rules.animals[c - rules.max_claim]}"
+        return f"name the animal: {rules.animals[c - rules.claim_cap()]}"
 
     # -- setup
     def check(self, rules: Rules, n_players: int) -> None:
@@ -607,7 +626,7 @@ class BluffInZoo(Game):
         ntypes = len(comp)
         ncards = int(comp.sum())
         params = np.array([n_players, ntypes, len(rules.animals), ncards, rules.hand_size,
-                           rules.point_limit, rules.max_claim, rules.first_claim,
+                           rules.point_limit, rules.claim_cap(), rules.first_claim,
                            1 if rules.next_starter == "loser" else 0], np.int64)
         # Shuffle all cards; each player draws five; the rest is the draw pile.
         deck = np.tile(np.repeat(np.arange(ntypes, dtype=np.int16), comp), (batch, 1))
@@ -674,7 +693,7 @@ class BluffInZoo(Game):
                           state.comp, state.params)
         r = state.rules
         return Obs(games, *arrays, t_cls=state.t_cls.copy(), t_kind=state.t_kind.copy(),
-                   t_val=state.t_val.copy(), n_kinds=len(r.animals), max_claim=r.max_claim,
+                   t_val=state.t_val.copy(), n_kinds=len(r.animals), max_claim=r.claim_cap(),
                    first_claim=r.first_claim, point_limit=r.point_limit)
 
     def step(self, state: State, actions: np.ndarray) -> None:
@@ -693,6 +712,7 @@ class BluffInZoo(Game):
                 "rounds": state.g[:, ROUND].copy(),
                 "ended_by_deck": (state.g[:, END] == END_DECK).astype(np.int8),
                 "forced_doubts": state.g[:, FORCED].copy(),
+                "claims_at_cap": state.g[:, CAPPED].copy(),
                 "claims": pp[:, :, N_CLAIMS].copy(),
                 "false_claims": pp[:, :, FALSE_CLAIMS].copy(),
                 "doubts": pp[:, :, DOUBTS].copy(),
