@@ -103,15 +103,21 @@ def holder_chance(obs: Obs, known: np.ndarray, lacks: np.ndarray,
     return w / np.maximum(total, 1.0)
 
 
-def first_true(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(index of the first True in each row, whether there is one)."""
+def first_true(mask: np.ndarray, u: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(index of the first True in each row, whether there is one); with uniforms ``u`` (same
+    shape) a True chosen at random instead."""
+    if u is not None:
+        return np.argmax(np.where(mask, u + 1.0, 0.0), axis=1), mask.any(axis=1)
     return np.argmax(mask, axis=1), mask.any(axis=1)
 
 
-def first_unknown(obs: Obs, known: np.ndarray) -> np.ndarray:
-    """The first face-down card never seen (else the first face-down card)."""
-    unk, has_unk = first_true(obs.down & (known < 0))
-    return np.where(has_unk, unk, first_true(obs.down)[0])
+def first_unknown(obs: Obs, known: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
+    """A face-down card not remembered (else any face-down card): the first one, or with
+    uniforms ``u`` [n, G] one at random. The first is as good as any for a perfect memory (no one
+    has seen those places, which were shuffled), not for a forgetful one: the first place it
+    forgot is most likely one everybody else remembers."""
+    unk, has_unk = first_true(obs.down & (known < 0), u)
+    return np.where(has_unk, unk, first_true(obs.down, u)[0])
 
 
 def pair_flip_or(obs: Obs, known: np.ndarray, counts: np.ndarray,
@@ -140,12 +146,12 @@ def twin_of_first(obs: Obs, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first_true(other & obs.down)
 
 
-def other_unknown(obs: Obs, known: np.ndarray) -> np.ndarray:
-    """The first face-down card never seen other than the one flipped (else any other)."""
+def other_unknown(obs: Obs, known: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
+    """Like ``first_unknown``, other than the card flipped this turn."""
     g = known.shape[1]
     other = obs.down & (np.arange(g)[None, :] != obs.first[:, None])
-    unk, has = first_true(other & (known < 0))
-    anyo, _ = first_true(other)
+    unk, has = first_true(other & (known < 0), u)
+    anyo, _ = first_true(other, u)
     return np.where(has, unk, anyo)
 
 
@@ -172,8 +178,13 @@ class HuntStrategy(Strategy):
 
     def draws(self, obs: Obs) -> int:
         """Uniform numbers this strategy needs per game and decision (drawn once, for every
-        row alike, so that a game's stream never depends on the other games of the batch)."""
-        return 0
+        row alike, so that a game's stream never depends on the other games of the batch):
+        a forgetful player picks the card it does not remember at random (``pick``)."""
+        return obs.places if self.params.recall < 1 else 0
+
+    def pick(self, obs: Obs, u: np.ndarray | None) -> np.ndarray | None:
+        """The uniforms for a random choice among places (None: the first place will do)."""
+        return None if u is None else u[:, :obs.places]
 
     def act(self, obs, legal, rng):
         known, lacks = self.memory.recall_now(obs, rng)
@@ -213,11 +224,13 @@ class Rememberer(HuntStrategy):
             "otherwise flip an unknown card"))
 
     def flip(self, obs, known, lacks, u):
-        return pair_flip_or(obs, known, kind_counts(known, obs.kinds), first_unknown(obs, known))
+        return pair_flip_or(obs, known, kind_counts(known, obs.kinds),
+                            first_unknown(obs, known, self.pick(obs, u)))
 
     def choose(self, obs, known, lacks, u):
         o, p = best_asked(obs, holder_chance(obs, known, lacks))
-        ask = np.where(p >= self.params.ask_min, obs.ask_action(o), other_unknown(obs, known))
+        ask = np.where(p >= self.params.ask_min, obs.ask_action(o),
+                       other_unknown(obs, known, self.pick(obs, u)))
         return show_twin_or(obs, known, ask)
 
 
@@ -240,7 +253,8 @@ class Prober(HuntStrategy):
                                                      axis=1), -1.0)
         probe = np.argmax(at, axis=1)
         has_p = at[np.arange(len(probe)), probe] >= max(self.params.probe_min, 1e-9)
-        return pair_flip_or(obs, known, counts, np.where(has_p, probe, first_unknown(obs, known)))
+        unknown = first_unknown(obs, known, self.pick(obs, u))
+        return pair_flip_or(obs, known, counts, np.where(has_p, probe, unknown))
 
     def choose(self, obs, known, lacks, u):
         o, _ = best_asked(obs, holder_chance(obs, known, lacks))
@@ -262,14 +276,13 @@ class Guesser(HuntStrategy):
         return obs.places + 2
 
     def flip(self, obs, known, lacks, u):
-        g = obs.places
-        return np.argmax(np.where(obs.down, u[:, :g] + 1.0, 0.0), axis=1)
+        return first_true(obs.down, self.pick(obs, u))[0]
 
     def choose(self, obs, known, lacks, u):
-        n, g = obs.down.shape
+        g = obs.places
         p = obs.hand_size.shape[1]
         other = obs.down & (np.arange(g)[None, :] != obs.first[:, None])
-        flip = np.argmax(np.where(other, u[:, :g] + 1.0, 0.0), axis=1)
+        flip = first_true(other, self.pick(obs, u))[0]
         o = 1 + np.minimum((u[:, g] * (p - 1)).astype(np.int64), p - 2)
         guess = np.where(u[:, g + 1] < self.params.ask, obs.ask_action(o), flip)
         return show_twin_or(obs, known, guess)
