@@ -154,8 +154,8 @@ OFF = -(1 << 20)   # position of an animal not on the board (not yet claimed in 
 
 # Per-game scalar fields g[b, ...]
 (PHASE, CUR, RACE, ROUND, DEALER, ORD_I, LINE_LEN, RC_POS, RC_CUR, NEV, TURNS, STEALS,
- EXPL_WINS, PUSHES, BELOW_ONE, PAST_END) = range(16)
-NG = 16
+ EXPL_WINS, PUSHES, BELOW_ONE, PAST_END, EXPL_PTS) = range(17)
+NG = 17
 # Per-player fields pp[b, p, ...]
 TOTAL, MARKER, STOLE, LOST, LED, HAND_N = range(6)
 NPP = 6
@@ -386,15 +386,20 @@ def _move(b, d, v, g, pos, ev, active, params):
     pos[b, d] = target
     log_event(ev, g, NEV, b, E_MOVE, d, start, target, pushed, 0)
     if pushed > 0:
-        # push the nearest first: the ducky on the target, then the one behind it, ...
-        for sp in range(target, s, -1):
+        # every ducky of the run back one space, the rearmost first (its space behind is free)
+        for sp in range(s + 1, target + 1):
             for k in range(n + 1):
                 e = active[k]
                 if e != d and pos[b, e] == sp:
                     pos[b, e] = sp - 1
-                    g[b, PUSHES] += 1
-                    log_event(ev, g, NEV, b, E_PUSH, e, sp, sp - 1, d, 0)
                     break
+        g[b, PUSHES] += pushed
+        if ev.shape[1] > 0:  # told nearest first: the ducky landed on, then the one behind it
+            for sp in range(target - 1, s - 1, -1):
+                for k in range(n + 1):
+                    e = active[k]
+                    if e != d and pos[b, e] == sp:
+                        log_event(ev, g, NEV, b, E_PUSH, e, sp + 1, sp, d, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -443,6 +448,7 @@ def _end_race(b, g, pp, rpts, pos, owner, hand, pile, rdeck, deck, ev, rs, activ
                 place += 1
         pts = points[place]
         if d == EXPLORER:
+            g[b, EXPL_PTS] += pts
             if place == 0:
                 g[b, EXPL_WINS] += 1
             log_event(ev, g, NEV, b, E_PLACE, -1, d, place + 1, pts, 0)
@@ -639,6 +645,7 @@ class Obs(Observation):
     races: int
     spaces: int             # claim spaces behind the explorer (explorer_start - 1)
     extra_card: int         # value of each animal's extra card (0: none)
+    tie_order: str          # the rules' tie_order (how equal cards go into the line)
 
     shared = ("racing", "in_play", "deck_total", "race_points")
 
@@ -682,7 +689,7 @@ def _make_obs(games, small, hand, played, line, pos, owner, seen, total, st) -> 
                small[V_RCARD], hand, played, line, pos, owner, seen, total,
                racing=st.racing_ro, in_play=st.in_play_ro, deck_total=st.deck_total_ro,
                race_points=st.points_ro, explorer_start=r.explorer_start, rounds=r.rounds,
-               races=r.races, spaces=r.explorer_start - 1, extra_card=r.extra_card)
+               races=r.races, spaces=r.explorer_start - 1, extra_card=r.extra_card, tie_order=r.tie_order)
 
 
 def card_type(suit: int, value: int) -> int:
@@ -834,6 +841,7 @@ class SafariSprint(Game):
             "races_led": state.pp[:, :, LED].copy(),
             "steals": state.g[:, STEALS].copy(),
             "explorer_races_won": state.g[:, EXPL_WINS].copy(),
+            "explorer_points": state.g[:, EXPL_PTS].copy(),
             "pushes": state.g[:, PUSHES].copy(),
             "pushes_below_one": state.g[:, BELOW_ONE].copy(),
             "moves_past_track_end": state.g[:, PAST_END].copy(),

@@ -1,0 +1,251 @@
+"""Safari Sprint strategies: how people play the race.
+
+Two decisions: while choosing, which animal to claim (or take from its owner) and on which space;
+in a round, which card to put into the line. Every card moves the ducky of its own animal, so a
+player pushes their own animal with its cards and holds back the others by playing their cards
+where the racing card moves little. Each strategy below scores the candidate cards with the
+moves the line gives every ducky if it is played now (the cards still to come unknown), and
+claims by the `claim` knob shared by all of them.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from safari_sim.games.safari_sprint import CLAIM, CLAIM0, EXPLORER, NTYPES, NV, Obs
+
+from .base import Strategy
+
+SUIT = np.arange(NTYPES) // NV
+VALUE = np.arange(NTYPES) % NV + 1
+NEG = -1e9
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    claim: Literal["hand", "space", "leader"] = Field(
+        "hand", description="choosing: 'hand' the animal whose cards this hand is strongest in "
+                            "(then the highest free space), 'space' the highest free space for "
+                            "any animal, 'leader' take the claimed animal furthest ahead when it "
+                            "can (else as 'hand')")
+    hand_weight: float = Field(1.0, ge=0, description="with 'hand': spaces one point of hand "
+                                                      "strength (sum of that animal's numbers "
+                                                      "in hand) is worth")
+
+
+# ---- choosing -------------------------------------------------------------------------------
+
+def claim_actions(obs: Obs, legal: np.ndarray, mode: str, hand_weight: float) -> np.ndarray:
+    """The claim per the knobs: each animal on its highest legal space, scored."""
+    n, S = len(obs.game), obs.spaces
+    lg = legal[:, CLAIM0:CLAIM0 + 5 * S].reshape(n, 5, S)
+    any_space = lg.any(axis=2)
+    best_space = S - np.argmax(lg[:, :, ::-1], axis=2)           # highest legal space, 1-based
+    hand = obs.hand.reshape(n, 6, NV).astype(np.float64)
+    strength = (hand * np.arange(1, NV + 1)).sum(axis=2)[:, :5] + obs.extra_card
+    claimed = obs.owner[:, :5] >= 0
+    if mode == "space":
+        score = best_space.astype(np.float64) - 0.01 * claimed
+    else:
+        score = best_space + hand_weight * strength - 1000.0 * claimed  # unclaimed first
+        if mode == "leader":
+            lead = np.where(claimed & any_space, obs.pos[:, :5] + 1e6, NEG)
+            score = np.where((claimed & any_space).any(axis=1)[:, None], lead, score)
+    score = np.where(any_space, score, NEG)
+    a = np.argmax(score, axis=1)
+    rows = np.arange(n)
+    return CLAIM0 + a * S + best_space[rows, a] - 1
+
+
+# ---- a round --------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=8)
+def _shift(width: int) -> np.ndarray:
+    """int64[width + 1, width]: new spot of the card at spot i when a card goes in at k."""
+    i = np.arange(width)[None, :]
+    k = np.arange(width + 1)[:, None]
+    out = i + (i >= k)
+    out.flags.writeable = False
+    return out
+
+
+class LineEffect:
+    """What the line so far gives each ducky this round, for a card of each number played now
+    (the cards still to come are not known; pushes are left out).
+
+    ``spot[n, v]``: the spot (0 = 1st) a card numbered v + 1 takes; ``own[n, v]``: its move;
+    ``other[n, v, d]``: what the cards already in the line then give ducky d."""
+
+    def __init__(self, obs: Obs):
+        n = len(obs.game)
+        line = obs.line.astype(np.int64)
+        width = line.shape[1]
+        sv = np.zeros((n, width + 1), np.float64)
+        sv[:, :width] = obs.spot_values[:, :width]
+        have = line >= 0
+        lval = np.where(have, line % NV + 1, -1)
+        values = np.arange(1, NV + 1)
+        if obs.tie_order == "later_ahead":  # behind every higher card, ahead of equal ones
+            spot = (lval[:, None, :] > values[None, :, None]).sum(axis=2)
+        else:
+            spot = (lval[:, None, :] >= values[None, :, None]).sum(axis=2)
+        self.spot = spot
+        self.own = np.take_along_axis(sv, spot, axis=1)                # [n, 6]
+        # moved[n, k, i]: the move of the line's card i when the new card goes in at k
+        moved = np.take_along_axis(sv[:, None, :], np.broadcast_to(
+            _shift(width)[None], (n, width + 1, width)), axis=2) * have[:, None, :]
+        onehot = (np.where(have, line // NV, -1)[:, :, None] == np.arange(6)[None, None, :])
+        per_k = np.einsum("nki,nid->nkd", moved, onehot.astype(np.float64))  # [n, k, 6]
+        self.other = np.take_along_axis(per_k, spot[:, :, None], axis=1)  # [n, 6, 6]
+
+    def weighted(self, w: np.ndarray) -> np.ndarray:
+        """float[n, 36]: sum over the duckies of w[n, d] times its move, for each card type."""
+        base = np.einsum("nvd,nd->nv", self.other, w)                  # [n, 6 values]
+        return (base[:, None, :] + w[:, :, None] * self.own[:, None, :]).reshape(len(w), NTYPES)
+
+    def moves(self) -> np.ndarray:
+        """float[n, 6 suits, 6 values, 6 duckies]: every ducky's move for each card type."""
+        n = len(self.own)
+        m = np.broadcast_to(self.other[:, None, :, :], (n, 6, NV, 6)).copy()
+        idx = np.arange(6)
+        m[:, idx, :, idx] += self.own[None, :, :]  # advanced indices first: [6, n, 6]
+        return m
+
+
+def rivals(obs: Obs) -> np.ndarray:
+    """bool[n, 6]: the animals in play that are not this player's."""
+    r = np.broadcast_to(obs.in_play, (len(obs.game), 6)).copy()
+    r[:, EXPLORER] = False
+    r[np.arange(len(obs.game)), np.maximum(obs.mine, 0)] &= obs.mine < 0
+    return r
+
+
+def pick(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    return np.argmax(np.where(legal[:, :NTYPES], score, NEG), axis=1)
+
+
+class SprintStrategy(Strategy):
+    game = "safari_sprint"
+
+    def act(self, obs, legal, rng):
+        out = np.empty(len(obs.game), np.int64)
+        choosing = obs.kind == CLAIM
+        if choosing.any():
+            rows = np.flatnonzero(choosing)
+            sub = obs.take(rows)
+            out[rows] = claim_actions(sub, np.take(legal, rows, axis=0), self.params.claim,
+                                      self.params.hand_weight)
+        if not choosing.all():
+            rows = np.flatnonzero(~choosing)
+            sub = obs if rows.size == len(obs.game) else obs.take(rows)
+            lg = legal if rows.size == len(obs.game) else np.take(legal, rows, axis=0)
+            out[rows] = pick(self.score(sub, lg, rng), lg)
+        return out
+
+    def score(self, obs: Obs, legal: np.ndarray, rng) -> np.ndarray:
+        raise NotImplementedError
+
+
+class Backer(SprintStrategy):
+    name = "backer"
+    summary = ("backs its animal: plays its own high cards where the racing card moves most, "
+               "its rivals' (and the explorer's) low cards where it moves least")
+
+    class Params(_Params):
+        rival_weight: float = Field(0.6, ge=0, description="cost of a space a rival animal moves, "
+                                                           "against one of its own")
+        explorer_weight: float = Field(0.4, ge=0, description="cost of a space the explorer moves")
+        thrift: float = Field(0.15, ge=0, description="cost per number of an own card spent "
+                                                      "(keeps high cards for better spots)")
+
+    def score(self, obs, legal, rng):
+        p = self.params
+        n = len(obs.game)
+        mine = np.maximum(obs.mine, 0)
+        w = np.where(rivals(obs), -p.rival_weight, 0.0)
+        w[:, EXPLORER] = -p.explorer_weight
+        w[np.arange(n), mine] = 1.0
+        return (LineEffect(obs).weighted(w)
+                - p.thrift * VALUE[None, :] * (SUIT[None, :] == mine[:, None]))
+
+
+class Spoiler(SprintStrategy):
+    name = "spoiler"
+    summary = ("holds the leading rival back: plays its low cards where they move least, lands "
+               "a ducky on it to push it back, and keeps its highest card to the end")
+
+    class Params(_Params):
+        leader_weight: float = Field(1.0, ge=0, description="cost of a space the leading rival "
+                                                            "moves")
+        own_weight: float = Field(0.5, ge=0, description="worth of a space its own animal moves")
+        push_bonus: float = Field(2.0, ge=0, description="worth of a card whose ducky lands on "
+                                                         "the leader (pushing it back)")
+        hold: bool = Field(True, description="never play the leader's highest card in hand while "
+                                             "another card is legal (the last card held)")
+
+    def score(self, obs, legal, rng):
+        p = self.params
+        n = len(obs.game)
+        rows = np.arange(n)
+        eff = LineEffect(obs)
+        mine = np.maximum(obs.mine, 0)
+        riv = rivals(obs)
+        lead = np.argmax(np.where(riv, obs.pos, -(1 << 30)), axis=1)   # leading rival animal
+        w = np.zeros((n, 6))
+        w[rows, mine] = p.own_weight
+        w[rows, lead] -= p.leader_weight
+        s = eff.weighted(w)
+        # where each card's own ducky lands with the move of the spot it takes now
+        land = (obs.pos[:, :, None] + eff.own[:, None, :]).reshape(n, NTYPES)
+        hits = (land == obs.pos[rows, lead][:, None]) & (SUIT[None, :] != lead[:, None])
+        s = s + p.push_bonus * hits
+        if p.hold:
+            lead_cards = (SUIT[None, :] == lead[:, None]) & legal[:, :NTYPES]
+            top = np.where(lead_cards, VALUE[None, :], 0).max(axis=1)
+            held = lead_cards & (VALUE[None, :] == top[:, None])
+            others = (legal[:, :NTYPES] & ~held).any(axis=1)
+            s = np.where(held & others[:, None], s - 1e6, s)
+        return s
+
+
+class Projector(SprintStrategy):
+    name = "projector"
+    summary = ("plays for the place: the card that gives its animal the best place (race "
+               "points) on the board the line so far makes, then the widest margin")
+
+    class Params(_Params):
+        margin_weight: float = Field(0.2, ge=0, description="worth of a space of lead over the "
+                                                            "next ducky, against a race point")
+        late_only: int = Field(0, ge=0, description="play for the place only in the last this "
+                                                    "many rounds (0: every round); before, "
+                                                    "play for spaces gained over the rivals")
+
+    def score(self, obs, legal, rng):
+        p = self.params
+        n = len(obs.game)
+        rows = np.arange(n)
+        eff = LineEffect(obs)
+        mine = np.maximum(obs.mine, 0)
+        m = eff.moves().reshape(n, NTYPES, 6)
+        proj = np.where(obs.in_play[None, None, :], obs.pos[:, None, :] + m, -np.inf)
+        me = proj[rows, :, mine]                                     # [n, 36]
+        ahead = (proj > me[:, :, None]).sum(axis=2)
+        pts = obs.race_points[np.minimum(ahead, len(obs.race_points) - 1)]
+        proj[rows, :, mine] = -np.inf
+        margin = me - proj.max(axis=2)
+        place = pts + p.margin_weight * margin
+        if p.late_only:
+            riv = rivals(obs)
+            w = np.where(riv, -1.0 / np.maximum(riv.sum(axis=1), 1)[:, None], 0.0)
+            w[rows, mine] = 1.0
+            late = obs.round >= obs.rounds - p.late_only
+            return np.where(late[:, None], place, eff.weighted(w))
+        return place
+
+
+STRATEGIES = [Backer, Spoiler, Projector]
+BENCHMARK = {"strategy": "backer", "params": {}, "players": 4}

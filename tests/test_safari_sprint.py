@@ -1,0 +1,465 @@
+"""Safari Sprint: the rulebook's examples A to F, each rule from a constructed position, and
+properties over many random series (with a plain-Python reference for the line, the moves and
+the scoring, written from the rulebook and never calling the game's code)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
+from safari_sim.engine.play import play_batch
+from safari_sim.engine.protocol import RulesError
+from safari_sim.games import get_game
+from safari_sim.games import safari_sprint as ss
+from strategies import get_strategy
+
+G = get_game("safari_sprint")
+ELEPHANT, LION, MONKEY, TIGER, ZEBRA, X = range(6)
+
+
+def card(suit, value):
+    return suit * 6 + value - 1
+
+
+def events(st, b=0, kinds=None):
+    out = []
+    for e in st.ev[b, :st.g[b, ss.NEV]]:
+        if kinds is None or e[0] in kinds:
+            out.append(tuple(int(x) for x in e))
+    return out
+
+
+def act(st, action, b=0):
+    assert G.legal(st)[b, action], f"{G.action_name(st.rules, st.n_players, action)} should be legal"
+    a = np.zeros(len(st.g), np.int64)
+    a[b] = action
+    G.step(st, a)
+
+
+def conserved(st, b=0):
+    z = G.zones(st, b)
+    total = sum(z.values())
+    assert np.array_equal(total, np.asarray(st.deck_total_ro, np.int64)), "cards lost or created"
+    assert all((v >= 0).all() for v in z.values())
+
+
+def example_position(**rules):
+    """Examples A-F: four players, elephant on 8, zebra on 7, monkey on 4, tiger on 3 and the
+    explorer on 2 (behind the pack, as Step D leaves him); the racing card 4, 4, 3, 1."""
+    r = G.make_rules({"animals": ["elephant", "monkey", "tiger", "zebra"], **rules})
+    st = G.init(r, 4, deal_keys(1, 0), log=True)
+    hands = {0: [card(X, 5)], 1: [card(ZEBRA, 3)], 2: [card(TIGER, 2)], 3: [card(TIGER, 3)]}
+    assert r.racing_cards[0][:4] == (4, 4, 3, 1)
+    G.stack(st, 0, pos={ELEPHANT: 8, ZEBRA: 7, MONKEY: 4, TIGER: 3, X: 2},
+            owner={ELEPHANT: 0, ZEBRA: 1, MONKEY: 2, TIGER: 3}, hands=hands, racing=0,
+            rounds_done=3)
+    return r, st
+
+
+# ---- the rulebook's examples ----------------------------------------------------------------
+
+def test_example_a_order_of_play():
+    # "the elephant player (on space 8) will play the first card, followed by the zebra player
+    # (on space 7), monkey (space 4), and tiger (space 3)."
+    r, st = example_position()
+    order = []
+    for t in (card(X, 5), card(ZEBRA, 3), card(TIGER, 2), card(TIGER, 3)):
+        order.append(int(G.to_move(st)[0]))
+        act(st, t)
+    assert order == [0, 1, 2, 3]
+
+
+def test_example_b_the_line_after_the_tiger_card():
+    # "The tiger player is the last to play. She chooses to play the 3 Tiger card ... The
+    # 3 Tiger pushes the 3 Zebra and 2 Tiger cards" down the line.
+    r, st = example_position()
+    for t in (card(X, 5), card(ZEBRA, 3), card(TIGER, 2)):
+        act(st, t)
+    assert G.observe(st, np.array([0])).line[0, :3].tolist() == [card(X, 5), card(ZEBRA, 3),
+                                                                  card(TIGER, 2)]
+    assert G.to_move(st)[0] == 3
+    plays = events(st, kinds=[ss.E_PLAY])
+    act(st, card(TIGER, 3))
+    spot = events(st, kinds=[ss.E_PLAY])[len(plays)][3]
+    assert spot == 1  # the 2nd spot: ahead of the 3 Zebra
+    line = [e[2] for e in sorted(events(st, kinds=[ss.E_PLAY]), key=lambda e: 0)]
+    assert len(line) == 4
+    # the line the moves used (Examples C-F): explorer, tiger, zebra, tiger
+    moves = events(st, kinds=[ss.E_MOVE])
+    assert [m[1] for m in moves] == [X, TIGER, ZEBRA, TIGER]
+
+
+def test_examples_c_to_f_moves_and_pushes():
+    r, st = example_position()
+    for t in (card(X, 5), card(ZEBRA, 3), card(TIGER, 2), card(TIGER, 3)):
+        act(st, t)
+    ev = events(st, kinds=[ss.E_MOVE, ss.E_PUSH])
+    # (type, ducky, from, to)
+    got = [(e[0], e[1], e[2], e[3]) for e in ev]
+    assert got == [
+        # C: the explorer's card is at the 1st spot: he moves 4 spaces
+        (ss.E_MOVE, X, 2, 6),
+        # D: the tiger moves 4, the zebra and the explorer are each pushed back one space
+        (ss.E_MOVE, TIGER, 3, 7), (ss.E_PUSH, ZEBRA, 7, 6), (ss.E_PUSH, X, 6, 5),
+        # E: the zebra moves 3 spaces, into the lead
+        (ss.E_MOVE, ZEBRA, 6, 9),
+        # F: the tiger moves one more space, pushing the elephant one space back
+        (ss.E_MOVE, TIGER, 7, 8), (ss.E_PUSH, ELEPHANT, 8, 7),
+    ]
+    p = st.pos[0]
+    assert (p[ELEPHANT], p[ZEBRA], p[MONKEY], p[TIGER], p[X]) == (7, 9, 4, 8, 5)
+    assert not events(st, kinds=[ss.E_CATCHUP])  # the explorer is not behind the pack
+    # the next round begins with the zebra's player, now in the lead
+    assert G.to_move(st)[0] == 1 and st.g[0, ss.ROUND] == 4
+    conserved(st)
+
+
+def test_example_b_with_earlier_cards_ahead_gives_another_line():
+    r, st = example_position(tie_order="earlier_ahead")
+    for t in (card(X, 5), card(ZEBRA, 3), card(TIGER, 2), card(TIGER, 3)):
+        act(st, t)
+    assert [m[1] for m in events(st, kinds=[ss.E_MOVE])] == [X, ZEBRA, TIGER, TIGER]
+
+
+# ---- Setup ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_setup_deals_eleven_cards_with_one_explorer_card(players):
+    r = G.make_rules()
+    st = G.init(r, players, deal_keys(40, players))
+    for b in range(40):
+        z = G.zones(st, b)
+        for p in range(players):
+            h = z[f"hand{p}"]
+            assert h.sum() == 11
+            assert h[X * 6:].sum() == 1, "exactly one Ducktor Livingstone card"
+        assert z["aside"].sum() == 5 - players and z["aside"][:X * 6].sum() == 0
+        assert z["aside"][card(X, 1)] == 0 and sum(z[f"hand{p}"][card(X, 1)]
+                                                   for p in range(players)) == 0
+        # each animal in play: one 1, two each of 2-5, one 6 dealt; its extra 6 by the board
+        dealt = sum(z[f"hand{p}"] for p in range(players))
+        for a in range(players):
+            assert dealt[a * 6:a * 6 + 6].tolist() == [1, 2, 2, 2, 2, 1]
+            assert z["board"][card(a, 6)] == 1
+        assert dealt[players * 6:X * 6].sum() == 0, "animals not in the race stay in the box"
+        assert st.pos[b, X] == 11 and (st.owner[b] == -1).all()
+        conserved(st, b)
+    assert (G.to_move(st) == 0).all() and (st.g[:, ss.PHASE] == ss.CLAIM).all()
+
+
+def test_every_race_reshuffles_the_racing_cards():
+    st = G.init(G.make_rules(), 3, deal_keys(64, 1))
+    assert len({tuple(x) for x in st.rdeck.tolist()}) > 60
+    assert all(sorted(x) == list(range(12)) for x in st.rdeck.tolist())
+
+
+# ---- Choosing Your Animal -------------------------------------------------------------------
+
+def claim(r, a, s):
+    return G.claim_action(r, a, s)
+
+
+def test_choosing_claims_steals_and_turns():
+    r = G.make_rules()
+    st = G.init(r, 3, deal_keys(1, 3), log=True)
+    lg = G.legal(st)[0]
+    # the dealer: any animal on any empty space behind the explorer (1-10), no card play
+    assert lg[claim(r, ELEPHANT, 10)] and lg[claim(r, MONKEY, 1)] and not lg[:ss.CLAIM0].any()
+    assert lg[ss.CLAIM0:].sum() == 3 * 10
+    act(st, claim(r, ELEPHANT, 10))
+    assert G.to_move(st)[0] == 1
+    lg = G.legal(st)[0]
+    assert not lg[claim(r, LION, 10)], "space 10 is taken"
+    assert lg[claim(r, ELEPHANT, 9)], "a claimed animal moves to a new lower empty space"
+    # seat 1 takes the elephant, moving it to 9
+    act(st, claim(r, ELEPHANT, 9))
+    assert st.pos[0, ELEPHANT] == 9 and st.owner[0, ELEPHANT] == 1
+    assert st.pp[0, 0, ss.MARKER] == -1 and st.pp[0, 1, ss.STOLE] == 1
+    assert st.pp[0, 0, ss.LOST] == 1
+    # seat 2 next; then seat 0, who lost the elephant, chooses again
+    assert G.to_move(st)[0] == 2
+    lg = G.legal(st)[0]
+    assert lg[claim(r, ELEPHANT, 8)] and not lg[claim(r, ELEPHANT, 10)]
+    act(st, claim(r, LION, 10))
+    assert G.to_move(st)[0] == 0
+    act(st, claim(r, MONKEY, 8))
+    # everyone has an animal: each adds that animal's extra 6; the race is on
+    assert st.g[0, ss.PHASE] == ss.PLAY
+    z = G.zones(st, 0)
+    assert z["board"].sum() == 0
+    for seat, a in ((1, ELEPHANT), (2, LION), (0, MONKEY)):
+        assert z[f"hand{seat}"].sum() == 12 and z[f"hand{seat}"][card(a, 6)] >= 1
+    # the first round starts with the animal furthest ahead: the lion on 10 (seat 2)
+    assert G.to_move(st)[0] == 2
+    conserved(st)
+
+
+def test_a_claimed_animal_on_the_lowest_free_space_cannot_be_taken():
+    r = G.make_rules()
+    st = G.init(r, 3, deal_keys(1, 3))
+    act(st, claim(r, ELEPHANT, 1))
+    lg = G.legal(st)[0]
+    assert not lg[ss.CLAIM0 + ELEPHANT * 10:ss.CLAIM0 + ELEPHANT * 10 + 10].any()
+    act(st, claim(r, LION, 3))
+    lg = G.legal(st)[0]
+    assert lg[claim(r, LION, 2)] and not lg[claim(r, LION, 1)] and not lg[claim(r, LION, 3)]
+
+
+def test_players_holding_a_marker_are_skipped():
+    r = G.make_rules()
+    st = G.init(r, 4, deal_keys(1, 3))
+    act(st, claim(r, ELEPHANT, 10))   # seat 0
+    act(st, claim(r, LION, 9))        # seat 1
+    act(st, claim(r, ELEPHANT, 8))    # seat 2 takes seat 0's elephant
+    assert G.to_move(st)[0] == 3
+    act(st, claim(r, LION, 7))        # seat 3 takes seat 1's lion
+    # round the table: seat 0 and seat 1 lost theirs; seat 2 holds a marker
+    assert G.to_move(st)[0] == 0
+    act(st, claim(r, MONKEY, 10))
+    assert G.to_move(st)[0] == 1
+    act(st, claim(r, TIGER, 6))
+    assert st.g[0, ss.PHASE] == ss.PLAY and st.g[0, ss.STEALS] == 2
+
+
+def test_without_steals_only_unclaimed_animals():
+    r = G.make_rules(steals=False)
+    st = G.init(r, 3, deal_keys(1, 3))
+    act(st, claim(r, ELEPHANT, 10))
+    lg = G.legal(st)[0]
+    assert not lg[ss.CLAIM0:ss.CLAIM0 + 10].any() and lg[claim(r, LION, 9)]
+
+
+# ---- During Each Race: moves and pushes -----------------------------------------------------
+
+def three_player(pos, hands, racing, rounds_done=0, **rules):
+    r = G.make_rules(rules)
+    st = G.init(r, 3, deal_keys(1, 0), log=True)
+    G.stack(st, 0, pos=pos, owner={ELEPHANT: 0, LION: 1, MONKEY: 2}, hands=hands,
+            racing=racing, rounds_done=rounds_done)
+    return r, st
+
+
+def cards_for(r, racing_index):
+    return r.racing_cards[racing_index]
+
+
+def play_round(st, cards):
+    """The players play ``cards`` (seat -> card type) in the order the game asks."""
+    for _ in range(3):
+        act(st, cards[int(G.to_move(st)[0])])
+
+
+def test_a_ducky_passes_others_and_only_a_landing_pushes():
+    r, st = three_player({ELEPHANT: 5, LION: 6, MONKEY: 7, X: 8},
+                         {0: [card(LION, 1)], 1: [card(MONKEY, 2)], 2: [card(ELEPHANT, 3)]},
+                         racing=1)  # (5, 4, 3, 2, 1)
+    # order monkey (7, seat 2), lion (6, seat 1), elephant (5, seat 0): line [3E, 2M, 1L]
+    play_round(st, {0: card(LION, 1), 1: card(MONKEY, 2), 2: card(ELEPHANT, 3)})
+    got = [e[:4] for e in events(st, kinds=[ss.E_MOVE, ss.E_PUSH])]
+    assert got == [(ss.E_MOVE, ELEPHANT, 5, 10), (ss.E_MOVE, MONKEY, 7, 11),
+                   (ss.E_MOVE, LION, 6, 9)]
+    r, st = three_player({ELEPHANT: 5, LION: 6, MONKEY: 7, X: 8},
+                         {0: [card(LION, 1)], 1: [card(MONKEY, 2)], 2: [card(ELEPHANT, 4)]},
+                         racing=3)  # (4, 3, 2, 1, 1)
+    play_round(st, {0: card(LION, 1), 1: card(MONKEY, 2), 2: card(ELEPHANT, 4)})
+    # the lion (3rd spot, 2) lands on the explorer on 8, who goes back to 7
+    got = [e[:4] for e in events(st, kinds=[ss.E_MOVE, ss.E_PUSH])]
+    assert got == [(ss.E_MOVE, ELEPHANT, 5, 9), (ss.E_MOVE, MONKEY, 7, 10),
+                   (ss.E_MOVE, LION, 6, 8), (ss.E_PUSH, X, 8, 7)]
+
+
+def test_a_push_into_the_space_the_mover_left():
+    r, st = three_player({ELEPHANT: 3, LION: 4, MONKEY: 5, X: 6},
+                         {0: [card(ELEPHANT, 6)], 1: [card(LION, 1)], 2: [card(MONKEY, 1)]},
+                         racing=2)  # (5, 3, 2, 1, 0)
+    # order monkey (seat 2: 1 Monkey), lion (seat 1: 1 Lion, later: ahead), elephant (6):
+    # line [6E, 1L, 1M]
+    play_round(st, {0: card(ELEPHANT, 6), 1: card(LION, 1), 2: card(MONKEY, 1)})
+    got = [e[:4] for e in events(st, kinds=[ss.E_MOVE, ss.E_PUSH])]
+    # the monkey leaves 5 and lands on the lion on 7: the lion back to 6, the explorer on 6
+    # back to 5, the space the monkey left
+    assert got == [(ss.E_MOVE, ELEPHANT, 3, 8), (ss.E_MOVE, LION, 4, 7),
+                   (ss.E_MOVE, MONKEY, 5, 7), (ss.E_PUSH, LION, 7, 6), (ss.E_PUSH, X, 6, 5)]
+
+
+def test_a_chain_of_three_pushes():
+    r, st = three_player({ELEPHANT: 2, LION: 7, MONKEY: 8, X: 6},
+                         {0: [card(ELEPHANT, 6)], 1: [card(LION, 1)], 2: [card(MONKEY, 1)]},
+                         racing=9)  # (6, 4, 2, 1, 0)
+    play_round(st, {0: card(ELEPHANT, 6), 1: card(LION, 1), 2: card(MONKEY, 1)})
+    got = [e[:4] for e in events(st, kinds=[ss.E_MOVE, ss.E_PUSH])]
+    assert got[:4] == [(ss.E_MOVE, ELEPHANT, 2, 8), (ss.E_PUSH, MONKEY, 8, 7),
+                       (ss.E_PUSH, LION, 7, 6), (ss.E_PUSH, X, 6, 5)]
+    assert st.g[0, ss.PUSHES] == 3  # then the lion 6 -> 10 and the monkey 7 -> 9 push nobody
+    assert [e[:4] for e in events(st, kinds=[ss.E_MOVE])][1:] == [(ss.E_MOVE, LION, 6, 10),
+                                                                   (ss.E_MOVE, MONKEY, 7, 9)]
+
+
+@pytest.mark.parametrize("mode", ["extend", "ahead"])
+def test_a_push_below_space_one(mode):
+    """The explorer on 1, the elephant on 2, the lion on 3 and the monkey (off the board, on 0)
+    landing on 3: the chain would push the explorer below space 1."""
+    r, st = three_player({X: 1, ELEPHANT: 2, LION: 3, MONKEY: 0},
+                         {0: [card(ELEPHANT, 1)], 1: [card(LION, 1)], 2: [card(MONKEY, 6)]},
+                         racing=4, below_one=mode)  # (3, 3, 2, 2, 1)
+    # order lion (seat 1), elephant (seat 0: its 1 goes ahead of the lion's), monkey:
+    # line [6M, 1E, 1L]
+    play_round(st, {0: card(ELEPHANT, 1), 1: card(LION, 1), 2: card(MONKEY, 6)})
+    got = [e[:4] for e in events(st, kinds=[ss.E_MOVE, ss.E_PUSH])]
+    assert st.g[0, ss.BELOW_ONE] == 1
+    final = {d: int(st.pos[0, d]) for d in (X, ELEPHANT, LION, MONKEY)}
+    if mode == "extend":
+        # the explorer goes to 0; the elephant 1 -> 4; the lion 2 -> 4 pushes the elephant
+        # to 3 and the monkey to 2; then the explorer catches up to 1
+        assert got[:4] == [(ss.E_MOVE, MONKEY, 0, 3), (ss.E_PUSH, LION, 3, 2),
+                           (ss.E_PUSH, ELEPHANT, 2, 1), (ss.E_PUSH, X, 1, 0)]
+        assert final == {X: 1, MONKEY: 2, ELEPHANT: 3, LION: 4}
+    else:
+        # the monkey goes on to 4 and pushes nobody; the elephant 2 -> 5; the lion 3 -> 5
+        # pushes the elephant to 4 and the monkey to 3; the explorer catches up to 2
+        assert got[0] == (ss.E_MOVE, MONKEY, 0, 4)
+        assert final == {X: 2, MONKEY: 3, ELEPHANT: 4, LION: 5}
+
+
+def test_the_explorer_catches_up_behind_the_rearmost_ducky():
+    r, st = three_player({ELEPHANT: 5, LION: 6, MONKEY: 7, X: 2},
+                         {0: [card(ELEPHANT, 1)], 1: [card(LION, 1)], 2: [card(MONKEY, 1)]},
+                         racing=4)  # (3, 3, 2, 2, 1)
+    play_round(st, {0: card(ELEPHANT, 1), 1: card(LION, 1), 2: card(MONKEY, 1)})
+    # the later 1s go ahead: the elephant's 1st: 5 -> 8; the lion 2nd: 6 -> 9; the monkey
+    # 3rd: 7 -> 9 lands on the lion -> 8, the elephant -> 7; the explorer (2) jumps to 6
+    assert {d: int(st.pos[0, d]) for d in (ELEPHANT, LION, MONKEY, X)} == {
+        ELEPHANT: 7, LION: 8, MONKEY: 9, X: 6}
+    assert events(st, kinds=[ss.E_CATCHUP])[0][2:4] == (2, 6)
+
+
+def test_the_explorer_ahead_of_the_rearmost_stays():
+    r, st = three_player({ELEPHANT: 5, LION: 6, MONKEY: 7, X: 9},
+                         {0: [card(ELEPHANT, 1)], 1: [card(LION, 1)], 2: [card(MONKEY, 1)]},
+                         racing=8)  # (3, 2, 2, 1, 1)
+    play_round(st, {0: card(ELEPHANT, 1), 1: card(LION, 1), 2: card(MONKEY, 1)})
+    # the elephant 5 -> 8; the lion 6 -> 8 pushes it to 7 and the monkey to 6; the monkey
+    # 6 -> 8 pushes the lion to 7 and the elephant to 6 ... the explorer on 9 stays
+    assert {d: int(st.pos[0, d]) for d in (ELEPHANT, LION, MONKEY, X)} == {
+        ELEPHANT: 6, LION: 7, MONKEY: 8, X: 9}
+    assert not events(st, kinds=[ss.E_CATCHUP])
+
+
+def test_track_beyond_19_open_and_stop():
+    for mode in ("open", "stop"):
+        r, st = three_player({ELEPHANT: 17, LION: 18, MONKEY: 2, X: 1},
+                             {0: [card(ELEPHANT, 6)], 1: [card(LION, 5)], 2: [card(MONKEY, 1)]},
+                             racing=2, track_end=mode)  # (5, 3, 2, 1, 0)
+        play_round(st, {0: card(ELEPHANT, 6), 1: card(LION, 5), 2: card(MONKEY, 1)})
+        if mode == "open":
+            assert (st.pos[0, ELEPHANT], st.pos[0, LION]) == (22, 21)
+        else:
+            # the elephant stops on 19; the lion (3) stops on 19 too and pushes it to 18
+            assert (st.pos[0, ELEPHANT], st.pos[0, LION]) == (18, 19)
+        assert st.g[0, ss.PAST_END] == 2
+
+
+# ---- Scoring Each Race / Winning the Game ---------------------------------------------------
+
+def last_round(pos, **rules):
+    r = G.make_rules(rules)
+    st = G.init(r, 3, deal_keys(1, 0), log=True)
+    # zero moves: the 5th spot of the card (4, 4, 3, 1, 0) is never used by three players, so
+    # play three 1s onto a card of (1, 1, 1)? use racing card 0 and check moves explicitly
+    G.stack(st, 0, pos=pos, owner={ELEPHANT: 0, LION: 1, MONKEY: 2},
+            hands={0: [card(ELEPHANT, 1)], 1: [card(LION, 1)], 2: [card(MONKEY, 1)]},
+            racing=8, rounds_done=10, totals=[5, 7, 9])
+    return r, st
+
+
+def test_race_points_include_the_explorer_and_the_leader_deals_next():
+    # (3, 2, 2, 1, 1): the ones in play order; the explorer far ahead on 30 stays first
+    r, st = last_round({ELEPHANT: 5, LION: 10, MONKEY: 15, X: 30})
+    play_round(st, {0: card(ELEPHANT, 1), 1: card(LION, 1), 2: card(MONKEY, 1)})
+    # the elephant's card (played last) is 1st: 5 -> 8; lion 2nd 10 -> 12; monkey 15 -> 17
+    assert st.g[0, ss.RACE] == 1
+    assert st.rpts[0, :, 0].tolist() == [2, 3, 4]  # the explorer took the 6
+    assert st.pp[0, :, ss.TOTAL].tolist() == [7, 10, 13]
+    assert st.g[0, ss.EXPL_WINS] == 1
+    # the explorer led: the player whose animal is furthest ahead (the monkey's) deals
+    assert st.g[0, ss.DEALER] == 2 and G.to_move(st)[0] == 2
+    assert st.g[0, ss.PHASE] == ss.CLAIM and st.pos[0, X] == 11
+    conserved(st)
+
+
+@pytest.mark.parametrize("mode,dealer", [("best_animal", 2), ("same", 0), ("left", 1)])
+def test_dealer_after_the_explorer_led(mode, dealer):
+    r, st = last_round({ELEPHANT: 5, LION: 10, MONKEY: 15, X: 30}, explorer_lead_dealer=mode)
+    play_round(st, {0: card(ELEPHANT, 1), 1: card(LION, 1), 2: card(MONKEY, 1)})
+    assert st.g[0, ss.DEALER] == dealer and G.to_move(st)[0] == dealer
+
+
+def test_the_leading_animals_player_deals_and_the_race_resets():
+    r, st = last_round({ELEPHANT: 20, LION: 10, MONKEY: 15, X: 2})
+    play_round(st, {0: card(ELEPHANT, 1), 1: card(LION, 1), 2: card(MONKEY, 1)})
+    assert st.rpts[0, :, 0].tolist() == [6, 3, 4]
+    assert st.g[0, ss.DEALER] == 0 and st.pp[0, 0, ss.LED] == 1
+    # the reset: every card back, eleven each with one explorer card, extras by the board
+    z = G.zones(st, 0)
+    for p in range(3):
+        assert z[f"hand{p}"].sum() == 11 and z[f"hand{p}"][30:].sum() == 1
+    assert z["discard"].sum() == 0 and z["board"].sum() == 3
+    assert (st.owner[0] == -1).all() and st.g[0, ss.ROUND] == 0
+    conserved(st)
+
+
+def test_the_series_ends_after_three_races_and_ties_share():
+    r, st = last_round({ELEPHANT: 20, LION: 10, MONKEY: 15, X: 2})
+    st.g[0, ss.RACE] = 2
+    st.pp[0, :, ss.TOTAL] = [3, 9, 8]
+    play_round(st, {0: card(ELEPHANT, 1), 1: card(LION, 1), 2: card(MONKEY, 1)})
+    assert G.to_move(st)[0] == -1
+    out = G.outcome(st)
+    assert out.score[0].tolist() == [9, 12, 12]
+    assert out.win[0].tolist() == [0, 0.5, 0.5] and out.rank[0].tolist() == [3, 1, 1]
+    assert "Series over after 3 race(s)" in G.describe(st, 0)
+
+
+# ---- Rules fields ---------------------------------------------------------------------------
+
+def test_rules_errors_name_the_field():
+    with pytest.raises(RulesError, match="rules.tie_order"):
+        G.make_rules(tie_order="random")
+    with pytest.raises(RulesError, match="rules.racing_cards"):
+        G.check(G.make_rules(racing_cards=[[4, 4, 3]] * 12), 4)
+    with pytest.raises(RulesError, match="rules.rounds"):
+        G.make_rules(rounds=13)
+    with pytest.raises(RulesError, match="rules.race_points"):
+        G.check(G.make_rules(race_points=[6, 4, 3]), 3)
+    with pytest.raises(RulesError, match="rules.animals"):
+        G.make_rules(animals=["elephant", "dodo", "lion"])
+    with pytest.raises(RulesError, match="rules.animals"):
+        G.check(G.make_rules(animals=["elephant", "lion"]), 3)
+    with pytest.raises(RulesError, match="rules.explorer_start"):
+        G.make_rules(explorer_start=1)
+    with pytest.raises(RulesError, match="rules.below_one"):
+        G.make_rules(below_one="wrap")
+    with pytest.raises(RulesError, match="rules.explorer_lead_dealer"):
+        G.make_rules(explorer_lead_dealer="youngest")
+    with pytest.raises(RulesError, match="3 to 5 players"):
+        G.check(G.make_rules(), 6)
+    assert G.make_rules(racing_cards=[[1, 1, 1, 1, 1]] * 11).racing_cards[0] == (1, 1, 1, 1, 1)
+
+
+def test_rules_fields_change_the_game():
+    s = [get_strategy(G.id, "backer")()]
+    keys = game_keys(4, 4, 64)
+    base = play_batch(G, G.make_rules(races=1), 4, s, np.zeros((64, 4), int), keys).outcome
+    pts = play_batch(G, G.make_rules(races=1, race_points=[10, 0, 0, 0, 0, 0]), 4, s,
+                     np.zeros((64, 4), int), keys).outcome
+    assert set(np.unique(pts.score)) <= {0, 10}
+    # the places' points, 6 + 4 + 3 + 2 + 1, go to the players and the explorer
+    assert (base.score.sum(axis=1) + base.stats["explorer_points"] == 16).all()
+    two = play_batch(G, G.make_rules(races=2), 4, s, np.zeros((64, 4), int), keys).outcome
+    assert "race2_points" in two.stats and "race3_points" not in two.stats
