@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from safari_sim import stats
-from safari_sim.stats.words import first_seat_verdict, pct, pm, points, signed_points
+from safari_sim.stats.words import ci, number, pct, points, signed_points
 
 
 class ReportError(Exception):
@@ -36,14 +36,18 @@ def open_results(results_dir: str | Path) -> tuple[pl.LazyFrame, dict[str, Any]]
 def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl.DataFrame]:
     """All the report's statistics, each a polars table with a variant_id column."""
     lower = bool(experiment.get("lower_score_wins", False))
+    seating = experiment.get("seating") or "rotate"
     t: dict[str, pl.DataFrame] = {}
+    lf = stats.with_design(lf)
     t["variants"] = stats.variants(lf)
     names = stats.strategies(lf)
-    t["win_rates"] = stats.win_rates(lf, "strategy")
+    # "above / below fair" is one question per strategy and variant: Holm over all of them
+    t["win_rates"] = stats.versus_fair(stats.win_rates(lf, "strategy"))
     t["seat_rates"] = stats.seat_win_rates(lf)
-    t["seat_advantage"] = stats.seat_advantage(lf, t["seat_rates"])
+    t["seat_advantage"] = stats.seat_advantage(lf, t["seat_rates"], seating)
+    t["seat_rates"] = seat_rows_versus(t["seat_rates"], t["seat_advantage"])
     t["head_to_head"] = stats.head_to_head(lf, names)
-    t["ratings"] = stats.ratings(h2h=t["head_to_head"])
+    t["ratings"] = stats.ratings(lf, names, t["head_to_head"])
     t["scores_strategy"] = stats.distribution(lf, "score", "strategy")
     t["scores_seat"] = stats.distribution(lf, "score", "seat")
     bins = stats.scores.bins_for(lf, "score")
@@ -70,6 +74,22 @@ def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl
     return t
 
 
+def seat_rows_versus(seats: pl.DataFrame, verdicts: pl.DataFrame) -> pl.DataFrame:
+    """Each seat's "against fair", following its variant's one seat outcome: a seat is above or
+    below fair only when the seats differ (and then only where Holm over that variant's seats
+    says so); with no evidence every seat is within reach; with no verdict there is no label."""
+    out = []
+    for (vid,), g in seats.group_by(["variant_id"], maintain_order=True):
+        outcome = verdicts.filter(pl.col("variant_id") == vid)["outcome"][0]
+        if outcome == "differ":
+            g = stats.versus_fair(g)
+        else:
+            label = "fair within reach" if outcome == "no evidence" else "no seat verdict"
+            g = g.with_columns(pl.lit(float("nan")).alias("p_fair_holm"), pl.lit(label).alias("versus"))
+        out.append(g)
+    return pl.concat(out).sort("variant_id", "seat")
+
+
 def about(n: int) -> int:
     """A sample size to two significant digits: 120,012 -> 120,000."""
     step = 10 ** max(len(str(n)) - 2, 0)
@@ -80,29 +100,69 @@ def _strong(name: str) -> dict:
     return {"strong": name}
 
 
+def _names(rows: list[str]) -> list:
+    """'A', 'A and B', 'A, B and C' with every name emphasised."""
+    parts: list = []
+    for k, s in enumerate(rows):
+        if k:
+            parts.append(" and " if k == len(rows) - 1 else ", ")
+        parts.append(_strong(s))
+    return parts
+
+
+def _pp_interval(lo: float, hi: float) -> str:
+    return f"{points(lo) if lo >= 0 else signed_points(lo)} to {points(hi)} percentage points"
+
+
+def _tied_words(tied: pl.DataFrame, what: str) -> list:
+    """', tied with B and C (intervals overlap)' for the rows after the first."""
+    others = tied["variant"].to_list()[1:]
+    if not others:
+        return []
+    return [", tied with ", *_names(others), f" (their intervals of the {what} overlap, so no order between them)"]
+
+
 def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[list]:
     """The "what this says" bullets. Each bullet is a list of parts: plain strings, or
-    {"strong": text} for names, so the template can escape everything and still emphasise."""
+    {"strong": text} for names, so the template can escape everything and still emphasise.
+
+    Every sentence about the seats follows the seat table's one ``outcome`` per variant, and
+    every "above fair" the Holm-adjusted verdict, so no two sentences can disagree.
+    """
     out: list[list] = []
     head = t["headlines"]
     n_var = len(head)
     players = int(head["players"][0])
     fair = 1 / players
     games = int(head["games"].max())
+    fixed = (head["outcome"] == "no verdict").all()
     if n_var == 1:
         rates = t["win_rates"].sort("rate", descending=True)
         best, worst = rates.row(0, named=True), rates.row(-1, named=True)
-        if best["lo"] > fair:
-            out.append([_strong(best["strategy"]), f" wins most often: {pct(best['rate'])} {pm(best['lo'], best['hi'])} "
-                        f"of its games, against a fair share of {pct(fair)} with {players} players."])
+        top = rates.filter(pl.col("hi") >= best["lo"])  # strategies whose interval reaches the best's
+        bottom = rates.filter(pl.col("lo") <= worst["hi"]).sort("rate")
+        if best["versus"] == "above fair":
+            if len(top) == 1:
+                lead = [_strong(best["strategy"]), " wins most often: "]
+            else:
+                lead = [*_names(top["strategy"].to_list()), " win most often, their intervals overlapping (no order "
+                        "between them); the best estimate, ", _strong(best["strategy"]), ", wins "]
+            out.append([*lead, f"{pct(best['rate'])} {ci(best['lo'], best['hi'])} of its games, against a "
+                        f"fair share of {pct(fair)} with {players} players."])
         else:
             out.append(["No strategy wins detectably more than its fair share of "
                         f"{pct(fair)}; the best, ", _strong(best["strategy"]),
-                        f", wins {pct(best['rate'])} {pm(best['lo'], best['hi'])}."])
+                        f", wins {pct(best['rate'])} {ci(best['lo'], best['hi'])}."])
         if worst["strategy"] != best["strategy"]:
-            out.append([_strong(worst["strategy"]), f" wins least: {pct(worst['rate'])} "
-                        f"{pm(worst['lo'], worst['hi'])}; the spread between best and worst is "
-                        f"{points(best['rate'] - worst['rate'])} points."])
+            h = head.row(0, named=True)
+            if len(bottom) == 1 or len(bottom) == len(rates):
+                low = [_strong(worst["strategy"]), f" wins least: {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
+            else:
+                low = [*_names(bottom["strategy"].to_list()), " win least, their intervals overlapping; the lowest, ",
+                       _strong(worst["strategy"]), f", wins {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
+            out.append([*low, "; the spread between best and worst is "
+                        f"{points(h['spread'])} percentage points (interval "
+                        f"{_pp_interval(h['spread_lo'], h['spread_hi'])})."])
         seat = t["seat_advantage"].row(0, named=True)
         v = seat["verdict"]
         out.append([v[0].upper() + v[1:] + "."])
@@ -110,27 +170,47 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
         if len(h2h) and players > 2:  # with two players head to head is the win rate again
             top = h2h.sort("rate", descending=True).row(0, named=True)
             out.append(["Head to head, ", _strong(top["strategy"]), " finishes ahead of ", _strong(top["opponent"]),
-                        f" in {pct(top['rate'])} {pm(top['lo'], top['hi'])} of their games together."])
+                        f" in {pct(top['rate'])} {ci(top['lo'], top['hi'])} of their games together."])
+    elif fixed:
+        out.append(["There is no seat verdict in any variant: seating is fixed, so each strategy always sits "
+                    "in the same seat and seat and strategy cannot be told apart."])
     else:
-        seats = t["balance"]
         lo_row, hi_row = head.sort("edge").row(0, named=True), head.sort("edge").row(-1, named=True)
         out.append(["Across the ", f"{n_var} variants the first seat's edge goes from "
-                    f"{signed_points(lo_row['edge'])} points (", _strong(lo_row["variant"]), f") to "
-                    f"{signed_points(hi_row['edge'])} points (", _strong(hi_row["variant"]), ")."])
-        bal = seats.row(0, named=True)
-        verdict = first_seat_verdict(bal["first_rate"], bal["first_lo"], bal["first_hi"], bal["fair"])
-        out.append(["Most balanced seats: ", _strong(bal["variant"]), f", where {verdict}."])
-        sp = head.sort("spread")
-        a, b = sp.row(0, named=True), sp.row(-1, named=True)
+                    f"{signed_points(lo_row['edge'])} percentage points (", _strong(lo_row["variant"]), f") to "
+                    f"{signed_points(hi_row['edge'])} percentage points (", _strong(hi_row["variant"]), ")."])
+        differ = head.filter(pl.col("outcome") == "differ")["variant"].to_list()
+        tested = int((head["outcome"] != "no verdict").sum())
+        correction = f"testing each variant with the strategies accounted for, Holm-corrected for the {tested} variants"
+        if differ:
+            out.append(["The seats are not equally placed to win in ", f"{len(differ)} of {tested} variants (",
+                        correction, "): ", *_names(differ),
+                        *(["; in the other" + ("s" if tested - len(differ) > 1 else "")
+                           + " there is no evidence that they differ."] if tested > len(differ) else ["."])])
+        else:
+            out.append([f"There is no evidence that the seats differ in any of the {tested} variants ({correction})."])
+        bal = t["balance"].filter(pl.col("outcome") != "no verdict")
+        tied = stats.tied_with_best(bal, "abs_edge", "abs_edge_lo", "abs_edge_hi")
+        b = tied.row(0, named=True)
+        out.append(["Most balanced seats: ", _strong(b["variant"]), f", where the first seat's edge is "
+                    f"{signed_points(b['edge'])} percentage points (its size: "
+                    f"{_pp_interval(b['abs_edge_lo'], b['abs_edge_hi'])})", *_tied_words(tied, "edge"), "."])
+    if n_var > 1:
+        close = stats.tied_with_best(head, "spread", "spread_lo", "spread_hi")
+        far = stats.tied_with_best(head.with_columns(-pl.col("spread"), -pl.col("spread_hi").alias("spread_lo"),
+                                                     -pl.col("spread_lo").alias("spread_hi")),
+                                   "spread", "spread_lo", "spread_hi")
+        a, z = close.row(0, named=True), far.row(0, named=True)
         out.append(["Strategies are closest together in ", _strong(a["variant"]),
-                    f" (best minus worst: {points(a['spread'])} points) and furthest apart in ",
-                    _strong(b["variant"]), f" ({points(b['spread'])} points)."])
+                    f" (best minus worst: {points(a['spread'])} percentage points, interval "
+                    f"{_pp_interval(a['spread_lo'], a['spread_hi'])})", *_tied_words(close, "spread"),
+                    "; furthest apart in ", _strong(z["variant"]), f" ({points(-z['spread'])} percentage points, "
+                    f"interval {_pp_interval(-z['spread_hi'], -z['spread_lo'])})", *_tied_words(far, "spread"), "."])
         bests = head["best"].unique(maintain_order=True).to_list()
         if len(bests) == 1:
             out.append([_strong(bests[0]), " wins most often in every variant."])
         else:
-            out.append(["The strategy that wins most often changes with the variant: ",
-                        *[p for k, s in enumerate(bests) for p in ([", "] if k else []) + [_strong(s)]], "."])
+            out.append(["The strategy that wins most often changes with the variant: ", *_names(bests), "."])
     if "turns_mean" in head.columns and head["turns_mean"].is_not_null().all():
         length = t["length"].filter(pl.col("statistic") == "turns")
         if n_var == 1:
@@ -140,13 +220,18 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
         else:
             out.append([f"Games last {head['turns_mean'].min():.1f} to {head['turns_mean'].max():.1f} "
                         "turns on average across variants."])
-    widest = t["win_rates"].with_columns((pl.col("hi") - pl.col("lo")).alias("w")).sort("w").row(-1, named=True)
-    need = about(int(t["win_rates"]["games_to_halve"].max()))
+    rates = t["win_rates"]
+    if experiment.get("seating") == "duplicate":
+        ratio = rates["n_eff"] / rates["games"]
+        out.append([f"Duplicate deals: measured on this run, each strategy's win-rate interval is as narrow as "
+                    f"{number(about(int(rates['n_eff'].min())), 0)} to {number(about(int(rates['n_eff'].max())), 0)} "
+                    f"independent games of plain rotation would make it ({ratio.min():.2f} to {ratio.max():.2f} "
+                    f"times the {games:,} games played), because luck of the deal cancels between the strategies."])
+    widest = rates.with_columns((pl.col("hi") - pl.col("lo")).alias("w")).sort("w").row(-1, named=True)
+    need = about(int(rates["games_to_halve"].max()))
     per = "per variant " if n_var > 1 else ""
-    out.append([f"Sample size: the widest win-rate interval is {pm(widest['lo'], widest['hi'])}; about "
+    out.append([f"Sample size: the widest win-rate interval is {points(widest['hi'] - widest['lo'])} percentage "
+                f"points wide ({widest['strategy']}, {pct(widest['lo'])} to {pct(widest['hi'])}); about "
                 f"{need:,} games {per}(now {games:,}) would halve it; running the experiment "
                 f"again with --games {need} into the same output plays only the new games."])
-    if experiment.get("seating") == "fixed":
-        out.append(["Seating is fixed: each strategy always sits in the same seat, so seat differences "
-                    "and strategy differences are mixed up."])
     return out

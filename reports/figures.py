@@ -14,6 +14,8 @@ from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
+from safari_sim.stats import words  # noqa: E402
+
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
 FAIR = "#555555"
@@ -26,9 +28,7 @@ STYLE = {
 
 def seat_label(seat: int) -> str:
     """Seat 0 is the player who starts: '1st (starts)', '2nd', ..."""
-    n = seat + 1
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}" + (" (starts)" if seat == 0 else "")
+    return words.seat_label(seat) + (" (starts)" if seat == 0 else "")
 
 
 def plain(text) -> str:

@@ -31,14 +31,6 @@ def _rows(df: pl.DataFrame, vid: int) -> list[dict]:
     return df.filter(pl.col("variant_id") == vid).to_dicts()
 
 
-def _versus_fair(r: dict) -> str:
-    if r["lo"] > r["fair"]:
-        return "above fair"
-    if r["hi"] < r["fair"]:
-        return "below fair"
-    return "fair within interval"
-
-
 def _cell_colour(rate: float) -> str:
     """Green when the row strategy finishes ahead more often, red when less; stronger further from 50%."""
     a = min(abs(rate - 0.5) * 2.5, 1.0) * 0.55
@@ -69,6 +61,13 @@ def _rules_view(variants: list[dict]) -> dict:
     return {"fields": fields, "columns": [{"label": variants[0]["label"],
                                            "values": [_value_text(base.get(f, "")) for f in fields]}],
             "diffs": diffs}
+
+
+def score_unit(experiment: dict) -> str:
+    """The unit of the game's score in a sentence: "game points" when the game scores points
+    (so they are never mistaken for percentage points), else the score's own name."""
+    name = experiment.get("score_name") or "score"
+    return "game points" if name in ("points", "score") else name
 
 
 def strategy_order(experiment: dict, t: dict[str, pl.DataFrame]) -> list[str]:
@@ -104,9 +103,8 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
                                                                   (meta.get("sweep") or {}).items()},
         "strategies": meta.get("strategies") or experiment.get("strategies") or [],
         "players": seat["players"], "games": seat["games"], "fair": fair,
-        "rates": [{**r, "versus": _versus_fair(r)} for r in rates.to_dicts()],
-        "seat_rates": [{**r, "versus": _versus_fair(r), "name": figures.seat_label(r["seat"])}
-                       for r in seat_rates.to_dicts()],
+        "rates": rates.to_dicts(),
+        "seat_rates": [{**r, "name": figures.seat_label(r["seat"])} for r in seat_rates.to_dicts()],
         "seat": {**seat, "verdict": seat["verdict"][0].upper() + seat["verdict"][1:]},
         "names": names, "h2h": h2h, "h2h_halve": max((c["games_to_halve"] for c in h2h.values()), default=0), "ratings": _rows(t["ratings"], vid),
         "scores_strategy": _rows(t["scores_strategy"], vid),
@@ -136,6 +134,9 @@ def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
         "title": experiment.get("name") or "experiment",
         "game_name": experiment.get("game_name") or experiment.get("game") or "",
         "score_name": experiment.get("score_name") or "score",
+        "score_unit": score_unit(experiment),
+        "duplicate": experiment.get("seating") == "duplicate",
+        "rate_tests": len(t["win_rates"]),
         "lower_score_wins": bool(experiment.get("lower_score_wins")),
         "summary": summarise(t, experiment),
         "variants": variants,

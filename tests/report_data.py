@@ -7,7 +7,10 @@ weight over the table's total weight: strengths (2, 1, 1) make the first strateg
 with three players, seat factors (1.2, 1, 1) give the first seat exactly 1.2 / 3.2 = 37.5%.
 
 `write_dataset` writes ``chunks/v<id:03d>/c<chunk:06d>.parquet`` and ``experiment.json``, like
-the runner. Everything is vectorised so that a 10-million-row dataset takes seconds to write.
+the runner, with a ``deal`` column (under ``seating="duplicate"`` the P rotations of a deal share
+it and the deal's luck). Everything is vectorised so that a 10-million-row dataset takes seconds
+to write. ``frame`` makes one variant in memory, for calibration loops; ``seat_test_oracle`` is the
+seat test written again by least squares, to check the statistics against.
 """
 
 from __future__ import annotations
@@ -23,17 +26,25 @@ import polars as pl
 
 
 def _games(rng: np.random.Generator, n: int, strengths: np.ndarray, seat_factors: np.ndarray,
-           seating: str, integer_scores: bool, start: int) -> dict[str, np.ndarray]:
-    """n games of P players as columns of n * P rows (game-major, seat-minor)."""
+           seating: str, integer_scores: bool, start: int, deal_luck: float = 0.0) -> dict[str, np.ndarray]:
+    """n games of P players as columns of n * P rows (game-major, seat-minor).
+
+    ``deal_luck``: the sd of a luck term each deal gives each seat (the cards dealt there). Under
+    ``duplicate`` seating the P rotations of deal d (games P*d .. P*d + P - 1) share it, so it
+    cancels between strategies; otherwise every game has a deal of its own."""
     p = len(seat_factors)
     games = np.arange(start, start + n, dtype=np.int64)
     seats = np.arange(p)
-    if seating == "rotate":
+    if seating in ("rotate", "duplicate"):
         strat = (seats[None, :] + games[:, None]) % p  # every strategy in every seat equally
     else:
         strat = np.broadcast_to(seats, (n, p))
+    deals = games // p if seating == "duplicate" else games
     logw = np.log(strengths[strat] * seat_factors[None, :])
     key = logw + rng.gumbel(size=(n, p))
+    if deal_luck:
+        first, inverse = np.unique(deals, return_inverse=True)
+        key = key + deal_luck * rng.standard_normal((len(first), p))[inverse]
     score = 20.0 + 4.0 * key
     if integer_scores:
         score = np.round(score)  # integer points: ties for first happen and are shared
@@ -47,11 +58,36 @@ def _games(rng: np.random.Generator, n: int, strengths: np.ndarray, seat_factors
     won = rng.binomial(tried, 0.4).astype(np.int32)
     rep = lambda a: np.repeat(a, p)  # noqa: E731 - per-game value on every seat's row
     return {
-        "game": rep(games), "seat": np.tile(seats, n).astype(np.int8),
+        "game": rep(games), "deal": rep(deals), "seat": np.tile(seats, n).astype(np.int8),
         "strat": strat.reshape(-1), "score": score.reshape(-1), "rank": rank.reshape(-1).astype(np.int16),
         "win": win.reshape(-1).astype(np.float64), "turns": rep(turns), "rounds": rep(rounds),
         "bruce_tried": tried.reshape(-1), "bruce_won": won.reshape(-1),
     }
+
+
+def frame(*, players: int = 3, games: int = 3000, strategies: Sequence[str] | None = None,
+          strengths: Sequence[float] | None = None, seat_factors: Sequence[float] | None = None,
+          seating: str = "rotate", integer_scores: bool = True, deal_luck: float = 0.0,
+          rng: np.random.Generator | int = 1, variant_id: int = 0, label: str = "base") -> pl.DataFrame:
+    """One variant's games in the dataset's shape, in memory (for calibration loops)."""
+    rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    strategies = list(strategies or [f"bot{i}" for i in range(players)])
+    g = _games(rng, games, np.asarray(strengths or [1.0] * players, dtype=float),
+               np.asarray(seat_factors or [1.0] * players, dtype=float), seating, integer_scores, 0, deal_luck)
+    return _table(g, games * players, players, strategies, variant_id, label, 1.0)
+
+
+def _table(g: dict, rows: int, players: int, strategies: list[str], vid: int, label: str, sign: float) -> pl.DataFrame:
+    return pl.DataFrame({
+        "variant": pl.Series([label] * rows, dtype=pl.String),
+        "variant_id": pl.Series(np.full(rows, vid, dtype=np.int16)),
+        "game": g["game"], "deal": g["deal"], "seat": g["seat"],
+        "strategy": pl.Series(np.array(strategies, dtype=object)[g["strat"]].tolist(), dtype=pl.String),
+        "score": sign * g["score"], "rank": g["rank"], "win": g["win"],
+        "players": pl.Series(np.full(rows, players, dtype=np.int8)),
+        "turns": g["turns"], "rounds": g["rounds"],
+        "bruce_tried": g["bruce_tried"], "bruce_won": g["bruce_won"],
+    })
 
 
 def write_dataset(
@@ -66,6 +102,7 @@ def write_dataset(
     variant_effect: Any = None,
     seating: str = "rotate",
     integer_scores: bool = True,
+    deal_luck: float = 0.0,
     lower_score_wins: bool = False,
     chunk_games: int = 200_000,
     seed: int = 1,
@@ -96,21 +133,11 @@ def write_dataset(
             st, sf = (np.asarray(a, dtype=float) for a in variant_effect(values))
         vdir = out / "chunks" / f"v{vid:03d}"
         vdir.mkdir(parents=True, exist_ok=True)
-        for c, start in enumerate(range(0, games, chunk_games)):
-            n = min(chunk_games, games - start)
-            g = _games(rng, n, st, sf, seating, integer_scores, start)
-            rows = n * players
-            sign = -1.0 if lower_score_wins else 1.0
-            df = pl.DataFrame({
-                "variant": pl.Series([label] * rows, dtype=pl.String),
-                "variant_id": pl.Series(np.full(rows, vid, dtype=np.int16)),
-                "game": g["game"], "seat": g["seat"],
-                "strategy": pl.Series(np.array(strategies, dtype=object)[g["strat"]].tolist(), dtype=pl.String),
-                "score": sign * g["score"], "rank": g["rank"], "win": g["win"],
-                "players": pl.Series(np.full(rows, players, dtype=np.int8)),
-                "turns": g["turns"], "rounds": g["rounds"],
-                "bruce_tried": g["bruce_tried"], "bruce_won": g["bruce_won"],
-            })
+        step = chunk_games - chunk_games % players  # a duplicate deal never straddles two chunks
+        for c, start in enumerate(range(0, games, step)):
+            n = min(step, games - start)
+            g = _games(rng, n, st, sf, seating, integer_scores, start, deal_luck)
+            df = _table(g, n * players, players, strategies, vid, label, -1.0 if lower_score_wins else 1.0)
             df.write_parquet(vdir / f"c{c:06d}.parquet")
         rules = {"bruce_cards": 6, "target": 77, "die": [-1, 1, 1, 2, 3, 3]}
         rules.update({k.split(".", 1)[1]: v for k, v in values.items() if k.startswith("rules.")})
@@ -140,3 +167,25 @@ def write_dataset(
     }
     (out / "experiment.json").write_text(json.dumps(meta, indent=2))
     return out
+
+
+def seat_test_oracle(df: pl.DataFrame) -> tuple[float, int]:
+    """The seat test written again another way: least squares. Regress the seat dummies (seats
+    1..P-1) and the win on dummies of the strategy (one line-up here), take the residuals, and
+    form the score U = X~' e with its covariance from the deals' sums (plain numpy)."""
+    df = df.sort("game", "seat")
+    deal = (df["deal"] if "deal" in df.columns else df["game"]).to_numpy()
+    names = sorted(df["strategy"].unique().to_list())
+    z = (df["strategy"].to_numpy()[:, None] == np.array(names)[None, :]).astype(float)
+    p = int(df["seat"].max()) + 1
+    x = (df["seat"].to_numpy()[:, None] == np.arange(1, p)[None, :]).astype(float)
+    y = df["win"].to_numpy()
+    proj = lambda m: m - z @ np.linalg.lstsq(z, m, rcond=None)[0]  # noqa: E731
+    xt, e = proj(x), proj(y)
+    _, inv = np.unique(deal, return_inverse=True)
+    u = np.zeros((inv.max() + 1, p - 1))
+    np.add.at(u, inv, xt * e[:, None])
+    d = len(u)
+    v = u.T @ u * d / (d - 1)
+    total = u.sum(axis=0)
+    return float(total @ np.linalg.solve(v, total)), p - 1

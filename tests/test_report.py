@@ -15,6 +15,7 @@ a screenshot that must not be blank.
 from __future__ import annotations
 
 import base64
+import html as html_lib
 import json
 import re
 import shutil
@@ -25,10 +26,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from scipy.stats import chisquare, norm
+from scipy.stats import chi2, norm
 
 import reports
-from report_data import write_dataset
+from report_data import frame, seat_test_oracle, write_dataset
 from safari_sim.stats import words
 
 GAMES = 12_000
@@ -143,19 +144,25 @@ def test_seat_tests_printed_equal_scipy(results, page):
     tests = page.find(tag="p", data_key="seat-test")
     verdicts = page.find(tag="p", data_key="seat-verdict")
     assert len(tests) == len(verdicts) == 2
+    p_values = []
     for vid, (t, v) in enumerate(zip(tests, verdicts)):
         d = df.filter(pl.col("variant_id") == vid)
-        shares = d.group_by("seat").agg(pl.col("win").sum()).sort("seat")["win"].to_numpy()
-        ref = chisquare(shares, [GAMES / 3] * 3)
-        assert float(t["data-p"]) == pytest.approx(ref.pvalue, rel=1e-9)
-        assert float(t["data-statistic"]) == pytest.approx(ref.statistic, rel=1e-9)
-        assert words.pvalue(ref.pvalue) in t["text"]
+        stat, dof = seat_test_oracle(d)
+        p = chi2.sf(stat, dof)
+        p_values.append(p)
+        assert float(t["data-p"]) == pytest.approx(p, rel=1e-9)
+        assert float(t["data-statistic"]) == pytest.approx(stat, rel=1e-9)
+        assert words.pvalue(p) in t["text"] and "with the strategies accounted for" in t["text"]
         first = d.filter(pl.col("seat") == 0)["win"]
-        lo, hi = wilson(first.sum(), len(first))
-        assert v["text"].startswith(f"The first seat wins {100 * first.mean():.1f}% ± ")
-        assert f"{100 * (hi - lo) / 2:.1f}%" in v["text"]
-    assert "no detectable edge" in verdicts[0]["text"]
-    assert "a real edge of" in verdicts[1]["text"]
+        assert f"the first seat wins {100 * first.mean():.1f}% (interval " in v["text"]
+    # two variants: Holm over both decides
+    adjusted = [min(1, 2 * min(p_values)), max(min(1, 2 * min(p_values)), max(p_values))]
+    adjusted = adjusted if p_values[0] <= p_values[1] else adjusted[::-1]
+    for t, a in zip(tests, adjusted):
+        assert f"adjusted {words.pvalue(a)} after Holm's correction for the 2 variants" in t["text"]
+    assert verdicts[0]["text"].startswith("No evidence that the seats differ")
+    assert verdicts[1]["text"].startswith("The seats are not equally placed to win")
+    assert "an edge of" in verdicts[1]["text"] and "percentage points" in verdicts[1]["text"]
 
 
 def test_head_to_head_printed_equal_recomputed(results, page):
@@ -187,12 +194,20 @@ def test_headline_and_summary_numbers(results, page):
         attrs, text = cell(row, "edge")
         assert float(attrs["data-value"]) == pytest.approx(first.mean() - 1 / 3, abs=1e-12)
         assert text == words.signed_points(first.mean() - 1 / 3)
-        shares = df.filter(pl.col("variant_id") == vid).group_by("seat").agg(pl.col("win").sum()).sort("seat")
+        stat, dof = seat_test_oracle(df.filter(pl.col("variant_id") == vid))
         attrs, text = cell(row, "p_value")
-        assert float(attrs["data-value"]) == pytest.approx(chisquare(shares["win"], [GAMES / 3] * 3).pvalue, rel=1e-9)
+        assert float(attrs["data-value"]) == pytest.approx(chi2.sf(stat, dof), rel=1e-9)
+        attrs, text = cell(row, "outcome")
+        assert attrs["data-value"] == ("no evidence" if vid == 0 else "differ")
     summary = re.search(r'<section id="summary".*?</section>', page.html, re.S).group(0)
     assert "Most balanced seats: <strong>rules.bruce_cards=0</strong>" in summary
+    assert "tied with" not in summary.split("Most balanced")[1].split("</li>")[0]  # the planted edge is clear
     assert "wins most often in every variant" in summary
+    assert ("The seats are not equally placed to win in 1 of 2 variants (testing each variant with the "
+            "strategies accounted for, Holm-corrected for the 2 variants): <strong>rules.bruce_cards=12</strong>"
+            in summary)
+    text = re.sub(r"<[^>]+>", "", summary)
+    assert " points" not in text.replace("percentage points", "").replace("Elo points", "").replace("game points", "")
 
 
 def test_rating_printed_matches_its_table(results, page):
@@ -253,14 +268,13 @@ def test_two_players_lowest_score_fixed_seating(tmp_path):
                          integer_scores=True, strengths=[1.2, 1], seed=3)
     [html_path] = reports.build_report(path, ["html"])
     html = html_path.read_text()
-    assert "a two-sided binomial test of the decisive games" in html
-    assert "Seating is fixed" in html and "(lower wins)" in html
-    from scipy.stats import binomtest
-    df = table(path)
-    k = df.filter((pl.col("seat") == 0) & (pl.col("win") == 1)).height
-    n = df.filter(pl.col("win") == 1).height
-    p = float(re.search(r'data-key="seat-test" data-p="([^"]+)"', html).group(1))
-    assert p == pytest.approx(binomtest(k, n, 0.5).pvalue, rel=1e-12)
+    assert "There is no seat verdict: seating is fixed" in html and "(lower wins)" in html
+    assert "No test of equal seats" in html
+    verdict = re.search(r'data-key="seat-verdict">(.*?)</p>', html, re.S).group(1)
+    assert "edge" not in verdict and "disadvantage" not in verdict
+    assert "seat and strategy cannot be told apart" in verdict
+    seats = [i for i in Cells(html).find(tag="td", data_key="versus")][-2:]  # the seat table's rows
+    assert [c["text"] for c in seats] == ["no seat verdict"] * 2
     margin = float(re.search(r'data-key="margin" data-value="([^"]+)"', html).group(1))
     assert margin > 0
 
@@ -330,3 +344,52 @@ def test_pdf_pages_are_not_blank(results, tmp_path):
     assert len(pages) >= 4  # summary, comparison, one section per variant, appendix
     for p in pages:
         assert nonblank(p) > 0.005, p.name
+
+
+# ---- duplicate deals, one verdict, ties -----------------------------------------------------------
+
+def test_duplicate_deals_report_their_effective_games(tmp_path):
+    """The report says what duplicate deals were worth: each win-rate interval's effective number
+    of independent games, measured from the variance of per-deal averages."""
+    path = write_dataset(tmp_path, players=3, games=6000, seating="duplicate", deal_luck=1.5,
+                         strengths=[2, 1, 1], integer_scores=False, seed=21)
+    [html_path] = reports.build_report(path, ["html"])
+    page = Cells(html_path.read_text())
+    df = table(path)
+    eff = []
+    for name in ("bot0", "bot1", "bot2"):
+        rows = df.filter(pl.col("strategy") == name)
+        avg = rows.group_by("deal").agg(pl.col("win").mean())["win"].to_numpy()
+        n_eff = len(rows) * (rows["win"].var() / len(rows)) / (avg.var(ddof=1) / len(avg))
+        [c] = [c for c in page.find(tag="td", data_key="n_eff")
+               if row_cells(page.html, f'data-variant="0" data-strategy="{name}"').count(c["data-value"])]
+        assert float(c["data-value"]) == pytest.approx(n_eff, rel=1e-3)
+        eff.append(n_eff)
+        # the printed interval is Wilson's at the effective games
+        attrs, _ = cell(row_cells(page.html, f'data-variant="0" data-strategy="{name}"'), "interval")
+        lo, hi = wilson(rows["win"].mean() * n_eff, n_eff)
+        assert float(attrs["data-lo"]) == pytest.approx(lo, rel=1e-3)
+    summary = re.sub(r"<[^>]+>", "", re.search(r'<section id="summary".*?</section>', page.html, re.S).group(0))
+    summary = " ".join(html_lib.unescape(summary).split())
+    assert "Duplicate deals: measured on this run, each strategy's win-rate interval is as narrow as" in summary
+    assert f"({min(eff) / 6000:.2f} to {max(eff) / 6000:.2f} times the 6,000 games played)" in summary
+    assert min(eff) > 6000
+
+
+def test_summary_never_contradicts_the_seat_verdict(tmp_path):
+    """Seed 19 (see test_stats): the first seat's own interval leaves out fair, the test of all
+    seats finds no evidence. The report says "no evidence" everywhere and no "edge"."""
+    path = tmp_path / "r"
+    d = frame(players=3, games=3000, seat_factors=[1.07, 1, 1], strengths=[2, 1, 1], rng=19)
+    write_dataset(path, players=3, games=30)  # the experiment.json and layout ...
+    for f in (path / "chunks").glob("**/*.parquet"):
+        f.unlink()
+    d.write_parquet(path / "chunks" / "v000" / "c000000.parquet")  # ... with seed 19's games
+    [html_path] = reports.build_report(path, ["html"])
+    html = html_path.read_text()
+    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    assert "No evidence that the seats differ: the first seat wins" in text
+    assert "so no evidence that the seats differ." in text
+    assert "an edge of" not in text and "not equally placed" not in text
+    seats = Cells(html).find(tag="td", data_key="versus")[-3:]
+    assert [c["text"] for c in seats] == ["fair within reach"] * 3

@@ -3,9 +3,10 @@
 Variants are paired by label (a run without a sweep has one variant, "base", and two such runs
 pair whatever their labels). For each pair: which rules differ, and for each headline number
 (each strategy's win rate and mean score, the first seat's win rate, the mean game length) the
-value before and after, the change with its 95% interval and the p-value of "no change". A change
-is called real when its interval leaves out zero; with many rows, about one in twenty unchanged
-numbers will still look real by chance, so the p-values are given too.
+value before and after, the change with its 95% interval and the p-value of "no change". With a
+dozen numbers compared, one in twenty unchanged numbers would look real by chance if each were
+judged alone, so a change is called real only when its Holm-adjusted p-value (over all the
+numbers compared) is below 5%.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.stats import norm, ttest_ind_from_stats
 
 from .dataset import load_experiment, scan
+from .design import LEVEL, cluster_means, holm, z_pvalue
 from .intervals import z_value
 
 
@@ -53,35 +54,32 @@ def rules_diff(exp_a: dict[str, Any], exp_b: dict[str, Any]) -> pl.DataFrame:
 
 
 def _summaries(lf: pl.LazyFrame) -> pl.DataFrame:
-    """Per variant: rows (measure, n, mean, sd) for each headline number."""
-    per_strategy = (lf.group_by("variant", "strategy")
-                    .agg(pl.len().alias("n"), pl.col("win").mean().alias("win_mean"),
-                         pl.col("win").std().alias("win_sd"),
-                         pl.col("score").mean().alias("score_mean"),
-                         pl.col("score").std().alias("score_sd"))
-                    .collect())
-    first = (lf.filter(pl.col("seat") == 0).group_by("variant")
-             .agg(pl.len().alias("n"), pl.col("win").mean().alias("mean"),
-                  pl.col("win").std().alias("sd"),
-                  pl.col("turns").mean().alias("turns_mean"),
-                  pl.col("turns").std().alias("turns_sd"))
-             .collect())
+    """Per variant: rows (measure, kind, n, mean, var) for each headline number; ``var`` is the
+    sampling variance of the mean clustered by deal (design.cluster_means)."""
+    win = cluster_means(lf, pl.col("win"), ["variant", "strategy"])
+    score = cluster_means(lf, pl.col("score"), ["variant", "strategy"])
+    first = cluster_means(lf, pl.col("win"), ["variant"], ["_lineup", "strategy"], where=pl.col("seat") == 0)
+    turns = cluster_means(lf, pl.col("turns"), ["variant"], where=pl.col("seat") == 0)
     rows = []
-    for r in per_strategy.iter_rows(named=True):
-        rows.append((r["variant"], f"win rate: {r['strategy']}", "share", r["n"], r["win_mean"], r["win_sd"]))
-        rows.append((r["variant"], f"mean score: {r['strategy']}", "mean", r["n"], r["score_mean"], r["score_sd"]))
+    for r in win.iter_rows(named=True):
+        rows.append((r["variant"], f"win rate: {r['strategy']}", "share", r["n"], r["mean"], r["var"]))
+    for r in score.iter_rows(named=True):
+        rows.append((r["variant"], f"mean score: {r['strategy']}", "mean", r["n"], r["mean"], r["var"]))
     for r in first.iter_rows(named=True):
-        rows.append((r["variant"], "first seat's win rate", "share", r["n"], r["mean"], r["sd"]))
-        rows.append((r["variant"], "mean turns per game", "mean", r["n"], r["turns_mean"], r["turns_sd"]))
-    return pl.DataFrame(rows, schema=["variant", "measure", "kind", "n", "mean", "sd"], orient="row")
+        rows.append((r["variant"], "first seat's win rate", "share", r["n"], r["mean"], r["var"]))
+    for r in turns.iter_rows(named=True):
+        rows.append((r["variant"], "mean turns per game", "mean", r["n"], r["mean"], r["var"]))
+    return pl.DataFrame(rows, schema=["variant", "measure", "kind", "n", "mean", "var"], orient="row")
 
 
-def moved(before: str | Path, after: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+def moved(before: str | Path, after: str | Path, level: float = LEVEL) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(rules_diff, changes) between two results directories.
 
-    changes: variant, measure, before, after, change, lo, hi (95% interval of the change),
-    p_value (two-sided), real (the interval leaves out zero). Shares (win rates) use the normal
-    approximation to the difference of two proportions; means use Welch's t-test.
+    changes: variant, measure, kind, before, after, change, lo, hi (95% interval of the change),
+    p_value (two-sided, of "no change"), p_holm (Holm-adjusted over every row of the table) and
+    real (p_holm below 5%: the chance that any unchanged number is called real stays at 5%).
+    Each mean's variance is clustered by deal; the change's is the sum of the two, and the test
+    is the normal one (the samples are thousands of games).
     """
     exp_a, exp_b = load_experiment(before), load_experiment(after)
     pairs = pair_variants(exp_a, exp_b)
@@ -94,18 +92,13 @@ def moved(before: str | Path, after: str | Path) -> tuple[pl.DataFrame, pl.DataF
         for measure in [m for m in b if m in a]:
             ra, rb = a[measure], b[measure]
             diff = rb["mean"] - ra["mean"]
-            if rb["kind"] == "share":
-                pa, pb = ra["mean"], rb["mean"]
-                se = np.sqrt(pa * (1 - pa) / ra["n"] + pb * (1 - pb) / rb["n"])
-                p = float(2 * norm.sf(abs(diff) / se)) if se > 0 else (0.0 if diff else 1.0)
-            else:
-                se = np.sqrt(ra["sd"] ** 2 / ra["n"] + rb["sd"] ** 2 / rb["n"])
-                res = ttest_ind_from_stats(ra["mean"], ra["sd"], ra["n"], rb["mean"], rb["sd"],
-                                           rb["n"], equal_var=False)
-                p = float(res.pvalue) if np.isfinite(res.pvalue) else (0.0 if diff else 1.0)
-            lo, hi = diff - z * se, diff + z * se
-            rows.append((vb["label"], measure, rb["kind"], ra["mean"], rb["mean"], diff, lo, hi, p,
-                         bool(lo > 0 or hi < 0)))
+            se = float(np.sqrt(ra["var"] + rb["var"]))
+            p = float(z_pvalue(diff, se))
+            rows.append((vb["label"], measure, rb["kind"], ra["mean"], rb["mean"], diff, diff - z * se,
+                         diff + z * se, p))
     changes = pl.DataFrame(rows, schema=["variant", "measure", "kind", "before", "after", "change",
-                                         "lo", "hi", "p_value", "real"], orient="row")
+                                         "lo", "hi", "p_value"], orient="row")
+    adj = holm(changes["p_value"].to_numpy()) if changes.height else np.zeros(0)
+    changes = changes.with_columns(pl.Series("p_holm", adj, dtype=pl.Float64),
+                                   pl.Series("real", adj < level, dtype=pl.Boolean))
     return rules_diff(exp_a, exp_b), changes

@@ -53,8 +53,9 @@ def load_experiment(results: str | Path) -> dict[str, Any]:
 def stat_columns(lf: pl.LazyFrame) -> list[str]:
     """The game's own statistics: numeric columns beyond the ones every game writes."""
     schema = lf.collect_schema()
-    return [c for c, t in schema.items()
-            if c not in CORE and c not in IDENTIFIERS and (t.is_numeric() or t == pl.Boolean)]
+    return [c for c, t in schema.items()  # a leading "_" marks a helper column (stats.with_design)
+            if c not in CORE and c not in IDENTIFIERS and not c.startswith("_")
+            and (t.is_numeric() or t == pl.Boolean)]
 
 
 def per_game_columns(lf: pl.LazyFrame, columns: list[str] | None = None, sample_games: int = 2000) -> list[str]:

@@ -4,7 +4,8 @@ Head to head: for each ordered pair (A, B), among the games where both play, the
 A finishes ahead of B (a tie between them counts half). The rating fits a Bradley-Terry model to
 the same pairwise finishing orders (every game gives one comparison per pair of its players):
 P(A ahead of B) = 1 / (1 + exp(theta_B - theta_A)). Ratings are shown on the Elo scale
-(400 / ln 10 per unit of theta), centred on 0 = the average strategy at the table.
+(400 / ln 10 per unit of theta), centred on 0 = the average strategy at the table. Intervals of
+both treat whole deals (a game, or the rotations of one duplicate deal) as the unit.
 """
 
 from __future__ import annotations
@@ -30,46 +31,99 @@ def strategies(lf: pl.LazyFrame) -> list[str]:
 
 
 def rank_table(lf: pl.LazyFrame, names: list[str]) -> pl.LazyFrame:
-    """One row per game: the rank of each strategy (column r<i>, null if it did not play)."""
+    """One row per game: its deal (``_deal``) and the rank of each strategy (column r<i>, null
+    if it did not play)."""
     cols = [pl.when(pl.col("strategy") == s).then(pl.col("rank")).alias(f"r{i}") for i, s in enumerate(names)]
-    return lf.select(*GAME_KEY, *cols).group_by(GAME_KEY).agg(pl.all().max())
+    deal = pl.col("deal") if "deal" in lf.collect_schema() else pl.col("game")
+    return (lf.select(*GAME_KEY, deal.cast(pl.Int64).alias("_deal"), *cols).group_by(GAME_KEY)
+            .agg(pl.col("_deal").first(), pl.exclude("_deal").max()))
+
+
+def _pair_exprs(i: int, j: int) -> tuple[pl.Expr, pl.Expr]:
+    """(both played, share of i ahead of j: 1, 0.5 for a tie, 0) of one game."""
+    a, b = pl.col(f"r{i}"), pl.col(f"r{j}")
+    both = a.is_not_null() & b.is_not_null()
+    ahead = ((a < b).cast(pl.Float64) + 0.5 * (a == b).cast(pl.Float64)).fill_null(0.0)
+    return both.cast(pl.Float64), ahead
+
+
+def _pairs(names):
+    return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+
+
+def _scalars(df: pl.DataFrame, value: str, names: list[str], prefix: str) -> pl.DataFrame:
+    """Per variant one column ``<prefix><i>_<j>`` per pair from a long (strategy, opponent) table."""
+    idx = {s: k for k, s in enumerate(names)}
+    rows: dict[int, dict] = {}
+    for vid, a, b, x in df.select("variant_id", "strategy", "opponent", value).iter_rows():
+        i, j = idx[a], idx[b]
+        if i < j:
+            rows.setdefault(vid, {"variant_id": vid})[f"{prefix}{i}_{j}"] = float(x)
+    cols = [f"{prefix}{i}_{j}" for i, j in _pairs(names)]
+    return pl.DataFrame([{c: r.get(c, 0.0) for c in ["variant_id", *cols]} for r in rows.values()],
+                        schema={"variant_id": pl.Int16, **{c: pl.Float64 for c in cols}})
 
 
 def head_to_head(lf: pl.LazyFrame, names: list[str] | None = None) -> pl.DataFrame:
-    """Per variant and ordered pair: games both played, A's share ahead of B, interval."""
+    """Per variant and ordered pair: games both played, A's share ahead of B, interval.
+
+    The interval is Wilson's at the effective number of games: games of one deal are dependent,
+    so the variance is measured from the deals' sums (``n_eff`` = games under plain rotation).
+    """
     names = strategies(lf) if names is None else names
-    pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    pairs = _pairs(names)
+    schema = {"variant_id": pl.Int16, "strategy": pl.String, "opponent": pl.String, "games": pl.Int64,
+              "ahead": pl.Float64}
     if not pairs:
-        return pl.DataFrame(schema={"variant_id": pl.Int16, "strategy": pl.String, "opponent": pl.String,
-                                    "games": pl.Int64, "ahead": pl.Float64})
+        return pl.DataFrame(schema=schema)
+    games = rank_table(lf, names)
     aggs = []
     for i, j in pairs:
-        a, b = pl.col(f"r{i}"), pl.col(f"r{j}")
-        both = a.is_not_null() & b.is_not_null()
-        aggs.append(both.sum().alias(f"n{i}_{j}"))
-        aggs.append(((a < b).cast(pl.Float64) + 0.5 * (a == b).cast(pl.Float64)).sum().alias(f"a{i}_{j}"))
-    wide = rank_table(lf, names).group_by("variant_id").agg(aggs).sort("variant_id").collect()
+        both, ahead = _pair_exprs(i, j)
+        aggs += [both.sum().alias(f"n{i}_{j}"), (both * ahead).sum().alias(f"a{i}_{j}"),
+                 (both * ahead * ahead).sum().alias(f"q{i}_{j}")]
+    wide = games.group_by("variant_id").agg(aggs).sort("variant_id").collect()
+    # second pass: each deal's sum of (ahead - rate) per pair, squared and summed per variant
+    rate_cols = []
+    for i, j in pairs:
+        n = wide[f"n{i}_{j}"]
+        rate_cols.append(pl.Series(f"p{i}_{j}", np.where(n > 0, wide[f"a{i}_{j}"] / np.maximum(n, 1), 0.0)))
+    rates = wide.select("variant_id").with_columns(rate_cols)
+    res = []
+    for i, j in pairs:
+        both, ahead = _pair_exprs(i, j)
+        res.append((both * (ahead - pl.col(f"p{i}_{j}"))).alias(f"e{i}_{j}"))
+    ss = (games.join(rates.lazy(), on="variant_id").select("variant_id", "_deal", *res)
+          .group_by("variant_id", "_deal").agg(pl.all().sum())
+          .group_by("variant_id").agg(pl.len().alias("_deals"), *[(pl.col(f"e{i}_{j}") ** 2).sum() for i, j in pairs])
+          .collect())
+    wide = wide.join(ss, on="variant_id")
     rows = []
     for r in wide.iter_rows(named=True):
         for i, j in pairs:
-            n, a = r[f"n{i}_{j}"], r[f"a{i}_{j}"] or 0.0
+            n, a, q = r[f"n{i}_{j}"], r[f"a{i}_{j}"] or 0.0, r[f"q{i}_{j}"] or 0.0
             if not n:
                 continue
-            rows.append((r["variant_id"], names[i], names[j], n, a))
-            rows.append((r["variant_id"], names[j], names[i], n, n - a))
-    df = pl.DataFrame(rows, schema={"variant_id": pl.Int16, "strategy": pl.String, "opponent": pl.String,
-                                    "games": pl.Int64, "ahead": pl.Float64}, orient="row")
+            p = a / n
+            var_iid = max(q / n - p * p, 0.0) / (n - 1) if n > 1 else 0.0
+            deals = r["_deals"]
+            var = r[f"e{i}_{j}"] / (n * n) * (deals / (deals - 1) if deals > 1 else 1.0)
+            n_eff = n * var_iid / var if var > 0 else float(n)
+            rows.append((r["variant_id"], names[i], names[j], n, a, n_eff))
+            rows.append((r["variant_id"], names[j], names[i], n, n - a, n_eff))
+    df = pl.DataFrame(rows, schema={**schema, "n_eff": pl.Float64}, orient="row")
     order = {s: k for k, s in enumerate(names)}
     df = df.sort(["variant_id", pl.col("strategy").replace_strict(order), pl.col("opponent").replace_strict(order)])
-    return with_wilson(df, "ahead", "games")
+    df = df.with_columns((pl.col("ahead") / pl.col("games") * pl.col("n_eff")).alias("_s"))
+    df = with_wilson(df, "_s", "n_eff").drop("_s")
+    # games to halve, in games played rather than effective games
+    return df.with_columns((pl.col("ahead") / pl.col("games")).alias("rate"),
+                           (pl.col("games_to_halve") * pl.col("games") / pl.col("n_eff")).ceil().cast(pl.Int64))
 
 
-def bradley_terry(names: list[str], ahead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Fit theta (mean 0) and its standard errors from ahead[i, j] = times i finished ahead of j.
-
-    The standard errors treat every comparison as independent; comparisons from the same game
-    are not, so they are somewhat optimistic with more than two players.
-    """
+def bradley_terry(names: list[str], ahead: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fit theta (mean 0) from ahead[i, j] = times i finished ahead of j; also return the
+    model's standard errors (every comparison independent) and the Fisher information."""
     s = len(names)
     n = ahead + ahead.T
     ridge = 1e-6 * max(float(n.sum()), 1.0)  # keeps a strategy that never loses finite
@@ -89,26 +143,64 @@ def bradley_terry(names: list[str], ahead: np.ndarray) -> tuple[np.ndarray, np.n
     info = np.diag(w.sum(axis=1)) - w  # Fisher information; its null space is the common shift
     cov = np.linalg.pinv(info)
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    return theta, se
+    return theta, se, info
 
 
-def ratings(lf: pl.LazyFrame | None = None, h2h: pl.DataFrame | None = None) -> pl.DataFrame:
+def ratings(lf: pl.LazyFrame, names: list[str] | None = None, h2h: pl.DataFrame | None = None) -> pl.DataFrame:
     """Bradley-Terry rating per variant and strategy: ``rating`` in Elo points (mean 0) with a
-    95% interval, and ``vs_average``: the chance to finish ahead of an average strategy."""
-    h2h = head_to_head(lf) if h2h is None else h2h
+    95% interval, and ``vs_average``: the chance to finish ahead of an average strategy.
+
+    The interval resamples whole deals in the limit: a cluster-robust (sandwich) covariance
+    I^-1 (sum over deals of u_d u_d') I^-1, where u_d is the deal's score (for strategy i, the
+    sum over its pairs of ahead - P(ahead)), so pairs from one game, and games of one duplicate
+    deal, count as dependent. ``se_model`` is the model's own error, which treats every pair
+    as independent (too narrow with more than two players).
+    """
+    names = strategies(lf) if names is None else names
+    h2h = head_to_head(lf, names) if h2h is None else h2h
     z = z_value()
-    rows = []
+    pairs = _pairs(names)
+    fits, probs = {}, []
     for (vid,), g in h2h.group_by(["variant_id"], maintain_order=True):
-        names = list(dict.fromkeys(g["strategy"].to_list() + g["opponent"].to_list()))
         idx = {s: k for k, s in enumerate(names)}
         ahead = np.zeros((len(names), len(names)))
         for a, b, x in g.select("strategy", "opponent", "ahead").iter_rows():
             ahead[idx[a], idx[b]] = x
-        theta, se = bradley_terry(names, ahead)
-        for k, s in enumerate(names):
-            rows.append({"variant_id": vid, "strategy": s, "theta": theta[k], "se": se[k],
-                         "rating": ELO * theta[k], "rating_lo": ELO * (theta[k] - z * se[k]),
-                         "rating_hi": ELO * (theta[k] + z * se[k]), "vs_average": float(expit(theta[k]))})
-    if not rows:
+        played = (ahead + ahead.T).sum(axis=1) > 0
+        sub = np.flatnonzero(played)
+        theta_s, se_s, info = bradley_terry([names[k] for k in sub], ahead[np.ix_(sub, sub)])
+        theta = np.full(len(names), np.nan)
+        theta[sub] = theta_s
+        fits[vid] = (sub, theta, se_s, info)
+        probs.append({"variant_id": vid, **{f"p{i}_{j}": float(expit(theta[i] - theta[j]))
+                                            if played[i] and played[j] else 0.0 for i, j in pairs}})
+    if not fits:
         return pl.DataFrame(schema={"variant_id": pl.Int16, "strategy": pl.String, "rating": pl.Float64})
-    return pl.DataFrame(rows, schema_overrides={"variant_id": pl.Int16}).sort("variant_id", "rating", descending=[False, True])
+    # each deal's score for every strategy
+    scores = []
+    for k in range(len(names)):
+        terms = []
+        for i, j in pairs:
+            if k not in (i, j):
+                continue
+            both, ahead = _pair_exprs(i, j)
+            e = both * (ahead - pl.col(f"p{i}_{j}"))
+            terms.append(e if k == i else -e)
+        scores.append(pl.sum_horizontal(terms).alias(f"u{k}") if terms else pl.lit(0.0).alias(f"u{k}"))
+    prob = pl.DataFrame(probs, schema={"variant_id": pl.Int16, **{f"p{i}_{j}": pl.Float64 for i, j in pairs}})
+    per_deal = (rank_table(lf, names).join(prob.lazy(), on="variant_id").select("variant_id", "_deal", *scores)
+                .group_by("variant_id", "_deal").agg(pl.all().sum()).collect())
+    rows = []
+    for vid, (sub, theta, se_model, info) in fits.items():
+        u = per_deal.filter(pl.col("variant_id") == vid).select([f"u{k}" for k in sub]).to_numpy()
+        d = len(u)
+        meat = u.T @ u * (d / (d - 1) if d > 1 else 1.0)
+        bread = np.linalg.pinv(info)
+        se = np.sqrt(np.clip(np.diag(bread @ meat @ bread), 0, None))
+        for m, k in enumerate(sub):
+            t = theta[k]
+            rows.append({"variant_id": vid, "strategy": names[k], "theta": t, "se": se[m], "se_model": se_model[m],
+                         "rating": ELO * t, "rating_lo": ELO * (t - z * se[m]), "rating_hi": ELO * (t + z * se[m]),
+                         "vs_average": float(expit(t))})
+    return pl.DataFrame(rows, schema_overrides={"variant_id": pl.Int16}).sort("variant_id", "rating",
+                                                                              descending=[False, True])

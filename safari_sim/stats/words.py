@@ -1,4 +1,4 @@
-"""Numbers as a designer reads them: percentages, points, p-values, and the seat verdict."""
+"""Numbers as a designer reads them: percentages, percentage points, p-values, and the seat verdict."""
 
 from __future__ import annotations
 
@@ -13,13 +13,20 @@ def pct(x: float, digits: int = 1) -> str:
 
 
 def pm(lo: float, hi: float) -> str:
-    """Half the width of an interval in percentage points: '± 0.7%'."""
+    """Half the width of an interval of shares, for table cells: '± 0.7%' (percentage points:
+    36.9% ± 0.7% runs from 36.2% to 37.6%). Sentences use ``ci`` instead."""
     half = 100 * (hi - lo) / 2
     return f"± {half:.{2 if half < 0.1 else 1}f}%"
 
 
+def ci(lo: float, hi: float) -> str:
+    """An interval of shares in words: '(interval 36.2% to 37.6%)'."""
+    return f"(interval {pct(lo)} to {pct(hi)})"
+
+
 def points(x: float, digits: int = 1) -> str:
-    """A difference of two shares in percentage points: 0.036 -> '3.6'."""
+    """The size of a difference of two shares in percentage points: 0.036 -> '3.6' (write
+    "percentage points" after it; "game points" are the game's own score)."""
     return f"{abs(100 * x):.{digits}f}"
 
 
@@ -52,23 +59,49 @@ def number(x: float, digits: int = 1) -> str:
     return f"{x:,.{digits}f}"
 
 
-def first_seat_verdict(rate: float, lo: float, hi: float, fair: float) -> str:
-    """The first seat's edge in words, judged by whether its 95% interval contains the fair share."""
-    head = f"the first seat wins {pct(rate)} {pm(lo, hi)} against a fair {pct(fair)}"
-    if lo > fair:
-        return f"{head}: a real edge of {points(rate - fair)} points"
-    if hi < fair:
-        return f"{head}: a real disadvantage of {points(rate - fair)} points"
-    return (f"{head}: no detectable edge at this sample size; the interval is "
-            f"{pct(lo)} to {pct(hi)}, which contains the fair share")
+def seat_label(seat: int) -> str:
+    """Seat 0 is the player who starts: '1st', '2nd', ..."""
+    n = seat + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
-def seat_test_sentence(test: str, statistic: float, df: int, p: float) -> str:
-    """The test of all seats together, in words."""
-    if test == "binomial":
-        what = "a two-sided binomial test of the decisive games (ties for first left out)"
-    else:
-        what = f"a chi-square test of the win shares per seat (χ² = {statistic:.1f} on {df} df)"
-    verdict = ("the seats are not equally placed to win" if p < 0.05
+def seat_verdict(outcome: str, first: dict, furthest: dict, fair: float, seating: str | None = None) -> str:
+    """The seat verdict in words, from one ``outcome`` ("differ", "no evidence", "no verdict")
+    so that no sentence can contradict another. ``first`` and ``furthest`` are rows of the
+    per-seat win rates (the first seat, and the seat furthest from fair)."""
+    rate, lo, hi = first["rate"], first["lo"], first["hi"]
+    head = f"the first seat wins {pct(rate)} {ci(lo, hi)} against a fair {pct(fair)}"
+    if outcome == "no verdict":
+        why = ("seating is fixed, so each strategy always sits in the same seat"
+               if seating in (None, "fixed") else "no strategy ever sits in more than one seat")
+        return (f"there is no seat verdict: {why}, and a seat's win rate is the win rate of the strategy "
+                f"in it; seat and strategy cannot be told apart (rotate or duplicate the seating to "
+                f"measure the seat)")
+    if outcome == "no evidence":
+        return f"no evidence that the seats differ: {head}"
+    edge = rate - fair
+    if lo > fair or hi < fair:
+        kind = "an edge" if edge > 0 else "a disadvantage"
+        return (f"the seats are not equally placed to win: {head}, {kind} of {points(edge)} "
+                f"percentage points")
+    gap = furthest["rate"] - fair
+    return (f"the seats are not equally placed to win: {head}, itself within reach of fair; the "
+            f"{seat_label(furthest['seat'])} seat is furthest from fair at {pct(furthest['rate'])} "
+            f"({signed_points(gap)} percentage points)")
+
+
+def seat_test_sentence(outcome: str, statistic: float, df: int, p: float, p_adjusted: float | None = None,
+                       family: int = 1) -> str:
+    """The test of all seats together, in words, agreeing with the verdict's ``outcome``."""
+    if outcome == "no verdict":
+        return ("No test of equal seats: every strategy kept one seat, so the seat's effect and the "
+                "strategy's are the same number.")
+    what = (f"a score test of seat with the strategies accounted for, games of one deal counted "
+            f"together (χ² = {statistic:.1f} on {df} df)")
+    adjusted = ""
+    if family > 1 and p_adjusted is not None:
+        adjusted = f", adjusted {pvalue(p_adjusted)} after Holm's correction for the {family} variants"
+    verdict = ("the seats are not equally placed to win" if outcome == "differ"
                else "no evidence that the seats differ")
-    return f"Against equal seats, {what}: {pvalue(p)}, {verdict}."
+    return f"Against equal seats, {what}: {pvalue(p)}{adjusted}, so {verdict}."

@@ -1,0 +1,169 @@
+"""Games that are not independent, seats that are not strategies, and many questions at once.
+
+Three facts about how games are played decide how sure a number can be:
+
+- **Deals.** Under ``seating: duplicate`` the P rotations of one deal share its cards and its
+  chance stream, so their results are correlated. Every variance here is clustered by deal (the
+  dataset's ``deal`` column; a dataset without it has one deal per game): the sampling variance of
+  a mean over rows is ``sum over deals of (sum of the deal's residuals)^2 / n^2`` times
+  D / (D - 1), as resampling whole deals would measure it. ``n_eff``, the effective number of
+  independent games, is n times the variance the same rows would have as independent games (the
+  plain per-game variance over n) divided by the clustered one: what the interval is worth in
+  games of plain rotation.
+- **Strata.** Under rotation every seat holds every strategy equally often, so a seat's wins vary
+  less than a binomial count when the strategies differ. Residuals are taken from the mean of
+  their stratum (for a seat: the strategy sitting there, within its line-up), which removes that
+  part of the variance instead of counting it as noise.
+- **Many comparisons.** ``holm`` adjusts a family of p-values so that the chance of calling any
+  true null "real" stays at 5%.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from scipy.stats import chi2, norm
+
+from .dataset import GAME_KEY
+
+LEVEL = 0.05
+
+
+def with_design(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """Add ``_deal`` (the deal; the game when the dataset has no deal column) and ``_lineup``
+    (an id of the set of strategies at the game's table: the same for every rotation)."""
+    schema = lf.collect_schema()
+    deal = pl.col("deal") if "deal" in schema else pl.col("game")
+    lineup = (pl.col("strategy").hash(seed=7) // 256).sum().over(GAME_KEY)
+    return lf.with_columns(deal.cast(pl.Int64).alias("_deal"), lineup.alias("_lineup"))
+
+
+def _design(lf: pl.LazyFrame) -> pl.LazyFrame:
+    return lf if "_deal" in lf.collect_schema() else with_design(lf)
+
+
+def cluster_means(lf: pl.LazyFrame, value: pl.Expr, keys: list[str], strata: list[str] | None = None,
+                  where: pl.Expr | None = None) -> pl.DataFrame:
+    """Per ``keys``: n (rows), total, mean of ``value`` and its sampling variance clustered by
+    deal with residuals from the mean of each stratum (``var``), the variance as independent
+    rows (``var_iid``), ``deals`` and ``n_eff`` = n * var_iid / var."""
+    d = _design(lf)
+    if where is not None:
+        d = d.filter(where)
+    strata = [*keys, *(strata or [])]
+    x = value.cast(pl.Float64)
+    base = d.select(*dict.fromkeys([*strata, "_deal"]), x.alias("_x")).with_columns(
+        (pl.col("_x") - pl.col("_x").mean().over(strata)).alias("_e"),
+        (pl.col("_x") - pl.col("_x").mean().over(keys)).alias("_e0"))
+    clustered = (base.group_by(*keys, "_deal").agg(pl.col("_e").sum().alias("_r"))
+                 .group_by(keys).agg((pl.col("_r") ** 2).sum().alias("ss"), pl.len().alias("deals")))
+    totals = base.group_by(keys).agg(pl.len().alias("n"), pl.col("_x").sum().alias("total"),
+                                     (pl.col("_e0") ** 2).sum().alias("ss_iid"))
+    a, b = pl.collect_all([totals, clustered])
+    df = a.join(b, on=keys, how="left").sort(keys)
+    n = pl.col("n").cast(pl.Float64)
+    dd = pl.col("deals").cast(pl.Float64)
+    df = df.with_columns(
+        (pl.col("total") / n).alias("mean"),
+        pl.when(dd > 1).then(pl.col("ss") / (n * n) * dd / (dd - 1)).otherwise(0.0).alias("var"),
+        pl.when(n > 1).then(pl.col("ss_iid") / (n * n) * n / (n - 1)).otherwise(0.0).alias("var_iid"))
+    return df.with_columns(
+        pl.when(pl.col("var") > 0).then(n * pl.col("var_iid") / pl.col("var")).otherwise(n).alias("n_eff")
+    ).drop("ss", "ss_iid")
+
+
+def z_pvalue(diff, se) -> np.ndarray:
+    """Two-sided normal p-value of ``diff`` with standard error ``se`` (0 or 1 when se is 0)."""
+    diff = np.asarray(diff, dtype=float)
+    se = np.asarray(se, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = 2 * norm.sf(np.abs(diff) / se)
+    return np.where(se > 0, p, np.where(diff != 0, 0.0, 1.0))
+
+
+def holm(p) -> np.ndarray:
+    """Holm's step-down adjustment: adjusted p-values (reject where below the level); the
+    family-wise chance of any false "real" is at most the level, whatever the dependence."""
+    p = np.asarray(p, dtype=float)
+    m = len(p)
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out = np.empty(m)
+    out[order] = np.minimum(stepped, 1.0)
+    return out
+
+
+def simultaneous_z(k: int, level: float = LEVEL) -> float:
+    """The normal quantile that makes k two-sided intervals hold together (Bonferroni)."""
+    return float(norm.ppf(1 - level / (2 * max(k, 1))))
+
+
+def seat_test(lf: pl.LazyFrame) -> pl.DataFrame:
+    """Per variant, the test of equal seats with the strategies accounted for.
+
+    A win share w of row r is modelled as E[w] = q(strategy, line-up) + a(seat). Under "seats do
+    not matter" (a = 0) the model is exact whatever the strategies do. The score for a(seat s),
+    after projecting out the strategy terms, is U_s = sum over rows of (1[seat = s] - pi(k, s)) e_r,
+    with e_r = w - (mean win of the row's strategy in its line-up) and pi(k, s) the share of
+    strategy k's rows in seat s. Its covariance is estimated from the deals' sums (cluster-robust,
+    so duplicate deals count as dependent), and U' V^-1 U is chi-square on the rank of V
+    (P - 1 when seats and strategies can be told apart). Under rotation U_s is exactly seat s's
+    wins minus games / P, the chi-square numerator; only the variance differs.
+
+    ``identifiable`` is false when every strategy always sits in one seat (fixed seating): then
+    seat and strategy are the same thing and there is no test.
+    """
+    d = _design(lf)
+    d = d.select("variant_id", "_deal", "_lineup", "strategy", pl.col("seat").cast(pl.Int64),
+                 pl.col("players").cast(pl.Int64),
+                 (pl.col("win") - pl.col("win").mean().over("variant_id", "_lineup", "strategy")).alias("_e"))
+    k = ["variant_id", "_lineup", "strategy"]
+    by_seat = d.group_by("variant_id", "_deal", "seat").agg(pl.col("_e").sum())
+    by_strategy = d.group_by("variant_id", "_deal", *k[1:]).agg(pl.col("_e").sum())
+    counts = d.group_by(*k, "seat").agg(pl.len().alias("c"))
+    players = d.group_by("variant_id").agg(pl.col("players").max())
+    by_seat, by_strategy, counts, players = pl.collect_all([by_seat, by_strategy, counts, players])
+    rows = []
+    for vid, p in players.sort("variant_id").iter_rows():
+        cs = counts.filter(pl.col("variant_id") == vid)
+        # index the strategy-in-line-up groups and their share of rows in each seat
+        groups = cs.select("_lineup", "strategy").unique(maintain_order=True).with_row_index("_k")
+        cs = cs.join(groups, on=["_lineup", "strategy"])
+        pi = np.zeros((len(groups), p))
+        np.add.at(pi, (cs["_k"].to_numpy(), cs["seat"].to_numpy()), cs["c"].to_numpy().astype(float))
+        pi /= pi.sum(axis=1, keepdims=True)
+        identifiable = bool(((pi > 0) & (pi < 1)).any())
+        row = {"variant_id": vid, "players": p, "identifiable": identifiable, "statistic": float("nan"),
+               "df": 0, "p_value": float("nan")}
+        if identifiable:
+            bs = by_seat.filter(pl.col("variant_id") == vid)
+            bk = by_strategy.filter(pl.col("variant_id") == vid).join(groups, on=["_lineup", "strategy"])
+            deals, di = np.unique(np.concatenate([bs["_deal"].to_numpy(), bk["_deal"].to_numpy()]),
+                                  return_inverse=True)
+            di_s, di_k = di[:len(bs)], di[len(bs):]
+            u = np.zeros((len(deals), p))
+            e_s = bs["_e"].to_numpy()
+            seats = bs["seat"].to_numpy()
+            e_k = bk["_e"].to_numpy()
+            kk = bk["_k"].to_numpy()
+            for s in range(p):
+                u[:, s] = (np.bincount(di_s[seats == s], e_s[seats == s], minlength=len(deals))
+                           - np.bincount(di_k, e_k * pi[kk, s], minlength=len(deals)))
+            u = u[:, : p - 1]
+            n_d = len(deals)
+            total = u.sum(axis=0)
+            v = u.T @ u * (n_d / (n_d - 1) if n_d > 1 else 1.0)
+            w, vec = np.linalg.eigh(v)
+            keep = w > max(w.max(), 0.0) * 1e-9
+            if keep.any():
+                proj = vec[:, keep].T @ total
+                stat = float((proj * proj / w[keep]).sum())
+                dof = int(keep.sum())
+                row.update(statistic=stat, df=dof, p_value=float(chi2.sf(stat, dof)))
+            else:
+                row.update(statistic=0.0, df=p - 1, p_value=1.0)
+        rows.append(row)
+    return pl.DataFrame(rows, schema={"variant_id": pl.Int16, "players": pl.Int64, "identifiable": pl.Boolean,
+                                      "statistic": pl.Float64, "df": pl.Int64, "p_value": pl.Float64})
