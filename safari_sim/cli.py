@@ -164,20 +164,30 @@ def _print_moved(before: Path, after: Path) -> None:
             return f"{v * 100:+.1f}" if signed else f"{v * 100:.1f}%"
         return f"{v:+.2f}" if signed else f"{v:.2f}"
 
-    t = Table("variant", "measure", "before", "after", "change (95% interval)", "p", "",
+    def unit(r):
+        if r["kind"] == "share":
+            return " percentage points"
+        return " game points" if r["measure"].startswith("mean score") else " turns"
+
+    def p_text(p):
+        return "<0.0001" if p < 1e-4 else f"{p:.2g}"
+
+    m = changes.height
+    t = Table("variant", "measure", "before", "after", "change (95% interval)", "p", "p (Holm)", "",
               title=f"what moved: {before} -> {after}")
     for r in changes.iter_rows(named=True):
         k = r["kind"]
-        unit = " pts" if k == "share" else ""
         t.add_row(r["variant"], r["measure"], fmt(k, r["before"]), fmt(k, r["after"]),
                   f"{fmt(k, r['change'], True)} ({fmt(k, r['lo'], True)} to "
-                  f"{fmt(k, r['hi'], True)}){unit}",
-                  "<0.0001" if r["p_value"] < 1e-4 else f"{r['p_value']:.2g}",
+                  f"{fmt(k, r['hi'], True)}){unit(r)}",
+                  p_text(r["p_value"]), p_text(r["p_holm"]),
                   "[bold]real[/]" if r["real"] else "noise", style=None if r["real"] else "dim")
     Console(width=max(out.width, 120)).print(t)
     n_real = int(changes["real"].sum())
-    out.print(f"{n_real} of {changes.height} numbers moved by more than their 95% interval allows "
-              "by chance (expect about 1 in 20 of the unchanged ones to look real too)", highlight=False)
+    out.print(f"{n_real} of {m} numbers moved beyond chance, judged with Holm's correction for the {m} "
+              f"numbers compared (p (Holm) below 0.05), so the chance that any unchanged number is "
+              f"called real is at most 1 in 20; games of one deal count together. Changes of win "
+              f"rates are in percentage points, of mean scores in game points.", highlight=False)
 
 
 @app.command()
