@@ -463,3 +463,294 @@ def test_rules_fields_change_the_game():
     assert (base.score.sum(axis=1) + base.stats["explorer_points"] == 16).all()
     two = play_batch(G, G.make_rules(races=2), 4, s, np.zeros((64, 4), int), keys).outcome
     assert "race2_points" in two.stats and "race3_points" not in two.stats
+
+
+# ---- a plain-Python reference, written from the rulebook ------------------------------------
+
+def ref_line(plays, tie_order):
+    """The line from the cards in the order they were played: by number, highest at the 1st
+    spot; a card equal to cards already there goes ahead of them (later_ahead) or behind."""
+    line = []
+    for t in plays:
+        v = t % 6
+        i = 0
+        while i < len(line) and (line[i] % 6 > v or (tie_order == "earlier_ahead"
+                                                     and line[i] % 6 == v)):
+            i += 1
+        line.insert(i, t)
+    return line
+
+
+def ref_move(pos, d, steps, rules):
+    """One ducky forward; the ducky it lands on back one space, and so on down the chain."""
+    start = pos.pop(d)
+    target = start + steps
+    if rules.track_end == "stop" and target > rules.track_spaces:
+        target = max(rules.track_spaces, start)
+    by_space = {s: e for e, s in pos.items()}
+    chain = []
+    s = target
+    while s in by_space and target != start:
+        chain.append(by_space[s])
+        s -= 1
+    if chain and s < 1 and rules.below_one == "ahead":
+        t = target + 1
+        while t in by_space:
+            t += 1
+        pos[d] = t
+        return True
+    for e in chain:
+        pos[e] -= 1
+    pos[d] = target
+    return bool(chain) and s < 1
+
+
+def ref_round(pos, plays, values, rules, animals):
+    pos = dict(pos)
+    for i, t in enumerate(ref_line(plays, rules.tie_order)):
+        ref_move(pos, t // 6, values[i], rules)
+    rear = min(pos[a] for a in animals)
+    if pos[X] < rear - 1:
+        pos[X] = rear - 1
+    return pos
+
+
+def ref_places(pos, owner, points):
+    """Race points by seat from the final board (the explorer takes a place too)."""
+    ranked = sorted(pos, key=lambda d: -pos[d])
+    out = {}
+    for place, d in enumerate(ranked):
+        if d != X:
+            out[owner[d]] = points[place]
+    return out
+
+
+def ref_claim_legal(pos, owner, rules, animals):
+    S = rules.explorer_start - 1
+    taken = {s for d, s in pos.items() if d == X or owner.get(d, -1) >= 0}
+    out = set()
+    for a in animals:
+        for s in range(1, S + 1):
+            if s in taken:
+                continue
+            if owner.get(a, -1) < 0 or (rules.steals and s < pos[a]):
+                out.add(G.claim_action(rules, a, s))
+    return out
+
+
+STRATS = ("backer", "spoiler", "projector", "random", "first_legal")
+
+
+def run_checked(players, rules, n_games, seed):
+    keys = game_keys(seed, players, n_games)
+    seat_rs = keys.seat.reshape(-1).copy()
+    strats = [get_strategy(G.id, s)() for s in STRATS]
+    seating = (np.arange(players)[None, :] + np.arange(n_games)[:, None]) % len(strats)
+    st = G.init(rules, players, keys.deal)
+    animals = [int(a) for a in st.active[:-1]]
+    n_act = G.n_actions(rules, players)
+    total = np.asarray(st.deck_total_ro, np.int64)
+    hand_size = len(rules.deck_cards) + 1 + (rules.extra_card > 0)
+    plays = [[] for _ in range(n_games)]        # cards of the round so far, in play order
+    movers = [[] for _ in range(n_games)]
+    race_ref = np.zeros((n_games, players, rules.races), np.int64)
+    checked_rounds = 0
+    for _ in range(100_000):
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        if live.size == 0:
+            break
+        legal = G.legal(st)
+        assert legal.shape[1] == n_act
+        assert legal[live].any(axis=1).all() and not legal[mover < 0].any()
+        actions = np.zeros(n_games, np.int64)
+        for k, s in enumerate(strats):
+            idx = live[seating[live, mover[live]] == k]
+            if idx.size:
+                a = np.asarray(s.act(G.observe(st, idx).freeze(), legal[idx],
+                                     SeatRandom(seat_rs, idx * players + mover[idx])))
+                assert legal[idx, a].all(), "a strategy chose an illegal action"
+                actions[idx] = a
+        before = {}
+        for b in live:
+            ph = st.g[b, ss.PHASE]
+            p = int(mover[b])
+            pos = {d: int(st.pos[b, d]) for d in animals + [X]}
+            owner = {d: int(st.owner[b, d]) for d in animals}
+            if ph == ss.CLAIM:
+                on_board = {d: s for d, s in pos.items() if d == X or owner[d] >= 0}
+                assert set(np.flatnonzero(legal[b])) == ref_claim_legal(on_board, owner, rules,
+                                                                        animals)
+                continue
+            # Step B: the order of play is by the animals' places, furthest ahead first
+            if not plays[b]:
+                movers[b] = sorted(range(players), key=lambda q: -pos[
+                    next(d for d in animals if owner[d] == q)])
+            assert p == movers[b][len(plays[b])]
+            hand = st.hand[b, p]
+            assert set(np.flatnonzero(legal[b])) == set(np.flatnonzero(hand))
+            plays[b].append(int(actions[b]))
+            if len(plays[b]) == players:
+                values = rules.racing_cards[int(st.g[b, ss.RC_CUR])]
+                before[b] = (ref_round(pos, plays[b], values, rules, animals), owner,
+                             int(st.g[b, ss.RACE]), int(st.g[b, ss.ROUND]))
+                plays[b] = []
+        G.step(st, actions)
+        # cards conserved in every zone, after every step, in every game
+        line = np.zeros((n_games, 37), np.int64)
+        ll = st.g[:, ss.LINE_LEN]
+        cards = np.where(np.arange(5)[None, :] < ll[:, None], st.seq[:, 0, :], 36)
+        np.add.at(line, (np.repeat(np.arange(n_games), 5), cards.reshape(-1)), 1)
+        zone_sum = (st.hand.sum(axis=1).astype(np.int64) + st.pile.sum(axis=1) + line[:, :36])
+        assert (zone_sum == total[None, :]).all(), "cards lost or created"
+        assert (st.hand >= 0).all() and (st.pile >= 0).all()
+        # one ducky a space
+        on = np.where(st.pos > ss.OFF, st.pos, np.arange(6)[None, :] + 10 * ss.OFF)
+        assert all(len(set(r)) == 6 for r in on.tolist())
+        for b, (ref_pos, owner, race, rnd) in before.items():
+            checked_rounds += 1
+            if rnd + 1 < rules.rounds:
+                got = {d: int(st.pos[b, d]) for d in ref_pos}
+                assert got == ref_pos, f"game {b}: the round moved {got}, reference {ref_pos}"
+                held = st.hand[b].sum(axis=1)
+                assert (held == hand_size - rnd - 1).all()
+            else:
+                pts = ref_places(ref_pos, owner, rules.race_points)
+                for q, v in pts.items():
+                    race_ref[b, q, race] = v
+                assert st.rpts[b, :, race].tolist() == [pts[q] for q in range(players)]
+                if race + 1 == rules.races:  # the last board stays
+                    assert {d: int(st.pos[b, d]) for d in ref_pos} == ref_pos
+    assert (G.to_move(st) == -1).all(), "every series ends"
+    out = G.outcome(st)
+    assert np.array_equal(out.score, race_ref.sum(axis=2)), "scores equal the recount"
+    assert np.allclose(out.win.sum(axis=1), 1) and (out.rank.min(axis=1) == 1).all()
+    best = out.score.max(axis=1, keepdims=True)
+    assert np.array_equal(out.win > 0, out.score == best)
+    assert (st.g[:, ss.RACE] == rules.races).all()
+    assert checked_rounds == n_games * rules.races * rules.rounds
+    return out
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_properties_over_random_series(players):
+    out = run_checked(players, G.make_rules(), 120, players)
+    assert out.stats["steals"].sum() > 0
+
+
+@pytest.mark.parametrize("rules", [
+    {"tie_order": "earlier_ahead", "track_end": "stop", "below_one": "ahead"},
+    {"steals": False, "explorer_lead_dealer": "left", "races": 2, "explorer_start": 7},
+])
+def test_properties_with_other_readings(rules):
+    run_checked(4, G.make_rules(rules), 80, 9)
+
+
+# ---- observations ---------------------------------------------------------------------------
+
+def _fields(obs):
+    names = [f.name for f in dataclasses.fields(obs)] + ["spot_values", "racing_seen", "unseen"]
+    return {k: np.asarray(getattr(obs, k)) for k in names}
+
+
+@pytest.mark.parametrize("steps", [3, 30, 120])
+def test_observation_unchanged_when_every_hidden_card_is_permuted(steps):
+    players, B = 4, 48
+    keys = game_keys(21, players, B)
+    st = G.init(G.make_rules(), players, keys.deal)
+    strat = get_strategy(G.id, "random")()
+    seat_rs = keys.seat.reshape(-1).copy()
+    for _ in range(steps):
+        m = G.to_move(st)
+        live = np.flatnonzero(m >= 0)
+        a = np.zeros(B, np.int64)
+        a[live] = strat.act(G.observe(st, live), G.legal(st)[live],
+                            SeatRandom(seat_rs, live * players + m[live]))
+        G.step(st, a)
+    live = np.flatnonzero(G.to_move(st) >= 0)
+    before = _fields(G.observe(st, live))
+    rng = np.random.default_rng(steps)
+    changed = 0
+    for b in live:
+        p = int(G.to_move(st)[b])
+        others = [q for q in range(players) if q != p]
+        # pool the other hands and the explorer cards set aside, deal them again at random
+        pool = [t for q in others for t in range(36) for _ in range(st.hand[b, q, t])]
+        pool += [t for t in range(36) for _ in range(st.pile[b, ss.ASIDE, t])]
+        sizes = [int(st.hand[b, q].sum()) for q in others]
+        old = st.hand[b].copy(), st.pile[b, ss.ASIDE].copy()
+        rng.shuffle(pool)
+        st.hand[b, others] = 0
+        st.pile[b, ss.ASIDE] = 0
+        i = 0
+        for q, k in zip(others, sizes):
+            for t in pool[i:i + k]:
+                st.hand[b, q, t] += 1
+            i += k
+        for t in pool[i:]:
+            st.pile[b, ss.ASIDE, t] += 1
+        # and the racing cards still face down
+        k = int(st.g[b, ss.RC_POS])
+        st.rdeck[b, k:] = rng.permutation(st.rdeck[b, k:])
+        changed += not (np.array_equal(old[0], st.hand[b]) and np.array_equal(old[1], st.pile[b, 1]))
+    assert changed > len(live) // 2
+    G._refresh(st, st.all_games)
+    after = _fields(G.observe(st, live))
+    for k in before:
+        assert np.array_equal(before[k], after[k]), k
+    # and the observation does see this player's own hand
+    b = live[0]
+    p = int(G.to_move(st)[b])
+    t = int(np.flatnonzero(st.hand[b, p])[0])
+    st.hand[b, p, t] -= 1
+    st.hand[b, (p + 1) % players, t] += 1
+    G._refresh(st, st.all_games)
+    assert not np.array_equal(G.observe(st, live).hand, before["hand"])
+
+
+def test_observation_counts_what_is_public():
+    r, st = example_position()
+    act(st, card(X, 5))
+    o = G.observe(st, np.array([0]))
+    assert o.kind[0] == ss.PLAY and o.seat[0] == 1 and o.mine[0] == ZEBRA
+    assert o.line[0].tolist() == [card(X, 5), -1, -1, -1, -1] and o.line_len[0] == 1
+    assert o.spot_values[0, :4].tolist() == [4, 4, 3, 1] and o.to_play[0] == 2
+    assert o.pos[0, ELEPHANT] == 8 and o.owner[0, ZEBRA] == 1 and o.owner[0, LION] == -1
+    assert o.racing_seen[0].sum() == 4  # three earlier rounds and this one
+    # unseen = every card less this hand, the discards and the line
+    u = o.unseen[0]
+    assert u.sum() == 3 * 9 - 1 + 0  # three other hands of 9, one explorer 5 played from seat 0
+    assert (u >= 0).all()
+
+
+def test_same_seed_same_series():
+    s = [get_strategy(G.id, n)() for n in ("backer", "spoiler", "projector")]
+    seat = np.tile(np.arange(3), (40, 1))
+    a = play_batch(G, G.make_rules(), 3, s, seat, game_keys(11, 3, 40))
+    b = play_batch(G, G.make_rules(), 3, s, seat, game_keys(11, 3, 40))
+    assert np.array_equal(a.outcome.score, b.outcome.score)
+    assert np.array_equal(a.outcome.stats["pushes"], b.outcome.stats["pushes"])
+
+
+def test_trace_tells_the_whole_series():
+    s = [get_strategy(G.id, "backer")()]
+    res = play_batch(G, G.make_rules(), 4, s, np.zeros((1, 4), int), game_keys(2, 4, 1),
+                     log=True)
+    text = G.describe(res.state, 0)
+    assert text.startswith("== Race 1: P0 deals ==")
+    assert text.count("== Race") == 3 and text.count("-- Round") == 33
+    assert text.count(" plays the ") == 3 * 11 * 4
+    assert "Series over after 3 race(s)" in text
+
+
+def test_pure_python_mode_plays_the_same_series():
+    """NUMBA_DISABLE_JIT=1 runs the kernels as plain Python: the series comes out the same."""
+    args = [sys.executable, "-m", "safari_sim.cli", "trace", "safari_sprint", "--seed", "3",
+            "--strategies", "backer,spoiler,projector,random"]
+    cwd = os.path.dirname(os.path.dirname(__file__))
+    jit = subprocess.run(args, capture_output=True, text=True, check=True, cwd=cwd)
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    py = subprocess.run(args, capture_output=True, text=True, check=True, env=env, cwd=cwd,
+                        timeout=300)
+    assert "Series over" in jit.stdout and "is pushed back" in jit.stdout
+    assert py.stdout == jit.stdout
