@@ -582,3 +582,56 @@ def test_compare_p_values_hold_their_level(tmp_path):
         family += bool(ch["real"].any())
     assert 0.035 <= single / total <= 0.065
     assert family / REPS <= 0.065
+
+
+# ---- the generator: does a strategy's win rate vary across seeds as chance says? (slow) ----------
+
+def seed_rates(seeds, games: int = 3000):
+    """Duck Duck Bruce, 3 players, stop_at 2 / 3 / 4 cards, one round, rotated seats: per seed,
+    each strategy's win rate and the variance chance gives it (per-game variance within the
+    strategy's seat, over the games)."""
+    from safari_sim.engine.chance import game_keys
+    from safari_sim.engine.play import play_batch
+    from safari_sim.games import get_game
+    from strategies import get_strategy
+
+    game = get_game("duck_duck_bruce")
+    rules = game.make_rules(rounds=1)
+    strats = [get_strategy(game.id, "stop_at")(cards=c) for c in (2, 3, 4)]
+    seating = (np.arange(3)[None, :] + np.arange(games)[:, None]) % 3
+    rates, variances = [], []
+    for seed in seeds:
+        win = play_batch(game, rules, 3, strats, seating, game_keys(seed, 3, games)).outcome.win
+        r, v = [], []
+        for k in range(3):
+            w = np.where(seating == k, win, 0.0).sum(axis=1)  # strategy k's share of each game
+            seat = np.argmax(seating == k, axis=1)
+            resid = w - np.array([w[seat == s].mean() for s in range(3)])[seat]
+            r.append(w.mean())
+            v.append((resid ** 2).sum() / (games - 3) / games)
+        rates.append(r)
+        variances.append(v)
+    return np.array(rates), np.array(variances)
+
+
+@pytest.mark.slow
+def test_seed_quality_win_rates_spread_as_chance_says():
+    """200 seeds (seed 8, the quickstart's old outlier, among them): for each strategy the
+    spread of its win rate across seeds against what chance gives one seed (a dispersion
+    chi-square on 199 df, two-sided), and against the binomial spread (never narrower than
+    the binomial allows by much, never wider). A generator with too few distinct streams or
+    correlated seeds fails here."""
+    from scipy.stats import chi2 as chi2_dist
+
+    seeds = list(range(200))
+    rates, variances = seed_rates(seeds)
+    for k in range(3):
+        r = rates[:, k]
+        expected = variances[:, k].mean()
+        stat = float(((r - r.mean()) ** 2).sum() / expected)
+        p_high, p_low = chi2_dist.sf(stat, len(r) - 1), chi2_dist.cdf(stat, len(r) - 1)
+        assert min(p_high, p_low) > 0.001, (k, stat)
+        binomial = r.mean() * (1 - r.mean()) / 3000
+        assert r.var(ddof=1) <= 1.3 * binomial, (k, r.var(ddof=1), binomial)
+        z8 = (r[8] - r.mean()) / np.sqrt(expected)
+        assert abs(z8) < 4, (k, z8)
