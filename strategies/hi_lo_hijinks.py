@@ -27,77 +27,111 @@ class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-@functools.lru_cache(maxsize=None)
-def _plays(animals: int, values: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(kind, stack, number) of each play action 0 .. 2 * animals * values - 1."""
-    nak = animals * values
-    a = np.arange(2 * nak)
-    kind = np.where(a < nak, a, nak + (a - nak) % values)
-    stack = np.where(a < nak, a // values, (a - nak) // values)
-    number = np.where(a < nak, a % values, (a - nak) % values) + 1
-    out = (kind, stack, number)
-    for x in out:
-        x.flags.writeable = False
-    return out
+# Take costs are looked up clipped to [-COST0, NCOST - COST0 - 1]: beyond that range (a take of
+# more than 40 cards) every take is as bad as the next.
+NCOST, COST0 = 64, 16
 
 
 def own_count(mine: np.ndarray, others: np.ndarray, tie_discards: bool) -> np.ndarray:
-    """What a pile ``mine`` [n, T] counts at the end against the others' piles [n, P-1, T]
-    (explorer points left out): the types in which it has the most are discarded."""
-    best_other = others.max(axis=1)
-    lead = (mine >= best_other) if tie_discards else (mine > best_other)
-    return (mine * ~(lead & (mine > 0))).sum(axis=1)
+    """What piles ``mine`` [..., T] count at the end against the best of the others' piles
+    ``best_other`` [..., T] (explorer points left out): the types in which they have the most
+    are discarded."""
+    lead = (mine >= others) if tie_discards else (mine > others)
+    return (mine * ~(lead & (mine > 0))).sum(axis=-1)
 
 
 def take_costs(obs: Obs, majority: bool) -> np.ndarray:
-    """float[n, S]: what taking each stack adds to the player's own count: its cards, or with
+    """int[n, S]: what taking each stack adds to the player's own count: its cards, or with
     ``majority`` the change in the count once majorities are discarded."""
-    ntypes = obs.animals + (1 if obs.explorer_own_type else 0)
-    st = obs.stack_types.astype(np.int32)
+    st = obs.stack_types
     if not majority:
-        return st.sum(axis=2).astype(np.float64)
+        return obs.stack_len.astype(np.int32)
+    ntypes = obs.animals + (1 if obs.explorer_own_type else 0)
     mine = obs.piles[:, 0, :ntypes].astype(np.int32)
-    others = obs.piles[:, 1:, :ntypes].astype(np.int32)
-    extra = st[:, :, ntypes:].sum(axis=2)  # explorer cards when they are of no type
-    now = own_count(mine, others, obs.tie_discards)
-    cost = np.empty(st.shape[:2], np.float64)
-    for s in range(st.shape[1]):
-        cost[:, s] = own_count(mine + st[:, s, :ntypes], others, obs.tie_discards) - now + extra[:, s]
+    best = obs.piles[:, 1:, :ntypes].max(axis=1).astype(np.int32)
+    now = own_count(mine, best, obs.tie_discards)
+    after = own_count(mine[:, None, :] + st[:, :, :ntypes], best[:, None, :], obs.tie_discards)
+    cost = after - now[:, None]
+    if ntypes < st.shape[2]:  # explorer cards of no type always count
+        cost += st[:, :, ntypes:].sum(axis=2)
     return cost
 
 
-def play_features(obs: Obs) -> dict[str, np.ndarray]:
-    """For every play action [n, A_play]: whether the stack wants it, whether it matches, how far
-    its number is from the top, the stack it goes on, and whether it is an explorer card."""
-    kind, stack, number = _plays(obs.animals, obs.values)
-    top = np.take(obs.top, stack, axis=1).astype(np.int16)
-    hi = np.take(obs.higher, stack, axis=1) == 1
-    num = number[None, :]
+def stack_codes(obs: Obs) -> np.ndarray:
+    """int32[n, S]: each stack's state as one number, higher * values + top - 1."""
+    return obs.higher.astype(np.int32) * obs.values + obs.top - 1
+
+
+@functools.lru_cache(maxsize=None)
+def _miss(values: int) -> np.ndarray:
+    """int8[2 * values, values]: how far number v + 1 is from being wanted by a stack in state c."""
+    c = np.arange(2 * values)[:, None]
+    top, hi = c % values + 1, c >= values
+    num = np.arange(1, values + 1)[None, :]
+    out = np.where(hi, np.maximum(top - num, 0), np.maximum(num - top, 0)).astype(np.int8)
+    out.flags.writeable = False
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _play_table(animals: int, values: int, match_bonus: float, explorer_cost: float,
+                dump_from: float, dump_explorers: bool) -> np.ndarray:
+    """float32[2, 2, NCOST, 2 * values, 2, values]: the score of a play, by (the player lacks
+    the ducky, the stack may be dumped on, take cost + COST0, stack state, explorer card, number).
+
+    A wanted card scores ``-distance to the top`` (+ ``match_bonus`` on a match); a card not
+    wanted ``-100 - 10 * cost - distance``; on a stack that may be dumped on, a card at least
+    ``dump_from`` from being wanted scores ``100 + distance - 10 * cost`` instead (an explorer
+    card 50 less, after any animal card, and only with ``dump_explorers``); an explorer card
+    costs ``explorer_cost`` more when the player lacks the ducky."""
+    c = np.arange(2 * values)
+    top = (c % values + 1)[:, None, None]
+    hi = (c >= values)[:, None, None]
+    num = np.arange(1, values + 1)[None, None, :]
+    expl = np.array([0, 1])[None, :, None]
     wanted = np.where(hi, num >= top, num <= top)
-    return {"wanted": wanted, "match": num == top, "dist": np.abs(num - top), "stack": stack,
-            "explorer": (kind >= obs.nak)[None, :], "kind": kind}
+    dist = np.abs(num - top).astype(np.float64)
+    base = -dist + match_bonus * (num == top)                       # [2V, 2, V]
+    cost = (np.arange(NCOST) - COST0)[:, None, None, None]
+    take = -100.0 - 10.0 * cost - dist                               # [NCOST, 2V, 2, V]
+    dumps = (dist >= dump_from) & ((expl == 0) | dump_explorers)
+    dump = np.where(dumps, 100.0 + dist - 10.0 * cost - 50.0 * expl, take)
+    out = np.empty((2, 2, NCOST, 2 * values, 2, values), np.float32)
+    for lacks in (0, 1):
+        for dumpable, t in ((0, take), (1, dump)):
+            out[lacks, dumpable] = np.where(wanted, base, t) - lacks * explorer_cost * expl
+    out.flags.writeable = False
+    return out
+
+
+def play_scores(obs: Obs, match_bonus: float, explorer_cost: float, cost: np.ndarray,
+                dumpable: np.ndarray | None = None, dump_from: float = 0.0,
+                dump_explorers: bool = False) -> np.ndarray:
+    """float32[n, A_play]: the score of every play action (see ``_play_table``) from one look-up
+    per stack: the take costs ``cost`` [n, S] and where dumping is on, ``dumpable`` [n, S]."""
+    table = _play_table(obs.animals, obs.values, float(match_bonus), float(explorer_cost),
+                        float(dump_from), bool(dump_explorers))
+    v2 = 2 * obs.values
+    key = np.clip(cost, -COST0, NCOST - COST0 - 1) + COST0
+    key = key * v2 + stack_codes(obs)
+    key += np.where(obs.holder != 0, 2 * NCOST * v2, 0)[:, None]
+    if dumpable is not None:
+        key += dumpable * (NCOST * v2)
+    # one row per stack: its own numbers then the explorer numbers, which is the action order
+    return np.take(table.reshape(-1, 2 * obs.values), key, axis=0).reshape(len(key), -1)
 
 
 def card_badness(obs: Obs) -> np.ndarray:
-    """float[n, K]: how far each kind is from being wanted now (0: some stack wants it); an
-    explorer card is as bad as it is far from every stack (usually 0)."""
-    values = obs.values
-    k = np.arange((obs.animals + 1) * values)
-    num = (k % values + 1)[None, :, None]
-    top = obs.top[:, None, :].astype(np.int16)
-    hi = obs.higher[:, None, :] == 1
-    miss = np.where(hi, np.maximum(top - num, 0), np.maximum(num - top, 0))  # [n, K, S]
-    t = k // values
-    own = np.take_along_axis(miss, np.minimum(t, obs.animals - 1)[None, :, None]
-                             .repeat(len(miss), 0), axis=2)[:, :, 0]
-    return np.where(t[None, :] < obs.animals, own, miss.min(axis=2)).astype(np.float64)
+    """int8[n, K]: how far each kind is from being wanted now (0: some stack wants it); an
+    explorer card counts its nearest stack (usually 0)."""
+    miss = np.take(_miss(obs.values), stack_codes(obs), axis=0)     # [n, S, V]
+    return np.concatenate([miss.reshape(len(miss), -1), miss.min(axis=1)], axis=1)
 
 
 def leader_offset(obs: Obs) -> np.ndarray:
     """Offset (1..P-1) of the opponent best placed now (lowest standing); the nearest to the
     left on ties."""
-    st = obs.standing[:, 1:].astype(np.float64)
-    return 1 + np.argmin(st, axis=1)
+    return 1 + np.argmin(obs.standing[:, 1:], axis=1)
 
 
 def pick(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
@@ -112,11 +146,12 @@ class HiLoStrategy(Strategy):
     game = "hi_lo_hijinks"
 
     def act(self, obs: Obs, legal: np.ndarray, rng) -> np.ndarray:
-        out = np.zeros(len(obs.game), np.int64)
-        play = obs.kind == PLAY
-        if play.all():
-            return self.play(obs, legal, rng)
-        for kind, fn in ((PLAY, self.play), (REVERSE, self._reverse), (GIVE, self.give)):
+        # most decisions are plays: score them on every row (a row of another kind has no
+        # legal play) and answer the few matches on their own rows
+        out = self.play(obs, legal, rng)
+        if (obs.kind == PLAY).all():
+            return out
+        for kind, fn in ((REVERSE, self._reverse), (GIVE, self.give)):
             rows = np.flatnonzero(obs.kind == kind)
             if rows.size:
                 out[rows] = fn(obs.take(rows), np.take(legal, rows, axis=0), rng)
@@ -151,9 +186,9 @@ def narrower(obs: Obs) -> np.ndarray:
 def give_worst(obs: Obs, legal: np.ndarray, offset: np.ndarray, explorer_first: bool,
                at_least: float = 0.0) -> np.ndarray:
     """Give the worst card in hand (farthest from being wanted; an explorer card first if
-    ``explorer_first``) to the player at ``offset``; give nothing when the worst is better than
+    ``explorer_first``) to the player at ``offset``; give nothing when the worst is nearer than
     ``at_least``."""
-    bad = card_badness(obs)
+    bad = card_badness(obs).astype(np.float64)
     if explorer_first:
         bad[:, obs.nak:] += obs.values + 1
     bad = np.where(obs.hand > 0, bad, -np.inf)
@@ -164,18 +199,14 @@ def give_worst(obs: Obs, legal: np.ndarray, offset: np.ndarray, explorer_first: 
 
 
 def scored_play(obs: Obs, legal: np.ndarray, match_bonus: float, explorer_cost: float,
-                majority: bool, dump: np.ndarray | None = None) -> np.ndarray:
-    """The play with the best score: a wanted card scores ``-distance`` to the top (plus
-    ``match_bonus`` on a match); a card not wanted scores ``-100 - 10 * cost of the take - its
-    own distance`` (the take that adds least); an explorer card costs ``explorer_cost`` unless
-    the player already holds the ducky. ``dump`` [n, S] adds a bonus to taking those stacks."""
-    f = play_features(obs)
-    dist = f["dist"].astype(np.float64)
-    cost = np.take(take_costs(obs, majority), f["stack"], axis=1)
-    if dump is not None:
-        cost = cost - np.take(dump, f["stack"], axis=1)
-    score = np.where(f["wanted"], -dist + match_bonus * f["match"], -100.0 - 10.0 * cost - dist)
-    score = score - np.where(f["explorer"] & (obs.holder[:, None] != 0), explorer_cost, 0.0)
+                majority: bool, dumpable: np.ndarray | None = None,
+                dump_from: float = 0.0, dump_explorers: bool = False) -> np.ndarray:
+    """The play with the best score (``_play_table``): the wanted card closest to the top
+    (matches worth ``match_bonus`` steps, an explorer card ``explorer_cost`` steps when it would
+    take the ducky), else the take that adds least to the player's count (``majority``: counted
+    with majorities); on ``dumpable`` stacks a card at least ``dump_from`` off is dumped first."""
+    score = play_scores(obs, match_bonus, explorer_cost, take_costs(obs, majority), dumpable,
+                        dump_from, dump_explorers)
     return pick(score, legal)
 
 
@@ -220,22 +251,16 @@ class Dumper(HiLoStrategy):
             "dump only a card at least this far from being wanted"))
         match_bonus: float = Field(3.0, description="how many steps of distance a match is worth")
         explorer_cost: float = Field(2.0, description="steps of distance an explorer card costs")
+        dump_explorers: bool = Field(True, description=(
+            "dump an explorer card too when no animal card can be dumped (the ducky goes to "
+            "whoever plays the last explorer card)"))
 
     def play(self, obs, legal, rng):
         p = self.params
-        f = play_features(obs)
         early = obs.deck_left >= p.until_deck
-        small = obs.stack_len <= p.max_stack
-        cost = take_costs(obs, True)
-        # a dump: an unwanted card at least `worst_at_least` off, onto a small stack, cheap take
-        off = np.where(f["wanted"], 0, f["dist"]).astype(np.float64)
-        ok = (~f["wanted"] & (off >= p.worst_at_least)
-              & np.take(small, f["stack"], axis=1) & early[:, None] & legal[:, :off.shape[1]])
-        dump_score = off - 10.0 * np.take(cost, f["stack"], axis=1) - 50.0 * f["explorer"]
-        dump_score = np.where(ok, dump_score, -np.inf)
-        dump = np.argmax(dump_score, axis=1)
-        safe = scored_play(obs, legal, p.match_bonus, p.explorer_cost, True)
-        return np.where(ok.any(axis=1), dump, safe)
+        dumpable = ((obs.stack_len <= p.max_stack) & early[:, None]).astype(np.int32)
+        return scored_play(obs, legal, p.match_bonus, p.explorer_cost, True, dumpable,
+                           p.worst_at_least, p.dump_explorers)
 
 
 class Giver(HiLoStrategy):

@@ -36,13 +36,13 @@ def E(number):
     return NAK + number - 1
 
 
-def play(animal_or_kind, number=None):
+def play(animal, number):
     """Action playing an animal card on its own stack."""
-    return K(animal_or_kind, number) if number is not None else animal_or_kind
+    return animal * 2 * V + number - 1
 
 
 def play_explorer(number, stack):
-    return NAK + stack * V + number - 1
+    return stack * 2 * V + V + number - 1
 
 
 def give(kind, offset, players):
@@ -124,11 +124,8 @@ def ref_step(s, a, rules, P):
         s["cur"], s["phase"] = -1, hl.OVER
 
     if s["phase"] == hl.PLAY:
-        if a < nak:
-            k, st_ = a, a // nv
-        else:
-            st_, v = divmod(a - nak, nv)
-            k = nak + v
+        st_, j = divmod(a, 2 * nv)  # action_layout: a stack's own numbers, then explorers
+        k = st_ * nv + j if j < nv else nak + j - nv
         s["hands"][p].remove(k)
         if k >= nak:
             s["holder"] = p

@@ -106,9 +106,10 @@ F_REVERSE, F_GIVE, F_TIE_DISCARD, F_EXP_TYPE = 1, 2, 4, 8
 def action_layout(rules: Rules, n_players: int) -> dict[str, int]:
     """Where each decision's actions start in the flat action space.
 
-    play animal kind k (its own stack): k (k < nak); play explorer number v on stack s:
-    nak + s * values + v - 1; keep / reverse: keep, keep + 1; give nothing: keep + 2;
-    give kind k to the player o seats to the left: give0 + k * (P - 1) + o - 1."""
+    plays come stack by stack: on stack s, the animal's own number v is s * 2 * values + v - 1
+    and an explorer card numbered v is s * 2 * values + values + v - 1 (so that a stack's plays
+    are neighbours); keep / reverse: keep, keep + 1; give nothing: keep + 2; give kind k to the
+    player o seats to the left: give0 + k * (P - 1) + o - 1."""
     nak = rules.animals * rules.values
     keep = nak + rules.animals * rules.values
     k = (rules.animals + 1) * rules.values
@@ -388,13 +389,12 @@ def _view(b, g, pp, hand, stack, slen, higher, stype, ptype, pub, kind_total, pa
         for t in range(nanimals + 1):
             piles[b, o, t] = ptype[b, q, t]
     if ph == PLAY:
-        for k in range(nak):
-            if hand[b, p, k] > 0:
-                legal[b, k] = True
-        for v in range(values):
-            if hand[b, p, nak + v] > 0:
-                for s in range(nanimals):
-                    legal[b, nak + s * values + v] = True
+        for s in range(nanimals):
+            for v in range(values):
+                if hand[b, p, s * values + v] > 0:
+                    legal[b, 2 * s * values + v] = True
+                if hand[b, p, nak + v] > 0:
+                    legal[b, (2 * s + 1) * values + v] = True
     elif ph == REVERSE:
         legal[b, keep] = True
         legal[b, keep + 1] = True
@@ -435,12 +435,9 @@ def _step(actions, g, pp, deck, hand, stack, slen, higher, stype, pile, ptype, p
             a = actions[b]
             p = g[b, CUR]
             if ph == PLAY:
-                if a < nak:
-                    k = a
-                    s = a // values
-                else:
-                    s = (a - nak) // values
-                    k = nak + (a - nak) % values
+                s = a // (2 * values)
+                j = a - s * 2 * values
+                k = s * values + j if j < values else nak + j - values
                 if _play(b, p, k, s, g, pp, hand, stack, slen, higher, stype, pile, ptype, pub,
                          ev, params):
                     g[b, MSTACK] = s
@@ -524,7 +521,8 @@ class Obs(Observation):
         """Action that plays ``kind`` on ``stack`` (an animal card goes on its own stack)."""
         kind = np.asarray(kind, np.int64)
         t, v = kind // self.values, kind % self.values
-        return np.where(t < self.animals, kind, self.nak + np.asarray(stack) * self.values + v)
+        own = np.where(t < self.animals, t, np.asarray(stack))
+        return own * 2 * self.values + np.where(t < self.animals, 0, self.values) + v
 
     def give_action(self, kind: np.ndarray, offset: np.ndarray) -> np.ndarray:
         """Action that gives ``kind`` to the player ``offset`` seats to the left."""
@@ -560,11 +558,11 @@ class HiLoHijinks(Game):
     def action_name(self, rules: Rules, n_players: int, action: int) -> str:
         lay = action_layout(rules, n_players)
         a = int(action)
-        if a < lay["nak"]:
-            return f"play {self.kind_name(rules, a)}"
         if a < lay["keep"]:
-            s, v = divmod(a - lay["nak"], rules.values)
-            return f"play {v + 1}-Explorer on the {ANIMAL_NAMES[s]} stack"
+            s, j = divmod(a, 2 * rules.values)
+            if j < rules.values:
+                return f"play {self.kind_name(rules, s * rules.values + j)}"
+            return f"play {j - rules.values + 1}-Explorer on the {ANIMAL_NAMES[s]} stack"
         if a == lay["keep"]:
             return "keep the stack's direction"
         if a == lay["reverse"]:
