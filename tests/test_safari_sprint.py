@@ -589,6 +589,17 @@ def run_checked(players, rules, n_games, seed):
             assert p == movers[b][len(plays[b])]
             hand = st.hand[b, p]
             assert set(np.flatnonzero(legal[b])) == set(np.flatnonzero(hand))
+            if b % 5 == 0:  # the observation's "if a card numbered v is played now"
+                values = rules.racing_cards[int(st.g[b, ss.RC_CUR])]
+                ifplay = G.observe(st, np.array([b])).ifplay[0]
+                for v in range(6):
+                    line = ref_line(plays[b] + [36 + v], rules.tie_order)
+                    k = line.index(36 + v)
+                    give = [0] * 6
+                    for i, t in enumerate(line):
+                        if t < 36:
+                            give[t // 6] += values[i]
+                    assert ifplay[v].tolist() == give + [values[k], k]
             plays[b].append(int(actions[b]))
             if len(plays[b]) == players:
                 values = rules.racing_cards[int(st.g[b, ss.RC_CUR])]

@@ -511,6 +511,9 @@ class View:
     owner: np.ndarray    # int8[B, 6]
     seen: np.ndarray     # int64[B] bit i: racing card i revealed this race
     total: np.ndarray    # int16[B, P]
+    ifplay: np.ndarray   # int16[B, 6, 8]: for a card numbered v + 1 played now, [v, d] what the
+                         #   cards already in the line give ducky d, [v, 6] its own move,
+                         #   [v, 7] its spot (0 = 1st)
 
     @staticmethod
     def empty(batch: int, n_players: int, n_actions: int) -> "View":
@@ -518,12 +521,13 @@ class View:
                     np.empty((NSMALL, batch), np.int16), np.empty((batch, NTYPES), np.int8),
                     np.empty((batch, NTYPES), np.int8), np.empty((batch, MAXP), np.int8),
                     np.empty((batch, NSUITS), np.int32), np.empty((batch, NSUITS), np.int8),
-                    np.empty(batch, np.int64), np.empty((batch, n_players), np.int16))
+                    np.empty(batch, np.int64), np.empty((batch, n_players), np.int16),
+                    np.empty((batch, NV, 8), np.int16))
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _view(b, g, pp, pos, owner, hand, pile, seq, rdeck, active, params,
-          mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal):
+def _view(b, g, pp, pos, owner, hand, pile, seq, rdeck, active, racing, params,
+          mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif):
     n = params[P_PLAYERS]
     ph = g[b, PHASE]
     p = g[b, CUR]
@@ -571,20 +575,37 @@ def _view(b, g, pp, pos, owner, hand, pile, seq, rdeck, active, params,
     vseen[b] = bits
     for j in range(n):
         vtotal[b, j] = pp[b, j, TOTAL]
+    # what a card of each number would do if played now (public: the line and racing card)
+    rc = g[b, RC_CUR] if ph == PLAY else -1
+    earlier = (params[P_FLAGS] & F_EARLIER_AHEAD) != 0
+    for v in range(NV):
+        for d in range(8):
+            vif[b, v, d] = 0
+        if rc >= 0:
+            k = 0
+            for i in range(m):
+                w = seq[b, 0, i] % NV
+                if w > v or (earlier and w == v):
+                    k = i + 1
+            vif[b, v, 7] = k
+            vif[b, v, 6] = racing[rc, k]
+            for i in range(m):
+                sp = i + 1 if i >= k else i
+                vif[b, v, seq[b, 0, i] // NV] += racing[rc, sp]
 
 
 @njit(cache=True, _nrt=False)
-def _views(games, g, pp, pos, owner, hand, pile, seq, rdeck, active, params,
-           mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal):
+def _views(games, g, pp, pos, owner, hand, pile, seq, rdeck, active, racing, params,
+           mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif):
     for b in games:
-        _view(b, g, pp, pos, owner, hand, pile, seq, rdeck, active, params,
-              mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal)
+        _view(b, g, pp, pos, owner, hand, pile, seq, rdeck, active, racing, params,
+              mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif)
 
 
 @njit(cache=True, _nrt=False)
 def _step(actions, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, ev, rs, active,
           deck_types, xtypes, racing, points, params,
-          mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal):
+          mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif):
     n = params[P_PLAYERS]
     S = params[P_S]
     for b in range(g.shape[0]):
@@ -608,8 +629,8 @@ def _step(actions, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, ev, rs
                 else:
                     _resolve_round(b, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, ev,
                                    rs, active, deck_types, xtypes, racing, points, params)
-        _view(b, g, pp, pos, owner, hand, pile, seq, rdeck, active, params,
-              mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal)
+        _view(b, g, pp, pos, owner, hand, pile, seq, rdeck, active, racing, params,
+              mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif)
 
 
 @dataclass
@@ -636,6 +657,9 @@ class Obs(Observation):
     owner: np.ndarray      # int8[n, 6] seat holding each animal's marker (-1 none)
     seen_mask: np.ndarray  # int64[n] bit i: racing card i already revealed this race
     total: np.ndarray      # int16[n, P] series points of the finished races, by seat
+    ifplay: np.ndarray     # int16[n, 6, 8] a card numbered v + 1 played now: [v, d] what the
+                           #   cards already in the line give ducky d, [v, 6] its own move,
+                           #   [v, 7] the spot it takes (0 = 1st); zeros while choosing
     racing: np.ndarray     # int32[K, 5] the racing cards (public)
     in_play: np.ndarray    # bool[6] suits in this game (the animals and the explorer)
     deck_total: np.ndarray  # int8[36] cards of each type in a race (hands, aside, extras)
@@ -679,14 +703,14 @@ class Obs(Observation):
         return read_only(u)
 
 
-_BLOCK_AXES = (1, 0, 0, 0, 0, 0, 0, 0)
+_BLOCK_AXES = (1, 0, 0, 0, 0, 0, 0, 0, 0)
 
 
-def _make_obs(games, small, hand, played, line, pos, owner, seen, total, st) -> Obs:
+def _make_obs(games, small, hand, played, line, pos, owner, seen, total, ifplay, st) -> Obs:
     r = st.rules
     return Obs(games, small[V_SEAT], small[V_KIND], small[V_MINE], small[V_RACE],
                small[V_ROUND], small[V_DEALER], small[V_LINE_LEN], small[V_TO_PLAY],
-               small[V_RCARD], hand, played, line, pos, owner, seen, total,
+               small[V_RCARD], hand, played, line, pos, owner, seen, total, ifplay,
                racing=st.racing_ro, in_play=st.in_play_ro, deck_total=st.deck_total_ro,
                race_points=st.points_ro, explorer_start=r.explorer_start, rounds=r.rounds,
                races=r.races, spaces=r.explorer_start - 1, extra_card=r.extra_card, tie_order=r.tie_order)
@@ -804,8 +828,8 @@ class SafariSprint(Game):
             st.view = View.empty(len(st.g), st.n_players, self.n_actions(st.rules, st.n_players))
         v = st.view
         _views(np.asarray(games, np.int64), st.g, st.pp, st.pos, st.owner, st.hand, st.pile,
-               st.seq, st.rdeck, st.active, st.params, v.mover, v.legal, v.small, v.hand,
-               v.played, v.line, v.pos, v.owner, v.seen, v.total)
+               st.seq, st.rdeck, st.active, st.racing, st.params, v.mover, v.legal, v.small,
+               v.hand, v.played, v.line, v.pos, v.owner, v.seen, v.total, v.ifplay)
 
     # -- play
     def to_move(self, state: State) -> np.ndarray:
@@ -817,7 +841,7 @@ class SafariSprint(Game):
     def observe(self, state: State, games: np.ndarray) -> Obs:
         games = np.asarray(games, dtype=np.int64)
         v = state.view
-        blocks = (v.small, v.hand, v.played, v.line, v.pos, v.owner, v.seen, v.total)
+        blocks = (v.small, v.hand, v.played, v.line, v.pos, v.owner, v.seen, v.total, v.ifplay)
         if not (len(games) == len(v.mover) and np.array_equal(games, state.all_games)):
             blocks = tuple(np.take(x, games, axis=ax) for x, ax in zip(blocks, _BLOCK_AXES))
         return _make_obs(games, *blocks, state)
@@ -828,7 +852,7 @@ class SafariSprint(Game):
         _step(np.asarray(actions, np.int64), st.g, st.pp, st.rpts, st.pos, st.owner, st.hand,
               st.pile, st.seq, st.rdeck, st.deck, st.ev, st.rs, st.active, st.deck_types,
               st.xtypes, st.racing, st.points, st.params, v.mover, v.legal, v.small, v.hand,
-              v.played, v.line, v.pos, v.owner, v.seen, v.total)
+              v.played, v.line, v.pos, v.owner, v.seen, v.total, v.ifplay)
 
     def outcome(self, state: State) -> Outcome:
         total = state.pp[:, :, TOTAL].astype(np.float64)
