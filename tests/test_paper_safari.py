@@ -24,7 +24,8 @@ R = G.make_rules()
 
 
 def T(x, r=R):
-    """Card type of a value (the animal) or of 'tarzan' / 'safari'."""
+    """Card type of a value (the animal; 10 is the Elephant) or of 'elephant' / 'tarzan' /
+    'safari'."""
     return G.type_of(r, x)
 
 
@@ -433,11 +434,29 @@ def test_elephant_without_a_look_may_be_thrown_away():
 
 
 def test_no_elephant_power_when_switched_off():
-    r = G.make_rules({"elephant_value": None})
+    r = G.make_rules({"elephant_look": False})
     gr = [grid(1, 2, 3, 4, 5, 6, r=r), grid(0, 1, 2, 3, 4, 5, r=r)]
-    r, st = position(gr, deck_top=[T(10, r)], rules={"elephant_value": None})
+    r, st = position(gr, deck_top=[T("elephant", r)], rules={"elephant_look": False})
     act(st, ps.DECK)
-    assert st.g[0, ps.PHASE] == ps.PLACE
+    assert st.g[0, ps.PHASE] == ps.PLACE and G.legal(st)[0, ps.DISCARD]
+
+
+def test_elephant_value_is_the_value_of_the_elephant():
+    # one field changes the Elephant's value, and nothing else: still 4 Elephants, still a look
+    r = G.make_rules({"elephant_value": 12})
+    e = T("elephant", r)
+    assert G.card_name(r, e) == "Elephant (12)" and r.n_cards() == R.n_cards() == 50
+    assert G.field_score(r, [e] + grid(1, 2, 0, 3, 4, r=r)) == 12 + 1 + 2 + 0 + 3 + 4
+    assert G.field_score(r, [e] + grid(1, 2, r=r) + [e] + grid(3, 4, r=r)) == 1 + 2 + 3 + 4
+    gr = [grid(1, 2, 3, 4, 5, 6, r=r), grid(0, 1, 2, 3, 4, 5, r=r)]
+    r, st = position(gr, deck_top=[e], rules={"elephant_value": 12})
+    assert np.bincount(st.base)[e] == 4
+    act(st, ps.DECK)
+    assert st.g[0, ps.PHASE] == ps.PEEK
+    # an Elephant worth what another animal is worth is still the Elephant, and pairs with it
+    r = G.make_rules({"elephant_value": 8})
+    e, eight = T("elephant", r), T(8, r)
+    assert e != eight and G.field_score(r, [e] + grid(0, 1, 8, 0, 1, r=r)) == 0
 
 
 # ---- Hidden information ------------------------------------------------------------------------
@@ -491,7 +510,8 @@ def test_observation_subsets_and_shared_values():
 # ---- Rules -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("bad", [
-    {"animal_values": [1, 1, 2]}, {"elephant_value": 9}, {"rows": 0}, {"initial_face_up": 6},
+    {"animal_values": [1, 1, 2]}, {"elephant_value": None}, {"elephant_value": 5000},
+    {"rows": 0}, {"initial_face_up": 6},
     {"wins_needed": 0}, {"cards_per_animal": 0}, {"tarzan_cards": -1}, {"max_round_turns": 0},
 ])
 def test_impossible_rules_are_refused(bad):
@@ -548,16 +568,16 @@ class Book:
 
     def __init__(self, r):
         self.r = r
-        nv = len(r.animal_values)
-        self.tarzan, self.safari = nv, nv + 1
-        self.elephant = (r.animal_values.index(r.elephant_value)
-                         if r.elephant_value is not None else None)
-        self.cards = ([t for t in range(nv) for _ in range(r.cards_per_animal)]
+        nv = len(r.animal_values)   # the other animals, then the Elephant, Tarzan, Safari
+        self.elephant, self.tarzan, self.safari = nv, nv + 1, nv + 2
+        self.values = list(r.animal_values) + [r.elephant_value, r.tarzan_value]
+        self.looks = r.elephant_look
+        self.cards = ([t for t in range(nv + 1) for _ in range(r.cards_per_animal)]
                       + [self.tarzan] * r.tarzan_cards + [self.safari] * r.safari_cards)
         self.slots = r.rows * r.cols
 
     def value(self, t):
-        return self.r.tarzan_value if t == self.tarzan else self.r.animal_values[t]
+        return self.values[t]
 
     def pair_is_zero(self, v):
         return self.r.equal_column_zero and (v >= 0 or self.r.equal_negatives_zero)
@@ -760,7 +780,7 @@ def reference_step(t, a, book, log):
             t.pc["taken"][p] += 1
         t.from_deck, t.peeked = a == ps.DECK, False
         has_down = not all(t.up[p])
-        t.phase = ps.PEEK if t.held == book.elephant and has_down else ps.PLACE
+        t.phase = ps.PEEK if t.held == book.elephant and book.looks and has_down else ps.PLACE
         return
     if t.phase == ps.PEEK:
         if a != ps.NO_PEEK:
@@ -877,9 +897,9 @@ def test_every_step_of_random_and_heuristic_games_follows_the_rulebook(players):
 
 @pytest.mark.parametrize("players,rules", [
     # a small deck: reshuffles, ties and shared rounds are common
-    (2, {"animal_values": [-2, 0, 1, 10], "cards_per_animal": 3, "tarzan_cards": 2,
-         "elephant_value": 10}),
-    (3, {"chain_face_up": False, "equal_negatives_zero": False, "tie_break_all_cards": False}),
+    (2, {"animal_values": [-2, 0, 1], "cards_per_animal": 3, "tarzan_cards": 2}),
+    (3, {"chain_face_up": False, "equal_negatives_zero": False, "tie_break_all_cards": False,
+         "elephant_value": 12}),
     (3, {"high_card_tie_break": False, "initial_face_up": 0, "max_round_turns": 30}),
     (4, {"initial_face_up": 2, "rows": 3, "cols": 3, "safari_cards": 3, "wins_needed": 2}),
 ])

@@ -4,9 +4,9 @@ The module follows the rulebook (../shared/rules/paper-safari.txt) section by se
 Components, Game Setup, Turn of Play, Special Cards (Tarzan, Elephant, Safari), End of Round and
 Scoring, Game End. Every reading of a gap in the printed text is in docs/rules/paper_safari.md.
 
-Cards are small integers ("types"): type ``t < V`` is the animal worth ``animal_values[t]``
-(the Elephant is the animal worth ``elephant_value``), type ``V`` is Tarzan and ``V + 1`` the
-Safari card. A grid slot ``k`` is row ``k // cols``, column ``k % cols``; row 0 is the top row.
+Cards are small integers ("types"): type ``t < V`` is the animal worth ``animal_values[t]``,
+type ``V`` the Elephant (worth ``elephant_value``), ``V + 1`` Tarzan and ``V + 2`` the Safari
+card. A grid slot ``k`` is row ``k // cols``, column ``k % cols``; row 0 is the top row.
 
 A match is played to ``wins_needed`` round victories; the score is round wins, and the round
 scores are statistics. Hidden information: a face-down card is unknown to everyone, its owner
@@ -32,12 +32,14 @@ from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and
 @dataclass(frozen=True)
 class Rules:
     animal_values: tuple[int, ...] = rule(
-        (-2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10),
-        "value of each animal (assumed: the text only says '-2 to 10' for 11 animals)")
-    cards_per_animal: int = rule(4, "cards of each animal")
-    elephant_value: int | None = rule(
-        10, "value of the Elephant, the animal whose drawer may look at a face-down card "
-            "(null: no Elephant power)")
+        (-2, 0, 1, 2, 3, 4, 5, 6, 7, 8),
+        "value of each animal other than the Elephant (assumed: the text only says '-2 to 10' "
+        "for 11 animals)")
+    cards_per_animal: int = rule(4, "cards of each animal (the Elephant included)")
+    elephant_value: int = rule(10, "value of the Elephant (the README: 10)")
+    elephant_look: bool = rule(
+        True, "the Elephant's drawer may look at one of their face-down cards (false: the "
+              "Elephant is a plain animal)")
     tarzan_cards: int = rule(4, "number of Tarzan cards")
     tarzan_value: int = rule(10, "value of a Tarzan card lying in a grid at the end (not printed)")
     safari_cards: int = rule(2, "number of Safari cards (worth a row neighbour's value at the end)")
@@ -66,14 +68,16 @@ class Rules:
 
     def validate(self) -> None:
         v = self.animal_values
-        if not v or len(set(v)) != len(v):
-            raise RulesError("animal_values", "must be a non-empty list of different values")
-        if len(v) + 2 > 120:
-            raise RulesError("animal_values", "at most 118 animals")
+        if len(set(v)) != len(v):
+            raise RulesError("animal_values", "must be a list of different values")
+        if len(v) + 3 > 120:
+            raise RulesError("animal_values", "at most 117 animals besides the Elephant")
+        for name in ("animal_values", "elephant_value", "tarzan_value"):
+            x = getattr(self, name)
+            if any(abs(y) > 1000 for y in (x if isinstance(x, tuple) else (x,))):
+                raise RulesError(name, "card values must be from -1000 to 1000")
         if self.cards_per_animal < 1:
             raise RulesError("cards_per_animal", "must be at least 1")
-        if self.elephant_value is not None and self.elephant_value not in v:
-            raise RulesError("elephant_value", f"{self.elephant_value} is not in animal_values")
         if self.tarzan_cards < 0:
             raise RulesError("tarzan_cards", "must be 0 or more")
         if self.safari_cards < 0:
@@ -88,7 +92,7 @@ class Rules:
             raise RulesError("max_round_turns", "must be at least 1")
 
     def n_cards(self) -> int:
-        animals = len(self.animal_values) * self.cards_per_animal
+        animals = (len(self.animal_values) + 1) * self.cards_per_animal
         return animals + self.tarzan_cards + self.safari_cards
 
 
@@ -701,7 +705,7 @@ class Obs(Observation):
     cols: int
     tarzan: int              # type of Tarzan
     safari: int              # type of Safari
-    elephant: int            # type of the Elephant (-1 if none)
+    elephant: int            # type of the Elephant if its look is on, else -1
     wins_needed: int
     pair_zero_min: float     # equal cards of a column count 0 when worth at least this
                              # (-inf: all; 0: not the negative ones; inf: the rule is off)
@@ -738,15 +742,17 @@ class PaperSafari(Game):
     def card_name(self, rules: Rules, t: int) -> str:
         nv = len(rules.animal_values)
         if t == nv:
-            return "Tarzan"
+            return f"Elephant ({rules.elephant_value})"
         if t == nv + 1:
+            return "Tarzan"
+        if t == nv + 2:
             return "Safari"
-        v = rules.animal_values[t]
-        return f"Elephant ({v})" if v == rules.elephant_value else str(v)
+        return str(rules.animal_values[t])
 
     def card_values(self, rules: Rules) -> np.ndarray:
         """int16[T]: value of each card type in a grid (Safari 0: it copies a neighbour)."""
-        return np.array(list(rules.animal_values) + [rules.tarzan_value, 0], np.int16)
+        return np.array(list(rules.animal_values) + [rules.elephant_value, rules.tarzan_value, 0],
+                        np.int16)
 
     def field_score(self, rules: Rules, cards) -> int:
         """Score of one grid given as card types in slot order (for tests and tools)."""
@@ -754,18 +760,22 @@ class PaperSafari(Game):
         vals = np.empty(len(cards), np.int64)
         values = self.card_values(rules).astype(np.int64)
         return int(_field_score(cards, rules.rows, rules.cols, values,
-                                len(rules.animal_values) + 1, self.eq_mode(rules),
+                                len(rules.animal_values) + 2, self.eq_mode(rules),
                                 rules.tie_break_all_cards, vals))
 
     def eq_mode(self, rules: Rules) -> int:
         return (0 if not rules.equal_column_zero else 2 if rules.equal_negatives_zero else 1)
 
     def type_of(self, rules: Rules, name) -> int:
-        """Card type from a value or 'tarzan' / 'safari' (for tests and tools)."""
+        """Card type from an animal's value or 'elephant' / 'tarzan' / 'safari' (a value that no
+        other animal has names the Elephant; for tests and tools)."""
+        nv = len(rules.animal_values)
+        if name == "elephant" or (name not in rules.animal_values and name == rules.elephant_value):
+            return nv
         if name == "tarzan":
-            return len(rules.animal_values)
+            return nv + 1
         if name == "safari":
-            return len(rules.animal_values) + 1
+            return nv + 2
         return rules.animal_values.index(name)
 
     def check(self, rules: Rules, n_players: int) -> None:
@@ -815,22 +825,22 @@ class PaperSafari(Game):
     def init(self, rules: Rules, n_players: int, keys: np.ndarray, log: bool = False) -> State:
         self.check(rules, n_players)
         batch = len(keys)
-        nv = len(rules.animal_values)
-        base = np.concatenate([np.repeat(np.arange(nv), rules.cards_per_animal),
-                               np.full(rules.tarzan_cards, nv), np.full(rules.safari_cards, nv + 1)
+        nv = len(rules.animal_values)   # type nv: the Elephant
+        base = np.concatenate([np.repeat(np.arange(nv + 1), rules.cards_per_animal),
+                               np.full(rules.tarzan_cards, nv + 1),
+                               np.full(rules.safari_cards, nv + 2)
                                ]).astype(np.int8)
         ncards = len(base)
         nslots = rules.rows * rules.cols
-        ev = rules.elephant_value
-        elephant = -1 if ev is None else rules.animal_values.index(ev)
+        elephant = nv if rules.elephant_look else -1
         flags = ((F_EQ_COL if rules.equal_column_zero else 0)
                  | (F_NEG_ZERO if rules.equal_negatives_zero else 0)
                  | (F_CHAIN_UP if rules.chain_face_up else 0)
                  | (F_TIE_HIGH if rules.high_card_tie_break else 0)
                  | (F_TIE_ALL if rules.tie_break_all_cards else 0))
-        params = np.array([n_players, nslots, rules.rows, rules.cols, ncards, nv, nv + 1, elephant,
-                           rules.initial_face_up, rules.wins_needed, rules.max_round_turns, flags],
-                          np.int64)
+        params = np.array([n_players, nslots, rules.rows, rules.cols, ncards, nv + 1, nv + 2,
+                           elephant, rules.initial_face_up, rules.wins_needed,
+                           rules.max_round_turns, flags], np.int64)
         st = State(
             n_players=n_players, rules=rules, card_value=self.card_values(rules).astype(np.int64),
             base=base, params=params,
