@@ -85,7 +85,7 @@ def run(
                 rate = played / max(time.perf_counter() - t0, 1e-9)
                 progress.update(bar, advance=result[0], rate=f"{rate:,.0f} games/s")
 
-            run_tasks(tasks, jobs_n, on_done)
+            run_tasks(tasks, jobs_n, on_done, exp.spec.parallel.backend, exp.spec.parallel.address)
     except RunError as e:
         if e.detail:  # the message first, then the user's own traceback
             from rich.markup import escape

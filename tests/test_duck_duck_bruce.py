@@ -24,8 +24,17 @@ ONE, ONE_B, TWO, TWO_B, THREE, FOUR = range(6)
 def position(top, nests=None, totals=None, players=3, cur=0, seed=0, **rules):
     r = G.make_rules(rules)
     st = G.init(r, players, deal_keys(1, seed), log=True)
-    G.stack(st, 0, top, nests=nests, totals=totals, cur=cur)
+    stack(st, 0, top, nests=nests, totals=totals, cur=cur)
     return r, st
+
+
+def stack(st, b, top, nests=None, **kw):
+    """G.stack with the Bruce cards of ``nests`` put in the discard pile (a nest never holds one:
+    tests that hand 'everything else' to a nest mean its ducks)."""
+    nests = nests or {}
+    bruces = [x for cs in nests.values() for x in cs if st.card_suit[x] < 0]
+    G.stack(st, b, top, nests={p: [x for x in cs if st.card_suit[x] >= 0] for p, cs in nests.items()},
+            discard=bruces, **kw)
 
 
 def c(suit, slot, r=None):
@@ -194,7 +203,7 @@ def test_scoring_counts_the_highest_card_of_each_suit_once():
     st = G.init(r, 3, deal_keys(1, 0))
     # player 1 banks the final card (suit 9), player 0 owns the example nest
     nests = {0: nest, 2: others}
-    G.stack(st, 0, [c(9, ONE)], nests=nests, cur=1, rounds_done=0)
+    stack(st, 0, [c(9, ONE)], nests=nests, cur=1, rounds_done=0)
     assert st.pp[0, 0, ddb.LAST] == 17
     assert st.pp[0, 1, ddb.LAST] == 1
     assert st.g[0, ddb.ROUND] == 1
@@ -206,7 +215,7 @@ def test_last_card_is_banked_and_ends_the_round():
     everything = set(range(66))
     rest = sorted(everything - set(top))
     st = G.init(r, 3, deal_keys(1, 0), log=True)
-    G.stack(st, 0, top, nests={2: rest})
+    stack(st, 0, top, nests={2: rest})
     act(st, ddb.DRAW)  # the blue 4 is the last card: the row is banked, the round ends
     assert G.to_move(st)[0] == -1
     assert sorted(G.zones(st, 0)["nest0"]) == sorted(top)
@@ -219,10 +228,10 @@ def test_last_card_double_duck_is_not_banked():
     top = [c(RED, FOUR), c(RED, THREE)]
     rest = sorted(set(range(66)) - set(top))
     st = G.init(r, 3, deal_keys(1, 0))
-    G.stack(st, 0, top, nests={2: rest})
+    stack(st, 0, top, nests={2: rest})
     act(st, ddb.DRAW)
     assert G.to_move(st)[0] == -1
-    assert G.zones(st, 0)["nest0"] == [] and st.g[0, ddb.DISCARD] == 2
+    assert G.zones(st, 0)["nest0"] == [] and st.g[0, ddb.DISCARD] == 2 + 6  # the row, and the six Bruces put aside
 
 
 def test_last_card_bruce_still_gets_its_steal():
@@ -230,7 +239,7 @@ def test_last_card_bruce_still_gets_its_steal():
     top = [c(RED, FOUR), G.bruce(r)]
     rest = sorted(set(range(66)) - set(top))
     st = G.init(r, 3, deal_keys(1, 0))
-    G.stack(st, 0, top, nests={1: rest})
+    stack(st, 0, top, nests={1: rest})
     act(st, ddb.DRAW)
     assert st.g[0, ddb.PHASE] == ddb.BRUCE and G.to_move(st)[0] == 0
     act(st, steal(1, 3))
@@ -243,7 +252,7 @@ def test_last_card_without_banking_variant():
     top = [c(RED, FOUR), c(BLUE, FOUR)]
     rest = sorted(set(range(66)) - set(top))
     st = G.init(r, 3, deal_keys(1, 0))
-    G.stack(st, 0, top, nests={2: rest})
+    stack(st, 0, top, nests={2: rest})
     act(st, ddb.DRAW)
     assert G.zones(st, 0)["nest0"] == [] and st.pp[0, 0, ddb.LAST] == 0
 
@@ -255,7 +264,7 @@ def test_lowest_scorer_starts_the_next_round():
     rest = sorted(set(range(66)) - set(top))
     st = G.init(r, 3, deal_keys(1, 0))
     # seat 2 holds only a red 1 (1 point); seat 0 reveals and banks the last card (4 points)
-    G.stack(st, 0, top, nests={1: rest[1:], 2: [rest[0]]}, cur=0)
+    stack(st, 0, top, nests={1: rest[1:], 2: [rest[0]]}, cur=0)
     assert rest[0] == c(RED, ONE)
     # round over: seat 2 scored least and starts round 2
     assert st.g[0, ddb.ROUND] == 1
@@ -273,7 +282,7 @@ def test_tied_lowest_scorers_first_in_turn_order_after_the_last_player_starts():
     st = G.init(r, 4, deal_keys(1, 0))
     # seat 1 reveals the last card; seats 0 and 3 both score 0: seat 3 comes first after seat 1?
     # order after seat 1 is 2, 3, 0: seat 2 has cards, so seat 3 starts.
-    G.stack(st, 0, top, nests={2: rest}, cur=1)  # seat 1 reveals and banks the last card
+    stack(st, 0, top, nests={2: rest}, cur=1)  # seat 1 reveals and banks the last card
     assert st.pp[0, 0, ddb.LAST] == 0 and st.pp[0, 3, ddb.LAST] == 0
     assert st.g[0, ddb.STARTER] == 3
 
@@ -286,7 +295,7 @@ def test_game_ends_after_the_round_in_which_someone_reaches_the_target():
     rest = sorted(set(range(66)) - set(top))
     st = G.init(r, 3, deal_keys(1, 0))
     # seat 0 reveals the last card and banks it: 74 + 4 = 78 >= 77
-    G.stack(st, 0, top, nests={1: rest}, totals=[74, 10, 76])
+    stack(st, 0, top, nests={1: rest}, totals=[74, 10, 76])
     assert G.to_move(st)[0] == -1
     out = G.outcome(st)
     assert out.score[0, 0] == 78
@@ -300,7 +309,7 @@ def test_game_goes_on_below_the_target_and_ties_share_the_win():
     top = [c(9, FOUR)]
     rest = sorted(set(range(66)) - set(top))
     st = G.init(r, 3, deal_keys(1, 0))
-    G.stack(st, 0, top, nests={1: rest}, totals=[10, 10, 10])
+    stack(st, 0, top, nests={1: rest}, totals=[10, 10, 10])
     assert G.to_move(st)[0] >= 0 and st.g[0, ddb.ROUND] == 1
     assert st.pp[0, :, ddb.TOTAL].tolist() == [14, 49, 10]
     # a tie for the win is shared
@@ -346,8 +355,8 @@ def test_observation_hides_the_draw_pile():
     a = G.init(r, 3, deal_keys(1, 0))
     b = G.init(r, 3, deal_keys(1, 0))
     top = [c(RED, ONE), c(BLUE, TWO)]
-    G.stack(a, 0, top + [c(GREEN, FOUR), c(YELLOW, ONE)])
-    G.stack(b, 0, top + [c(YELLOW, ONE), c(GREEN, FOUR)])
+    stack(a, 0, top + [c(GREEN, FOUR), c(YELLOW, ONE)])
+    stack(b, 0, top + [c(YELLOW, ONE), c(GREEN, FOUR)])
     act(a, ddb.DRAW)
     act(b, ddb.DRAW)
     oa, ob = G.observe(a, np.array([0])), G.observe(b, np.array([0]))
@@ -484,3 +493,208 @@ def test_stop_at_passes_when_every_nest_is_empty():
     r, st = position([bruce, c(ORANGE, ONE)], nests={2: [c(RED, ONE)]})
     o = G.observe(st, np.array([0]))
     assert strat.act(o, G.legal(st), None)[0] == o.steal_action(2, 1)
+
+
+# ---- A second reading of the rulebook, in plain Python -----------------------------------------
+
+class Reference:
+    """Duck Duck Bruce written again from the rulebook, for one game, knowing nothing of the
+    kernel: its own draw pile, row, nests, discard pile, totals and turn. Chance stays the
+    game's: the reference takes each round's shuffled pile from the state when the round starts,
+    and for a steal the die face and the cards shown from the game's log (the rulebook says only
+    "without looking"); it checks their number, their owner and their direction by the rules."""
+
+    def __init__(self, r, players, st, b):
+        self.r, self.P, self.b = r, players, b
+        nv = len(r.suit_values)
+        self.n_ducks = r.suits * nv
+        self.n_cards = self.n_ducks + r.bruce_cards
+        self.suit = lambda x: x // nv if x < self.n_ducks else None
+        self.value = lambda x: r.suit_values[x % nv] if x < self.n_ducks else 0
+        self.totals = [0] * players
+        self.rounds = 0
+        self.over = False
+        self.cur = 0          # "the last person to feed a live duck starts": seat 0
+        self.new_round(st)
+        self.reveal(st)
+
+    def new_round(self, st):
+        pile = [int(x) for x in st.deck[self.b, :self.n_cards]]
+        assert sorted(pile) == list(range(self.n_cards)), "a round starts with every card"
+        self.pile = pile
+        self.row, self.discard = [], []
+        self.nests = [[] for _ in range(self.P)]
+        self.phase = "choose"
+
+    def score(self, nest):
+        best = {}
+        for x in nest:  # only the highest card of each suit counts
+            best[self.suit(x)] = max(best.get(self.suit(x), 0), self.value(x))
+        return sum(best.values())
+
+    def end_turn(self, st_after):
+        if self.pile:
+            self.cur = (self.cur + 1) % self.P  # play passes to the left
+            return
+        # End of the Round: score, then the lowest scorer begins the next round
+        self.rounds += 1
+        pts = [self.score(n) for n in self.nests]
+        self.totals = [t + p for t, p in zip(self.totals, pts)]
+        r = self.r
+        if r.rounds is not None:
+            self.over = self.rounds >= r.rounds
+        else:
+            self.over = max(self.totals) >= r.target_score
+        self.over = self.over or self.rounds >= r.max_rounds
+        if self.over:
+            self.phase = "over"
+            return
+        key = pts if r.next_starter == "round" else self.totals
+        low = min(key)
+        order = [(self.cur + i) % self.P for i in range(1, self.P + 1)]
+        self.cur = next(p for p in order if key[p] == low)
+        self.new_round(st_after)
+
+    def reveal(self, st_after):
+        """Turn cards over until someone must decide (Game Play, Double Ducks, Bruce)."""
+        while not self.over:
+            card = self.pile.pop(0)
+            s = self.suit(card)
+            if s is None:  # Bruce: the row and the Bruce are discarded; the steal is a decision
+                self.discard += self.row + [card]
+                self.row = []
+                self.phase = "bruce"
+                return
+            suits = [self.suit(x) for x in self.row]
+            if s in suits:  # double duck: lose from the first match to the new card
+                j = 0 if self.r.double_loses == "row" else suits.index(s)
+                self.nests[self.cur] += self.row[:j]
+                self.discard += self.row[j:] + [card]
+                self.row = []
+                self.end_turn(st_after)
+                continue
+            self.row.append(card)
+            if not self.pile:  # the last card: whoever turned it over finishes the turn
+                if self.r.last_card_banks:
+                    self.nests[self.cur] += self.row
+                else:
+                    self.discard += self.row
+                self.row = []
+                self.end_turn(st_after)
+                continue
+            self.phase = "choose"
+            return
+
+    def act(self, action, st_after):
+        p = self.cur
+        if self.phase == "choose":
+            assert action in (ddb.DRAW, ddb.BANK)
+            if action == ddb.BANK:
+                self.nests[p] += self.row
+                self.row = []
+                self.end_turn(st_after)
+        else:
+            assert action == ddb.PASS or action >= ddb.STEAL0
+            if action >= ddb.STEAL0:
+                o = (action - ddb.STEAL0) // self.r.max_steal + 1
+                k = (action - ddb.STEAL0) % self.r.max_steal + 1
+                t = (p + o) % self.P
+                n = int(st_after.g[self.b, ddb.NEV])
+                log = st_after.ev[self.b, :n].tolist()
+                at = max(i for i, e in enumerate(log) if e[0] == ddb.E_STEAL)
+                ev = log[at]
+                face = int(ev[4])
+                assert face in self.r.die_faces
+                if face >= k:      # the same number or higher: win the number declared
+                    src, dst, m = t, p, min(k, len(self.nests[t]))
+                elif face < 0:     # -1: the chosen opponent takes a card from the roller
+                    src, dst, m = p, t, min(-face, len(self.nests[p]))
+                else:              # lower: nothing
+                    src, dst, m = p, t, 0
+                assert abs(int(ev[5])) == m
+                # which cards: chance ("without looking"), shown to everyone: in the log
+                moved, i = set(), at - 1
+                while i >= 0 and log[i][0] == ddb.E_TAKE:
+                    assert log[i][1] == dst and log[i][3] == src
+                    moved.add(log[i][2])
+                    i -= 1
+                assert len(moved) == m and moved <= set(self.nests[src])
+                self.nests[src] = [x for x in self.nests[src] if x not in moved]
+                self.nests[dst] += sorted(moved)
+            self.end_turn(st_after)
+        if not self.over:
+            self.reveal(st_after)
+
+    def check(self, st):
+        b = self.b
+        z = G.zones(st, b)
+        if self.over:
+            assert G.to_move(st)[b] == -1
+        else:
+            assert G.to_move(st)[b] == self.cur
+            assert z["pile"] == self.pile and z["row"] == self.row
+            for q in range(self.P):
+                assert sorted(z[f"nest{q}"]) == sorted(self.nests[q]), f"nest {q}"
+            # every card in exactly one zone, the discard pile counted by this reference
+            every = self.pile + self.row + self.discard + [x for n in self.nests for x in n]
+            assert sorted(every) == list(range(self.n_cards))
+            assert st.g[b, ddb.DISCARD] == len(self.discard)
+            legal = G.legal(st)[b]
+            if self.phase == "choose":
+                assert legal[ddb.DRAW] and legal[ddb.BANK] and not legal[ddb.PASS:].any()
+            else:
+                assert not legal[ddb.DRAW] and not legal[ddb.BANK]
+                assert legal[ddb.PASS] == self.r.bruce_may_pass and legal[ddb.STEAL0:].all()
+        assert st.pp[b, :, ddb.TOTAL].tolist() == self.totals
+        assert st.g[b, ddb.ROUND] == self.rounds
+
+
+@pytest.mark.parametrize("players,rules", [
+    (2, {}), (3, {}), (4, {"next_starter": "total"}), (5, {"double_loses": "row"}),
+    (6, {"last_card_banks": False, "bruce_may_pass": False}), (3, {"rounds": 2, "target_score": 30}),
+])
+def test_every_step_matches_a_plain_reading_of_the_rulebook(players, rules):
+    """Random and heuristic players; after every step each game's zones, turn, legal actions,
+    discard pile and totals equal the reference's, and at the end the outcome ranks its totals."""
+    r = G.make_rules(rules)
+    B = 24
+    keys = game_keys(100 + players, players, B)
+    seat_rs = keys.seat.reshape(-1).copy()
+    names = ["random", "stop_at", "card_counter", "scoreboard", "value_hunter", "random"]
+    strats = [get_strategy(G.id, n)() for n in names]
+    st = G.init(r, players, keys.deal, log=True)
+    refs = [Reference(r, players, st, b) for b in range(B)]
+    for ref in refs:
+        ref.check(st)
+    for _ in range(20_000):
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        if live.size == 0:
+            break
+        actions = np.zeros(B, np.int64)
+        for i in live:
+            s = strats[(i + mover[i]) % len(strats)]
+            idx = np.array([i])
+            actions[i] = s.act(G.observe(st, idx).freeze(), G.legal(st)[idx],
+                               SeatRandom(seat_rs, idx * players + mover[idx]))[0]
+        G.step(st, actions)
+        for i in live:
+            refs[i].act(int(actions[i]), st)
+        for ref in refs:
+            ref.check(st)
+    assert all(ref.over for ref in refs), "every game ends"
+    out = G.outcome(st)
+    for b, ref in enumerate(refs):
+        assert out.score[b].tolist() == ref.totals
+        best = max(ref.totals)
+        winners = [q for q in range(players) if ref.totals[q] == best]
+        assert out.win[b].tolist() == [1 / len(winners) if q in winners else 0 for q in range(players)]
+        assert out.rank[b].tolist() == [1 + sum(t > ref.totals[q] for t in ref.totals)
+                                        for q in range(players)]
+        if r.rounds is None:
+            assert best >= r.target_score
+            # and not a round too late: before the last round nobody had reached the target
+            last = out.stats["last_round_points"][b]
+            assert max(t - l for t, l in zip(ref.totals, last)) < r.target_score
+        else:
+            assert ref.rounds == r.rounds

@@ -473,3 +473,36 @@ def test_duplicate_seating_plays_each_deal_once_per_rotation(tmp_path):
         heads.add(next(line for line in r.output.splitlines() if "turns over" in line)
                   .split("turns over")[1])
     assert len(heads) == 1
+
+
+def test_a_dask_cluster_writes_the_same_bytes_as_loky(tmp_path):
+    """parallel: {backend: dask, address: local}: a LocalCluster of two worker processes, one of
+    which dies in the middle of its first chunk; that chunk is played again elsewhere and the
+    dataset is byte for byte the one loky writes."""
+    pytest.importorskip("distributed")
+    (tmp_path / "bots.py").write_text(textwrap.dedent(f"""
+        import os
+        from pathlib import Path
+        from strategies.duck_duck_bruce import CardCounter
+
+        class DiesOnce(CardCounter):
+            name = "dies_once"
+            def reset(self, batch, n_players):
+                marker = Path({str(tmp_path / "died")!r})
+                if not marker.exists():
+                    marker.write_text("x")
+                    os._exit(1)  # the worker process is lost mid-chunk
+    """))
+    text = BASE.replace("use: card_counter, params: {risk: 0.3}", "use: bots.py:DiesOnce")
+    dask_exp = write(tmp_path, text.replace("parallel: {jobs: 1,", "parallel: {backend: dask, "
+                                            "address: local, jobs: 2,"), "dask.yaml")
+    a, b = tmp_path / "loky", tmp_path / "dask"
+    r = run_cli("run", dask_exp, "--output", b, "--quiet")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "died").exists()
+    exp = write(tmp_path, text)
+    assert run_cli("run", exp, "--output", a, "--jobs", 2, "--quiet").exit_code == 0
+    assert files_bytes(a) == files_bytes(b) and len(files_bytes(a)) == 6
+    bad = write(tmp_path, BASE.replace("parallel: {jobs: 1,", "parallel: {backend: dask,"), "bad.yaml")
+    r = run_cli("run", bad, "--output", tmp_path / "bad", "--quiet")
+    assert r.exit_code == 2 and "backend dask needs an address" in r.output

@@ -49,6 +49,10 @@ class Rules:
     last_card_banks: bool = rule(
         True, "the player who reveals the last card banks the row (unless a double duck or Bruce)")
     bruce_may_pass: bool = rule(True, "after a Bruce the player may decline to steal")
+    next_starter: str = rule(
+        "round",
+        "who begins the next round: 'round', the lowest score of the round just played (the "
+        "sentence follows the round's scoring); 'total', the lowest running total")
     max_rounds: int = rule(500, "safety stop: the game ends after this many rounds whatever the scores")
 
     def validate(self) -> None:
@@ -68,6 +72,8 @@ class Rules:
             raise RulesError("rounds", "must be at least 1, or null to play to target_score")
         if self.double_loses not in ("between", "row"):
             raise RulesError("double_loses", f"must be 'between' or 'row', not {self.double_loses!r}")
+        if self.next_starter not in ("round", "total"):
+            raise RulesError("next_starter", f"must be 'round' or 'total', not {self.next_starter!r}")
         if self.max_rounds < 1:
             raise RulesError("max_rounds", "must be at least 1")
 
@@ -91,7 +97,7 @@ TOTAL, LAST, NEST_LEN, TRIED, WON, BACKFIRED, DOUBLES, BANKS, ROUND_PTS = range(
 NPP = 9
 
 # Event log (for describe): ev[b, i] = (type, seat, a, b, c, d)
-E_ROUND, E_REVEAL, E_BANK, E_DOUBLE, E_BRUCE, E_STEAL, E_PASS, E_SCORE, E_GAME_END = range(1, 10)
+E_ROUND, E_REVEAL, E_BANK, E_DOUBLE, E_BRUCE, E_STEAL, E_PASS, E_SCORE, E_GAME_END, E_TAKE = range(1, 11)
 
 
 @dataclass
@@ -121,7 +127,7 @@ class State:
 
 # params vector layout (plain ints keep the kernel signatures short)
 P_PLAYERS, P_CARDS, P_SUITS, P_MAXSTEAL, P_TARGET, P_ROUNDS, P_FLAGS, P_MAXROUNDS = range(8)
-F_DOUBLE_ROW, F_LAST_BANKS, F_MAY_PASS = 1, 2, 4
+F_DOUBLE_ROW, F_LAST_BANKS, F_MAY_PASS, F_STARTER_TOTAL = 1, 2, 4, 8
 
 
 # ---- Setup ------------------------------------------------------------------------------------
@@ -182,7 +188,7 @@ def _bank(b, first, last, g, pp, row, row_at, nest, best, card_suit, card_value)
 
 
 @njit(cache=True, _nrt=False)
-def _take_random(b, src, dst, k, pp, nest, best, card_suit, card_value, nsuits, rs):
+def _take_random(b, src, dst, k, g, pp, nest, best, ev, card_suit, card_value, nsuits, rs):
     """Move min(k, nest size) cards chosen at random from src's nest to dst's; returns how many."""
     taken = 0
     for _ in range(k):
@@ -194,6 +200,7 @@ def _take_random(b, src, dst, k, pp, nest, best, card_suit, card_value, nsuits, 
         nest[b, src, j] = nest[b, src, n - 1]
         pp[b, src, NEST_LEN] = n - 1
         _nest_add(b, dst, card, pp, nest, best, card_suit, card_value)
+        log_event(ev, g, NEV, b, E_TAKE, dst, card, src, 0, 0)  # shown to everyone
         taken += 1
     if taken > 0:  # the loser's best values may have gone: recount its nest
         for s in range(nsuits):
@@ -215,14 +222,11 @@ def _end_round(b, g, pp, deck, rs, row_at, best, seen, ev, params):
     nplayers = params[P_PLAYERS]
     nsuits = params[P_SUITS]
     g[b, ROUND] += 1
-    lowest = 1 << 30
     for p in range(nplayers):
         pts = _nest_score(b, p, best, nsuits)
         pp[b, p, LAST] = pts
         pp[b, p, TOTAL] += pts
         log_event(ev, g, NEV, b, E_SCORE, p, pts, pp[b, p, TOTAL], pp[b, p, NEST_LEN], 0)
-        if pts < lowest:
-            lowest = pts
     over = False
     if params[P_ROUNDS] > 0:
         over = g[b, ROUND] >= params[P_ROUNDS]
@@ -237,12 +241,16 @@ def _end_round(b, g, pp, deck, rs, row_at, best, seen, ev, params):
         g[b, CUR] = -1
         log_event(ev, g, NEV, b, E_GAME_END, -1, g[b, ROUND], 0, 0, 0)
         return
-    # The lowest scorer of the round starts the next; on a tie, the first of them in turn order
-    # from the player after the one who revealed the last card.
+    # The lowest scorer (of the round, or of the running totals) starts the next; on a tie, the
+    # first of them in turn order from the player after the one who revealed the last card.
+    by = TOTAL if params[P_FLAGS] & F_STARTER_TOTAL else LAST
+    lowest = 1 << 30
+    for p in range(nplayers):
+        lowest = min(lowest, pp[b, p, by])
     starter = 0
     for i in range(1, nplayers + 1):
         p = (g[b, CUR] + i) % nplayers
-        if pp[b, p, LAST] == lowest:
+        if pp[b, p, by] == lowest:
             starter = p
             break
     _start_round(b, g, pp, deck, rs, row_at, best, seen, ev, params, starter)
@@ -439,12 +447,12 @@ def apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_
             taken = 0
             if face >= k:
                 pp[b, p, WON] += 1
-                taken = _take_random(b, t, p, k, pp, nest, best, card_suit, card_value,
+                taken = _take_random(b, t, p, k, g, pp, nest, best, ev, card_suit, card_value,
                                      params[P_SUITS], rs)
             elif face < 0:
                 pp[b, p, BACKFIRED] += 1
-                taken = -_take_random(b, p, t, -face, pp, nest, best, card_suit, card_value,
-                                      params[P_SUITS], rs)
+                taken = -_take_random(b, p, t, -face, g, pp, nest, best, ev, card_suit,
+                                      card_value, params[P_SUITS], rs)
             log_event(ev, g, NEV, b, E_STEAL, p, t, k, face, taken)
         _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
     _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params)
@@ -588,7 +596,8 @@ class DuckDuckBruce(Game):
         card_value[:nducks] = np.tile(np.asarray(rules.suit_values, np.int16), rules.suits)
         flags = ((F_DOUBLE_ROW if rules.double_loses == "row" else 0)
                  | (F_LAST_BANKS if rules.last_card_banks else 0)
-                 | (F_MAY_PASS if rules.bruce_may_pass else 0))
+                 | (F_MAY_PASS if rules.bruce_may_pass else 0)
+                 | (F_STARTER_TOTAL if rules.next_starter == "total" else 0))
         params = np.array([n_players, ncards, rules.suits, rules.max_steal, rules.target_score,
                            rules.rounds or 0, flags, rules.max_rounds], np.int64)
         st = State(
@@ -665,20 +674,32 @@ class DuckDuckBruce(Game):
                 "bruce_backfired": state.pp[:, :, BACKFIRED].copy(),
                 "double_ducks": state.pp[:, :, DOUBLES].copy(),
                 "banks": state.pp[:, :, BANKS].copy(),
+                # the safety stop ended the game before anyone reached the target
+                "capped": ((state.g[:, ROUND] >= state.rules.max_rounds)
+                           & (state.rules.rounds is None)
+                           & (state.pp[:, :, TOTAL].max(axis=1) < state.rules.target_score)
+                           ).astype(np.int8),
             },
         )
 
     # -- positions (for rulebook examples and tests)
     def stack(self, state: State, b: int, top: list[int], nests: dict[int, list[int]] | None = None,
-              totals: list[int] | None = None, cur: int = 0, rounds_done: int = 0) -> None:
+              totals: list[int] | None = None, cur: int = 0, rounds_done: int = 0,
+              discard: list[int] | None = None) -> None:
         """Set game ``b`` to the start of ``cur``'s turn with the draw pile beginning with ``top``
-        (the other cards follow in id order), the given nest contents and totals, then reveal
-        the first card. Every card stays in exactly one zone."""
+        (the other cards follow in id order), the given nest contents, discard pile and totals,
+        then reveal the first card. Every card stays in exactly one zone; a nest never holds a
+        Bruce (it goes to the discard pile with the row)."""
         nests = nests or {}
+        discard = list(discard or [])
         st, ncards = state, int(state.params[P_CARDS])
         used = [c for cs in nests.values() for c in cs]
-        if len(set(top) | set(used)) != len(top) + len(used):
+        if any(st.card_suit[c] < 0 for c in used):
+            raise ValueError("a Bruce card cannot be in a nest: put it in the discard pile")
+        used_all = used + discard
+        if len(set(top) | set(used_all)) != len(top) + len(used_all):
             raise ValueError("a card is placed twice")
+        used = used_all
         rest = [c for c in range(ncards) if c not in set(top) | set(used)]
         pile = list(top) + rest
         st.deck[b, :] = 0
@@ -699,6 +720,10 @@ class DuckDuckBruce(Game):
                 # cards in nests were revealed this round
                 s = st.card_suit[c]
                 st.seen[b, s if s >= 0 else st.rules.suits] += 1
+        for c in discard:  # revealed this round, then lost
+            s = st.card_suit[c]
+            st.seen[b, s if s >= 0 else st.rules.suits] += 1
+        st.g[b, DISCARD] = len(discard)
         for p, t in enumerate(totals or []):
             st.pp[b, p, TOTAL] = t
         _reveal(b, st.g, st.pp, st.deck, st.rs, st.row, st.row_at, st.nest, st.best, st.seen, st.ev,
@@ -754,6 +779,8 @@ class DuckDuckBruce(Game):
                 res = (f"takes {d} card(s)" if d > 0 else
                        f"gives {-d} card(s) back" if d < 0 else "gets nothing")
                 lines.append(f"{who} declares {b_} against P{a}, rolls {c}: {res}")
+            elif t == E_TAKE:
+                lines.append(f"   P{seat} takes {self.card_name(r, int(a))} from P{b_}'s nest")
             elif t == E_PASS:
                 lines.append(f"{who} passes on the Bruce")
             elif t == E_SCORE:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..engine.protocol import Game, RulesError, rules_to_dict
 from ..games import game_ids, get_game
@@ -39,6 +39,20 @@ class ParallelSpec(BaseModel):
     jobs: int = -1
     batch: int = Field(4096, ge=1, le=1_000_000)
     chunk: int | None = Field(None, ge=1, description="games per chunk (the unit of work and storage)")
+    backend: Literal["loky", "dask"] = Field(
+        "loky", description="loky: worker processes on this machine; dask: a Dask cluster")
+    address: str | None = Field(
+        None, description="with backend dask: the scheduler (tcp://HOST:PORT), or 'local' for a "
+                          "LocalCluster of `jobs` workers on this machine")
+
+    @model_validator(mode="after")
+    def _dask_needs_an_address(self):
+        if self.backend == "dask" and not self.address:
+            raise ValueError("backend dask needs an address: tcp://HOST:PORT of a scheduler, "
+                             "or 'local'")
+        if self.backend == "loky" and self.address:
+            raise ValueError("address is for backend: dask")
+        return self
 
 
 class ExperimentFile(BaseModel):
@@ -99,6 +113,8 @@ class Experiment:
         d.pop("games")
         d.pop("report")
         d["parallel"].pop("jobs")
+        d["parallel"].pop("backend")  # where chunks run changes nothing in them
+        d["parallel"].pop("address")
         d["parallel"].pop("batch")  # every game has its own streams: the batch changes nothing
         d["variants"] = [v.to_json() for v in self.variants]
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]

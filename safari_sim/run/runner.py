@@ -214,10 +214,20 @@ def chunk_done(task: ChunkTask) -> bool:
 
 
 def run_tasks(tasks: list[ChunkTask], jobs: int,
-              on_done: Callable[[ChunkTask, tuple[int, int, float]], None] | None = None) -> None:
-    """Run the chunks not yet on disk, calling ``on_done`` as each finishes."""
+              on_done: Callable[[ChunkTask, tuple[int, int, float]], None] | None = None,
+              backend: str = "loky", address: str | None = None) -> None:
+    """Run the chunks not yet on disk, calling ``on_done`` as each finishes.
+
+    ``backend`` loky: ``jobs`` worker processes here. dask: the chunks go to a Dask cluster
+    through joblib's dask backend (``address`` tcp://HOST:PORT, or 'local' for a LocalCluster of
+    ``jobs`` workers); a chunk is written by the worker that plays it, so every worker must see
+    the output folder (a shared file system). A worker lost mid-run costs only its chunk: Dask
+    plays it again elsewhere, and the chunk's games are the same wherever they are played."""
     todo = [t for t in tasks if not chunk_done(t)]
     if not todo:
+        return
+    if backend == "dask":
+        _run_dask(todo, jobs, address or "local", on_done)
         return
     if jobs == 1 or len(todo) == 1:
         results: Iterator = ((t, run_chunk(t)) for t in todo)
@@ -227,6 +237,36 @@ def run_tasks(tasks: list[ChunkTask], jobs: int,
     for t, r in results:
         if on_done:
             on_done(t, r)
+
+
+def _run_dask(todo: list[ChunkTask], jobs: int, address: str,
+              on_done: Callable[[ChunkTask, tuple[int, int, float]], None] | None) -> None:
+    import os
+
+    from distributed import Client, LocalCluster
+    from joblib import parallel_config
+
+    cluster = None
+    if address == "local":
+        n = jobs if jobs > 0 else (os.cpu_count() or 1)
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(address, timeout="20s")
+        except OSError as e:
+            raise RunError(f"parallel.address: no Dask scheduler at {address} ({e})") from None
+    try:
+        with parallel_config(backend="dask"):
+            par = Parallel(n_jobs=-1, return_as="generator_unordered")
+            for t, r in par(delayed(_tagged)(t) for t in todo):
+                if on_done:
+                    on_done(t, r)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 def _tagged(task: ChunkTask) -> tuple[ChunkTask, tuple[int, int, float]]:
