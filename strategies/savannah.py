@@ -55,13 +55,15 @@ class Greedy(Strategy):
 class Cautious(Strategy):
     name = "cautious"
     game = "savannah"
-    summary = ("points now minus what the next player could score at the ends of the lines "
-               "this play makes (with any card they might hold)")
+    summary = ("points now minus `caution` times the most the next player could score, with a "
+               "card this player has not seen, at the spaces this play changes (phase two: on "
+               "the board after this play's removals); a claim keeps the card worth most now")
 
     class Params(_Params):
         caution: float = Field(0.6, ge=0,
-                               description="weight of the next player's best reply at the new "
-                                           "line ends (0 = greedy)")
+                               description="weight of the next player's best reply at the "
+                                           "spaces the play changes, after its removals "
+                                           "(0 = greedy)")
         noise: float = Field(0.0, ge=0, le=1, description="chance of a random legal move")
 
     def act(self, obs: Obs, legal, rng):
@@ -75,13 +77,16 @@ class Cautious(Strategy):
 class SpaceMaker(Strategy):
     name = "space_maker"
     game = "savannah"
-    summary = ("phase one: points now plus a bonus for each space the play makes unplayable "
-               "(each is a point and a choice of cards); phase two: greedy")
+    summary = ("phase one: points now plus `space_value` for each space anywhere on the table "
+               "the play makes unplayable (at its line ends, or wherever its card was the last "
+               "copy a space could take; each is a point and a choice of cards); phase two and "
+               "claims: greedy")
 
     class Params(_Params):
         space_value: float = Field(1.5, ge=0,
-                                   description="value of each unplayable space a placement "
-                                               "creates (worth a point and a card choice)")
+                                   description="value of each space a placement makes "
+                                               "unplayable, anywhere on the table (worth a point "
+                                               "and a card choice)")
         noise: float = Field(0.0, ge=0, le=1, description="chance of a random legal move")
 
     def act(self, obs: Obs, legal, rng):

@@ -4,6 +4,8 @@ random games checked against an independent re-implementation of the rules (belo
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -14,6 +16,7 @@ from safari_sim.games import get_game
 from safari_sim.games.savannah import card_of, turn as T
 from safari_sim.games.savannah.rules import card_name
 from strategies import get_strategy
+from strategies.base import random_legal
 
 G = get_game("savannah")
 R = G.make_rules()
@@ -330,6 +333,41 @@ def test_a_card_buried_now_can_make_another_space_unplayable():
         conserved(st)
 
 
+@pytest.mark.parametrize("touch", [True, False])
+def test_a_card_may_touch_only_a_face_down_card(touch):
+    """Step A: "This card must touch at least one card already on the table". With
+    ``touch_face_down`` (the default) a face-down card is such a card: (2,2) touches only the
+    face-down card at (1,1); it scores nothing (a face-down card is in no line). When phase one
+    ends the face-down card leaves, and so does the space that only it made playable."""
+    r = G.make_rules({"touch_face_down": touch})
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Elephant")}
+    hands = [[C("3-Elephant"), C("1-Lion")], [C("6-Zebra"), C("5-Monkey")]]
+    st = G.arrange(r, 2, layout, hands, pile1=[C("5-Zebra"), C("4-Zebra")],
+                   pile2=[C("1-Zebra"), C("2-Zebra")], face_down={(1, 1): C("4-Tiger")})
+    for sp in ((2, 2), (2, 1), (2, 0)):
+        assert legal_at(st, C("1-Lion"), *sp) == touch, sp
+    assert legal_at(st, C("1-Lion"), 1, 0) and not legal_at(st, C("1-Lion"), 1, 1)
+    if touch:
+        assert play(st, C("1-Lion"), 2, 2) == (0, 0)
+        assert st.board[0, st.cell(2, 2)] == C("1-Lion") + 1
+    else:
+        play(st, C("1-Lion"), 1, 0)
+    # the other player draws the 1st pile's last card: phase two, (1,1) open again
+    play(st, C("6-Zebra"), -1, -1)
+    assert st.g[0, T.PHASE] == T.TWO and st.g[0, T.N_FD] == 0
+    p = int(G.to_move(st)[0])
+    assert p == 0
+    assert legal_at(st, C("3-Elephant"), 1, 1)                  # reopened: "playable again"
+    # the spaces below the face-down card touch no face-up card now (with touch, the 1-Lion
+    # at (2,2) keeps its own neighbours open)
+    if not touch:
+        assert not any((y, x) in {(2, 2), (2, 3)} for _, _, y, x, _ in cands(st))
+    else:
+        assert legal_at(st, C("3-Elephant"), 3, 3)
+        assert not any((y, x) == (2, 0) for _, _, y, x, _ in cands(st))
+    conserved(st)
+
+
 def two_unplayable(**rules):
     """Lions' columns above and below a gap at (0,0)-(1,0); 6-Elephant at (1,1) makes (1,0) need
     an elephant (row) and a lion (column); (0,0) needs both already."""
@@ -469,11 +507,15 @@ def test_layout_stretched_to_the_limit_plays_out():
 
 
 # ---- An independent reading of the rules, to check whole games against -----------------------
+# Plain Python from the rulebook, sharing nothing with the kernels: a card is (animal, number)
+# read off its printed name, the table a dict of spaces, and Ref steps one game as the text says.
 
 ANIMAL_NAMES = ["Elephant", "Lion", "Monkey", "Tiger", "Zebra", "Explorer"]
 COPIES = {(a, n): (1 if a == "Explorer" else 2) for a in ANIMAL_NAMES for n in range(1, 7)}
+NEAR = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx]
 
 
+@functools.lru_cache(maxsize=None)
 def kind(c):
     """(animal, number) of card c, read from its printed name."""
     n, a = card_name(c).split("-")
@@ -490,8 +532,9 @@ def line_rule(line):
     return a_ or b_ or c_, a_ or b_
 
 
-def runs(board, y, x, card=None):
-    """The row and the column through (y, x) (with ``card`` there if given), as lists of spaces."""
+def runs(board, y, x):
+    """The row and the column through (y, x): the unbroken runs of face-up cards, as lists of
+    spaces, (y, x) included."""
     out = []
     for dy, dx in ((0, 1), (1, 0)):
         line = [(y, x)]
@@ -512,152 +555,342 @@ def fits(board, y, x, kd):
     return True
 
 
-def touching(board, y, x):
-    return [(y + dy, x + dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
-            if (dy or dx) and (y + dy, x + dx) in board]
-
-
-def open_spaces(board, blocked):
-    return {(y + dy, x + dx) for (y, x) in board for dy in (-1, 0, 1) for dx in (-1, 0, 1)
-            if (y + dy, x + dx) not in board and (y + dy, x + dx) not in blocked}
-
-
-def unplayable(board, blocked):
-    up = {}
-    for c in board.values():
-        up[kind(c)] = up.get(kind(c), 0) + 1
-    return {sp for sp in open_spaces(board, blocked)
-            if not any(fits(board, *sp, kd) for kd, n in COPIES.items() if up.get(kd, 0) < n)}
-
-
-def legal_placements(board, blocked, hand, n_placed, n_players):
-    """Every (card, space) the rules allow (the engine's list must be exactly this)."""
-    if not board:
-        return {(c, "first") for c in hand}
-    out = set()
-    for y, x in open_spaces(board, blocked):
-        t = touching(board, y, x)
-        if n_placed < n_players:      # the opening: one card, on one corner
-            if len(t) == 1 and t[0][0] != y and t[0][1] != x:
-                out |= {(c, (y, x)) for c in hand}
-            continue
-        out |= {(c, (y, x)) for c in hand if fits(board, y, x, kind(c))}
-    return out
-
-
-def replay(ev, n_players, n1, n2, hand_size=5):
-    """Re-play game's event log with the reading above; returns the recounted scores. Checks
-    every placement is legal, scores as the text says, and every unplayable space (while the 2nd
-    pile has cards) is found; who plays when (the dealer, then to the left; in phase two, the
-    next player with cards); that phase one lasts exactly until Step D takes the 1st pile's last
-    card; and that the game ends exactly when the table is clear or every hand is empty."""
-    board, blocked = {}, set()
-    score = [0] * n_players
-    hands = [hand_size] * n_players
-    placed, phase, due = 0, 1, set()
-    turns1 = 0                  # phase-one turns (each ends with Step D drawing from the 1st pile)
-    draw2 = n2                  # phase two's draw pile: the 2nd pile and the buried cards
-    expect = 0                  # the seat to play next
-    should_end = got_end = False
-    for t, seat, a, b_, c, d, e in ev:
-        assert not got_end, "events after the end"
-        assert t == T.E_END or not should_end, "the game goes on after it should have ended"
-        if t == T.E_PLACE:
-            if due:   # the previous player left unplayable spaces unclaimed with cards to spare
-                raise AssertionError(f"unclaimed unplayable spaces {due}")
-            assert seat == expect, ("turn order", seat, expect)
-            assert hands[seat] > 0
-            y, x, card = int(b_), int(c), int(a)
-            assert (y, x) not in board and (y, x) not in blocked
-            if placed == 0:
-                pass
-            elif placed < n_players:
-                tt = touching(board, y, x)
-                assert len(tt) == 1 and tt[0][0] != y and tt[0][1] != x, "opening: one corner"
-            else:
-                assert touching(board, y, x), "must touch a card"
-            board[(y, x)] = card
-            hands[seat] -= 1
-            lines = [ln for ln in runs(board, y, x) if len(ln) > 1]
-            rules = [line_rule([kind(board[sp]) for sp in ln]) for ln in lines]
-            assert all(ok for ok, _ in rules), "every line obeys A, B or C"
-            if placed < n_players:
-                pts = 0
-            elif phase == 1:
-                pts = sum(len(ln) if m else len(ln) - 1 for ln, (_, m) in zip(lines, rules))
-            else:
-                gone = set()
-                for ln in lines:
-                    gone |= set(ln)
-                if lines and not any(m for _, m in rules):
-                    gone.discard((y, x))
-                for sp in gone:
-                    del board[sp]
-                pts = len(gone)
-                assert pts == e
-            assert pts == d, (pts, d)
-            score[seat] += pts
-            placed += 1
-            if placed <= n_players:                 # the opening: no draw, then the dealer
-                expect = placed % n_players
-            elif phase == 1:
-                assert turns1 < n1, "a phase-one turn after the 1st pile ran out"
-                turns1 += 1
-                hands[seat] += 1                    # Step D
-                expect = (seat + 1) % n_players
-                found = unplayable(board, blocked)
-                due = found if len(found) <= n2 else set()
-            else:
-                if draw2:
-                    draw2 -= 1
-                    hands[seat] += 1
-                should_end = not board or not any(hands)
-                if not should_end:
-                    expect = next((seat + i) % n_players for i in range(1, n_players + 1)
-                                  if hands[(seat + i) % n_players])
-        elif t == T.E_CLAIM:
-            y, x = int(a), int(b_)
-            assert phase == 1 and (y, x) in unplayable(board, blocked)
-            due.discard((y, x))
-            blocked.add((y, x))
-            n2 -= 1
-            score[seat] += e
-        elif t == T.E_PHASE2:
-            assert not due
-            assert phase == 1 and turns1 == n1, "phase one ends when the 1st pile runs out"
-            assert int(a) == draw2, "the new draw pile: the 2nd pile and the buried cards"
-            blocked.clear()
-            phase = 2
-        elif t == T.E_END:
-            assert phase == 2 and should_end, "the game ends only with a clear table or no cards"
-            assert bool(a) == (not board)
-            got_end = True
-    assert got_end, "the game ended"
-    return score
-
-
-def engine_placements(st, b):
-    """{(card, space): points listed} of the player to move in game b."""
-    o = G.observe(st, np.array([b]))
-    out = {}
-    for j in range(int(o.n_cand[0])):
-        sp = (int(o.y[0, j]), int(o.x[0, j]))
-        out[(int(o.card[0, j]), "first" if st.g[b, T.N_UP] == 0 else sp)] = int(o.points[0, j])
-    return out
-
-
-def ref_points(board, y, x, card, phase):
-    """What playing ``card`` at (y, x) scores: phase one's lines, phase two's removals."""
+def placed_value(board, y, x, card, phase, line_point=1, less=1, removal=1):
+    """Phase one: the points of playing ``card`` at (y, x); phase two: the spaces it clears
+    (with the points). Touching only on corners: no line, nothing."""
     b2 = dict(board)
     b2[(y, x)] = card
     lines = [ln for ln in runs(b2, y, x) if len(ln) > 1]
     rules = [line_rule([kind(b2[sp]) for sp in ln]) for ln in lines]
+    assert all(ok for ok, _ in rules)
     if phase == 1:
-        return sum(len(ln) if m else len(ln) - 1 for ln, (_, m) in zip(lines, rules))
-    gone = set().union(*lines) if lines else set()
+        return sum(len(ln) * line_point - (0 if m else less) for ln, (_, m) in zip(lines, rules)), set()
+    gone = set()
+    for ln in lines:
+        gone |= set(ln)
     if lines and not any(m for _, m in rules):
-        gone.discard((y, x))
-    return len(gone)
+        gone.discard((y, x))                # every line all different: the played card stays
+    return len(gone) * removal, gone
+
+
+class Ref:
+    """One game of Savannah stepped from the rulebook, in plain Python."""
+
+    def __init__(self, rules, players, hands, pile1, pile2):
+        self.r, self.P = rules, players
+        self.up = {}                    # space -> face-up card
+        self.down = {}                  # space -> (face-down card, the seat that buried it)
+        self.hands = [set(h) for h in hands]
+        self.pile1, self.pile2 = list(pile1), list(pile2)   # bottom .. top
+        self.box = set()
+        self.score = [0] * players
+        self.found = [0] * players
+        self.placed = 0
+        self.phase = 0                  # 0 the opening placements, 1, 2; 3 over
+        self.cur = 0                    # "The dealer chooses a card ..."
+        self.claim = None               # (card from the 1st pile, card from the 2nd) to choose
+        self.claims_this_turn = 0
+        self.cleared = False
+        self.reshuffled = False
+        self.due = set()
+
+    # Step A
+    def on_table(self, sp):
+        return sp in self.up or (self.r.touch_face_down and sp in self.down)
+
+    def legal(self):
+        """{(card, space): value now} the player to move may play (space None: the first card)."""
+        hand = self.hands[self.cur]
+        if not self.up:
+            return {(c, None): 0 for c in hand}
+        spaces = {(y + dy, x + dx) for (y, x) in list(self.up) + list(self.down)
+                  for dy, dx in NEAR}
+        out = {}
+        for sp in spaces:
+            if sp in self.up or sp in self.down:
+                continue
+            near = [(sp[0] + dy, sp[1] + dx) for dy, dx in NEAR]
+            if self.phase == 0:
+                # "touching one other card on one corner": exactly one card, diagonally
+                t = [n for n in near if n in self.up]
+                if len(t) == 1 and t[0][0] != sp[0] and t[0][1] != sp[1]:
+                    out.update({(c, sp): 0 for c in hand})
+                continue
+            if not any(self.on_table(n) for n in near):
+                continue
+            lines = self.lines_at(sp)
+            for c in hand:
+                v = self.value(lines, kind(c))
+                if v is not None:
+                    out[(c, sp)] = v
+        return out
+
+    def lines_at(self, sp):
+        """The (animal, number)s of the face-up runs beside sp in its row and its column."""
+        return [[kind(self.up[q]) for q in ln if q != sp] for ln in runs(self.up, *sp)]
+
+    def value(self, lines, kd):
+        """None if a card kd may not join these lines, else what it scores: phase one, each
+        line's length (an all-different line one less); phase two, the cards it removes."""
+        made = [line_rule(ln + [kd]) for ln in lines if ln]
+        if not all(ok for ok, _ in made):
+            return None
+        if self.phase == 1:
+            return sum((len(ln) + 1) * self.r.line_point - (0 if m else self.r.all_different_less)
+                       for ln, (_, m) in zip([ln for ln in lines if ln], made))
+        if self.phase == 2 and made:
+            # a matching line: every card of both lines and the played one; else all but it
+            n = sum(len(ln) for ln in lines) + any(m for _, m in made)
+            return n * self.r.removal_point
+        return 0
+
+    # Step C
+    def unplayable(self):
+        """Empty spaces touching a face-up card where no card may go but cards already on the
+        table (face up; face down as ``buried_on_table`` says)."""
+        left = dict(COPIES)
+        for c in self.up.values():
+            left[kind(c)] -= 1
+        for c, who in self.down.values():
+            if self.r.buried_on_table == "all" or (self.r.buried_on_table == "own"
+                                                    and who == self.cur):
+                left[kind(c)] -= 1
+        if not self.r.explorer_cards:
+            left = {k: n for k, n in left.items() if k[0] != "Explorer"}
+        spaces = {(y + dy, x + dx) for (y, x) in self.up for dy, dx in NEAR}
+        out = set()
+        for sp in spaces:
+            if sp in self.up or sp in self.down:
+                continue
+            lines = [ln for ln in self.lines_at(sp) if ln]
+            if not any(n > 0 and all(line_rule(ln + [kd])[0] for ln in lines)
+                       for kd, n in left.items()):
+                out.add(sp)
+        return out
+
+    def _next_claim(self):
+        """Start the next claim if a space is unplayable (and the claim can be made)."""
+        cap = self.r.max_claims
+        self.due = self.unplayable()
+        if self.due and (cap == 0 or self.claims_this_turn < cap) and self.pile2:
+            self.score[self.cur] += self.r.claim_point      # "immediately score one point"
+            self.found[self.cur] += 1
+            self.claim = (self.pile1[-1], self.pile2.pop())  # one card from each deck
+            return True
+        self.due = set()
+        return False
+
+    def place(self, card, sp):
+        """Play ``card`` to ``sp`` (None: the dealer's first card); the caller has checked the
+        placement is in ``legal()``."""
+        p = self.cur
+        if sp is None:
+            sp = (0, 0)
+        self.hands[p].remove(card)
+        value, gone = placed_value(self.up, *sp, card, max(self.phase, 1), self.r.line_point,
+                                   self.r.all_different_less, self.r.removal_point)
+        self.up[sp] = card
+        self.placed += 1
+        if self.phase == 0:
+            if self.r.opening_draw:
+                self.hands[p].add(self.pile1.pop())
+            self.cur = (p + 1) % self.P     # then "The game now begins with the dealer"
+            if self.placed == self.P:
+                self.phase = 1
+            return
+        self.score[p] += value
+        if self.phase == 1:
+            self.claims_this_turn = 0
+            if not self._next_claim():
+                self._step_d()
+            return
+        for s in gone:                          # phase two: back to the box
+            self.box.add(self.up.pop(s))
+        if self.pile1:
+            self.hands[p].add(self.pile1.pop())  # "Draw a card to end your turn"
+        if not self.up:
+            self.cleared, self.phase = True, 3
+            return
+        with_cards = [(p + i) % self.P for i in range(1, self.P + 1)
+                      if self.hands[(p + i) % self.P]]
+        if not with_cards:
+            self.phase = 3
+        else:
+            self.cur = with_cards[0]
+
+    def keep(self, a, sp):
+        """The claim of space ``sp``: keep card a (0 the 1st pile's, 1 the 2nd's) on top of the
+        1st pile, the other face down in the space."""
+        assert self.claim is not None and sp in self.due, (sp, self.due)
+        kept, buried = self.claim[a], self.claim[1 - a]
+        self.pile1[-1] = kept
+        self.down[sp] = (buried, self.cur)
+        self.claim = None
+        self.claims_this_turn += 1
+        if not self._next_claim():
+            self._step_d()
+
+    def _step_d(self):
+        p = self.cur
+        self.hands[p].add(self.pile1.pop())     # "Draw a card from the top of the first deck"
+        self.cur = (p + 1) % self.P
+        if not self.pile1:
+            # "Pick up any cards marking unplayable spaces ... Shuffle these cards into the
+            # second deck": the order is chance's; the engine's order is taken once checked
+            self.pile2 += [c for c, _ in self.down.values()]
+            self.down = {}
+            self.pile1, self.pile2 = self.pile2, []
+            self.phase = 2
+            self.reshuffled = True
+
+    def to_move(self):
+        return -1 if self.phase == 3 else self.cur
+
+
+def engine_view(st, b):
+    """Game b of the state, read straight from its arrays into the reference's terms."""
+    g = st.g[b]
+    up = {}
+    for q in st.up_pos[b, :g[T.N_UP]]:
+        y, x = st.xy(q)
+        up[(int(y), int(x))] = int(st.board[b, q]) - 1
+    down = {}
+    for i in range(g[T.N_FD]):
+        y, x = st.xy(st.fd_pos[b, i])
+        down[(int(y), int(x))] = (int(st.fd_card[b, i]), int(st.fd_owner[b, i]))
+    return dict(up=up, down=down,
+                hands=[set(st.hand[b, p, :st.hand_n[b, p]].tolist()) for p in range(st.n_players)],
+                pile1=st.pile1[b, :g[T.N1]].tolist(), pile2=st.pile2[b, :g[T.N2]].tolist(),
+                box=set(st.box[b, :g[T.N_BOX]].tolist()), score=st.score[b].tolist(),
+                found=st.claims[b].tolist())
+
+
+def check_against(ref, st, b):
+    e = engine_view(st, b)
+    assert e["up"] == ref.up
+    assert e["down"] == ref.down, "the buried cards, where they lie and who buried them"
+    assert e["hands"] == ref.hands
+    assert e["pile1"] == ref.pile1 and e["pile2"] == ref.pile2
+    assert e["box"] == ref.box
+    assert e["score"] == ref.score and e["found"] == ref.found
+    assert int(G.to_move(st)[b]) == ref.to_move()
+    if ref.to_move() < 0:
+        assert bool(st.g[b, T.CLEARED]) == ref.cleared
+        return
+    o = G.observe(st, np.array([b]))
+    n = int(o.n_cand[0])
+    assert G.legal(st)[b].sum() == n
+    card, y, x = o.card[0].tolist(), o.y[0].tolist(), o.x[0].tolist()
+    if ref.claim is not None:
+        # the choice shows the 1st pile's card as candidate 0 and the 2nd pile's as 1
+        assert o.kind[0] == T.KEEP and n == 2
+        assert (card[0], card[1]) == ref.claim
+        assert (y[0], x[0]) in ref.due
+        return
+    assert o.kind[0] == T.PLACE
+    pts = o.points[0].tolist()
+    got = {(card[j], (y[j], x[j]) if ref.up else None): pts[j] for j in range(n)}
+    assert got == ref.legal(), "the candidates are exactly the legal placements, valued as printed"
+
+
+def ref_from_deal(st, b, rules, players):
+    """The reference's game from the engine's deal, once the deal itself is checked."""
+    H, N = rules.hand_size, rules.n_cards
+    hands = [st.hand[b, p, :st.hand_n[b, p]].tolist() for p in range(players)]
+    n1, n2 = int(st.g[b, T.N1]), int(st.g[b, T.N2])
+    rest = N - players * H
+    assert all(len(h) == H for h in hands)
+    assert (n1, n2) == ((rules.first_pile or (rest + 1) // 2),
+                        rest - (rules.first_pile or (rest + 1) // 2))
+    everything = sorted(sum(hands, []) + st.pile1[b, :n1].tolist() + st.pile2[b, :n2].tolist())
+    assert everything == list(range(N)), "the deal holds every card once"
+    return Ref(rules, players, hands, st.pile1[b, :n1].tolist(), st.pile2[b, :n2].tolist())
+
+
+def play_against_reference(rules, players, B, seed, chooser):
+    """B games stepped by the engine and by Ref side by side, compared after every step."""
+    keys = game_keys(seed, players, B)
+    seat_rs = keys.seat.reshape(-1).copy()
+    st = G.init(rules, players, keys.deal)
+    refs = [ref_from_deal(st, b, rules, players) for b in range(B)]
+    seen = {"claims": 0, "phase2": 0, "touch_only": 0}
+    for _ in range(2000):
+        for b in range(B):
+            check_against(refs[b], st, b)
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            break
+        legal = G.legal(st)
+        a = np.zeros(B, np.int64)
+        a[live] = chooser(G.observe(st, live).freeze(), legal[live],
+                          SeatRandom(seat_rs, live * players + mv[live]))
+        moves = []
+        o = G.observe(st, live)
+        for i, b in enumerate(live):
+            j = int(a[b])
+            assert legal[b, j]
+            moves.append((b, o.kind[i], j, int(o.card[i, j]), (int(o.y[i, j]), int(o.x[i, j]))))
+        G.step(st, a)
+        for b, k, j, card, sp in moves:
+            ref = refs[b]
+            if k == T.KEEP:
+                ref.keep(j, sp)
+                seen["claims"] += 1
+            else:
+                if ref.up and not any((sp[0] + dy, sp[1] + dx) in ref.up for dy, dx in NEAR):
+                    seen["touch_only"] += 1
+                ref.place(card, sp if ref.up else None)
+            if ref.reshuffled:
+                ref.reshuffled = False
+                seen["phase2"] += 1
+                drawn = st.pile1[b, :st.g[b, T.N1]].tolist()
+                assert sorted(drawn) == sorted(ref.pile1), "the 2nd pile and the buried cards"
+                ref.pile1 = drawn
+    assert (G.to_move(st) == -1).all(), "every game ends"
+    for b in range(B):
+        check_against(refs[b], st, b)
+        # final scores equal a recount from the final state
+        out = G.outcome(st)
+        best = max(refs[b].score)
+        winners = [p for p in range(players) if refs[b].score[p] == best]
+        assert out.win[b].tolist() == [1 / len(winners) if p in winners else 0
+                                       for p in range(players)]
+    return seen
+
+
+def mixed(obs, legal, rng):
+    """Greedy most of the time (it builds long lines and closes spaces), random otherwise."""
+    pts = np.where(legal[:, :obs.width], obs.points, -1)
+    best = np.argmax(pts, axis=1)
+    wild = rng.random(len(best)) < 0.3
+    return np.where(wild, random_legal(legal, rng), best)
+
+
+@pytest.mark.parametrize("players, rules, seed", [
+    (2, {}, 1), (3, {}, 2),
+    (3, {"touch_face_down": False}, 3),
+    (2, {"buried_on_table": "own"}, 4), (3, {"buried_on_table": "all"}, 5),
+    (3, {"max_claims": 1, "opening_draw": True}, 6),
+    (2, {"explorer_cards": False, "line_point": 2, "all_different_less": 0, "claim_point": 2,
+         "removal_point": 3}, 7),
+])
+def test_every_step_against_the_reference(players, rules, seed):
+    """Every step of many games, against Ref (plain Python from the rulebook): the layout, the
+    face-down cards (which card, where, buried by whom), hands, both piles in order, the box,
+    scores and claims, who moves, the claim's two cards, and the candidate list (exactly the
+    legal placements, with their values). Every game ends; the winner is the best score."""
+    r = G.make_rules(rules)
+    seen = play_against_reference(r, players, 10, seed, mixed)
+    assert seen["claims"] > 5 and seen["phase2"] == 10
+    if r.touch_face_down:
+        assert seen["touch_only"] > 0, "cards went where they touch only a face-down card"
+
+
+def test_strategies_against_the_reference():
+    for who in ("greedy", "cautious", "space_maker", "random"):
+        s = get_strategy("savannah", who)()
+        play_against_reference(R, 3, 4, 11, s.act)
 
 
 def public_board(st, b):
@@ -670,61 +903,13 @@ def public_board(st, b):
     return board, {(int(y) - c, int(x) - c) for y, x in zip(ys, xs)}
 
 
-@pytest.mark.parametrize("players", [2, 3])
-def test_random_games_every_step(players):
-    """Cards conserved after every step; the candidate list is exactly the legal placements (none
-    left out, none added); every game ends."""
-    B = 12
-    keys = game_keys(players, players, B)
-    seat_rs = keys.seat.reshape(-1).copy()
-    st = G.init(R, players, keys.deal)
-    rand = get_strategy("savannah", "random")()
-    for _ in range(400):
-        mv = G.to_move(st)
-        live = np.flatnonzero(mv >= 0)
-        if live.size == 0:
-            break
-        for b in live:
-            conserved(st, b)
-            if st.g[b, T.KIND] == T.PLACE:
-                board, blocked = public_board(st, b)
-                hand = st.hand[b, mv[b], :st.hand_n[b, mv[b]]].tolist()
-                want = legal_placements(board, blocked, hand, int(st.g[b, T.TURNS]), players)
-                got = engine_placements(st, b)
-                assert set(got) == want
-                phase = int(st.g[b, T.PHASE])
-                for (card, sp), pts in got.items():
-                    assert pts == (0 if phase == T.OPENING else ref_points(board, *sp, card, phase))
-        legal = G.legal(st)
-        assert (legal.sum(axis=1)[live] == st.g[live, T.N_CAND]).all()
-        a = np.zeros(B, np.int64)
-        a[live] = rand.act(G.observe(st, live), legal[live],
-                           SeatRandom(seat_rs, live * players + mv[live]))
-        G.step(st, a)
-    assert (G.to_move(st) == -1).all(), "every game ends"
-    for b in range(B):
-        conserved(st, b)
-
-
-@pytest.mark.parametrize("players", [2, 3])
-@pytest.mark.parametrize("who", ["random", "greedy", "cautious", "space_maker"])
-def test_scores_recount_from_the_history(players, who):
-    B = 24
-    strat = get_strategy("savannah", who)()
-    res = play_batch(G, R, players, [strat], np.zeros((B, players), int),
-                     game_keys(7, players, B), log=True)
-    st = res.state
-    assert (G.to_move(st) == -1).all()
-    n1, n2 = R.pile_sizes(players)
-    for b in range(B):
-        ev = st.ev[b, :st.g[b, T.NEV]]
-        assert replay(ev, players, n1, n2) == st.score[b].tolist()
-        assert ev[-1, 0] == T.E_END
-        conserved(st, b)
-    out = G.outcome(st)
-    assert (out.score == st.score).all() and np.allclose(out.win.sum(axis=1), 1)
-    assert (out.stats["laps"] == st.score // 20).all()
-    assert "P0 (dealer) opens with" in G.describe(st, 0)
+def unplayable(board, blocked):
+    up = {}
+    for c in board.values():
+        up[kind(c)] = up.get(kind(c), 0) + 1
+    spaces = {(y + dy, x + dx) for (y, x) in board for dy, dx in NEAR} - set(board) - blocked
+    return {sp for sp in spaces
+            if not any(fits(board, *sp, kd) for kd, n in COPIES.items() if up.get(kd, 0) < n)}
 
 
 def test_hidden_information_is_absent():
@@ -854,81 +1039,173 @@ def test_scoring_fields_change_the_points():
     assert play(st, C("3-Monkey"), 0, 2) == (6, 6)
 
 
-def test_strategies_prefer_what_they_say():
-    # greedy takes a best-scoring play; cautious weighs what the play opens for the next player
+# ---- The strategies' lookahead, against brute force from the rules ----------------------------
+# What each strategy is meant to see, computed again in plain Python from the full state: the
+# board before and after the play (phase two: after its removals, as Ref plays it), every space,
+# every card type. Neither oracle asks the lookahead where to look.
+
+@functools.lru_cache(maxsize=None)
+def kinds_allowed(lines):
+    """The (animal, number)s that may join these runs (a tuple of tuples of kinds)."""
+    return tuple(kd for kd in COPIES if all(not ln or line_rule(list(ln) + [kd])[0]
+                                            for ln in lines))
+
+
+def lines_key(board, sp):
+    return tuple(tuple(kind(board[q]) for q in ln if q != sp) for ln in runs(board, *sp))
+
+
+def spaces_of(board, down):
+    """Empty spaces touching a face-up card (the only ones a card's lines can reach)."""
+    return {(y + dy, x + dx) for (y, x) in board for dy, dx in NEAR} - set(board) - set(down)
+
+
+def after_play(board, sp, card, phase):
+    b2 = dict(board)
+    _, gone = placed_value(board, *sp, card, phase)
+    b2[sp] = card
+    for q in gone:
+        del b2[q]
+    return b2
+
+
+def reply_value(lines, kd, phase, r=R):
+    """What a card kd scores in a space with these runs (Step B; phase two, the removals)."""
+    ref = Ref(r, 2, [[], []], [], [])
+    ref.phase = phase
+    return ref.value([list(ln) for ln in lines], kd)
+
+
+def brute_threat(board, down, unseen, sp, card, phase, before=None):
+    """The most the next player could score, with a card type this player has not seen, at a
+    space whose row or column the play changes, on the board after the play (``before``: the
+    runs beside each space before it, if worked out already)."""
+    after = after_play(board, sp, card, phase)
+    before = {} if before is None else before
+    best = 0
+    for s in spaces_of(after, down):
+        key = lines_key(after, s)
+        if s not in before:
+            before[s] = None if s in board else lines_key(board, s)
+        if key != before[s]:
+            for kd in kinds_allowed(key):
+                if unseen.get(kd, 0) > 0:
+                    best = max(best, reply_value(key, kd, phase))
+    return best
+
+
+def closed_spaces(board, down):
+    """Step C on the face-up cards: spaces where only cards already face up could go."""
+    left = dict(COPIES)
+    for c in board.values():
+        left[kind(c)] -= 1
+    return {s for s in spaces_of(board, down)
+            if not any(left[kd] > 0 for kd in kinds_allowed(lines_key(board, s)))}
+
+
+def lookahead_positions(players, seed, B, every=3):
+    """(state, game) at place decisions of phases one and two of mixed-play games."""
+    keys = game_keys(seed, players, B)
+    seat_rs = keys.seat.reshape(-1).copy()
+    st = G.init(R, players, keys.deal)
+    for step in range(2000):
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            return
+        if step % every == 0:
+            for b in live:
+                if st.g[b, T.KIND] == T.PLACE and st.g[b, T.PHASE] in (T.ONE, T.TWO):
+                    yield st, int(b)
+        legal = G.legal(st)
+        a = np.zeros(B, np.int64)
+        a[live] = mixed(G.observe(st, live).freeze(), legal[live],
+                        SeatRandom(seat_rs, live * players + mv[live]))
+        G.step(st, a)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_threat_against_brute_force(players):
+    """lookahead.threat (cautious) for every candidate of many positions, phase two included
+    (where the reply is scored on the board after the play's removals)."""
+    from safari_sim.games.savannah import lookahead
+    done = {1: 0, 2: 0}
+    bigger_after_removals = 0
+    for st, b in lookahead_positions(players, 20 + players, 4, every=5):
+        o = G.observe(st, np.array([b]))
+        th = lookahead.threat(o)[0]
+        e = engine_view(st, b)
+        p = int(st.g[b, T.CUR])
+        unseen = dict(COPIES)
+        for c in list(e["up"].values()) + list(e["hands"][p]):
+            unseen[kind(c)] -= 1
+        phase = int(st.g[b, T.PHASE])
+        before = {}
+        for j in range(int(o.n_cand[0])):
+            sp, card = (int(o.y[0, j]), int(o.x[0, j])), int(o.card[0, j])
+            want = brute_threat(e["up"], e["down"], unseen, sp, card, phase, before)
+            assert th[j] == want, (phase, card_name(card), sp, th[j], want)
+            if phase == 2 and want > 0 and placed_value(e["up"], *sp, card, 2)[1]:
+                bigger_after_removals += 1
+        done[phase] += 1
+    assert done[1] > 10 and done[2] > 10 and bigger_after_removals > 0
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_new_unplayable_against_brute_force(players):
+    """lookahead.new_unplayable (space_maker): the spaces anywhere on the table that Step C
+    finds unplayable after the play and did not before, for every phase-one candidate."""
+    from safari_sim.games.savannah import lookahead
+    far = 0
+    n = 0
+    for st, b in lookahead_positions(players, 30 + players, 4, every=3):
+        if st.g[b, T.PHASE] != T.ONE:
+            continue
+        o = G.observe(st, np.array([b]))
+        got = lookahead.new_unplayable(o)[0]
+        e = engine_view(st, b)
+        before = closed_spaces(e["up"], e["down"])
+        for j in range(int(o.n_cand[0])):
+            sp, card = (int(o.y[0, j]), int(o.x[0, j])), int(o.card[0, j])
+            after = after_play(e["up"], sp, card, 1)
+            new = closed_spaces(after, e["down"]) - before
+            assert got[j] == len(new), (card_name(card), sp, got[j], new)
+            ends = {s for s in new if lines_key(after, s) != lines_key(e["up"], s)}
+            far += len(new - ends)
+        n += 1
+    assert n > 20 and far > 0, "some spaces closed far from the play (the last copy of a card)"
+
+
+def test_strategies_take_their_best_value():
+    """greedy takes a best-scoring play, cautious the best points minus caution x threat,
+    space_maker the best points plus space_value x new unplayable spaces (first on ties)."""
+    from safari_sim.games.savannah import lookahead
     st = example_b()
-    o = G.observe(st, np.array([0]))
+    o = G.observe(st, np.array([0])).freeze()
     lg = G.legal(st)[[0]]
     rng = SeatRandom(game_keys(0, 3, 1).seat.reshape(-1).copy(), np.array([0]))
+    n = int(o.n_cand[0])
     g = get_strategy("savannah", "greedy")().act(o, lg, rng)
-    assert o.points[0, g[0]] == o.points[0, :o.n_cand[0]].max() == 6
-    from safari_sim.games.savannah import lookahead
-    th = lookahead.threat(o)
-    assert th.shape == o.points.shape and th[0, :o.n_cand[0]].max() > 0
+    assert o.points[0, g[0]] == o.points[0, :n].max() == 6
+    th = lookahead.threat(o)[0, :n]
     k = get_strategy("savannah", "cautious")(caution=10.0).act(o, lg, rng)
-    value = o.points[0] - 10.0 * th[0]
-    assert value[k[0]] == value[:o.n_cand[0]].max()
-    # e.g. Debra's 3-Elephant at (1,1) scores 4 but opens a 3-elephant row and column
-    j = [i for i in range(o.n_cand[0]) if o.card[0, i] == C("3-Elephant")
-         and (o.y[0, i], o.x[0, i]) == (1, 1)][0]
-    assert th[0, j] >= 3
-    # new_unplayable against the rules' definition: the ends of the placement's lines that are
-    # unplayable after it and were not before
-    sm = lookahead.new_unplayable(o)[0]
-    board, blocked = public_board(st, 0)
-    was = unplayable(board, blocked)
-    for i in range(int(o.n_cand[0])):
-        y, x, card = int(o.y[0, i]), int(o.x[0, i]), int(o.card[0, i])
-        b2 = dict(board)
-        b2[(y, x)] = card
-        now = unplayable(b2, blocked) - was
-        ends = set()
-        for dy, dx in ((0, 1), (0, -1), (1, 0), (-1, 0)):
-            e = (y + dy, x + dx)
-            while e in b2:
-                e = (e[0] + dy, e[1] + dx)
-            ends.add(e)
-        assert sm[i] == len(now & ends), (card_name(card), y, x)
-    assert sm[:o.n_cand[0]].max() >= 1
+    value = o.points[0, :n] - 10.0 * th
+    assert k[0] == int(np.argmax(value)) and k[0] != g[0]
+    # Debra's 3-Elephant at (1,1) scores 4 but opens a row and a column of elephants
+    j = [i for i in range(n) if o.card[0, i] == C("3-Elephant") and (o.y[0, i], o.x[0, i]) ==
+         (1, 1)][0]
+    assert th[j] >= 3
     # Amy's 6-Lion at (0,0) in example B makes (1,0) unplayable: the space maker sees it
-    st = example_b()
     for card, y, x in ((C("3-Elephant"), 1, 1), (C("2-Zebra"), 3, 5),
                        (C("2-Elephant", True), 2, 1), (C("2-Monkey"), 0, 2)):
         play(st, card, y, x)
     st.g[0, T.CUR] = 2
     G.relist(st)
-    o = G.observe(st, np.array([0]))
+    o = G.observe(st, np.array([0])).freeze()
     j = [k for k in range(o.n_cand[0]) if o.card[0, k] == C("6-Lion") and (o.y[0, k], o.x[0, k])
          == (0, 0)][0]
-    assert lookahead.new_unplayable(o)[0, j] == 1
-
-
-def test_threat_is_the_best_reply_at_the_line_ends():
-    """lookahead.threat against a brute force over every unseen card type."""
-    from safari_sim.games.savannah import lookahead
-    st = example_b()
-    o = G.observe(st, np.array([0]))
-    th = lookahead.threat(o)[0]
-    unseen = o.unseen[0]
-    board, blocked = public_board(st, 0)
-    kinds = [(a, n) for a in ANIMAL_NAMES for n in range(1, 7)]
-    for j in range(int(o.n_cand[0])):
-        y, x, card = int(o.y[0, j]), int(o.x[0, j]), int(o.card[0, j])
-        b2 = dict(board)
-        b2[(y, x)] = card
-        best = 0
-        for dy, dx in ((0, 1), (0, -1), (1, 0), (-1, 0)):
-            e = (y + dy, x + dx)
-            while e in b2:
-                e = (e[0] + dy, e[1] + dx)
-            if e in blocked:
-                continue
-            for t, kd in enumerate(kinds):
-                if unseen[t] > 0 and fits(b2, *e, kd):
-                    look = lambda sp: kd if sp == e else kind(b2[sp])  # noqa: E731
-                    pts = 0
-                    for ln in runs(b2, *e):
-                        if len(ln) > 1:
-                            pts += len(ln) - (0 if line_rule([look(sp) for sp in ln])[1] else 1)
-                    best = max(best, pts)
-        assert th[j] == best, (card_name(card), y, x, th[j], best)
+    sm = lookahead.new_unplayable(o)[0]
+    assert sm[j] == 1
+    pick = get_strategy("savannah", "space_maker")(space_value=10.0).act(o, G.legal(st)[[0]], rng)
+    value = o.points[0, :o.n_cand[0]] + 10.0 * sm[:o.n_cand[0]]
+    assert pick[0] == int(np.argmax(value))

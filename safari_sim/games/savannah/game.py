@@ -53,7 +53,7 @@ class State:
     sc: np.ndarray         # int64[B, F]: both lines through each (grid.pack), if g[FR_OK]
     cand_slot: np.ndarray  # int8[B, K]: hand slot (claim: 0 keep 1st pile's card, 1 the 2nd's)
     cand_card: np.ndarray  # int8[B, K]
-    cand_cell: np.ndarray  # int16[B, K]: the space (flat index; S * S < 2**15)
+    cand_cell: np.ndarray  # int32[B, K]: the space (flat index)
     cand_pts: np.ndarray   # int16[B, K]: points now (phase two: cards removed x removal_point)
     legal_mask: np.ndarray  # bool[B, K]: True on the first g[N_CAND] entries
     ev: np.ndarray         # int16[B, L, 7]; L = 0 unless logging
@@ -272,15 +272,15 @@ class Savannah(Game):
         ``keys`` (uint64[B]) are the games' chance streams."""
         keys = np.asarray(keys, dtype=np.uint64)
         N, H, P = rules.n_cards, rules.hand_size, n_players
-        S = side(N)
+        S = side(N, rules.pile_sizes(P)[1] if rules.touch_face_down else 0)
         K = self.n_actions(rules, n_players)
         F = 8 * N
         prm = np.zeros(T.NP, np.int64)
         prm[[T.P_PLAYERS, T.P_HAND, T.P_CARDS, T.P_S, T.P_ORIGIN, T.P_LINE, T.P_LESS, T.P_CLAIM,
-             T.P_MAXCLAIMS, T.P_REMOVAL, T.P_OPEN_DRAW, T.P_K, T.P_BURIED]] = [
+             T.P_MAXCLAIMS, T.P_REMOVAL, T.P_OPEN_DRAW, T.P_K, T.P_BURIED, T.P_TOUCH_FD]] = [
             P, H, N, S, (S // 2) * S + S // 2, rules.line_point, rules.all_different_less,
             rules.claim_point, rules.max_claims, rules.removal_point, int(rules.opening_draw), K,
-            BURIED.index(rules.buried_on_table)]
+            BURIED.index(rules.buried_on_table), int(rules.touch_face_down)]
         B = len(keys)
         return State(
             n_players=P, rules=rules, prm=prm, copies=copies(rules),
@@ -294,7 +294,7 @@ class Savannah(Game):
             claims=np.zeros((B, P), np.int32), unpl=np.zeros((B, F), np.int32),
             fr=np.zeros((B, F), np.int32), sc=np.zeros((B, F), np.int64),
             cand_slot=np.zeros((B, K), np.int8), cand_card=np.zeros((B, K), np.int8),
-            cand_cell=np.zeros((B, K), np.int16),
+            cand_cell=np.zeros((B, K), np.int32),
             cand_pts=np.zeros((B, K), np.int16), legal_mask=np.zeros((B, K), np.bool_),
             ev=np.zeros((B, 2 * N + 8 if log else 0, 7), np.int16), rs=keys.copy())
 
@@ -322,7 +322,7 @@ class Savannah(Game):
                       st.sc, st.S)
         for (y, x), c in (face_down or {}).items():
             q = int(st.cell(y, x))
-            T._block(0, q, g, st.board, st.fr, st.sc)
+            T._block(0, q, g, st.board, st.fr, st.sc, st.prm)
             st.fd_pos[0, g[0, T.N_FD]] = q
             st.fd_card[0, g[0, T.N_FD]] = c
             st.fd_owner[0, g[0, T.N_FD]] = (buried_by or {}).get((y, x), -1)

@@ -16,6 +16,14 @@ a face-down card, within N; and every read the kernels make (a space's eight nei
 end of a line, a strategy's look one play ahead) within N + 2 -- inside the array. No legal
 placement is ever clipped; tests/test_savannah.py plays the most spread-out layout possible (a
 diagonal line of every card) to check it, and ``place`` flags any card nearer than 2 to an edge.
+
+When a card may go where it touches only a face-down card (``touch_face_down``), a card can lie
+two cells from every face-up card. Count placements instead: every card put on the table, face
+up or face down, touches something already there (a face-down card goes into an open space, next
+to a face-up card), so each lies within one cell of an earlier one and the k-th placement within
+k - 1 of the centre. A card goes face up at most once (N) and a claim buries a card from the 2nd
+pile (at most its size F2), so everything lies within N + F2 - 1; the spaces next to a face-down
+card within N + F2, and every read within N + F2 + 3: the side is then ``2 * (N + F2 + 3) + 1``.
 """
 
 from __future__ import annotations
@@ -35,7 +43,11 @@ LOWBIT = np.array([(i & -i).bit_length() - 1 if i else 0 for i in range(64)], np
 SPREAD = np.array([sum(1 << (6 * a) for a in range(6) if i >> a & 1) for i in range(64)], np.int64)
 
 
-def side(n_cards: int) -> int:
+def side(n_cards: int, face_down: int = 0) -> int:
+    """The grid's side for N cards; ``face_down`` > 0 when a card may touch only a face-down
+    card, as many as the claims can bury at most (the 2nd pile's size): see the module's text."""
+    if face_down:
+        return 2 * (n_cards + face_down + 3) + 1
     return 2 * (n_cards + 2) + 1
 
 

@@ -35,6 +35,11 @@ class Rules:
     opening_draw: bool = rule(
         False, "players draw a card from the 1st pile after their opening placement (the text "
                "mentions no draw there)")
+    # ---- Step A: Play a card
+    touch_face_down: bool = rule(
+        True, "a face-down card (in an unplayable space) is a card 'already on the table' that a "
+              "new card may touch: a card may go where it touches only face-down cards; false: "
+              "only face-up cards count")
     # ---- Step B: Score your play (phase one)
     line_point: int = rule(1, "phase one: points per card in a line the played card joins")
     all_different_less: int = rule(

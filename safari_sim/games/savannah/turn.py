@@ -31,8 +31,9 @@ NG = 21
 
 # params vector
 (P_PLAYERS, P_HAND, P_CARDS, P_S, P_ORIGIN, P_LINE, P_LESS, P_CLAIM, P_MAXCLAIMS, P_REMOVAL,
- P_OPEN_DRAW, P_K, P_BURIED) = range(13)
-NP = 13
+ P_OPEN_DRAW, P_K, P_BURIED, P_TOUCH_FD) = range(14)
+NP = 14
+# P_TOUCH_FD: a card may go where it touches only a face-down card (Rules.touch_face_down)
 # P_BURIED: which face-down cards count as "already on the table" in Step C (rules.BURIED)
 BURIED_NONE, BURIED_OWN, BURIED_ALL = 0, 1, 2
 
@@ -123,11 +124,23 @@ def _touches_up(board, b, q, S):
 
 
 @njit(cache=True, _nrt=False)
-def _block(b, q, g, board, fr, sc):
-    """A face-down card fills the open space q (the other spaces' lines do not change)."""
+def _block(b, q, g, board, fr, sc, prm):
+    """A face-down card fills the open space q (the other spaces' lines do not change: an empty
+    space ends a line as a face-down card does). With ``touch_face_down`` it is a card on the
+    table that a new card may touch: the empty spaces around it open."""
     if board[b, q] == OPEN:
         _unlist(b, q, g, fr, sc)
     board[b, q] = BLOCKED
+    if prm[P_TOUCH_FD]:
+        S = prm[P_S]
+        n0 = g[b, N_FR]
+        for dy in range(-S, S + 1, S):
+            for dx in range(-1, 2):
+                if board[b, q + dy + dx] == EMPTY:
+                    _list(b, q + dy + dx, g, board, fr)
+        if g[b, FR_OK]:
+            for i in range(n0, g[b, N_FR]):
+                _scan_entry(b, i, board, fr, sc, S)
 
 
 @njit(cache=True, _nrt=False)
@@ -380,16 +393,28 @@ def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc, sc
 # ---- Step D, Ending the First Phase, next player ------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, S):
+def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, prm):
     """The face-down cards leave their spaces and are shuffled into the 2nd pile, which becomes
     the draw pile."""
+    S = prm[P_S]
     n2 = g[b, N2]
     n0 = g[b, N_FR]
     for i in range(g[b, N_FD]):
         _list(b, fd_pos[b, i], g, board, fr)     # it touches the face-up cards it lay among
         pile2[b, n2] = fd_card[b, i]
         n2 += 1
-    if g[b, FR_OK]:     # no face-up line changed: only the reopened spaces need their lines
+    if prm[P_TOUCH_FD]:
+        # the spaces open only because they touched a face-down card close again
+        for i in range(g[b, N_FD]):
+            q = fd_pos[b, i]
+            for dy in range(-S, S + 1, S):
+                for dx in range(-1, 2):
+                    r = q + dy + dx
+                    if board[b, r] == OPEN and not _touches_up(board, b, r, S):
+                        _unlist(b, r, g, fr, sc)
+                        board[b, r] = EMPTY
+        g[b, FR_OK] = 0
+    elif g[b, FR_OK]:   # no face-up line changed: only the reopened spaces need their lines
         for i in range(n0, g[b, N_FR]):
             _scan_entry(b, i, board, fr, sc, S)
     reopened = g[b, N_FD]
@@ -447,7 +472,7 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
         # Step D
         _draw(b, p, g, pile1, hand, hand_n)
         if g[b, N1] == 0:
-            _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, prm[P_S])
+            _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, prm)
         g[b, CUR] = (p + 1) % P
     else:
         if g[b, N1] > 0:
@@ -504,7 +529,7 @@ def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1
             kept = g[b, KEEP1 + a]
             buried = g[b, KEEP2 - a]
             pile1[b, g[b, N1] - 1] = kept
-            _block(b, q, g, board, fr, sc)
+            _block(b, q, g, board, fr, sc, prm)
             fd_pos[b, g[b, N_FD]] = q
             fd_card[b, g[b, N_FD]] = buried
             fd_owner[b, g[b, N_FD]] = p
