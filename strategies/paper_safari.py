@@ -63,7 +63,8 @@ class View:
     def delta(self, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Change of this player's score (n, S) if a card worth ``v`` (n,) replaced each slot
         (negative is good; a face-down slot gains the impatience bonus), and whether that
-        placement makes an equal column."""
+        placement makes a new equal column (one that was not equal already: swapping a card of
+        an equal column for its twin, a Tarzan for a Tarzan, makes none)."""
         x, xk = self.val, self.known
         if self.has_partner:
             p = self.val[:, self.partner]
@@ -73,9 +74,10 @@ class View:
             pk = np.zeros_like(xk)
         zmin = self.pair_zero_min
         match = pk & (v[:, None] == p) & (p >= zmin)
-        old = np.where(xk & pk & (x == p) & (p >= zmin), 0.0, x + p)
+        paired = xk & pk & (x == p) & (p >= zmin)
+        old = np.where(paired, 0.0, x + p)
         new = np.where(match, 0.0, v[:, None] + p)
-        return new - old - self.urge[:, None] * self.face_down, match
+        return new - old - self.urge[:, None] * self.face_down, match & ~paired
 
     def estimates(self, obs: Obs) -> np.ndarray:
         """Expected score (n, P) of every grid from what this player sees: the seen cards, and
@@ -125,8 +127,8 @@ class ThresholdReplacer(Strategy):
 class ColumnMatcher(Strategy):
     name = "column_matcher"
     game = "paper_safari"
-    summary = ("builds equal columns: takes or keeps a card that matches a known card in its "
-               "column (worth `match_bonus` extra), else plays like the threshold replacer")
+    summary = ("builds equal columns: takes or keeps a card that makes a new equal column with a "
+               "known card (worth `match_bonus` extra), else plays like the threshold replacer")
 
     class Params(_Params):
         keep_below: float = Field(3.0, description=(

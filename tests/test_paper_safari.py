@@ -979,6 +979,35 @@ def test_same_seed_same_games():
     assert np.array_equal(a.stats["round_score_sum"], b.stats["round_score_sum"])
 
 
+def test_column_matcher_does_not_swap_a_tarzan_for_its_twin():
+    # the loop behind the "stuck" two-player matches: seat 0 has a Tarzan above a Tarzan (an
+    # equal column, 0) and the discard pile is a lone Tarzan. Taking it to swap for one of its
+    # Tarzans changes nothing in its own grid, so it is no new equal column: it draws instead
+    # (it used to take it, push a Tarzan onto seat 1, whose card went under the empty pile,
+    # seat 1 took that card back and threw the Tarzan out again, 150 times in a round)
+    gr = [[TARZAN] + grid(5, 6) + [TARZAN] + grid(7, 8), grid(0, 1, 2, 3, 4, 5)]
+    up = [[True, False, False, True, False, False], [True] + [False] * 5]
+    r, st = position(gr, up=up, discard=[TARZAN])
+    legal = G.legal(st)
+    matcher = get_strategy("paper_safari", "column_matcher")()
+    a = matcher.act(obs_of(st), legal, SeatRandom(deal_keys(2, 0), np.array([0])))
+    assert a.tolist() == [ps.DECK]
+    # a Tarzan that does make a new equal column is still taken
+    gr = [[TARZAN] + grid(5, 6, 7, 8, 2), grid(0, 1, 2, 3, 4, 5)]
+    up = [[True] + [False] * 5, [True] + [False] * 5]
+    r, st = position(gr, up=up, discard=[TARZAN])
+    assert matcher.act(obs_of(st), G.legal(st), SeatRandom(deal_keys(2, 0), np.array([0]))
+                       ).tolist() == [ps.TAKE]
+
+
+def test_no_tarzan_loops_between_the_shipped_heuristics():
+    strats = [get_strategy("paper_safari", "column_matcher")(),
+              get_strategy("paper_safari", "threshold")()]
+    seating = np.tile([[0, 1], [1, 0]], (500, 1))
+    out = play_batch(G, R, 2, strats, seating, game_keys(3, 2, 1000)).outcome
+    assert out.stats["tarzan_chains"].max() < 30 and (out.stats["capped_rounds"] == 0).all()
+
+
 def test_heuristics_beat_random_play():
     for name in ("threshold", "column_matcher", "closer"):
         strats = [get_strategy("paper_safari", name)(), get_strategy("paper_safari", "random")()]
