@@ -328,6 +328,12 @@ def _take_away(b, q, g, board, up_pos, up_count, box, fr, sc, S):
     # the space itself, and its neighbours that touched no other face-up card
     if _touches_up(board, b, q, S):
         _list(b, q, g, board, fr)
+    _close_around(b, q, g, board, fr, sc, S)
+
+
+@njit(cache=True, _nrt=False)
+def _close_around(b, q, g, board, fr, sc, S):
+    """The open spaces around q that touch no face-up card any more are not spaces now."""
     for dy in range(-S, S + 1, S):
         for dx in range(-1, 2):
             r = q + dy + dx
@@ -406,13 +412,7 @@ def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, p
     if prm[P_TOUCH_FD]:
         # the spaces open only because they touched a face-down card close again
         for i in range(g[b, N_FD]):
-            q = fd_pos[b, i]
-            for dy in range(-S, S + 1, S):
-                for dx in range(-1, 2):
-                    r = q + dy + dx
-                    if board[b, r] == OPEN and not _touches_up(board, b, r, S):
-                        _unlist(b, r, g, fr, sc)
-                        board[b, r] = EMPTY
+            _close_around(b, fd_pos[b, i], g, board, fr, sc, S)
         g[b, FR_OK] = 0
     elif g[b, FR_OK]:   # no face-up line changed: only the reopened spaces need their lines
         for i in range(n0, g[b, N_FR]):
