@@ -14,12 +14,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
 from safari_sim.games import duck_duck_bruce as ddb
 from safari_sim.games.duck_duck_bruce import (BANK, BRUCE, DRAW, P_MAXSTEAL, P_PLAYERS, P_ROUNDS,
                                               P_TARGET, PASS, STEAL0, V_BUST, V_DECK_LEFT,
                                               V_ROW_GAIN, V_ROW_LEN, V_SEAT)
 
 from .duck_duck_bruce import K_CARD_COUNTER, K_SCOREBOARD, K_STOP_AT, K_VALUE_HUNTER
+
+# the kernel below inlines the game's rules: recompile it when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (ddb.__file__, __file__.replace(
+    "_duck_duck_bruce_compiled.py", "duck_duck_bruce.py")))
 
 
 @njit(cache=True, inline="always", _nrt=False)

@@ -506,3 +506,105 @@ def test_a_dask_cluster_writes_the_same_bytes_as_loky(tmp_path):
     bad = write(tmp_path, BASE.replace("parallel: {jobs: 1,", "parallel: {backend: dask,"), "bad.yaml")
     r = run_cli("run", bad, "--output", tmp_path / "bad", "--quiet")
     assert r.exit_code == 2 and "backend dask needs an address" in r.output
+
+
+def test_permute_seating_changes_neighbours():
+    perm = seating_plan("permute", 3, 0, 6)
+    assert sorted(map(tuple, perm.tolist())) == sorted(__import__("itertools").permutations(range(3)))
+    # over P! games: each strategy in each seat, and each ordered pair of neighbours, equally often
+    plan4 = seating_plan("permute", 4, 5, 24)
+    for s in range(4):
+        assert sorted(plan4[:, s].tolist()) == sorted(list(range(4)) * 6)
+    left = {(a, b): 0 for a in range(4) for b in range(4) if a != b}
+    for row in plan4.tolist():
+        for i in range(4):
+            left[(row[i], row[(i + 1) % 4])] += 1
+    assert len(set(left.values())) == 1
+    rot = seating_plan("rotate", 4, 0, 24)
+    assert len({(r[0], r[1]) for r in rot.tolist()}) == 4  # rotation: always the same neighbours
+
+
+def test_zip_and_lineup_sweeps(tmp_path):
+    exp = write(tmp_path, """
+        game: duck_duck_bruce
+        players: 3
+        games: 300
+        seed: 2
+        rules: {rounds: 1}
+        strategies:
+          - {name: cautious, use: stop_at, params: {cards: 2}}
+          - {name: bold, use: stop_at, params: {cards: 4}}
+          - {name: counter, use: card_counter}
+          - {name: wild, use: random}
+        sweep:
+          zip: {rules.bruce_cards: [0, 6], rules.max_steal: [2, 3]}
+          lineup: [[cautious, bold, counter], [bold, counter, wild]]
+        parallel: {jobs: 1, batch: 100}
+    """)
+    e = load_experiment(exp)
+    assert [v.label for v in e.variants] == [
+        "rules.bruce_cards=0, rules.max_steal=2, cautious + bold + counter",
+        "rules.bruce_cards=0, rules.max_steal=2, bold + counter + wild",
+        "rules.bruce_cards=6, rules.max_steal=3, cautious + bold + counter",
+        "rules.bruce_cards=6, rules.max_steal=3, bold + counter + wild"]
+    assert [(v.rules.bruce_cards, v.rules.max_steal) for v in e.variants] == [(0, 2), (0, 2), (6, 3), (6, 3)]
+    assert [s.name for s in e.variants[1].strategies] == ["bold", "counter", "wild"]
+    out = tmp_path / "res"
+    assert run_cli("run", exp, "--output", out, "--quiet").exit_code == 0
+    df = pl.read_parquet(str(out) + "/**/*.parquet")
+    by = df.group_by("variant_id").agg(pl.col("strategy").unique().sort()).sort("variant_id")
+    assert by["strategy"].to_list()[1] == ["bold", "counter", "wild"]
+    meta = json.loads((out / "experiment.json").read_text())
+    assert meta["sweep_keys"] == ["rules.bruce_cards", "rules.max_steal", "lineup"]
+    for bad, message in (
+        ("zip: {rules.bruce_cards: [0, 6], rules.max_steal: [2]}", "all of the same length"),
+        ("lineup: [[cautious, bold]]", "each table lists 3 names"),
+        ("lineup: [[cautious, bold, countr]]", "did you mean 'counter'"),
+        ("lineup: [[cautious, bold, bold]]", "names a strategy twice"),
+    ):
+        bad_exp = write(tmp_path, f"""
+            game: duck_duck_bruce
+            players: 3
+            games: 300
+            strategies:
+              - {{name: cautious, use: stop_at}}
+              - {{name: bold, use: stop_at}}
+              - {{name: counter, use: card_counter}}
+            sweep:
+              {bad}
+        """, "bad.yaml")
+        r = run_cli("run", bad_exp, "--output", tmp_path / "bad", "--quiet")
+        assert r.exit_code == 2 and message in r.output, (bad, r.output)
+
+
+def test_a_pool_plays_every_table(tmp_path):
+    exp = write(tmp_path, """
+        game: duck_duck_bruce
+        table: 3
+        games: 120
+        seed: 4
+        rules: {rounds: 1}
+        pool:
+          - {name: s2, use: stop_at, params: {cards: 2}}
+          - {name: s3, use: stop_at, params: {cards: 3}}
+          - {name: s4, use: stop_at, params: {cards: 4}}
+          - {name: counter, use: card_counter}
+          - {name: wild, use: random}
+        seating: permute
+        parallel: {jobs: 1, batch: 60}
+    """)
+    e = load_experiment(exp)
+    assert e.players == 3 and len(e.variants) == 10  # C(5, 3) tables
+    assert {tuple(s.name for s in v.strategies) for v in e.variants} == set(
+        __import__("itertools").combinations(["s2", "s3", "s4", "counter", "wild"], 3))
+    sampled = load_experiment(write(tmp_path, exp.read_text().replace("games: 120", "games: 120\ntables: 4"), "s.yaml"))
+    assert len(sampled.variants) == 4
+    assert [v.label for v in sampled.variants] == [v.label for v in load_experiment(
+        write(tmp_path, exp.read_text().replace("games: 120", "games: 120\ntables: 4"), "s2.yaml")).variants]
+    out = tmp_path / "res"
+    assert run_cli("run", exp, "--output", out, "--quiet").exit_code == 0
+    df = pl.read_parquet(str(out) + "/**/*.parquet")
+    assert df["variant_id"].n_unique() == 10 and df.height == 10 * 120 * 3
+    # every pool member plays C(4, 2) = 6 of the 10 tables
+    tables = df.group_by("strategy").agg(pl.col("variant_id").n_unique())
+    assert (tables["variant_id"] == 6).all()

@@ -19,8 +19,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import warnings
+
 import numpy as np
-from numba import njit
+from numba import config, njit
+
+if config.DISABLE_JIT:  # plain Python: numpy warns on the wrap-around the hash relies on
+    warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning, __name__)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -24,11 +24,26 @@ def get_game(game_id: str) -> Game:
         near = difflib.get_close_matches(game_id, ids, n=1)
         hint = f"; did you mean '{near[0]}'?" if near else ""
         raise KeyError(f"unknown game '{game_id}'{hint} (known: {', '.join(ids)})")
+    _refresh_caches(game_id)
     game = getattr(importlib.import_module(f"{__name__}.{game_id}"), "GAME", None)
     if not isinstance(game, Game) or game.id != game_id:
         raise KeyError(f"module safari_sim.games.{game_id} does not define GAME with id '{game_id}'")
     _LOADED[game_id] = game
     return game
+
+
+def _refresh_caches(game_id: str) -> None:
+    """A game's kernels inline the engine's chance and event helpers: recompile them when those
+    changed (engine/jit.py says why)."""
+    from pathlib import Path
+
+    from ..engine.jit import refresh_cache
+
+    here = Path(__file__).parent
+    files = [here / f"{game_id}.py"] if (here / f"{game_id}.py").exists() else \
+        sorted((here / game_id).glob("*.py"))
+    for f in files:
+        refresh_cache(f)
 
 
 def all_games() -> dict[str, Game]:

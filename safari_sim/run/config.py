@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -55,17 +56,38 @@ class ParallelSpec(BaseModel):
         return self
 
 
+class UntilSpec(BaseModel):
+    """Stop before ``games`` when the answer is clear (checked after each round of chunks)."""
+
+    model_config = ConfigDict(extra="forbid")
+    interval: float | None = Field(None, gt=0, lt=0.5, description=(
+        "stop when every win-rate interval's half-width is at most this"))
+    compare: list[str] | None = Field(None, min_length=2, max_length=2, description=(
+        "two strategy names: stop once one's win rate is shown higher than the other's"))
+    alpha: float = Field(0.05, gt=0, lt=0.5, description="error rate of the compare decision")
+
+    @model_validator(mode="after")
+    def _one_rule(self):
+        if (self.interval is None) == (self.compare is None):
+            raise ValueError("give exactly one of interval or compare")
+        return self
+
+
 class ExperimentFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str | None = None
     game: str
     players: int = Field(ge=1)
+    table: int | None = Field(None, ge=1)
     games: int = Field(ge=1)
     seed: int = Field(0, ge=0)
     rules: dict[str, Any] = Field(default_factory=dict)
-    strategies: list[StrategySpec] = Field(min_length=1)
-    seating: Literal["rotate", "fixed", "duplicate"] = "rotate"
-    sweep: dict[str, list[Any]] = Field(default_factory=dict)
+    strategies: list[StrategySpec] = Field(default_factory=list)
+    pool: list[StrategySpec] = Field(default_factory=list)
+    tables: int | None = Field(None, ge=1)
+    seating: Literal["rotate", "fixed", "duplicate", "permute"] = "rotate"
+    sweep: dict[str, Any] = Field(default_factory=dict)
+    until: UntilSpec | None = None
     parallel: ParallelSpec = Field(default_factory=ParallelSpec)
     output: str | None = None
     report: list[Literal["html", "pdf"]] = Field(default_factory=list)
@@ -185,6 +207,8 @@ def load_experiment(path: str | Path, games: int | None = None, output: str | No
         raise ExperimentError(f"{path}: not valid YAML{where}: {getattr(e, 'problem', e)}") from None
     if not isinstance(raw, dict):
         raise ExperimentError(f"{path}: expected a mapping of keys (game, players, strategies, ...)")
+    if "table" in raw and "players" not in raw:
+        raw["players"] = raw["table"]  # a tournament's table size is its player count
     if games is not None:
         raw["games"] = games
     if output is not None:
@@ -214,62 +238,62 @@ def resolve(spec: ExperimentFile, path: Path, text: str = "") -> Experiment:
         raise ExperimentError(
             f"players: {game.id} is for {game.min_players} to {game.max_players} players, "
             f"not {spec.players}")
-    if len(spec.strategies) != spec.players:
-        raise ExperimentError(
-            f"strategies: {len(spec.strategies)} listed for {spec.players} players "
-            "(one strategy per seat)")
-    names = [s.name for s in spec.strategies]
+    if spec.table is not None and spec.table != spec.players:
+        raise ExperimentError(f"table: {spec.table} seats, but players is {spec.players}")
+    if spec.pool and spec.strategies:
+        raise ExperimentError("pool: list the strategies under pool (a tournament) or under "
+                              "strategies (one table), not both")
+    entries = spec.pool or spec.strategies
+    if not entries:
+        raise ExperimentError("strategies: list one strategy per seat (or a pool: and table:)")
+    names = [s.name for s in entries]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise ExperimentError(f"strategies: the name '{dup[0]}' is used twice (names label the "
-                              "results, so each must be unique)")
+        raise ExperimentError(f"{'pool' if spec.pool else 'strategies'}: the name '{dup[0]}' is "
+                              "used twice (names label the results, so each must be unique)")
     base_dir = path.parent.resolve()
     # each strategy resolves and its params validate
     classes = {}
-    for i, s in enumerate(spec.strategies):
+    where_listed = "pool" if spec.pool else "strategies"
+    for i, s in enumerate(entries):
         try:
             cls = get_strategy(game.id, s.use, base_dir)
         except StrategyNotFound as e:
-            raise ExperimentError(f"strategies[{i}].use: {e}") from None
+            raise ExperimentError(f"{where_listed}[{i}].use: {e}") from None
         classes[s.name] = cls
-    # sweep keys
-    for key, values in spec.sweep.items():
-        if not values:
-            raise ExperimentError(f"sweep.{key}: give at least one value")
-        parts = key.split(".")
-        if parts[0] == "rules" and len(parts) == 2:
-            fields = [f.name for f in dataclasses.fields(game.Rules)]
-            if parts[1] not in fields:
-                near = difflib.get_close_matches(parts[1], fields, n=1)
-                hint = f"; did you mean 'rules.{near[0]}'?" if near else ""
-                raise ExperimentError(f"sweep.{key}: no such rules field{hint}")
-        elif parts[0] == "strategies" and len(parts) == 4 and parts[2] == "params":
-            if parts[1] not in classes:
-                near = difflib.get_close_matches(parts[1], list(classes), n=1)
-                hint = f"; did you mean '{near[0]}'?" if near else f" (names: {', '.join(classes)})"
-                raise ExperimentError(f"sweep.{key}: no strategy named '{parts[1]}'{hint}")
-            knobs = list(classes[parts[1]].Params.model_fields)
-            if parts[3] not in knobs:
-                near = difflib.get_close_matches(parts[3], knobs, n=1)
-                hint = (f"; did you mean '{near[0]}'?" if near else
-                        f" (its knobs: {', '.join(knobs) or 'none'})")
-                raise ExperimentError(f"sweep.{key}: '{parts[1]}' has no parameter '{parts[3]}'{hint}")
-        else:
-            raise ExperimentError(
-                f"sweep.{key}: a sweep key is rules.FIELD or strategies.NAME.params.KNOB")
+    axes = _sweep_axes(spec, game, classes, names)
+    if spec.pool:
+        if "lineup" in spec.sweep:
+            raise ExperimentError("sweep.lineup: a pool makes its own tables; drop one of them")
+        if len(names) < spec.players:
+            raise ExperimentError(f"pool: {len(names)} strategies cannot fill a table of "
+                                  f"{spec.players}")
+        tables = [list(t) for t in itertools.combinations(names, spec.players)]
+        if spec.tables is not None and spec.tables < len(tables):
+            # a sample of the tables, fixed by the seed (so a run is reproducible)
+            pick = np.random.default_rng(spec.seed).choice(len(tables), spec.tables, replace=False)
+            tables = [tables[i] for i in sorted(pick)]
+        axes.insert(0, [{"lineup": t} for t in tables])
+    elif spec.tables is not None:
+        raise ExperimentError("tables: is for a pool: tournament")
+    elif "lineup" not in spec.sweep and len(spec.strategies) != spec.players:
+        raise ExperimentError(
+            f"strategies: {len(spec.strategies)} listed for {spec.players} players "
+            "(one strategy per seat)")
+    by_name = {s.name: s for s in entries}
     # build every variant now so that any bad value fails before the run
-    keys = list(spec.sweep)
-    grid = list(itertools.product(*(spec.sweep[k] for k in keys))) if keys else [()]
+    grid = [dict(kv for part in combo for kv in part.items())
+            for combo in itertools.product(*axes)] if axes else [{}]
     variants = []
-    for vid, values in enumerate(grid):
-        point = dict(zip(keys, values))
+    for vid, point in enumerate(grid):
         rules_over = dict(spec.rules)
-        strats = [s.model_copy(deep=True) for s in spec.strategies]
+        lineup = point.get("lineup", names)
+        strats = [by_name[n].model_copy(deep=True) for n in lineup]
         for k, v in point.items():
             parts = k.split(".")
             if parts[0] == "rules":
                 rules_over[parts[1]] = v
-            else:
+            elif parts[0] == "strategies":
                 for s in strats:
                     if s.name == parts[1]:
                         s.params[parts[3]] = v
@@ -284,7 +308,9 @@ def resolve(spec: ExperimentFile, path: Path, text: str = "") -> Experiment:
             try:
                 classes[s.name].Params(**s.params)
             except ValidationError as e:
-                at = f"strategies[{i}].params" if not point else f"sweep point {_label(point)}: strategies[{i}].params"
+                swept = any(k.startswith(f"strategies.{s.name}.") for k in point)
+                at = (f"sweep point {_label(point)}: strategies[{i}].params" if swept else
+                      f"{where_listed}[{names.index(s.name)}].params")
                 raise ExperimentError(_pydantic_message(e, at)) from None
         variants.append(Variant(vid, _label(point) if point else "base", point, rules, strats))
     name = spec.name or path.stem
@@ -294,7 +320,81 @@ def resolve(spec: ExperimentFile, path: Path, text: str = "") -> Experiment:
 
 
 def _label(point: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in point.items())
+    def text(k, v):
+        if k == "lineup":
+            return " + ".join(v)
+        return f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
+
+    return ", ".join(text(k, v) for k, v in point.items())
+
+
+def _check_sweep_key(key: str, game: Game, classes: dict[str, type]) -> None:
+    parts = key.split(".")
+    if parts[0] == "rules" and len(parts) == 2:
+        fields = [f.name for f in dataclasses.fields(game.Rules)]
+        if parts[1] not in fields:
+            near = difflib.get_close_matches(parts[1], fields, n=1)
+            hint = f"; did you mean 'rules.{near[0]}'?" if near else ""
+            raise ExperimentError(f"sweep.{key}: no such rules field{hint}")
+    elif parts[0] == "strategies" and len(parts) == 4 and parts[2] == "params":
+        if parts[1] not in classes:
+            near = difflib.get_close_matches(parts[1], list(classes), n=1)
+            hint = f"; did you mean '{near[0]}'?" if near else f" (names: {', '.join(classes)})"
+            raise ExperimentError(f"sweep.{key}: no strategy named '{parts[1]}'{hint}")
+        knobs = list(classes[parts[1]].Params.model_fields)
+        if parts[3] not in knobs:
+            near = difflib.get_close_matches(parts[3], knobs, n=1)
+            hint = (f"; did you mean '{near[0]}'?" if near else
+                    f" (its knobs: {', '.join(knobs) or 'none'})")
+            raise ExperimentError(f"sweep.{key}: '{parts[1]}' has no parameter '{parts[3]}'{hint}")
+    else:
+        raise ExperimentError(
+            f"sweep.{key}: a sweep key is rules.FIELD, strategies.NAME.params.KNOB, zip or lineup")
+
+
+def _sweep_axes(spec: "ExperimentFile", game: Game, classes: dict[str, type],
+                names: list[str]) -> list[list[dict[str, Any]]]:
+    """The sweep as axes of the grid: each axis a list of points ({key: value, ...}).
+
+    ``KEY: [a, b]`` is an axis; ``zip: {KEY1: [a, b], KEY2: [c, d]}`` moves its keys together
+    (one axis: a with c, b with d); ``lineup: [[s1, s2, s3], ...]`` is an axis of tables (which
+    strategies sit down, by name)."""
+    axes = []
+    for key, values in spec.sweep.items():
+        if key == "zip":
+            if not isinstance(values, dict) or len(values) < 2:
+                raise ExperimentError("sweep.zip: give two or more keys, each with a list of values")
+            lens = {k: len(v) if isinstance(v, list) else -1 for k, v in values.items()}
+            if min(lens.values()) < 1 or len(set(lens.values())) != 1:
+                raise ExperimentError("sweep.zip: every key needs a list of values, all of the same "
+                                      "length (" + ", ".join(f"{k}: {n}" for k, n in lens.items()) + ")")
+            for k in values:
+                if k in ("zip", "lineup"):
+                    raise ExperimentError(f"sweep.zip.{k}: zip moves rules and knobs together")
+                _check_sweep_key(k, game, classes)
+            n = next(iter(lens.values()))
+            axes.append([{k: v[i] for k, v in values.items()} for i in range(n)])
+        elif key == "lineup":
+            if not isinstance(values, list) or not values:
+                raise ExperimentError("sweep.lineup: give a list of tables, each a list of names")
+            for t in values:
+                if not isinstance(t, list) or len(t) != spec.players:
+                    raise ExperimentError(f"sweep.lineup: each table lists {spec.players} names "
+                                          f"(one per seat), not {t!r}")
+                for n in t:
+                    if n not in classes:
+                        near = difflib.get_close_matches(str(n), names, n=1)
+                        hint = f"; did you mean '{near[0]}'?" if near else f" (names: {', '.join(names)})"
+                        raise ExperimentError(f"sweep.lineup: no strategy named '{n}'{hint}")
+                if len(set(t)) != len(t):
+                    raise ExperimentError(f"sweep.lineup: {t!r} names a strategy twice")
+            axes.append([{"lineup": list(t)} for t in values])
+        else:
+            if not isinstance(values, list) or not values:
+                raise ExperimentError(f"sweep.{key}: give a list of at least one value")
+            _check_sweep_key(key, game, classes)
+            axes.append([{key: v} for v in values])
+    return axes
 
 
 def known_games() -> list[str]:

@@ -9,6 +9,7 @@ already written, and any game can be replayed alone.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import time
@@ -49,13 +50,18 @@ def seating_plan(mode: str, n_players: int, first_game: int, n_games: int) -> np
     """int[n, P]: which strategy (index in the file's list) sits in each seat.
 
     rotate and duplicate: game g puts strategy (s + g) mod P in seat s, so over every P
-    consecutive games each strategy plays each seat once (seat 0 starts). fixed: strategy s
-    always sits in seat s.
+    consecutive games each strategy plays each seat once (seat 0 starts), but its neighbours never
+    change. permute: game g uses the (g mod P!)-th ordering of the strategies, so over every P!
+    games each strategy sits in each seat, and beside each other strategy on each side, equally
+    often. fixed: strategy s always sits in seat s.
     """
     seats = np.arange(n_players)
     if mode == "fixed":
         return np.broadcast_to(seats, (n_games, n_players)).copy()
     g = np.arange(first_game, first_game + n_games)
+    if mode == "permute":
+        orders = np.array(list(itertools.permutations(range(n_players))), np.int64)
+        return orders[g % len(orders)]
     return (seats[None, :] + g[:, None]) % n_players
 
 

@@ -95,7 +95,9 @@ def experiment_record(exp: Any, raw: dict[str, Any]) -> dict[str, Any]:
         "experiment_text": exp.source_text,
         "strategies": [s.model_dump() for s in spec.strategies],
         "base_dir": str(exp.base_dir),
-        "sweep_keys": list(spec.sweep),
+        # the swept keys as the variants name them (zip's keys one by one; `lineup` for tables)
+        "sweep_keys": list(dict.fromkeys(k for v in exp.variants for k in v.sweep)),
+        "pool": [s.model_dump() for s in spec.pool],
         "variants": [v.to_json() for v in exp.variants],
         "fingerprint": exp.fingerprint(),
         "versions": versions(),
