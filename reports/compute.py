@@ -122,6 +122,29 @@ def _tied_words(tied: pl.DataFrame, what: str) -> list:
     return [", tied with ", *_names(others), f" (their intervals of the {what} overlap, so no order between them)"]
 
 
+def duplicate_sentence(rates: pl.DataFrame, h2h: pl.DataFrame, games: int) -> list:
+    """What duplicate deals were worth on this run: each win-rate interval's effective number of
+    independent games (against plain rotation), and the head-to-head shares' too."""
+    lo, hi = rates["n_eff"].min(), rates["n_eff"].max()
+    ratio = rates["n_eff"] / rates["games"]
+    parts = [f"Duplicate deals: measured on this run, each strategy's win-rate interval is worth "
+             f"{number(about(int(lo)), 0)} to {number(about(int(hi)), 0)} independent games of plain rotation "
+             f"({ratio.min():.2f} to {ratio.max():.2f} times the {games:,} games played per "
+             f"variant)"]
+    if ratio.min() > 1:
+        parts.append(": the luck of the deal cancels between the strategies")
+    elif ratio.max() < 1:
+        parts.append(": here the rotations of one deal go the same way for a strategy (a deal that suits it "
+                     "suits it in every seat), so duplicate deals cost precision and plain rotation "
+                     "would give narrower intervals for the same games")
+    else:
+        parts.append(": narrower for some strategies, wider for others")
+    if len(h2h):
+        r = h2h["n_eff"] / h2h["games"]
+        parts.append(f"; for head-to-head shares {r.min():.2f} to {r.max():.2f} times the games together")
+    return ["".join(parts) + "."]
+
+
 def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[list]:
     """The "what this says" bullets. Each bullet is a list of parts: plain strings, or
     {"strong": text} for names, so the template can escape everything and still emphasise.
@@ -222,11 +245,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
                         "turns on average across variants."])
     rates = t["win_rates"]
     if experiment.get("seating") == "duplicate":
-        ratio = rates["n_eff"] / rates["games"]
-        out.append([f"Duplicate deals: measured on this run, each strategy's win-rate interval is as narrow as "
-                    f"{number(about(int(rates['n_eff'].min())), 0)} to {number(about(int(rates['n_eff'].max())), 0)} "
-                    f"independent games of plain rotation would make it ({ratio.min():.2f} to {ratio.max():.2f} "
-                    f"times the {games:,} games played), because luck of the deal cancels between the strategies."])
+        out.append(duplicate_sentence(rates, t["head_to_head"], games))
     widest = rates.with_columns((pl.col("hi") - pl.col("lo")).alias("w")).sort("w").row(-1, named=True)
     need = about(int(rates["games_to_halve"].max()))
     per = "per variant " if n_var > 1 else ""

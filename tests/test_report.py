@@ -371,8 +371,8 @@ def test_duplicate_deals_report_their_effective_games(tmp_path):
         assert float(attrs["data-lo"]) == pytest.approx(lo, rel=1e-3)
     summary = re.sub(r"<[^>]+>", "", re.search(r'<section id="summary".*?</section>', page.html, re.S).group(0))
     summary = " ".join(html_lib.unescape(summary).split())
-    assert "Duplicate deals: measured on this run, each strategy's win-rate interval is as narrow as" in summary
-    assert f"({min(eff) / 6000:.2f} to {max(eff) / 6000:.2f} times the 6,000 games played)" in summary
+    assert "Duplicate deals: measured on this run, each strategy's win-rate interval is worth" in summary
+    assert f"({min(eff) / 6000:.2f} to {max(eff) / 6000:.2f} times the 6,000 games played per variant): the luck" in summary
     assert min(eff) > 6000
 
 
