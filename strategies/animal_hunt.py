@@ -37,12 +37,14 @@ class Memory:
 
     def __init__(self, recall: float):
         self.recall = float(recall)
+        # chance that a fact survives a turns: recall ** a (a table: cheaper than a power per fact)
+        self.survive = self.recall ** np.arange(1 << 15, dtype=np.float64)
         self.batch = self.players = 0
-        self.known = self.lacks = self.turn = None
+        self.facts = self.turn = None
 
     def reset(self, batch: int, n_players: int) -> None:
         self.batch, self.players = batch, n_players
-        self.known = self.lacks = self.turn = None  # sized at the first observation
+        self.facts = self.turn = None  # sized at the first observation
 
     def recall_now(self, obs: Obs, rng) -> tuple[np.ndarray, np.ndarray]:
         """(known int8[n, G], lacks bool[n, P, K]) as this seat remembers them now."""
@@ -50,57 +52,78 @@ class Memory:
             return obs.known, obs.lacks
         n, g = obs.known.shape
         p, k = obs.lack.shape[1:]
-        if self.known is None:
-            rows = self.batch * self.players
-            self.known = np.full((rows, g), -1, np.int8)
-            self.lacks = np.zeros((rows, p, k), np.bool_)
-            self.turn = np.zeros(rows, np.int64)
+        if self.facts is None:
+            # per (game, seat): whether each fact (places, then who lacks what) is remembered
+            self.facts = np.zeros((self.batch * self.players, g + p * k), np.bool_)
+            self.turn = np.zeros(self.batch * self.players, np.int32)
         rows = obs.game * self.players + obs.seat
-        t1 = obs.turn.astype(np.int64)[:, None]
+        # the turn each fact was last learned (-1 never): a fact learned since the last update
+        # is remembered from that turn on, one already remembered survives each turn since with
+        # probability recall; a place whose card is gone is forgotten
+        learned = np.concatenate((obs.seen, obs.lack.reshape(n, -1)), axis=1)
+        t1 = obs.turn.astype(np.int32)[:, None]
         t0 = self.turn[rows][:, None]
-        u = rng.random((n, g + p * k))
-        # places: a card seen since the last update is remembered from that turn on; one already
-        # remembered survives each turn since with probability recall
-        seen = obs.seen.astype(np.int64)
-        fresh = seen >= t0
-        had = (self.known[rows] >= 0) & obs.down
-        age = np.where(fresh, t1 - seen, t1 - t0)
-        keep = (fresh | had) & (u[:, :g] < self.recall ** age)
-        known = np.where(keep, obs.known, -1).astype(np.int8)
-        lack = obs.lack.reshape(n, -1).astype(np.int64)
-        fresh = lack >= t0
-        had = self.lacks[rows].reshape(n, -1)
-        age = np.where(fresh, t1 - lack, t1 - t0)
-        lacks = ((fresh | had) & (u[:, g:] < self.recall ** age)).reshape(n, p, k)
-        self.known[rows] = known
-        self.lacks[rows] = lacks
+        fresh = learned >= t0
+        age = np.where(fresh, t1 - learned, t1 - t0)
+        had = self.facts[rows]
+        had[:, :g] &= obs.down
+        keep = (fresh | had) & (rng.random((n, g + p * k)) < self.survive[age])
+        self.facts[rows] = keep
         self.turn[rows] = t1[:, 0]
-        return known, lacks
+        return np.where(keep[:, :g], obs.known, -1).astype(np.int8), keep[:, g:].reshape(n, p, k)
 
 
 def kind_counts(known: np.ndarray, kinds: int) -> np.ndarray:
-    """int[n, K]: remembered face-down places of each kind."""
+    """int[n, K]: remembered face-down places of each kind (one bincount, -1 in its own bin)."""
     n = known.shape[0]
-    rows, cols = np.nonzero(known >= 0)
-    flat = rows * kinds + known[rows, cols]
-    return np.bincount(flat, minlength=n * kinds).reshape(n, kinds)
+    flat = known.astype(np.int64) + (np.arange(1, n * (kinds + 1), kinds + 1))[:, None]
+    return np.bincount(flat.ravel(), minlength=n * (kinds + 1)).reshape(n, kinds + 1)[:, 1:]
 
 
-def holder_chance(obs: Obs, known: np.ndarray, lacks: np.ndarray,
-                  counts: np.ndarray | None = None) -> np.ndarray:
-    """float[n, P, K]: the chance that the player at each offset (index 0, this player: 0) holds
-    each kind, from what is remembered: a kind not yet paired, not in this hand and not seen twice
-    in the hunting ground is in some hand or still twice in the ground; an opponent holds each of
-    the kinds it is not known to lack alike, as many as its hand size."""
-    counts = kind_counts(known, obs.kinds) if counts is None else counts
-    cand = (obs.scored < 0) & ~obs.hand & (counts < 2)             # [n, K]
-    pool = cand[:, None, :] & ~lacks                                 # [n, P, K]
-    pool[:, 0, :] = False
-    size = pool.sum(axis=2)                                          # [n, P]
+def row_take(table: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """table[i, idx[i, j]] for every row i (a gather in the flattened table; idx >= 0)."""
+    n, k = table.shape
+    flat = idx.astype(np.intp)
+    flat += (np.arange(n, dtype=np.intp) * k)[:, None]
+    return table.reshape(-1)[flat]
+
+
+def candidates(obs: Obs, counts: np.ndarray) -> np.ndarray:
+    """bool[n, K]: kinds that may be in an opponent's hand: not paired yet, not in this hand,
+    not remembered at two places of the hunting ground."""
+    return (obs.scored < 0) & ~obs.hand & (counts < 2)
+
+
+def _shares(obs: Obs, has: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Chance of holding, from ``has`` (may hold it) and ``size`` (how many candidate kinds each
+    opponent may hold), both [n, P, ...]-aligned with ``size`` [n, P]: each opponent holds each of
+    its possible kinds alike, as many as its hand size; the chances of one kind add up to 1 at
+    most."""
     h = obs.hand_size.astype(np.float64)
-    w = pool * (h / np.maximum(np.maximum(size, h), 1))[:, :, None]
-    total = w.sum(axis=1, keepdims=True)
-    return w / np.maximum(total, 1.0)
+    rate = h / np.maximum(np.maximum(size, h), 1)
+    rate[:, 0] = 0.0
+    w = has * (rate if has.ndim == 2 else rate[:, :, None])
+    return w / np.maximum(w.sum(axis=1, keepdims=True), 1.0)
+
+
+def holder_chance(obs: Obs, lacks: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """float[n, P, K]: the chance that the player at each offset (0, this player: 0) holds each
+    kind, from what is remembered (``counts``: ``kind_counts`` of the remembered places): a kind
+    not paired, not in this hand and not remembered twice in the hunting ground is in some hand or
+    still twice in the ground; each opponent holds each kind it is not known to lack alike."""
+    pool = candidates(obs, counts)[:, None, :] & ~lacks                # [n, P, K]
+    return _shares(obs, pool, np.count_nonzero(pool, axis=2))
+
+
+def ask_chance(obs: Obs, lacks: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """float[n, P]: ``holder_chance`` of the kind flipped this turn only (cheaper)."""
+    cand = candidates(obs, counts)
+    n = len(cand)
+    size = np.count_nonzero(cand, axis=1)[:, None] - np.count_nonzero(cand[:, None, :] & lacks,
+                                                                      axis=2)
+    k1 = np.maximum(obs.first_kind, 0).astype(np.int64)
+    has = cand[np.arange(n), k1][:, None] & ~lacks[np.arange(n), :, k1]
+    return _shares(obs, has, size)
 
 
 def first_true(mask: np.ndarray, u: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -126,8 +149,8 @@ def pair_flip_or(obs: Obs, known: np.ndarray, counts: np.ndarray,
     else one of a remembered twin (a kind remembered at two places); else ``otherwise``."""
     safe = np.maximum(known, 0)
     seen_k = known >= 0
-    m, has_m = first_true(seen_k & np.take_along_axis(obs.hand, safe, axis=1))
-    t, has_t = first_true(seen_k & (np.take_along_axis(counts, safe.astype(np.int64), axis=1) >= 2))
+    m, has_m = first_true(seen_k & row_take(obs.hand, safe))
+    t, has_t = first_true(seen_k & (row_take(counts, safe) >= 2))
     return np.where(has_m, m, np.where(has_t, t, otherwise))
 
 
@@ -155,12 +178,11 @@ def other_unknown(obs: Obs, known: np.ndarray, u: np.ndarray | None = None) -> n
     return np.where(has, unk, anyo)
 
 
-def best_asked(obs: Obs, chance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(offset of the opponent most likely to hold the flipped kind, that chance)."""
-    n = chance.shape[0]
-    ck = chance[np.arange(n), :, np.maximum(obs.first_kind, 0)]      # [n, P]
-    o = 1 + np.argmax(ck[:, 1:], axis=1)
-    return o, ck[np.arange(n), o]
+def best_asked(chance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(offset of the opponent most likely to hold the flipped kind, that chance), from
+    ``ask_chance``."""
+    o = 1 + np.argmax(chance[:, 1:], axis=1)
+    return o, chance[np.arange(len(o)), o]
 
 
 class HuntStrategy(Strategy):
@@ -175,6 +197,11 @@ class HuntStrategy(Strategy):
 
     def reset(self, batch: int, n_players: int) -> None:
         self.memory.reset(batch, n_players)
+
+    def counts(self, obs: Obs, known: np.ndarray) -> np.ndarray:
+        """int[n, K]: remembered face-down places of each kind (with a perfect memory, the
+        observation's own summary)."""
+        return obs.known_count if self.memory.recall >= 1.0 else kind_counts(known, obs.kinds)
 
     def draws(self, obs: Obs) -> int:
         """Uniform numbers this strategy needs per game and decision (drawn once, for every
@@ -224,11 +251,11 @@ class Rememberer(HuntStrategy):
             "otherwise flip an unknown card"))
 
     def flip(self, obs, known, lacks, u):
-        return pair_flip_or(obs, known, kind_counts(known, obs.kinds),
+        return pair_flip_or(obs, known, self.counts(obs, known),
                             first_unknown(obs, known, self.pick(obs, u)))
 
     def choose(self, obs, known, lacks, u):
-        o, p = best_asked(obs, holder_chance(obs, known, lacks))
+        o, p = best_asked(ask_chance(obs, lacks, self.counts(obs, known)))
         ask = np.where(p >= self.params.ask_min, obs.ask_action(o),
                        other_unknown(obs, known, self.pick(obs, u)))
         return show_twin_or(obs, known, ask)
@@ -247,17 +274,16 @@ class Prober(HuntStrategy):
             "least this chance"))
 
     def flip(self, obs, known, lacks, u):
-        counts = kind_counts(known, obs.kinds)
-        chance = holder_chance(obs, known, lacks, counts).max(axis=1)     # [n, K]
-        at = np.where(known >= 0, np.take_along_axis(chance, np.maximum(known, 0).astype(np.int64),
-                                                     axis=1), -1.0)
+        counts = self.counts(obs, known)
+        chance = holder_chance(obs, lacks, counts).max(axis=1)           # [n, K]
+        at = np.where(known >= 0, row_take(chance, np.maximum(known, 0)), -1.0)
         probe = np.argmax(at, axis=1)
         has_p = at[np.arange(len(probe)), probe] >= max(self.params.probe_min, 1e-9)
         unknown = first_unknown(obs, known, self.pick(obs, u))
         return pair_flip_or(obs, known, counts, np.where(has_p, probe, unknown))
 
     def choose(self, obs, known, lacks, u):
-        o, _ = best_asked(obs, holder_chance(obs, known, lacks))
+        o, _ = best_asked(ask_chance(obs, lacks, self.counts(obs, known)))
         return show_twin_or(obs, known, obs.ask_action(o))
 
 

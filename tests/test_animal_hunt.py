@@ -453,8 +453,11 @@ def test_properties_over_random_games(players):
         for k, s in enumerate(strats):
             idx = live[who == k]
             if idx.size:
-                a = s.act(G.observe(st, idx).freeze(), legal[idx],
-                          SeatRandom(seat_rs, idx * players + mover[idx]))
+                obs = G.observe(st, idx).freeze()
+                # the summary of known places is a recount of them
+                recount = (obs.known[:, :, None] == np.arange(K)[None, None, :]).sum(axis=1)
+                assert np.array_equal(obs.known_count, recount)
+                a = s.act(obs, legal[idx], SeatRandom(seat_rs, idx * players + mover[idx]))
                 assert legal[idx, a].all()
                 actions[idx] = a
         G.step(st, actions)

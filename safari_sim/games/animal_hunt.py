@@ -348,7 +348,7 @@ def _step(actions, g, pp, hand, ground, known, seen, lack, scored, ducky, ev, pa
 @njit(cache=True, _nrt=False)
 def _observe(games, g, pp, hand, ground, known, seen, lack, scored, ducky, params,
              seat, kind, turn, first, first_kind, down, o_known, o_seen, o_hand, hand_size,
-             pairs, o_lack, o_scored, o_ducky, ground_left):
+             pairs, o_lack, o_scored, o_ducky, ground_left, o_count):
     """The observation of the player to move in each of ``games``, written into fresh arrays;
     per-player values rotated so that index 0 is the player and o the player o seats left."""
     nplayers = params[P_PLAYERS]
@@ -364,10 +364,15 @@ def _observe(games, g, pp, hand, ground, known, seen, lack, scored, ducky, param
         first[i] = f
         first_kind[i] = known[b, f] if f >= 0 else -1
         ground_left[i] = g[b, DOWN]
+        for k in range(nk):
+            o_count[i, k] = 0
         for j in range(ng):
             down[i, j] = ground[b, j] >= 0
-            o_known[i, j] = known[b, j]
+            kj = known[b, j]
+            o_known[i, j] = kj
             o_seen[i, j] = seen[b, j]
+            if kj >= 0:
+                o_count[i, kj] += 1
         for k in range(nk):
             o_hand[i, k] = hand[b, p, k]
             s = scored[b, k]
@@ -409,6 +414,7 @@ class Obs(Observation):
     scored: np.ndarray       # int8[n, K] offset of the player who made the pair of a kind, -1
     ducky: np.ndarray        # int8[n, A] offset of the player holding each ducky, -1
     ground_left: np.ndarray  # int16[n] face-down cards in the hunting ground
+    known_count: np.ndarray  # int8[n, K] places where each kind is known (a summary of `known`)
     kinds: int               # kinds of card (animals * numbers)
     numbers: int             # cards of each animal in one deck
     places: int              # G: places in the hunting ground (the ask actions start at G + 1)
@@ -501,12 +507,12 @@ class AnimalHunt(Game):
                 pairs=np.empty((n, p), np.int16), lack=np.empty((n, p, nk), np.int16),
                 scored=np.empty((n, nk), np.int8),
                 ducky=np.empty((n, state.ducky.shape[1]), np.int8),
-                ground_left=np.empty(n, np.int16), kinds=nk, numbers=state.rules.numbers,
+                ground_left=np.empty(n, np.int16), known_count=np.empty((n, nk), np.int8), kinds=nk, numbers=state.rules.numbers,
                 places=ng)
         _observe(games, state.g, state.pp, state.hand, state.ground, state.known, state.seen,
                  state.lack, state.scored, state.ducky, state.params, o.seat, o.kind, o.turn,
                  o.first, o.first_kind, o.down, o.known, o.seen, o.hand, o.hand_size, o.pairs,
-                 o.lack, o.scored, o.ducky, o.ground_left)
+                 o.lack, o.scored, o.ducky, o.ground_left, o.known_count)
         return o
 
     def step(self, state: State, actions: np.ndarray) -> None:
