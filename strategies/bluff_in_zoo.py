@@ -376,12 +376,12 @@ class Bluffer(_BluffStrategy):
 
 class Doubter(_BluffStrategy):
     name = "doubter"
-    summary = ("doubts every claim it thinks false with chance over `doubt_at` 0.35 (more than "
+    summary = ("doubts every claim it thinks false with chance over `doubt_at` 0.3 (more than "
                "`honest`, at 0.5); otherwise the smallest raise, with chance `skip_rate` placing "
                "no card")
 
     class Params(_Common):
-        doubt_at: float = _doubt_at(0.35)
+        doubt_at: float = _doubt_at(0.3)
         skip_rate: float = Field(0.25, ge=0, le=1, description=(
             "chance of claiming without placing a card (when allowed): keeps the pile small"))
 

@@ -983,6 +983,20 @@ def test_honest_doubts_exactly_the_claims_it_thinks_false_and_doubter_doubts_mor
     assert (d | ~h).all() and d.sum() > 1.2 * h.sum(), (d.sum(), h.sum())
 
 
+@pytest.mark.parametrize("opponent", ["bluffer", "honest"])
+def test_doubter_doubts_more_claims_than_honest_in_play(opponent):
+    """Over whole two-player games against the same opponent, the doubter doubts a larger share
+    of the claims it faces than honest does (its own play changes the claims it faces, so the
+    per-observation test above is not enough)."""
+    rate = {}
+    for me in ("honest", "doubter"):
+        strats = [get_strategy("bluff_in_zoo", me)(), get_strategy("bluff_in_zoo", opponent)()]
+        seating = (np.arange(2)[None, :] + np.arange(300)[:, None]) % 2
+        s = play_batch(G, R, 2, strats, seating, game_keys(8, 2, 300)).outcome.stats
+        rate[me] = s["doubts"][seating == 0].sum() / s["claims"][seating == 1].sum()
+    assert rate["doubter"] > 1.1 * rate["honest"], rate
+
+
 def test_honest_claims_the_highest_claim_it_believes():
     """Its bisection against every count tried one by one: the claim is legal, believed with
     chance ``belief`` or more, and no higher legal claim is."""
