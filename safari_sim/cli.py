@@ -70,6 +70,7 @@ def run(
         out.print(f"resuming: {done_before:,} games already on disk", highlight=False)
     t0 = time.perf_counter()
     played = 0
+    stopped: dict = {}
     progress = Progress(
         TextColumn("[bold blue]{task.description}"), BarColumn(),
         TextColumn("{task.completed:,}/{task.total:,} games"),
@@ -85,7 +86,8 @@ def run(
                 rate = played / max(time.perf_counter() - t0, 1e-9)
                 progress.update(bar, advance=result[0], rate=f"{rate:,.0f} games/s")
 
-            run_tasks(tasks, jobs_n, on_done, exp.spec.parallel.backend, exp.spec.parallel.address)
+            run_tasks(tasks, jobs_n, on_done, exp.spec.parallel.backend, exp.spec.parallel.address,
+                      after_round=_stopping_rule(exp, tasks, stopped) if exp.spec.until else None)
     except RunError as e:
         if e.detail:  # the message first, then the user's own traceback
             from rich.markup import escape
@@ -103,14 +105,38 @@ def run(
     record["finished"] = True
     record["run"] = {"seconds": round(elapsed, 3), "games_played_now": played,
                      "games_per_second": round(played / elapsed, 1) if played else None}
+    if exp.spec.until:
+        record["stopped"] = stopped or {"reason": f"the budget of {exp.spec.games:,} games per "
+                                                  "variant was reached before the answer was clear",
+                                        "games_per_variant": exp.spec.games, "early": False}
+        out.print(f"stopped after {record['stopped']['games_per_variant']:,} games per variant: "
+                  f"{record['stopped']['reason']}", highlight=False)
     store.write_json(exp.output / "experiment.json", record)
     rate = f", {played / elapsed:,.0f} games/s" if played else ""
-    out.print(f"done: {len(exp.variants)} variant(s) x {exp.spec.games:,} games in {exp.output} "
+    per_variant = record.get("stopped", {}).get("games_per_variant", exp.spec.games)
+    out.print(f"done: {len(exp.variants)} variant(s) x {per_variant:,} games in {exp.output} "
               f"({played:,} played now in {elapsed:.1f} s{rate})", highlight=False)
     if exp.spec.report:
         _report(exp.output, exp.spec.report, None)
     if replaced:
         _print_moved(Path(replaced), exp.output)
+
+
+def _stopping_rule(exp, tasks, stopped: dict):
+    """after_round for run_tasks: the experiment's `until:`, recording why it stopped."""
+    from .run import until
+
+    def after_round(c, done):
+        reason = until.check(exp.spec, [Path(t.path) for t in done], until.budget_deals(exp.spec),
+                             len(exp.variants))
+        if reason is None:
+            return False
+        games = sum(t.n_games for t in done if t.variant_id == exp.variants[0].id)
+        stopped.update(reason=reason, after_chunk=c, games_per_variant=games,
+                       early=games < exp.spec.games)
+        return True
+
+    return after_round
 
 
 def _report(results: Path, formats: list[str], out_dir: Optional[Path]) -> None:

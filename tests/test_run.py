@@ -608,3 +608,60 @@ def test_a_pool_plays_every_table(tmp_path):
     # every pool member plays C(4, 2) = 6 of the 10 tables
     tables = df.group_by("strategy").agg(pl.col("variant_id").n_unique())
     assert (tables["variant_id"] == 6).all()
+
+
+def test_a_sequential_comparison_holds_its_error_rate():
+    """Synthetic strategies of known strength: deals whose win difference has mean 0 (400 runs
+    looked at after every 200 deals up to 20,000) decide wrongly at most alpha of the time; a
+    real gap of 5 points is found, on the right side, long before the budget."""
+    from safari_sim.stats import sequential
+
+    rng = np.random.default_rng(0)
+    alpha, budget, look = 0.05, 20_000, 200
+    rho = sequential.tuned_rho(budget)
+
+    def run(p_a, p_b):
+        # each deal: A wins, B wins, or a third player wins
+        u = rng.random(budget)
+        d = np.where(u < p_a, 1.0, np.where(u < p_a + p_b, -1.0, 0.0))
+        for n in range(look, budget + 1, look):
+            side, _, _ = sequential.compare(d[:n], alpha, rho)
+            if side:
+                return side, n
+        return None, budget
+
+    null = [run(1 / 3, 1 / 3)[0] for _ in range(400)]
+    wrong = sum(s is not None for s in null) / len(null)
+    assert wrong <= alpha + 0.015  # 5% +- 1.5%: in fact far below, the sequence is conservative
+    found = [run(0.36, 0.31) for _ in range(100)]
+    assert all(side == "A" for side, _ in found)
+    assert np.median([n for _, n in found]) < budget / 2
+
+
+def test_until_stops_when_the_answer_is_clear(tmp_path):
+    text = BASE.replace("sweep: {rules.bruce_cards: [0, 6]}", "") \
+        .replace("parallel: {jobs: 1, batch: 256, chunk: 512}", "parallel: {jobs: 2, batch: 256, chunk: 256}")
+    exp = write(tmp_path, text + "until: {compare: [cautious, counter]}\n")
+    out = tmp_path / "res"
+    r = run_cli("run", exp, "--output", out, "--games", 20_000, "--quiet")
+    assert r.exit_code == 0, r.output
+    meta = json.loads((out / "experiment.json").read_text())
+    st = meta["stopped"]
+    assert st["early"] and st["games_per_variant"] < 20_000
+    assert "counter wins more than cautious" in st["reason"] and "stopped after" in r.output
+    df = pl.read_parquet(str(out) + "/**/*.parquet")
+    assert df["game"].max() + 1 == st["games_per_variant"]  # exactly chunks 0 .. c
+    # the same stop with one worker, and on a resumed run
+    one = tmp_path / "one"
+    assert run_cli("run", exp, "--output", one, "--games", 20_000, "--jobs", 1, "--quiet").exit_code == 0
+    assert files_bytes(one) == files_bytes(out)
+    r = run_cli("run", exp, "--output", out, "--games", 20_000, "--quiet")
+    assert r.exit_code == 0 and files_bytes(one) == files_bytes(out)
+    # an interval target
+    exp2 = write(tmp_path, text + "until: {interval: 0.03}\n", "i.yaml")
+    r = run_cli("run", exp2, "--output", tmp_path / "i", "--games", 20_000, "--quiet")
+    st = json.loads((tmp_path / "i" / "experiment.json").read_text())["stopped"]
+    assert st["early"] and "within +-3.00%" in st["reason"]
+    bad = write(tmp_path, text + "until: {interval: 0.03, compare: [a, b]}\n", "b.yaml")
+    r = run_cli("run", bad, "--output", tmp_path / "b", "--quiet")
+    assert r.exit_code == 2 and "exactly one of interval or compare" in r.output

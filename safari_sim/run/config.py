@@ -134,6 +134,7 @@ class Experiment:
         d.pop("output")
         d.pop("games")
         d.pop("report")
+        d.pop("until")  # where a run stops, not what its chunks hold
         d["parallel"].pop("jobs")
         d["parallel"].pop("backend")  # where chunks run changes nothing in them
         d["parallel"].pop("address")

@@ -104,16 +104,20 @@ def plan(exp: Experiment) -> list[ChunkTask]:
     per_chunk = spec.parallel.chunk or CHUNK_TARGET
     tasks = []
     fp = exp.fingerprint()
-    for v in exp.variants:
-        for c in range(math.ceil(spec.games / per_chunk)):
-            first = c * per_chunk
-            tasks.append(ChunkTask(
-                game_id=exp.game.id, rules=v.rules, players=spec.players,
-                strategies=[s.model_dump() for s in v.strategies], base_dir=str(exp.base_dir),
-                seating=spec.seating, variant=v.label, variant_id=v.id, chunk=c,
-                first_game=first, n_games=min(per_chunk, spec.games - first),
-                batch=spec.parallel.batch, seed=spec.seed,
-                path=str(store.chunk_path(exp.output, v.id, c)), fingerprint=fp))
+    chunks = range(math.ceil(spec.games / per_chunk))
+    # with a stopping rule, chunk-major (every variant's chunk 0, then chunk 1...): the rule is
+    # checked after each round of chunks
+    order = ([(v, c) for c in chunks for v in exp.variants] if spec.until else
+             [(v, c) for v in exp.variants for c in chunks])
+    for v, c in order:
+        first = c * per_chunk
+        tasks.append(ChunkTask(
+            game_id=exp.game.id, rules=v.rules, players=spec.players,
+            strategies=[s.model_dump() for s in v.strategies], base_dir=str(exp.base_dir),
+            seating=spec.seating, variant=v.label, variant_id=v.id, chunk=c,
+            first_game=first, n_games=min(per_chunk, spec.games - first),
+            batch=spec.parallel.batch, seed=spec.seed,
+            path=str(store.chunk_path(exp.output, v.id, c)), fingerprint=fp))
     return tasks
 
 
@@ -221,32 +225,73 @@ def chunk_done(task: ChunkTask) -> bool:
 
 def run_tasks(tasks: list[ChunkTask], jobs: int,
               on_done: Callable[[ChunkTask, tuple[int, int, float]], None] | None = None,
-              backend: str = "loky", address: str | None = None) -> None:
+              backend: str = "loky", address: str | None = None,
+              after_round: Callable[[int, list[ChunkTask]], bool] | None = None) -> int | None:
     """Run the chunks not yet on disk, calling ``on_done`` as each finishes.
 
     ``backend`` loky: ``jobs`` worker processes here. dask: the chunks go to a Dask cluster
     through joblib's dask backend (``address`` tcp://HOST:PORT, or 'local' for a LocalCluster of
     ``jobs`` workers); a chunk is written by the worker that plays it, so every worker must see
     the output folder (a shared file system). A worker lost mid-run costs only its chunk: Dask
-    plays it again elsewhere, and the chunk's games are the same wherever they are played."""
-    todo = [t for t in tasks if not chunk_done(t)]
-    if not todo:
-        return
+    plays it again elsewhere, and the chunk's games are the same wherever they are played.
+
+    ``after_round(c, done)`` is asked, in chunk order, once every variant's chunks 0..c are on
+    disk (``done``: those tasks); when it says stop, the rest is cancelled, chunks after c that
+    were already played are removed (the dataset is then exactly chunks 0..c, as on any worker
+    count), and c is returned."""
+    rounds: dict[int, list[ChunkTask]] = {}
+    for t in tasks:
+        rounds.setdefault(t.chunk, []).append(t)
+    done = {t.path for t in tasks if chunk_done(t)}
+    state = {"next": 0}
+
+    def advance() -> int | None:
+        """Ask after_round of every round now complete; the round at which it stops."""
+        while after_round and state["next"] in rounds and \
+                all(t.path in done for t in rounds[state["next"]]):
+            c = state["next"]
+            state["next"] += 1
+            if after_round(c, [t for t in tasks if t.chunk <= c]):
+                return c
+        return None
+
+    stop = advance()
+    todo = [t for t in tasks if t.path not in done]
+    if stop is None and todo:
+        results = _results(todo, jobs, backend, address)
+        try:
+            for t, r in results:
+                done.add(t.path)
+                if on_done:
+                    on_done(t, r)
+                stop = advance()
+                if stop is not None:
+                    break
+        finally:
+            close = getattr(results, "close", None)
+            if close:
+                import warnings
+
+                with warnings.catch_warnings():  # joblib counts the chunks a stop left unused
+                    warnings.simplefilter("ignore", UserWarning)
+                    close()
+    if stop is not None:
+        for t in tasks:
+            if t.chunk > stop:
+                Path(t.path).unlink(missing_ok=True)
+    return stop
+
+
+def _results(todo: list[ChunkTask], jobs: int, backend: str, address: str | None) -> Iterator:
     if backend == "dask":
-        _run_dask(todo, jobs, address or "local", on_done)
-        return
+        return _run_dask(todo, jobs, address or "local")
     if jobs == 1 or len(todo) == 1:
-        results: Iterator = ((t, run_chunk(t)) for t in todo)
-    else:
-        par = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
-        results = par(delayed(_tagged)(t) for t in todo)
-    for t, r in results:
-        if on_done:
-            on_done(t, r)
+        return ((t, run_chunk(t)) for t in todo)
+    par = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
+    return par(delayed(_tagged)(t) for t in todo)
 
 
-def _run_dask(todo: list[ChunkTask], jobs: int, address: str,
-              on_done: Callable[[ChunkTask, tuple[int, int, float]], None] | None) -> None:
+def _run_dask(todo: list[ChunkTask], jobs: int, address: str) -> Iterator:
     import os
 
     from distributed import Client, LocalCluster
@@ -266,9 +311,7 @@ def _run_dask(todo: list[ChunkTask], jobs: int, address: str,
     try:
         with parallel_config(backend="dask"):
             par = Parallel(n_jobs=-1, return_as="generator_unordered")
-            for t, r in par(delayed(_tagged)(t) for t in todo):
-                if on_done:
-                    on_done(t, r)
+            yield from par(delayed(_tagged)(t) for t in todo)
     finally:
         client.close()
         if cluster is not None:

@@ -1,0 +1,55 @@
+"""`until:`: stop a run before its budget once the answer is clear.
+
+Checked after each round of chunks (chunk c of every variant), in chunk order, on the games of
+chunks 0 .. c only, so where a run stops depends on its seed alone, never on how many workers
+played it or in what order chunks finished; a resumed run stops at the same chunk.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from ..stats import sequential
+from ..stats.wins import win_rates
+
+
+def check(spec, paths: list[Path], budget_deals: int, n_variants: int) -> str | None:
+    """Why the run can stop on the games in ``paths`` (None: not yet)."""
+    lf = pl.scan_parquet([str(p) for p in paths])
+    u = spec.until
+    if u.interval is not None:
+        rates = win_rates(lf)
+        half = ((rates["hi"] - rates["lo"]) / 2).max()
+        if half <= u.interval:
+            return (f"every win-rate interval is within +-{u.interval:.2%} "
+                    f"(the widest +-{half:.2%})")
+        return None
+    a, b = u.compare
+    both = (lf.filter(pl.col("strategy").cast(pl.Utf8).is_in([a, b]))
+            .group_by("variant_id", "variant", "deal", "game")
+            .agg((pl.col("win") * (pl.col("strategy").cast(pl.Utf8) == a)).sum().alias("wa"),
+                 (pl.col("win") * (pl.col("strategy").cast(pl.Utf8) == b)).sum().alias("wb"),
+                 pl.col("strategy").n_unique().alias("k"))
+            .filter(pl.col("k") == 2)
+            .group_by("variant_id", "variant", "deal").agg((pl.col("wa") - pl.col("wb")).mean().alias("d"))
+            .collect().sort("variant_id", "deal"))
+    if both.height == 0:
+        return None
+    alpha = u.alpha / n_variants  # one decision per variant (Bonferroni)
+    rho = sequential.tuned_rho(budget_deals)
+    words = []
+    for (vid, label), part in both.group_by(["variant_id", "variant"], maintain_order=True):
+        side, mean, r = sequential.compare(part["d"].to_numpy(), alpha, rho)
+        if side is None:
+            return None
+        win, lose = (a, b) if side == "A" else (b, a)
+        words.append(f"{win} wins more than {lose} by {abs(mean):.2%} +- {r:.2%} "
+                     f"({part.height:,} deals{'' if n_variants == 1 else ', ' + str(label)})")
+    return "; ".join(words) + f" (always-valid {1 - u.alpha:.0%} confidence sequence)"
+
+
+def budget_deals(spec) -> int:
+    return spec.games // spec.players if spec.seating == "duplicate" else spec.games
+
