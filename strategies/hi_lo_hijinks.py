@@ -75,11 +75,13 @@ def _miss(values: int) -> np.ndarray:
 
 @functools.lru_cache(maxsize=None)
 def _play_table(animals: int, values: int, match_bonus: float, explorer_cost: float,
-                dump_from: float, dump_explorers: bool) -> np.ndarray:
+                dump_from: float, dump_explorers: bool, spoil: float) -> np.ndarray:
     """float32[2, 2, NCOST, 2 * values, 2, values]: the score of a play, by (the player lacks
     the ducky, the stack may be dumped on, take cost + COST0, stack state, explorer card, number).
 
-    A wanted card scores ``-distance to the top`` (+ ``match_bonus`` on a match); a card not
+    A wanted card scores ``-distance to the top - spoil * numbers the stack wants after it``
+    (+ ``match_bonus`` on a match: with ``spoil`` 0 a match, at distance 0, comes first anyway;
+    a positive ``spoil`` plays the card that leaves the next player least room); a card not
     wanted ``-100 - 10 * cost - distance``; on a stack that may be dumped on, a card at least
     ``dump_from`` from being wanted scores ``100 + distance - 10 * cost`` instead (an explorer
     card 50 less, after any animal card, and only with ``dump_explorers``); an explorer card
@@ -91,7 +93,8 @@ def _play_table(animals: int, values: int, match_bonus: float, explorer_cost: fl
     expl = np.array([0, 1])[None, :, None]
     wanted = np.where(hi, num >= top, num <= top)
     dist = np.abs(num - top).astype(np.float64)
-    base = -dist + match_bonus * (num == top)                       # [2V, 2, V]
+    room = np.where(hi, values - num + 1, num)                     # numbers wanted after it
+    base = -dist + match_bonus * (num == top) - spoil * room        # [2V, 2, V]
     cost = (np.arange(NCOST) - COST0)[:, None, None, None]
     take = -100.0 - 10.0 * cost - dist                               # [NCOST, 2V, 2, V]
     dumps = (dist >= dump_from) & ((expl == 0) | dump_explorers)
@@ -106,11 +109,11 @@ def _play_table(animals: int, values: int, match_bonus: float, explorer_cost: fl
 
 def play_scores(obs: Obs, match_bonus: float, explorer_cost: float, cost: np.ndarray,
                 dumpable: np.ndarray | None = None, dump_from: float = 0.0,
-                dump_explorers: bool = False) -> np.ndarray:
+                dump_explorers: bool = False, spoil: float = 0.0) -> np.ndarray:
     """float32[n, A_play]: the score of every play action (see ``_play_table``) from one look-up
     per stack: the take costs ``cost`` [n, S] and where dumping is on, ``dumpable`` [n, S]."""
     table = _play_table(obs.animals, obs.values, float(match_bonus), float(explorer_cost),
-                        float(dump_from), bool(dump_explorers))
+                        float(dump_from), bool(dump_explorers), float(spoil))
     v2 = 2 * obs.values
     key = np.clip(cost, -COST0, NCOST - COST0 - 1) + COST0
     key = key * v2 + stack_codes(obs)
@@ -200,13 +203,15 @@ def give_worst(obs: Obs, legal: np.ndarray, offset: np.ndarray, explorer_first: 
 
 def scored_play(obs: Obs, legal: np.ndarray, match_bonus: float, explorer_cost: float,
                 majority: bool, dumpable: np.ndarray | None = None,
-                dump_from: float = 0.0, dump_explorers: bool = False) -> np.ndarray:
+                dump_from: float = 0.0, dump_explorers: bool = False,
+                spoil: float = 0.0) -> np.ndarray:
     """The play with the best score (``_play_table``): the wanted card closest to the top
     (matches worth ``match_bonus`` steps, an explorer card ``explorer_cost`` steps when it would
     take the ducky), else the take that adds least to the player's count (``majority``: counted
-    with majorities); on ``dumpable`` stacks a card at least ``dump_from`` off is dumped first."""
+    with majorities); on ``dumpable`` stacks a card at least ``dump_from`` off is dumped first;
+    ``spoil`` weighs the room a play leaves the next player."""
     score = play_scores(obs, match_bonus, explorer_cost, take_costs(obs, majority), dumpable,
-                        dump_from, dump_explorers)
+                        dump_from, dump_explorers, spoil)
     return pick(score, legal)
 
 
@@ -220,6 +225,8 @@ class Safe(HiLoStrategy):
         match_bonus: float = Field(3.0, description="how many steps of distance a match is worth")
         explorer_cost: float = Field(
             2.0, description="steps of distance an explorer card costs (it takes the ducky)")
+        spoil: float = Field(0.0, ge=0, description=(
+            "weight of the room a play leaves the next player (numbers the stack still wants)"))
         majority: bool = Field(False, description=(
             "count a take's cost with majorities (cards of a type it would lead cost nothing)"))
         reverse: bool = Field(True, description="after a match reverse when it narrows the stack")
@@ -227,7 +234,7 @@ class Safe(HiLoStrategy):
 
     def play(self, obs, legal, rng):
         p = self.params
-        return scored_play(obs, legal, p.match_bonus, p.explorer_cost, p.majority)
+        return scored_play(obs, legal, p.match_bonus, p.explorer_cost, p.majority, spoil=p.spoil)
 
     def reverse(self, obs):
         return narrower(obs) & self.params.reverse
@@ -254,13 +261,15 @@ class Dumper(HiLoStrategy):
         dump_explorers: bool = Field(True, description=(
             "dump an explorer card too when no animal card can be dumped (the ducky goes to "
             "whoever plays the last explorer card)"))
+        spoil: float = Field(0.0, ge=0, description=(
+            "weight of the room a play leaves the next player (numbers the stack still wants)"))
 
     def play(self, obs, legal, rng):
         p = self.params
         early = obs.deck_left >= p.until_deck
         dumpable = ((obs.stack_len <= p.max_stack) & early[:, None]).astype(np.int32)
         return scored_play(obs, legal, p.match_bonus, p.explorer_cost, True, dumpable,
-                           p.worst_at_least, p.dump_explorers)
+                           p.worst_at_least, p.dump_explorers, p.spoil)
 
 
 class Giver(HiLoStrategy):
@@ -271,15 +280,18 @@ class Giver(HiLoStrategy):
     class Params(_Params):
         match_bonus: float = Field(6.0, description="how many steps of distance a match is worth")
         explorer_cost: float = Field(2.0, description="steps of distance an explorer card costs")
+        spoil: float = Field(0.0, ge=0, description=(
+            "weight of the room a play leaves the next player (numbers the stack still wants)"))
         explorer_first: bool = Field(True, description="give explorer cards before any other")
-        at_least: float = Field(0.0, ge=0, description=(
-            "give only a card at least this far from being wanted (0: always give)"))
+        at_least: float = Field(2.0, ge=0, description=(
+            "give only a card at least this far from being wanted (0: always give; explorer "
+            "cards first counts them farthest)"))
         target: str = Field("leader", pattern="^(leader|next)$", description=(
             "who gets the card: 'leader' (best standing now) or 'next' (the player to the left)"))
 
     def play(self, obs, legal, rng):
         p = self.params
-        return scored_play(obs, legal, p.match_bonus, p.explorer_cost, True)
+        return scored_play(obs, legal, p.match_bonus, p.explorer_cost, True, spoil=p.spoil)
 
     def _target(self, obs):
         if self.params.target == "next":

@@ -664,10 +664,22 @@ def test_safe_plays_the_match_then_the_closest_wanted_card():
     assert _act("safe", st) == play(LION, 1)
 
 
+def test_safe_spoil_knob_leaves_the_next_player_less_room():
+    st = position(hands={0: [K(TIGER, 4), K(TIGER, 6)]})
+    assert _act("safe", st) == play(TIGER, 4)  # closest to the top 3
+    assert _act("safe", st, spoil=2.0) == play(TIGER, 6)  # Higher on 6 wants only a 6
+
+
 def test_dumper_takes_a_small_stack_with_its_worst_card():
     st = position(hands={0: [K(LION, 1), K(TIGER, 4), K(ZEBRA, 5)]})
     assert _act("dumper", st) == play(LION, 1)
     assert _act("safe", st) == play(TIGER, 4)
+    assert _act("dumper", st, worst_at_least=3) == play(TIGER, 4)  # the 1 is only 2 off
+    stacks = [list(x) for x in THREES]
+    stacks[LION] = [K(LION, 4), K(LION, 5), K(LION, 3)]
+    st = position(stacks=stacks, hands={0: [K(LION, 1), K(TIGER, 4), K(ZEBRA, 5)]})
+    assert _act("dumper", st) == play(LION, 1)  # three cards: still small (max_stack 4)
+    assert _act("dumper", st, max_stack=2) == play(TIGER, 4)
 
 
 def test_giver_passes_an_explorer_card_to_the_leader():
