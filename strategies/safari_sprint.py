@@ -72,6 +72,10 @@ class LineEffect:
         self.own = obs.ifplay[:, :, 6]
         self.other = obs.ifplay[:, :, :6]
 
+    def to(self, d: np.ndarray) -> np.ndarray:
+        """int[n, 6]: what the line already gives ducky d[n] for a card of each number."""
+        return np.take_along_axis(self.other, d[:, None, None].astype(np.int64), axis=2)[:, :, 0]
+
     def weighted(self, w: np.ndarray) -> np.ndarray:
         """float[n, 36]: sum over the duckies of w[n, d] times its move, for each card type."""
         base = self.other[:, :, 0] * w[:, :1]                          # [n, 6 values]
@@ -80,7 +84,7 @@ class LineEffect:
         return (base[:, None, :] + w[:, :, None] * self.own[:, None, :]).reshape(len(w), NTYPES)
 
     def moves(self) -> np.ndarray:
-        """float[n, 6 suits, 6 values, 6 duckies]: every ducky's move for each card type."""
+        """int[n, 6 suits, 6 values, 6 duckies]: every ducky's move for each card type."""
         n = len(self.own)
         m = np.broadcast_to(self.other[:, None, :, :], (n, 6, NV, 6)).copy()
         idx = np.arange(6)
@@ -135,12 +139,23 @@ class Backer(SprintStrategy):
     def score(self, obs, legal, rng):
         p = self.params
         n = len(obs.game)
+        rows = np.arange(n)
+        eff = LineEffect(obs)
         mine = np.maximum(obs.mine, 0)
-        w = np.where(rivals(obs), -p.rival_weight, 0.0)
-        w[:, EXPLORER] = -p.explorer_weight
-        w[np.arange(n), mine] = 1.0
-        return (LineEffect(obs).weighted(w)
-                - p.thrift * VALUE[None, :] * (SUIT[None, :] == mine[:, None]))
+        other, own = eff.other, eff.own
+        # what the line already gives my animal, the other animals and the explorer ([n, 6]
+        # each, by the number of the card played)
+        to_me = eff.to(mine)
+        to_animals = other[:, :, 0] + other[:, :, 1] + other[:, :, 2] + other[:, :, 3] + other[:, :, 4]
+        base = ((1 + p.rival_weight) * to_me - p.rival_weight * to_animals
+                - p.explorer_weight * other[:, :, EXPLORER])
+        # the card's own move, weighted by whose ducky it moves
+        w = np.where(obs.in_play, -p.rival_weight, 0.0)
+        w[EXPLORER] = -p.explorer_weight
+        s = w[None, :, None] * own[:, None, :]                      # [n, 6 suits, 6 values]
+        s[rows, mine] = own[rows] - p.thrift * np.arange(1, NV + 1)[None, :]
+        s += base[:, None, :]
+        return s.reshape(n, NTYPES)
 
 
 class Spoiler(SprintStrategy):
@@ -162,24 +177,28 @@ class Spoiler(SprintStrategy):
         n = len(obs.game)
         rows = np.arange(n)
         eff = LineEffect(obs)
+        own = eff.own
         mine = np.maximum(obs.mine, 0)
-        riv = rivals(obs)
-        lead = np.argmax(np.where(riv, obs.pos, -(1 << 30)), axis=1)   # leading rival animal
+        lead = np.argmax(np.where(rivals(obs), obs.pos, -(1 << 30)), axis=1)  # leading rival
+        base = p.own_weight * eff.to(mine) - p.leader_weight * eff.to(lead)
         w = np.zeros((n, 6))
         w[rows, mine] = p.own_weight
         w[rows, lead] -= p.leader_weight
-        s = eff.weighted(w)
-        # where each card's own ducky lands with the move of the spot it takes now
-        land = (obs.pos[:, :, None] + eff.own[:, None, :]).reshape(n, NTYPES)
-        hits = (land == obs.pos[rows, lead][:, None]) & (SUIT[None, :] != lead[:, None])
-        s = s + p.push_bonus * hits
+        s = w[:, :, None] * own[:, None, :]                             # [n, 6 suits, 6 values]
+        s += base[:, None, :]
+        if p.push_bonus:
+            # a card whose ducky lands on the leader's space with the move of the spot it takes
+            gap = obs.pos[rows, lead][:, None] - obs.pos                # [n, 6 suits]
+            hits = own[:, None, :] == gap[:, :, None]
+            hits[rows, lead] = False
+            s += p.push_bonus * hits
         if p.hold:
-            lead_cards = (SUIT[None, :] == lead[:, None]) & legal[:, :NTYPES]
-            top = np.where(lead_cards, VALUE[None, :], 0).max(axis=1)
-            held = lead_cards & (VALUE[None, :] == top[:, None])
-            others = (legal[:, :NTYPES] & ~held).any(axis=1)
-            s = np.where(held & others[:, None], s - 1e6, s)
-        return s
+            lg = legal[:, :NTYPES].reshape(n, 6, NV)
+            lead_cards = lg[rows, lead]                                 # [n, 6 values]
+            top = NV - 1 - np.argmax(lead_cards[:, ::-1], axis=1)
+            held = lead_cards[rows, top] & (lg.reshape(n, -1).sum(axis=1) > 1)
+            s[rows[held], lead[held], top[held]] -= 1e6
+        return s.reshape(n, NTYPES)
 
 
 class Projector(SprintStrategy):

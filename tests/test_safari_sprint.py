@@ -765,3 +765,74 @@ def test_pure_python_mode_plays_the_same_series():
                         timeout=300)
     assert "Series over" in jit.stdout and "is pushed back" in jit.stdout
     assert py.stdout == jit.stdout
+
+
+# ---- the strategies do what they say --------------------------------------------------------
+
+def decide(st, name, **params):
+    s = get_strategy(G.id, name)(**params)
+    b = np.array([0])
+    keys = game_keys(0, st.n_players, 1)
+    rng = SeatRandom(keys.seat.reshape(-1).copy(), b * st.n_players + G.to_move(st)[b])
+    return int(s.act(G.observe(st, b).freeze(), G.legal(st)[b], rng)[0])
+
+
+def last_to_play(seat0_hand, **rules):
+    """The last round of a race: seat 0's elephant is rearmost and plays last; seat 1 (lion,
+    leading) has played the 4 Elephant and seat 2 (monkey) the 3 Monkey: the line is
+    [4 Elephant, 3 Monkey]."""
+    r, st = three_player({ELEPHANT: 5, LION: 9, MONKEY: 8, X: 4},
+                         {0: seat0_hand, 1: [card(ELEPHANT, 4), card(LION, 2)],
+                          2: [card(MONKEY, 3), card(MONKEY, 2)]},
+                         racing=9, rounds_done=10, **rules)  # (6, 4, 2, 1, 0)
+    act(st, card(ELEPHANT, 4))
+    act(st, card(MONKEY, 3))
+    assert G.to_move(st)[0] == 0
+    return r, st
+
+
+def test_backer_plays_its_high_card_on_the_best_spot():
+    # the 6 Elephant takes the 1st spot (6) and pushes the monkey's card down; the 2 Elephant
+    # would take the 3rd (2)
+    r, st = last_to_play([card(ELEPHANT, 6), card(ELEPHANT, 2)])
+    assert decide(st, "backer") == card(ELEPHANT, 6)
+
+
+def test_backer_plays_a_rivals_low_card():
+    # the 6 Lion would push its own 4 Elephant from the 1st spot (6) to the 2nd (4); the 1 Lion
+    # goes last
+    r, st = last_to_play([card(LION, 6), card(LION, 1)])
+    assert decide(st, "backer") == card(LION, 1)
+
+
+def test_spoiler_holds_the_leaders_highest_card():
+    # a racing card that rises: the 6 Lion at the 1st spot would move the leading lion 1, the
+    # 1 Lion at the 3rd 6; the spoiler still keeps the 6 (its hold knob) ...
+    rising = {"racing_cards": [[1, 2, 6, 0, 0]] * 12}
+    r, st = last_to_play([card(LION, 6), card(LION, 1)], **rising)
+    assert decide(st, "spoiler", own_weight=0.0, push_bonus=0.0) == card(LION, 1)
+    # ... and without it plays the 6 where it moves the lion least
+    assert decide(st, "spoiler", own_weight=0.0, push_bonus=0.0, hold=False) == card(LION, 6)
+
+
+def test_claim_knobs():
+    r = G.make_rules()
+    st = G.init(r, 3, deal_keys(1, 7))
+    hand = st.hand[0, 0].reshape(6, 6)[:3]
+    strength = (hand * np.arange(1, 7)).sum(axis=1)
+    a = decide(st, "backer")  # claim 'hand': the strongest animal, on space 10
+    assert a == G.claim_action(r, int(np.argmax(strength)), 10)
+    act(st, a)
+    # 'leader': seat 1 takes the animal furthest ahead, one space lower (9)
+    taken = (a - ss.CLAIM0) // 10
+    assert decide(st, "spoiler", claim="leader") == G.claim_action(r, taken, 9)
+    # 'space': the highest free space, any animal
+    assert (decide(st, "projector", claim="space") - ss.CLAIM0) % 10 + 1 == 9
+
+
+def test_strategies_beat_random():
+    strats = [get_strategy(G.id, n)() for n in ("backer", "spoiler", "projector", "random")]
+    seating = np.array([np.roll(np.arange(4), k % 4) for k in range(400)])
+    out = play_batch(G, G.make_rules(), 4, strats, seating, game_keys(5, 4, 400)).outcome
+    share = [out.win[seating == i].mean() for i in range(4)]
+    assert min(share[:3]) > share[3] + 0.03
