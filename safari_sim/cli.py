@@ -47,7 +47,7 @@ def run(
                                TimeRemainingColumn)
 
     from .run.config import ExperimentError, load_experiment
-    from .run.runner import RunError, chunk_done, plan, prepare_output, run_tasks
+    from .run.runner import RunError, games_on_disk, plan, prepare_output, run_tasks
 
     try:
         exp = load_experiment(file, games=games, output=output, jobs=jobs)
@@ -57,7 +57,7 @@ def run(
         fail(str(e))
     tasks = plan(exp)
     total = exp.spec.games * len(exp.variants)
-    done_before = sum(t.n_games for t in tasks if chunk_done(t))
+    done_before = sum(games_on_disk(t) for t in tasks)
     jobs_n = exp.spec.parallel.jobs
     out.print(f"[bold]{exp.name}[/]: {exp.game.name}, {exp.players} players, "
               f"{len(exp.variants)} variant(s) x {exp.spec.games:,} games, "
@@ -68,6 +68,8 @@ def run(
                   highlight=False)
     if done_before:
         out.print(f"resuming: {done_before:,} games already on disk", highlight=False)
+    if total > done_before:
+        _compile_first(exp, quiet)
     t0 = time.perf_counter()
     played = 0
     stopped: dict = {}
@@ -120,6 +122,35 @@ def run(
         _report(exp.output, exp.spec.report, None)
     if replaced:
         _print_moved(Path(replaced), exp.output)
+
+
+def _compile_first(exp, quiet: bool) -> None:
+    """Play one game of every variant here first: numba compiles the kernels (or loads them from
+    its cache) before the clock starts, and the workers then load them from the cache."""
+    from .engine.chance import game_keys
+    from .engine.play import play_batch
+    from .run.runner import build_strategies
+
+    t = time.perf_counter()
+    status = None
+    if not quiet:
+        status = out.status(f"compiling {exp.game.name} (once: numba caches it)")
+        status.start()
+    try:
+        for v in exp.variants[:1] + exp.variants[-1:]:
+            strats = build_strategies(exp.game.id, [s.model_dump() for s in v.strategies],
+                                      str(exp.base_dir))
+            seating = np.arange(exp.players)[None, :] % len(strats)
+            play_batch(exp.game, v.rules, exp.players, strats, seating,
+                       game_keys(0, exp.players, 1))
+    except Exception:  # the run itself will say what is wrong, with its chunk and seed
+        pass
+    finally:
+        if status is not None:
+            status.stop()
+    took = time.perf_counter() - t
+    if took > 1.0 and not quiet:
+        out.print(f"compiled in {took:.1f} s (cached for the next runs)", highlight=False)
 
 
 def _stopping_rule(exp, tasks, stopped: dict):

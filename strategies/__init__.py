@@ -63,7 +63,12 @@ def load_user_strategy(spec: str, base_dir: Path | None = None) -> type[Strategy
     mod = sys.modules[modname]
     cls = getattr(mod, cls_name, None)
     if cls is None:
-        raise StrategyNotFound(f"'{path_s}' has no class '{cls_name}'")
+        found = sorted(n for n, v in vars(mod).items() if inspect.isclass(v) and issubclass(v, Strategy)
+                       and v is not Strategy and getattr(v, "__module__", "") == mod.__name__)
+        near = difflib.get_close_matches(cls_name, found, n=1)
+        hint = f"; did you mean '{near[0]}'?" if near else ""
+        raise StrategyNotFound(f"'{path_s}' has no class '{cls_name}'{hint} (its strategies: "
+                               f"{', '.join(found) or 'none'})")
     if not (inspect.isclass(cls) and issubclass(cls, Strategy)):
         raise StrategyNotFound(f"'{cls_name}' in '{path_s}' is not a strategies.base.Strategy subclass")
     return cls

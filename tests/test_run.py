@@ -136,7 +136,8 @@ def test_a_run_extended_with_more_games_plays_only_the_new_ones(tmp_path):
     assert run_cli("run", exp, "--output", grown, "--quiet").exit_code == 0
     first = files_bytes(grown)
     r = run_cli("run", exp, "--output", grown, "--games", 2500, "--quiet")
-    assert r.exit_code == 0 and "resuming: 2,048 games already on disk" in r.output
+    assert r.exit_code == 0 and "resuming: 3,000 games already on disk" in r.output
+    assert "(2,000 played now" in " ".join(r.output.split())  # the part-filled chunk stays
     assert run_cli("run", exp, "--output", fresh, "--games", 2500, "--quiet").exit_code == 0
     # the same dataset as a run asked for 2500 games from the start; full chunks were kept
     assert files_bytes(grown) == files_bytes(fresh)
@@ -665,3 +666,47 @@ def test_until_stops_when_the_answer_is_clear(tmp_path):
     bad = write(tmp_path, text + "until: {interval: 0.03, compare: [a, b]}\n", "b.yaml")
     r = run_cli("run", bad, "--output", tmp_path / "b", "--quiet")
     assert r.exit_code == 2 and "exactly one of interval or compare" in r.output
+
+
+def test_errors_a_designer_hit(tmp_path):
+    """A misspelled knob in a sweep experiment, a misspelled class, a YAML error on line 7."""
+    exp = write(tmp_path, BASE.replace("params: {risk: 0.3}", "params: {risc: 0.3}"))
+    r = run_cli("run", exp, "--output", tmp_path / "o", "--quiet")
+    msg = " ".join(r.output.split())
+    assert r.exit_code == 2 and "strategies[2].params.risc: unknown key; did you mean 'risk'?" in msg
+    assert "sweep point" not in msg  # the knob is not swept: no unrelated sweep point in front
+    (tmp_path / "bots.py").write_text(textwrap.dedent("""
+        import numpy as np
+        from strategies.base import Strategy
+        class Banker(Strategy):
+            name = "banker"
+        class Drawer(Strategy):
+            name = "drawer"
+    """))
+    exp = write(tmp_path, BASE.replace("use: stop_at, params: {cards: 2}", "use: bots.py:Banke"))
+    r = run_cli("run", exp, "--output", tmp_path / "o", "--quiet")
+    msg = " ".join(r.output.split())
+    assert r.exit_code == 2 and "did you mean 'Banker'?" in msg and "its strategies: Banker, Drawer" in msg
+    text = BASE.replace("rules: {rounds: 1}", "rules: {rounds: 1")  # line 6 of the file opens it
+    exp = write(tmp_path, text)
+    r = run_cli("run", exp, "--output", tmp_path / "o", "--quiet")
+    line = next(i for i, s in enumerate(textwrap.dedent(text).splitlines(), 1) if "rules:" in s)
+    assert r.exit_code == 2 and "not valid YAML" in r.output
+    assert f"line {line}" in r.output or f"line {line + 1}" in r.output, r.output
+
+
+def test_output_is_relative_to_the_experiment_file(tmp_path, monkeypatch):
+    sub = tmp_path / "studies"
+    sub.mkdir()
+    exp = write(sub, BASE + "output: ../results/mine\n")
+    monkeypatch.chdir(tmp_path / "studies")
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    r = run_cli("run", exp, "--quiet", "--games", 300)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "results" / "mine" / "experiment.json").exists()
+    assert not (other / "results").exists()
+    # --output on the command line is the shell's path, from the current folder
+    r = run_cli("run", exp, "--quiet", "--games", 300, "--output", "here")
+    assert r.exit_code == 0 and (other / "here" / "experiment.json").exists()

@@ -153,7 +153,7 @@ def _loc(loc: tuple) -> str:
     return out
 
 
-def _pydantic_message(err: ValidationError, prefix: str = "") -> str:
+def _pydantic_message(err: ValidationError, prefix: str = "", model: type | None = None) -> str:
     # an unknown key usually explains a missing one (a typo), so name it first
     errors = sorted(err.errors(), key=lambda x: x["type"] != "extra_forbidden")
     e = errors[0]
@@ -162,7 +162,7 @@ def _pydantic_message(err: ValidationError, prefix: str = "") -> str:
     if e["type"] == "extra_forbidden":
         msg = "unknown key"
         parent = e["loc"][:-1]
-        known = _known_keys(err, parent)
+        known = _known_keys(err, parent, model)
         if known:
             near = difflib.get_close_matches(str(e["loc"][-1]), known, n=1)
             msg += f"; did you mean '{near[0]}'?" if near else f"; known keys: {', '.join(known)}"
@@ -173,9 +173,8 @@ def _pydantic_message(err: ValidationError, prefix: str = "") -> str:
     return f"{key}: {msg}"
 
 
-def _known_keys(err: ValidationError, parent: tuple) -> list[str]:
-    title = err.title
-    model = {"ExperimentFile": ExperimentFile}.get(title)
+def _known_keys(err: ValidationError, parent: tuple, model: type | None = None) -> list[str]:
+    model = model or {"ExperimentFile": ExperimentFile}.get(err.title)
     if model is None:
         return []
     for part in parent:
@@ -212,8 +211,8 @@ def load_experiment(path: str | Path, games: int | None = None, output: str | No
         raw["players"] = raw["table"]  # a tournament's table size is its player count
     if games is not None:
         raw["games"] = games
-    if output is not None:
-        raw["output"] = output
+    if output is not None:  # a command-line path is the shell's: from the current folder
+        raw["output"] = str(Path(output).absolute())
     if jobs is not None:
         raw.setdefault("parallel", {})
         if isinstance(raw["parallel"], dict):
@@ -312,10 +311,13 @@ def resolve(spec: ExperimentFile, path: Path, text: str = "") -> Experiment:
                 swept = any(k.startswith(f"strategies.{s.name}.") for k in point)
                 at = (f"sweep point {_label(point)}: strategies[{i}].params" if swept else
                       f"{where_listed}[{names.index(s.name)}].params")
-                raise ExperimentError(_pydantic_message(e, at)) from None
+                raise ExperimentError(_pydantic_message(e, at, classes[s.name].Params)) from None
         variants.append(Variant(vid, _label(point) if point else "base", point, rules, strats))
     name = spec.name or path.stem
-    out = Path(spec.output) if spec.output else Path("results") / name
+    # a relative output is taken from the experiment file's folder, as `use: file.py` is; the
+    # default results/NAME from the current folder (where `make run` and a newcomer stand)
+    out = (base_dir / spec.output if not Path(spec.output).is_absolute() else Path(spec.output)) \
+        if spec.output else Path("results") / name
     return Experiment(spec=spec, name=name, game=game, variants=variants, output=out,
                       source_text=text, base_dir=base_dir)
 

@@ -144,7 +144,11 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
             "chunk": task.chunk, "first_game": task.first_game, "n_games": task.n_games}
     tables = []
     decisions = 0
-    for start in range(0, task.n_games, task.batch):
+    kept = _kept_part(task)  # a run extended with more games: the games already on disk stay
+    if kept is not None:
+        tables.append(kept)
+    for start in range(kept.num_rows // task.players if kept is not None else 0, task.n_games,
+                       task.batch):
         n = min(task.batch, task.n_games - start)
         first = task.first_game + start
         seating = seating_plan(task.seating, task.players, first, n)
@@ -167,8 +171,32 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
                                         res.outcome, meta,
                                         deal_numbers(task.seating, task.players,
                                                      np.arange(first, first + n))))
-    store.write_chunk(Path(task.path), pa.concat_tables(tables, promote_options="permissive"))
-    return task.n_games, decisions, time.perf_counter() - t0
+    table = pa.concat_tables(tables, promote_options="permissive")
+    store.write_chunk(Path(task.path), store.with_metadata(table, meta))
+    played = task.n_games - (kept.num_rows // task.players if kept is not None else 0)
+    return played, decisions, time.perf_counter() - t0
+
+
+def games_on_disk(task: ChunkTask) -> int:
+    """How many of this chunk's games are already on disk (a finished chunk, or the part of it a
+    smaller run of the same experiment wrote)."""
+    path = Path(task.path)
+    if not path.exists():
+        return 0
+    meta = pq.read_schema(path).metadata or {}
+    if meta.get(b"safari_sim.fingerprint") != json.dumps(task.fingerprint).encode():
+        return 0
+    return min(json.loads(meta.get(b"safari_sim.n_games", b"0")), task.n_games)
+
+
+def _kept_part(task: ChunkTask) -> pa.Table | None:
+    """The games of this chunk already on disk from a smaller run of the same experiment (its
+    last chunk, partly filled), or None. Every game has its own streams, so they are exactly the
+    games this chunk would play first."""
+    old = games_on_disk(task)
+    if not 0 < old < task.n_games:
+        return None
+    return pq.read_table(task.path).replace_schema_metadata(None)
 
 
 def prepare_output(exp: Experiment, raw: dict[str, Any], replace: bool = False) -> dict[str, Any]:

@@ -56,8 +56,11 @@ def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str]
     for name, arr in outcome.stats.items():
         arr = np.asarray(arr)
         cols[name] = np.repeat(arr, p) if arr.ndim == 1 else arr.reshape(-1)
-    table = pa.table(cols)
-    # what produced these rows travels with them (experiment.json has the whole story)
+    return with_metadata(pa.table(cols), metadata)
+
+
+def with_metadata(table: pa.Table, metadata: dict[str, Any]) -> pa.Table:
+    """What produced these rows travels with them (experiment.json has the whole story)."""
     return table.replace_schema_metadata(
         {f"safari_sim.{k}": json.dumps(v, default=str) for k, v in metadata.items()})
 
