@@ -3,9 +3,11 @@
 Every turn is a few small decisions: doubt the last claim or go on, which card to place (a hand
 card, the draw pile's top card, or none), how many animals to claim, and which animal. The
 strategies share one piece of arithmetic, ``PileModel.odds``: the chance that the discard pile
-holds at least c animals of a kind, from the cards the player put there itself plus the unseen
-cards it did not (a normal approximation, mixed over whether the action cards are in force),
-optionally believing a little of what the others claimed (``trust``).
+holds at least c animals of a kind, from the cards the player put there itself plus the cards
+the others put there (a normal approximation, mixed over whether the action cards are in force):
+each of those backs its player's last claim with chance ``trust``, else is a random card among
+those whose place the player does not know; how much of the doubted piles it remembers is
+``recall``. Each strategy's ``summary`` says what it does.
 """
 
 from __future__ import annotations

@@ -230,8 +230,9 @@ def test_the_claim_cap_is_the_most_animals_a_pile_can_hold():
     animal and wild card holds 5 x (5 + 10 + 15) + 6 + 12 = 168 animals of any kind, the most
     there can be; "168 elephants" is then the top claim and the next player must doubt it."""
     cards = card_list(R)
+    box = G.init(R, 2, deal_keys(1)).comp
     most = [t for t, (what, _, _) in enumerate(cards) if what in ("animal", "wild")
-            for _ in range(int(G.init(R, 2, deal_keys(1)).comp[t]))] + [c("'All animals are equal'")]
+            for _ in range(int(box[t]))] + [c("'All animals are equal'")]
     for kind in range(5):
         assert ref_count([cards[t] for t in most], kind) == 168
     assert R.claim_cap() == 168 and R.max_claim is None
@@ -567,7 +568,7 @@ def test_drawn_card_is_seen_by_its_player_only_and_a_doubt_makes_the_pile_public
     assert (o.said_n[0] == 0).all() and (o.said_k[0] == -1).all()   # a new round
 
 
-# ---- Properties over many random games: a plain-Python reference of the rulebook -------------------------------------------------
+# ---- Properties over many random games: a plain-Python reference of the rulebook --------
 #
 # Written again from the rulebook (and the decisions of docs/rules/bluff_in_zoo.md), sharing no
 # code with the kernel: cards are tuples, piles are lists, hands are Counters. It knows only the
@@ -582,7 +583,8 @@ def card_list(r):
     """The card of each type, in the documented type order: every animal kind from the smallest
     with its values 1, 2, 3 ..., the wild cards by value, 'All cards count 1', 'All animals are
     equal', stop."""
-    cards = [("animal", k, v + 1) for k in range(len(r.animals)) for v in range(len(r.animal_cards))]
+    cards = [("animal", k, v + 1) for k in range(len(r.animals))
+             for v in range(len(r.animal_cards))]
     cards += [("wild", None, v + 1) for v in range(len(r.wild_cards))]
     return cards + [("one", None, 0), ("equal", None, 0), ("stop", None, 0)]
 
@@ -844,9 +846,10 @@ def test_random_games_follow_a_plain_python_reference(players, rules):
 
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_every_doubt_in_the_event_log_follows_the_rulebook(players):
-    """Replays the event log behind `describe` of whole games: each doubt is counted again from the shown cards,
-    the right player takes the pile, the claimant is the doubter's right-hand neighbour, the
-    starting player card moves one seat left per round, and the points add up."""
+    """Replays the event log behind `describe` of whole games: each doubt is counted again
+    from the shown cards by `ref_count`, the right player takes the pile, the claimant is the
+    doubter's right-hand neighbour, the starting player card moves one seat left per round,
+    and the points add up."""
     strats = [get_strategy("bluff_in_zoo", n)() for n in ("random", "honest", "bluffer",
                                                           "doubter")]
     rng = np.random.default_rng(100 + players)

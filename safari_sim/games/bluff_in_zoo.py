@@ -525,7 +525,7 @@ class Obs(Observation):
     t_kind: np.ndarray       # int64[T] animal kind or -1
     t_val: np.ndarray        # int64[T] animals shown
     n_kinds: int
-    max_claim: int
+    max_claim: int           # the claim cap in force (rules.claim_cap(); 168 by default)
     first_claim: int
     point_limit: int
 
