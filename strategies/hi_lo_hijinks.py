@@ -32,28 +32,47 @@ class _Params(BaseModel):
 NCOST, COST0 = 64, 16
 
 
-def own_count(mine: np.ndarray, others: np.ndarray, tie_discards: bool) -> np.ndarray:
-    """What piles ``mine`` [..., T] count at the end against the best of the others' piles
-    ``best_other`` [..., T] (explorer points left out): the types in which they have the most
-    are discarded."""
-    lead = (mine >= others) if tie_discards else (mine > others)
-    return (mine * ~(lead & (mine > 0))).sum(axis=-1)
+# Pile counts are looked up clipped to MAXC - 1 (no type has more cards with the rules' limits).
+MAXC = 37
+
+
+@functools.lru_cache(maxsize=None)
+def _take_delta(tie_discards: bool) -> np.ndarray:
+    """int16[MAXC, MAXC, MAXC]: by (the player's cards of a type, the most any other player
+    has, cards of that type taken), how much the take adds to the player's count once the
+    majority of the type is discarded."""
+    m = np.arange(MAXC)[:, None, None]
+    best = np.arange(MAXC)[None, :, None]
+    s = np.arange(MAXC)[None, None, :]
+
+    def counted(x):
+        lead = (x >= best) if tie_discards else (x > best)
+        return np.where(lead & (x > 0), 0, x)
+
+    out = (counted(np.minimum(m + s, MAXC - 1)) - counted(m)).astype(np.int16)
+    out.flags.writeable = False
+    return out
 
 
 def take_costs(obs: Obs, majority: bool) -> np.ndarray:
     """int[n, S]: what taking each stack adds to the player's own count: its cards, or with
-    ``majority`` the change in the count once majorities are discarded."""
-    st = obs.stack_types
+    ``majority`` the change in the count once majorities are discarded (against the others'
+    piles as they are)."""
     if not majority:
         return obs.stack_len.astype(np.int32)
+    st = obs.stack_types
     ntypes = obs.animals + (1 if obs.explorer_own_type else 0)
-    mine = obs.piles[:, 0, :ntypes].astype(np.int32)
-    best = obs.piles[:, 1:, :ntypes].max(axis=1).astype(np.int32)
-    now = own_count(mine, best, obs.tie_discards)
-    after = own_count(mine[:, None, :] + st[:, :, :ntypes], best[:, None, :], obs.tie_discards)
-    cost = after - now[:, None]
+    piles = np.minimum(obs.piles, MAXC - 1).astype(np.int32)
+    best = piles[:, 1, :].copy()  # the most any other player has (slices: no short-axis max)
+    for q in range(2, piles.shape[1]):
+        np.maximum(best, piles[:, q, :], out=best)
+    base = (piles[:, 0, :] * MAXC + best) * MAXC                              # [n, T]
+    delta = np.take(_take_delta(obs.tie_discards), base[:, None, :ntypes] + st[:, :, :ntypes])
+    cost = delta[:, :, 0].astype(np.int32)
+    for t in range(1, ntypes):  # a sum over a short last axis, as slices: several times faster
+        cost += delta[:, :, t]
     if ntypes < st.shape[2]:  # explorer cards of no type always count
-        cost += st[:, :, ntypes:].sum(axis=2)
+        cost += st[:, :, ntypes]
     return cost
 
 
@@ -139,7 +158,7 @@ def leader_offset(obs: Obs) -> np.ndarray:
 
 def pick(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """The legal action (of the first score.shape[1]) with the highest score; the lowest on ties."""
-    return np.argmax(np.where(legal[:, :score.shape[1]], score, -np.inf), axis=1)
+    return np.argmax(np.where(legal[:, :score.shape[1]], score, score.dtype.type(-np.inf)), axis=1)
 
 
 class HiLoStrategy(Strategy):
