@@ -550,7 +550,9 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
             # "his request is refused ... the player who refused has the right to ask anyone else"
             refused[b, q, x] = g[b, CLOCK]
             log_event(ev, g, NEV, b, E_DEMAND, asker, q, x, 0, -1)
-            if _others_hold(b, q, pp, nplayers):
+            # (the safety stop also ends a chain that goes on and on)
+            if (_others_hold(b, q, pp, nplayers)
+                    and g[b, CLOCK] - g[b, GSTART] < params[P_MAXTURNS]):
                 g[b, ASKER] = q
                 g[b, CUR] = q
                 g[b, KIND] = K_REFUSED

@@ -1,0 +1,808 @@
+"""Jungle Thrills: each rule from a constructed position (both versions), the rulebook's examples,
+properties over many random games at every player count, a plain-Python reference game, the
+hidden-card permutation test and the memory of the strategies."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys, shuffle_row
+from safari_sim.engine.play import play_batch
+from safari_sim.engine.protocol import RulesError
+from safari_sim.games import get_game
+from safari_sim.games import jungle_thrills as jt
+from strategies import get_strategy
+
+G = get_game("jungle_thrills")
+LION, TIGER, ELEPHANT, MONKEY, HIPPO, GIRAFFE, ZEBRA = range(7)
+A = 7
+R1 = G.make_rules()
+
+
+def c(animal, slot):
+    """Card of ``animal``; slots 0, 1 show one animal, 2, 3 two, 4, 5 three."""
+    return G.card(R1, animal, slot)
+
+
+def H(i=0):
+    return G.hunter(R1, i)
+
+
+def animal_set(animal, half=0):
+    return tuple(c(animal, s) for s in ((0, 2, 4) if half == 0 else (1, 3, 5)))
+
+
+def position(players=3, seed=0, **kw):
+    rules = {k: kw.pop(k) for k in list(kw) if k in {f.name for f in dataclasses.fields(jt.Rules)}}
+    r = G.make_rules(rules)
+    st = G.init(r, players, deal_keys(1, seed), log=True)
+    G.position(st, 0, **kw)
+    return r, st
+
+
+def act(st, action):
+    assert G.legal(st)[0, action], f"action {action} should be legal"
+    G.step(st, np.array([action]))
+
+
+def demand(offset, animal):
+    return (offset - 1) * A + animal
+
+
+def mover(st):
+    return int(G.to_move(st)[0])
+
+
+def obs(st):
+    return G.observe(st, np.array([0]))
+
+
+def conserved(st, b=0):
+    """Every card in exactly one zone, and the zone array says the same."""
+    z = G.zones(st, b)
+    cards = [x for zone in z.values() for x in zone]
+    assert sorted(cards) == list(range(st.zone.shape[1])), "cards lost, created or doubled"
+    code = {"stack": jt.Z_STACK, "pile": jt.Z_PILE, "held": jt.Z_HELD, "won": jt.Z_WON}
+    for name, zone in z.items():
+        for x in zone:
+            kind = name.rstrip("0123456789")
+            want = code.get(kind, jt.Z_PAIR if kind == "pairs" else jt.Z_ASIDE)
+            assert st.zone[b, x] == want, (name, x)
+
+
+def log(st):
+    return G.describe(st, 0)
+
+
+# ---- The pack and the deal ---------------------------------------------------------------------
+
+def test_the_pack_has_44_cards_seven_animals_of_six():
+    st = G.init(R1, 3, deal_keys(1, 0))
+    assert st.zone.shape[1] == 44
+    assert (st.card_animal == -1).sum() == 2
+    for x in range(7):
+        assert sorted(st.card_value[st.card_animal == x].tolist()) == [1, 1, 2, 2, 3, 3]
+
+
+@pytest.mark.parametrize("players,sizes", [(3, [15, 15, 14]), (6, [8, 8, 7, 7, 7, 7]),
+                                           (2, [22, 22]), (5, [9, 9, 9, 9, 8])])
+def test_all_cards_are_dealt_round_from_the_dealers_left(players, sizes):
+    # "deals all the cards face downwards round the players. If the number of players does not
+    # divide exactly into the number of cards, each player will not receive an equal number"
+    r = G.make_rules()
+    st = G.init(r, players, deal_keys(1, 3), log=True)
+    text = log(st)
+    assert text.splitlines()[0] == f"-- Deal 1: P{players - 1} deals 44 card(s) --"
+    first_turns = [ln for ln in text.splitlines() if "turns up" in ln][:players]
+    # "The player on the left of the dealer begins"; the others in turn
+    assert [int(ln[1]) for ln in first_turns] == list(range(players))
+    # sizes at the start: turned cards plus what is left in the stack
+    dealt = [sum(1 for ln in text.splitlines() if ln.startswith(f"P{p} turns up"))
+             + int(st.pp[0, p, jt.NSTACK]) for p in range(players)]
+    if "Deal 2" not in text:
+        assert dealt == sizes
+
+
+def test_second_version_discards_the_hunters():
+    r = G.make_rules(version=2)
+    st = G.init(r, 3, deal_keys(1, 0), log=True)
+    assert log(st).splitlines()[0] == "-- Deal 1: P2 deals 42 card(s) --"
+    z = G.zones(st, 0)
+    assert sorted(z["aside"]) == [H(0), H(1)]
+    assert G.n_actions(r, 3) == 1 + 21
+
+
+# ---- Method of play --------------------------------------------------------------------------
+
+def test_a_card_matching_another_players_exposed_card_makes_a_pair_in_the_middle():
+    # P0 turns a lion, P1 a lion: the pair goes to the middle ("two 3-animal cards, or two 2's,
+    # or singles, or any combination": here a 3 and a 1)
+    r, st = position(stacks={0: [H(0), c(LION, 4)], 1: [c(ZEBRA, 0), c(LION, 0)],
+                             2: [c(ZEBRA, 2), c(TIGER, 0)]},
+                     held={1: [animal_set(GIRAFFE)]})
+    # P0 lion, P1 lion -> pair, P2 tiger, P0 Hunter: the demand
+    assert mover(st) == 0 and obs(st).kind[0] == jt.K_HUNTER
+    z = G.zones(st, 0)
+    assert sorted(z["pairs"]) == sorted([c(LION, 4), c(LION, 0)])
+    assert z["pile0"] == [H(0)] and z["pile1"] == [] and z["pile2"] == [c(TIGER, 0)]
+    assert obs(st).pair_animal[0, 0] == LION
+    conserved(st)
+
+
+def test_a_players_own_earlier_card_is_covered_and_does_not_pair():
+    r, st = position(stacks={0: [H(0), c(LION, 1), c(LION, 0)], 1: [c(ZEBRA, 0), c(TIGER, 0)],
+                             2: [c(HIPPO, 0), c(MONKEY, 0)]},
+                     held={1: [animal_set(GIRAFFE)]})
+    z = G.zones(st, 0)
+    assert z["pairs"] == []
+    assert z["pile0"] == [c(LION, 0), c(LION, 1), H(0)]
+    conserved(st)
+
+
+def test_note_1_the_card_underneath_may_never_be_taken():
+    # P0's pile holds a tiger under a lion; P1's lion takes the lion: the tiger is now exposed
+    # but P2's tiger does not pair with it
+    r, st = position(stacks={0: [H(0)], 1: [c(ZEBRA, 0), c(LION, 1)], 2: [c(ZEBRA, 2), c(TIGER, 1)]},
+                     piles={0: [c(TIGER, 0), c(LION, 0)]}, held={2: [animal_set(GIRAFFE)]},
+                     cur=1)
+    z = G.zones(st, 0)
+    assert sorted(z["pairs"]) == sorted([c(LION, 0), c(LION, 1)])
+    assert z["pile0"] == [c(TIGER, 0), H(0)] and z["pile2"] == [c(TIGER, 1)]
+    o = obs(st)
+    assert o.live[0, 2] == c(TIGER, 1)  # P2's tiger (offset 2 from P0) may still be taken
+    conserved(st)
+
+
+def test_the_third_card_makes_a_set_held_by_the_player_who_turned_it():
+    r, st = position(stacks={0: [H(0)], 1: [c(ZEBRA, 0), c(LION, 2)], 2: [c(ZEBRA, 2)]},
+                     pairs=[(c(LION, 0), c(LION, 4))], cur=1)
+    # P1's lion completes the pair into a set: P1 holds it; then P2, then P0's Hunter
+    assert mover(st) == 0 and obs(st).kind[0] == jt.K_HUNTER
+    z = G.zones(st, 0)
+    assert sorted(z["held1"]) == sorted([c(LION, 0), c(LION, 4), c(LION, 2)])
+    assert z["pairs"] == [] and st.pp[0, 1, jt.SETS_MADE] == 1
+    o = obs(st)
+    s = int(np.flatnonzero(o.set_animal[0] == LION)[0])
+    assert o.set_holder[0, s] == 1 and o.set_points[0, s] == 1 + 3 + 2
+    assert "P1 makes a set of lions" in log(st)
+    conserved(st)
+
+
+def test_all_stacks_turned_the_piles_are_gathered_and_dealt_again_by_the_next_dealer():
+    # every stack is turned: the upturned cards (covered ones too) are gathered, shuffled and
+    # dealt again; deal 2 is dealt by P0 (left of the first dealer, P2), beginning with P1
+    r, st = position(stacks={}, piles={0: [c(LION, 0), H(0)], 1: [c(TIGER, 0)], 2: [c(ZEBRA, 0)]},
+                     held={0: [animal_set(HIPPO)], 1: [animal_set(GIRAFFE)],
+                           2: [animal_set(MONKEY)]}, deals=1)
+    lines = log(st).splitlines()
+    assert lines[0] == "-- Deal 2: P0 deals 4 card(s) --"
+    assert lines[1].startswith("P1 turns up")
+    assert mover(st) >= 0 and obs(st).kind[0] == jt.K_HUNTER   # the Hunter, whoever has it
+    conserved(st)
+
+
+# ---- The Hunter card ---------------------------------------------------------------------------
+
+def test_a_hunter_with_no_set_held_by_another_player_passes_the_turn():
+    r, st = position(players=2, stacks={0: [c(LION, 5), H(0)], 1: [c(LION, 1), c(LION, 3)]},
+                     won={0: [animal_set(LION)]})
+    # P0 Hunter (no one holds a set: on), P1 lion, P0 lion: pair, P1 lion: set held by P1;
+    # only the Hunters are left: the asking begins with the next in turn, P0
+    assert mover(st) == 0 and obs(st).kind[0] == jt.K_ASK
+    z = G.zones(st, 0)
+    assert sorted(z["held1"]) == sorted([c(LION, 1), c(LION, 3), c(LION, 5)])
+    assert H(0) in z["aside"]
+    assert "Only Hunters left" in log(st)
+    act(st, demand(1, LION))
+    assert mover(st) == -1
+    out = G.outcome(st)
+    assert out.score[0].tolist() == [12.0, 0.0]  # both lion sets: 1+1+2+2+3+3
+    conserved(st)
+
+
+def test_a_correct_demand_wins_the_set_outright():
+    r, st = position(stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)]},
+                     held={1: [animal_set(TIGER)], 2: [animal_set(LION)]})
+    assert obs(st).kind[0] == jt.K_HUNTER
+    act(st, demand(2, LION))
+    z = G.zones(st, 0)
+    assert sorted(z["won0"]) == sorted(animal_set(LION)) and z["held2"] == []
+    assert st.pp[0, 0, jt.WONPTS] == 6 and st.pp[0, 0, jt.DEMANDS_WON] == 1
+    conserved(st)
+
+
+def test_a_wrong_demand_is_refused_and_the_refused_player_asks_anyone_until_one_succeeds():
+    r, st = position(players=4, stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)],
+                                        3: [c(ZEBRA, 4)]},
+                     held={0: [animal_set(HIPPO)], 1: [animal_set(TIGER)], 2: [animal_set(LION)]})
+    act(st, demand(1, LION))           # P0 asks P1 for lions: refused
+    assert mover(st) == 1 and obs(st).kind[0] == jt.K_REFUSED
+    assert obs(st).refused[0, 0, LION] >= 0   # offset 0 from P1 = P1 refused lions
+    act(st, demand(3, GIRAFFE))        # P1 asks P0 (3 to his left) for giraffes: refused
+    assert mover(st) == 0 and obs(st).kind[0] == jt.K_REFUSED
+    act(st, demand(2, LION))           # P0 asks P2 for lions: handed over
+    z = G.zones(st, 0)
+    assert sorted(z["won0"]) == sorted(animal_set(LION))
+    # "Play then continues as before, the turn passing to the next player after the one who
+    # turned up the Hunter card": P1 turns up its zebra next
+    text = log(st).splitlines()
+    i = text.index("   P0: 'I am hunting lions' from P2: hands it over")
+    assert text[i + 1] == "P1 turns up 1 zebra"
+    conserved(st)
+
+
+def test_no_player_may_ask_for_a_set_won_outright_nor_ask_himself():
+    r, st = position(stacks={}, held={1: [animal_set(TIGER)], 0: [animal_set(ZEBRA)]},
+                     won={2: [animal_set(LION), animal_set(LION, 1)]}, asking=True)
+    legal = G.legal(st)[0]
+    assert mover(st) == 0
+    assert legal[demand(1, TIGER)] and legal[demand(1, ZEBRA)]
+    assert not legal[demand(1, LION)]        # both lion sets are won outright
+    assert not legal[demand(2, TIGER)]       # P2 holds no set
+    assert legal.shape[0] == 2 * 7
+
+
+# ---- The asking phase --------------------------------------------------------------------------
+
+def _asking4(**rules):
+    return position(players=4, stacks={}, asking=True,
+                    held={1: [animal_set(TIGER)], 3: [animal_set(LION)], 2: [animal_set(HIPPO)]},
+                    **rules)
+
+
+def test_asking_a_success_passes_the_turn_on_in_rotation():
+    r, st = _asking4()
+    act(st, demand(1, LION))          # P0 asks P1 for lions: refused, P1 asks
+    act(st, demand(2, LION))          # P1 asks P3: success
+    # "the turn goes to the player whose turn it is next in normal rotation": P1
+    assert mover(st) == 1 and obs(st).kind[0] == jt.K_ASK
+
+
+def test_asking_next_turn_after_the_asker_variant():
+    r, st = _asking4(next_turn="asker")
+    act(st, demand(1, LION))
+    act(st, demand(2, LION))
+    assert mover(st) == 2
+
+
+def test_asking_ends_when_no_set_is_held_and_held_sets_do_not_count_by_default():
+    r, st = position(players=2, stacks={}, asking=True, held={1: [animal_set(TIGER)]},
+                     won={1: [animal_set(LION)]})
+    act(st, demand(1, ZEBRA))   # refused; P1 can ask no one (the only set is his): turn passes
+    # note 2: P1 holds every set and cannot ask; his turn passes back to P0
+    assert mover(st) == 0 and obs(st).kind[0] == jt.K_ASK
+    assert "P1 can ask no one" in log(st)
+    act(st, demand(1, TIGER))
+    assert mover(st) == -1
+    assert G.outcome(st).score[0].tolist() == [6.0, 6.0]
+
+
+@pytest.mark.parametrize("count,expect", [(False, [0.0, 6.0]), (True, [0.0, 12.0])])
+def test_note_2_as_an_end_and_held_sets_at_the_end(count, expect):
+    r, st = position(players=2, stacks={}, asking=True, held={1: [animal_set(TIGER)]},
+                     won={1: [animal_set(LION)]}, sole_holder_ends=True, held_count_at_end=count)
+    assert mover(st) == -1
+    out = G.outcome(st)
+    assert out.score[0].tolist() == expect
+    assert out.stats["held_at_end"][0].tolist() == [0, 6]
+
+
+# ---- The winner and the match ------------------------------------------------------------------
+
+def test_points_are_animals_not_cards_and_ties_share():
+    r, st = position(players=3, stacks={}, asking=True, held={},
+                     won={0: [animal_set(LION)], 1: [(c(TIGER, 4), c(TIGER, 5), c(TIGER, 0))],
+                          2: [(c(ZEBRA, 0), c(ZEBRA, 1), c(ZEBRA, 2))]})
+    out = G.outcome(st)
+    assert out.score[0].tolist() == [6.0, 7.0, 4.0]
+    assert out.rank[0].tolist() == [2, 1, 3] and out.win[0].tolist() == [0, 1, 0]
+    r, st = position(players=2, stacks={}, asking=True,
+                     won={0: [animal_set(LION)], 1: [animal_set(TIGER)]})
+    assert G.outcome(st).win[0].tolist() == [0.5, 0.5]
+
+
+def _play(rules, players, n, strategies=("rememberer",), seed=1, log=False):
+    strats = [get_strategy(G.id, s)() for s in strategies]
+    seating = (np.arange(players)[None, :] + np.arange(n)[:, None]) % len(strats)
+    return play_batch(G, rules, players, strats, seating, game_keys(seed, players, n), log=log)
+
+
+def test_a_match_of_several_games_adds_the_points():
+    res = _play(G.make_rules(rounds=3), 3, 40)
+    assert (res.outcome.stats["rounds"] == 3).all()
+    # the first version ends with every set won outright: 84 animals a game
+    assert (res.outcome.score.sum(axis=1) == 3 * 84).all()
+
+
+def test_a_match_to_100_ends_after_the_game_in_which_someone_reaches_it():
+    res = _play(G.make_rules(rounds=None), 4, 20, log=True)
+    out = res.outcome
+    assert (out.score.max(axis=1) >= 100).all()
+    for b in range(20):
+        lines = G.describe(res.state, b).splitlines()
+        totals = [int(ln.split("total ")[1].split(";")[0]) for ln in lines if "scores" in ln]
+        per_game = np.array(totals).reshape(-1, 4)
+        assert (per_game[:-1].max(axis=1) < 100).all() and per_game[-1].max() >= 100
+        assert out.stats["rounds"][b] == len(per_game)
+        # the deal passes to the left from game to game too
+        deals = [ln for ln in lines if ln.startswith("-- Deal")]
+        for k, ln in enumerate(deals):
+            assert ln.startswith(f"-- Deal {k + 1}: P{(3 + k) % 4} deals")
+
+
+# ---- Second version ----------------------------------------------------------------------------
+
+def _v2(**kw):
+    return position(version=2, **kw)
+
+
+def test_v2_a_card_that_may_complete_a_pair_may_go_hunting():
+    r, st = _v2(stacks={0: [c(ZEBRA, 0), c(LION, 4)], 1: [c(ZEBRA, 1)], 2: [c(ZEBRA, 2)]},
+                pairs=[(c(TIGER, 0), c(TIGER, 1)), (c(LION, 0), c(LION, 2))])
+    assert mover(st) == 0 and obs(st).kind[0] == jt.K_HUNT
+    o = obs(st)
+    assert o.card[0] == c(LION, 4) and o.card_animal_now[0] == LION
+    assert G.legal(st)[0].tolist()[:3] == [True, True, True] and not G.legal(st)[0, 3]
+    act(st, jt.HUNT0 + 1)            # "I am going hunting lions", touching the lion pair
+    z = G.zones(st, 0)
+    assert sorted(z["won0"]) == sorted([c(LION, 0), c(LION, 2), c(LION, 4)])
+    assert st.pp[0, 0, jt.WONPTS] == 1 + 2 + 3
+    conserved(st)
+
+
+def test_v2_a_wrong_hunt_passes_the_turn_and_bars_hunting_next_turn():
+    r, st = _v2(stacks={0: [c(LION, 5), c(LION, 4)], 1: [c(ZEBRA, 1), c(ZEBRA, 3)],
+                        2: [c(ZEBRA, 2), c(ZEBRA, 4)]},
+                pairs=[(c(TIGER, 0), c(TIGER, 1)), (c(LION, 0), c(LION, 2))])
+    act(st, jt.HUNT0 + 0)            # lions, touching the tigers: wrong
+    assert "wrong, they are tigers" in log(st)
+    assert st.pp[0, 0, jt.BARRED] == 1
+    # P1 and P2 turn zebras: P1 may hunt (pairs are there)
+    assert mover(st) == 1 and obs(st).kind[0] == jt.K_HUNT
+    # the wrong hunt turned the tigers up for all to see: seen after they were made
+    o = obs(st)
+    assert o.pair_seen[0, 0] > o.pair_formed[0, 0]
+    act(st, jt.PASS)
+    # P2's zebra pairs with P1's exposed zebra (no hunting), then P0 turns its second lion and
+    # may not go hunting: the next decision is P1's (its zebra was taken, the next is turned)
+    assert mover(st) == 1
+    z = G.zones(st, 0)
+    assert z["pile0"] == [c(LION, 4), c(LION, 5)] and st.pp[0, 0, jt.BARRED] == 0
+    conserved(st)
+
+
+def test_v2_a_card_that_pairs_with_an_exposed_card_does_not_hunt():
+    r, st = _v2(stacks={0: [c(ZEBRA, 0), c(LION, 4)], 1: [c(ZEBRA, 5), c(LION, 3)], 2: []},
+                pairs=[(c(LION, 0), c(LION, 2))])
+    # P0's lion: may hunt the pair
+    assert mover(st) == 0
+    act(st, jt.PASS)
+    # P1's lion pairs with P0's exposed lion at once: a second lion pair, face down
+    assert mover(st) == 0
+    o = obs(st)
+    assert sorted(o.pair_animal[0][o.pair_animal[0] >= 0].tolist()) == [LION, LION]
+    conserved(st)
+
+
+def test_v2_game_ends_when_every_set_is_won_or_nothing_can_complete_the_pairs():
+    r, st = _v2(players=2, stacks={0: [c(LION, 4)], 1: []}, pairs=[(c(LION, 0), c(LION, 2))],
+                won={1: [animal_set(LION, 1)]})
+    act(st, jt.HUNT0)
+    assert mover(st) == -1 and G.outcome(st).score[0].tolist() == [6.0, 6.0]
+    r, st = _v2(players=2, stacks={0: [c(LION, 4)], 1: [c(LION, 5)]},
+                pairs=[(c(LION, 0), c(LION, 2)), (c(LION, 1), c(LION, 3))])
+    act(st, jt.PASS)   # P0 does not hunt; P1's lion pairs with P0's: three lion pairs
+    assert mover(st) == -1
+    assert G.outcome(st).score[0].tolist() == [0.0, 0.0]
+
+
+# ---- Rules fields ------------------------------------------------------------------------------
+
+def test_rules_errors_name_the_field():
+    with pytest.raises(RulesError, match="rules.version"):
+        G.make_rules(version=3)
+    with pytest.raises(RulesError, match="rules.animal_values"):
+        G.make_rules(animal_values=[1, 2])
+    with pytest.raises(RulesError, match="rules.next_turn"):
+        G.make_rules(next_turn="left")
+    with pytest.raises(RulesError, match="rules.missed_calls"):
+        G.make_rules(missed_calls=1.5)
+    with pytest.raises(RulesError, match="rules.rounds"):
+        G.make_rules(rounds=0)
+    with pytest.raises(RulesError, match="did you mean 'target'"):
+        G.make_rules(targett=50)
+    with pytest.raises(RulesError, match="2 to 6 players"):
+        G.check(R1, 7)
+
+
+def test_missed_calls_leave_cards_exposed():
+    res = _play(G.make_rules(missed_calls=0.5), 3, 50, log=True)
+    text = G.describe(res.state, 0)
+    assert "nobody calls" in text
+    assert (res.outcome.stats["capped"] == 0).all()
+
+
+# ---- Properties over many random games ---------------------------------------------------------
+
+def _recount(st, b, players, rules):
+    """Points from the final zones, by the rulebook: animals on won cards (and held)."""
+    z = G.zones(st, b)
+    pts = []
+    for p in range(players):
+        cards = z[f"won{p}"] + (z[f"held{p}"] if rules.held_count_at_end else [])
+        pts.append(sum(rules.animal_values[x % len(rules.animal_values)] for x in cards))
+    return pts
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_properties_over_random_games(players, version):
+    B = 60
+    keys = game_keys(10 + players, players, B)
+    seat_rs = keys.seat.reshape(-1).copy()
+    names = ["random", "rememberer", "leader_hunter", "guesser"]
+    strats = [get_strategy(G.id, n)() for n in names]
+    for s in strats:
+        s.reset(B, players)
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(strats)
+    r = G.make_rules(version=version, held_count_at_end=(players % 2 == 0))
+    st = G.init(r, players, keys.deal)
+    steps = 0
+    while True:
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            break
+        legal = G.legal(st)
+        assert legal[live].any(axis=1).all()
+        assert not legal[mv < 0].any()
+        actions = np.zeros(B, np.int64)
+        for k, s in enumerate(strats):
+            idx = live[seating[live, mv[live]] == k]
+            if idx.size:
+                o = G.observe(st, idx).freeze()
+                a = s.act(o, legal[idx], SeatRandom(seat_rs, idx * players + mv[idx]))
+                assert legal[idx, a].all()
+                actions[idx] = a
+        G.step(st, actions)
+        steps += 1
+        for b in range(0, B, 7):
+            conserved(st, b)
+    out = G.outcome(st)
+    assert (out.stats["capped"] == 0).all(), "every game ends by the rules"
+    for b in range(B):
+        assert out.score[b].tolist() == _recount(st, b, players, r)
+    if version == 1:
+        assert (out.score.sum(axis=1) == 84).all()
+    assert np.allclose(out.win.sum(axis=1), 1)
+
+
+# ---- A reference game in plain Python ----------------------------------------------------------
+
+def reference_game(rules, players, key, choose, clock_now):
+    """The first or second version played again from the rulebook, in plain Python, drawing
+    the same shuffles from the game's stream; ``choose(kind, who, legal)`` plays for everyone.
+    Returns the points, the sets won by each player (as card sets) and the clock."""
+    k = len(rules.animal_values)
+    nac = rules.animals * k
+    ncards = nac + rules.hunter_cards
+    animal = [x // k if x < nac else -1 for x in range(ncards)]
+    value = [rules.animal_values[x % k] if x < nac else 0 for x in range(ncards)]
+    rs = np.array([key], np.uint64)
+    stacks = [[] for _ in range(players)]
+    piles = [[] for _ in range(players)]
+    live = [None] * players
+    pairs = []           # list of [card, card] (None when won), slots in order
+    held = [[] for _ in range(players)]
+    won = [[] for _ in range(players)]
+    barred = [False] * players
+    deals = [0]
+
+    def deal(cards):
+        row = np.array(cards, np.int8)
+        shuffle_row(row, len(row), rs, 0)
+        first = deals[0] % players
+        for i, x in enumerate(row.tolist()):
+            stacks[(first + i) % players].append(x)
+        deals[0] += 1
+        return first
+
+    cur = deal([x for x in range(ncards) if rules.version == 1 or animal[x] >= 0])
+    clock = 0
+
+    def in_sets():
+        return sum(len(s) for p in range(players) for s in held[p] + won[p])
+
+    def chain(asker):
+        nonlocal clock
+        while True:
+            opts = [(o, x) for o in range(1, players) for x in range(rules.animals)
+                    if held[(asker + o) % players]
+                    and sum(animal[s[0]] == x for p in range(players) for s in won[p]) < k // 3]
+            if not opts:
+                return
+            clock_now["c"] = clock
+            o, x = choose("demand", asker, opts)
+            q = (asker + o) % players
+            clock += 1
+            assert clock < rules.max_turns, "the reference game does not end"
+            hit = [s for s in held[q] if animal[s[0]] == x]
+            if hit:
+                held[q].remove(hit[0])
+                won[asker].append(hit[0])
+                return
+            asker = q
+
+    while True:
+        if in_sets() == nac:
+            break
+        if not any(stacks):
+            cards = [x for p in range(players) for x in piles[p]]
+            piles = [[] for _ in range(players)]
+            live = [None] * players
+            if not cards:
+                break
+            cur = deal(cards)
+            continue
+        p = cur
+        cur = (p + 1) % players
+        if not stacks[p]:
+            continue
+        x = stacks[p].pop()
+        piles[p].append(x)
+        clock += 1
+        assert clock < rules.max_turns, "the reference game does not end"
+        if animal[x] < 0:
+            live[p] = None
+            if any(held[q] for q in range(players) if q != p):
+                chain(p)
+            continue
+        live[p] = x
+        b = barred[p]
+        barred[p] = False
+        if rules.version == 1:
+            j = [i for i, pr in enumerate(pairs) if pr and animal[pr[0]] == animal[x]]
+            if j:
+                piles[p].pop()
+                live[p] = None
+                held[p].append(pairs[j[0]] + [x])
+                pairs[j[0]] = None
+                continue
+        prev = [(p - i) % players for i in range(1, players)]
+        q = [r for r in prev if live[r] is not None and animal[live[r]] == animal[x]]
+        if q:
+            q = q[0]
+            piles[q].pop()
+            piles[p].pop()
+            pr = [live[q], x]
+            live[q] = live[p] = None
+            if None in pairs:
+                pairs[pairs.index(None)] = pr
+            else:
+                pairs.append(pr)
+            continue
+        if rules.version == 2 and not b and any(pairs):
+            opts = [i for i, pr in enumerate(pairs) if pr]
+            clock_now["c"] = clock
+            j = choose("hunt", p, opts)
+            if j is not None:
+                if animal[pairs[j][0]] == animal[x]:
+                    piles[p].pop()
+                    live[p] = None
+                    won[p].append(pairs[j] + [x])
+                    pairs[j] = None
+                    if in_sets() == nac:
+                        break
+                else:
+                    barred[p] = True
+    if rules.version == 1 and in_sets() == nac:
+        # the asking phase, beginning with the next in turn
+        t = cur
+        while any(held):
+            if any(held[q] for q in range(players) if q != t):
+                chain(t)
+            t = (t + 1) % players
+    pts = [sum(value[x] for s in won[p] for x in s) for p in range(players)]
+    return pts, [sorted(sorted(s) for s in won[p]) for p in range(players)], clock
+
+
+def _mix(clock):
+    return (clock * 2654435761) % 2**32 >> 8
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_the_game_equals_a_plain_python_reference(players, version):
+    # both engines play the same scripted choices: the (hash of the clock mod count)-th legal
+    # option, in action order (demands by offset then animal; not hunting, then pairs by slot)
+    r = G.make_rules(version=version)
+    n = 12
+    keys = game_keys(7, players, n)
+    st = G.init(r, players, keys.deal)
+    for _ in range(100_000):
+        mv = G.to_move(st)
+        if (mv < 0).all():
+            break
+        legal = G.legal(st)
+        k = _mix(st.g[:, jt.CLOCK].astype(np.int64)) % np.maximum(legal.sum(axis=1), 1)
+        G.step(st, np.argmax(np.cumsum(legal, axis=1) > k[:, None], axis=1))
+    out = G.outcome(st)
+    clock_now = {}
+
+    def choose(kind, who, opts):
+        opts = ([None] + opts) if kind == "hunt" else opts
+        return opts[_mix(clock_now["c"]) % len(opts)]
+
+    compared = 0
+    for b in range(n):
+        if out.stats["capped"][b]:
+            continue
+        compared += 1
+        pts, won, clock = reference_game(r, players, keys.deal[b], choose, clock_now)
+        z = G.zones(st, b)
+        assert out.score[b].tolist() == pts, b
+        for p in range(players):
+            mine = sorted(sorted(z[f"won{p}"][i:i + 3]) for i in range(0, len(z[f"won{p}"]), 3))
+            assert mine == won[p], (b, p)
+        assert out.turns[b] == clock
+    assert compared >= n // 2
+
+
+# ---- Observations ------------------------------------------------------------------------------
+
+def _fields(o):
+    return {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_observation_unchanged_when_every_hidden_card_is_permuted(version):
+    """Mid-game decisions: shuffle every face-down stack card among the stacks (sizes kept):
+    the observation of the player to move is the same."""
+    players, B = 4, 40
+    r = G.make_rules(version=version)
+    rng = np.random.default_rng(0)
+    res = None
+    st = G.init(r, players, game_keys(3, players, B).deal)
+    checked = 0
+    for step in range(40):
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            break
+        for b in live[:5]:
+            hidden = [x for p in range(players) for x in st.stack[b, p, :st.pp[b, p, jt.NSTACK]]]
+            if len(hidden) < 2:
+                continue
+            before = _fields(G.observe(st, np.array([b])))
+            saved = st.stack[b].copy(), st.zone_at[b].copy()
+            perm = rng.permutation(hidden)
+            if (perm == np.array(hidden)).all():
+                perm = np.roll(perm, 1)
+            i = 0
+            for p in range(players):
+                for j in range(st.pp[b, p, jt.NSTACK]):
+                    st.stack[b, p, j] = perm[i]
+                    st.zone_at[b, perm[i]] = p
+                    i += 1
+            assert not np.array_equal(st.stack[b], saved[0])
+            after = _fields(G.observe(st, np.array([b])))
+            for name in before:
+                assert np.array_equal(np.asarray(before[name]), np.asarray(after[name])), name
+            st.stack[b], st.zone_at[b] = saved
+            checked += 1
+        legal = G.legal(st)
+        G.step(st, np.argmax(legal, axis=1))
+    assert checked > 20
+
+
+def test_observation_is_rotated_and_carries_the_public_history():
+    r, st = position(players=4, stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)],
+                                        3: [c(ZEBRA, 4)]},
+                     held={2: [animal_set(LION)], 3: [animal_set(TIGER)]}, cur=0)
+    o = obs(st)
+    assert o.held_count[0].tolist() == [0, 0, 1, 1]
+    act(st, demand(2, TIGER))    # P0 asks P2 for tigers: refused; P2 asks
+    o = obs(st)
+    assert o.seat[0] == 2 and o.kind[0] == jt.K_REFUSED
+    assert o.held_count[0].tolist() == [1, 1, 0, 0]          # rotated: P2, P3, P0, P1
+    assert o.refused[0, 0, TIGER] == o.clock[0]              # P2 itself refused tigers just now
+    s = int(np.flatnonzero(o.set_animal[0] == TIGER)[0])
+    assert o.set_holder[0, s] == 1                           # P3 is 1 to P2's left
+    assert o.zone_at[0, H(0)] == 2 and o.zone[0, H(0)] == jt.Z_PILE   # on P0's pile
+    assert (o.zone_at[0][o.zone[0] == jt.Z_STACK] == -1).all()
+
+
+# ---- Strategies and memory ---------------------------------------------------------------------
+
+def test_perfect_memory_demands_the_right_set_and_no_memory_guesses():
+    r, st = position(players=3, stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)]},
+                     held={1: [animal_set(TIGER)], 2: [(c(LION, 4), c(LION, 5), c(LION, 3))]})
+    o = obs(st)
+    rng = SeatRandom(deal_keys(1, 5).copy(), np.array([0]))
+    perfect = get_strategy(G.id, "rememberer")(recall=1.0)
+    perfect.reset(1, 3)
+    assert perfect.act(o, G.legal(st), rng)[0] == demand(2, LION)   # the richer set (8 to 6)
+    hits = 0
+    for seed in range(60):
+        blank = get_strategy(G.id, "rememberer")(recall=0.0)
+        blank.reset(1, 3)
+        a = blank.act(o, G.legal(st), SeatRandom(deal_keys(1, seed).copy(), np.array([0])))[0]
+        hits += a in (demand(2, LION), demand(1, TIGER))
+    assert 0 < hits < 40
+
+
+def test_forgetting_follows_recall_to_the_power_of_the_turns_passed():
+    r, st = position(players=3, stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)]},
+                     held={1: [animal_set(TIGER)]})
+    o = obs(st)
+    assert o.clock[0] == 1 and o.set_since[0, 0] == 0
+    n = 4000
+    many = o.take(np.zeros(n, np.int64))
+    object.__setattr__(many, "game", np.arange(n))
+    s = get_strategy(G.id, "rememberer")(recall=0.5)
+    s.reset(n, 3)
+    s.act(many, np.repeat(G.legal(st), n, axis=0), SeatRandom(deal_keys(n, 1).copy(), np.arange(n)))
+    kept = s.mem.facts["sets"][:, 0, 0].mean()
+    assert abs(kept - 0.5) < 0.04   # one turn since the set was made
+
+
+def test_memory_pays():
+    r = G.make_rules()
+    B, P = 600, 3
+    seating = (np.arange(P)[None, :] + np.arange(B)[:, None]) % 2
+    strats = [get_strategy(G.id, "rememberer")(recall=1.0), get_strategy(G.id, "rememberer")(recall=0.0)]
+    res = play_batch(G, r, P, strats, seating, game_keys(4, P, B))
+    w = [res.outcome.win[seating == k].mean() for k in range(2)]
+    assert w[0] > 2 * w[1]
+
+
+def test_bold_hunts_more():
+    r = G.make_rules(version=2)
+    B, P = 300, 3
+    seating = np.zeros((B, P), np.int64)
+    a = play_batch(G, r, P, [get_strategy(G.id, "guesser")(bold=0.2)], seating, game_keys(5, P, B))
+    b = play_batch(G, r, P, [get_strategy(G.id, "guesser")(bold=0.9)], seating, game_keys(5, P, B))
+    # hunts per decision to hunt or not (a timid table plays longer games)
+    rate = [x.outcome.stats["hunts"].sum() / x.decisions for x in (a, b)]
+    assert rate[1] > 2 * rate[0]
+
+
+def test_strategy_knobs_are_validated():
+    with pytest.raises(Exception):
+        get_strategy(G.id, "rememberer")(recall=1.5)
+    with pytest.raises(Exception):
+        get_strategy(G.id, "guesser")(no_such_knob=1)
+
+
+# ---- Determinism, trace, no-JIT ----------------------------------------------------------------
+
+def test_trace_describes_a_whole_game():
+    res = _play(G.make_rules(), 3, 1, log=True)
+    text = G.describe(res.state, 0)
+    assert text.startswith("-- Deal 1: P2 deals 44 card(s) --")
+    assert "Only Hunters left" in text and "== Game 1 over ==" in text
+
+
+def test_runs_without_numba_and_gives_the_same_trace():
+    code = ("import numpy as np; from safari_sim.games import get_game; "
+            "from safari_sim.engine.play import play_batch; from strategies import get_strategy; "
+            "from safari_sim.engine.chance import game_keys; "
+            "g = get_game('jungle_thrills'); s = get_strategy('jungle_thrills', 'rememberer')(); "
+            "r = play_batch(g, g.make_rules(version=VERSION), 3, [s], np.zeros((1, 3), int), "
+            "game_keys(9, 3, 1), log=True); print(g.describe(r.state, 0))")
+    for version in (1, 2):
+        src = code.replace("VERSION", str(version))
+        outs = []
+        for jit in ("0", "1"):
+            env = dict(os.environ, NUMBA_DISABLE_JIT=jit)
+            out = subprocess.run([sys.executable, "-c", src], env=env, capture_output=True,
+                                 text=True, timeout=300)
+            assert out.returncode == 0, out.stderr
+            outs.append(out.stdout)
+        assert outs[0] == outs[1] and "turns up" in outs[0]
