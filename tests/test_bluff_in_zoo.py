@@ -634,6 +634,8 @@ class RefGame:
         self.turn = self.starter
         self.phase = "source"
         self.pile = []                                # (card type, who placed it)
+        self.drawn = 0                                # of them, drawn from the draw pile
+        self.just = -1                                # the card placed this turn, until claimed
         self.claim = None                             # (count, kind, claimant)
         self.said = [None] * self.P
         self.pending = None
@@ -677,12 +679,15 @@ class RefGame:
         elif self.phase == "source":
             if a == self.draw_a:
                 self.pile.append((self.draw.pop(0), p))
+                self.drawn += 1
+                self.just = self.pile[-1][0]
                 self.per["cards_drawn"][p] += 1
             elif a == self.none_a:
                 self.per["claims_without_card"][p] += 1
             else:
                 self.hands[p][a - 2] -= 1
                 self.pile.append((a - 2, p))
+                self.just = a - 2
             self.phase = "count"
         elif self.phase == "count":
             self.pending = a - self.count0 + 1
@@ -693,6 +698,7 @@ class RefGame:
             self.per["false_claims"][p] += ref_count(self.shown(), k) < n
             self.stats["claims_at_cap"] += n == self.cap
             self.claim = (n, k, p)
+            self.just = -1
             self.said[p] = (n, k)
             self.round_claims += 1
             self.pending = None
@@ -740,7 +746,9 @@ class RefGame:
         mine = np.bincount([t for t, q in self.pile if q == p], minlength=nt)
         shown = np.bincount([t for s in self.stacks for t in s], minlength=nt)
         return dict(
-            hand=hand, my_pile=mine, revealed=shown, pile_n=len(self.pile),
+            seat=p, round=self.rounds, pending=self.pending or 0, just=self.just,
+            kind=["respond", "source", "count", "kind"].index(self.phase),
+            hand=hand, my_pile=mine, revealed=shown, pile_n=len(self.pile), pile_drawn=self.drawn,
             claim_n=self.claim[0] if self.claim else 0,
             claim_k=self.claim[1] if self.claim else -1,
             claimant=(self.claim[2] - p) % P if self.claim else -1,
