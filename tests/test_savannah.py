@@ -547,14 +547,6 @@ def runs(board, y, x):
     return out
 
 
-def fits(board, y, x, kd):
-    look = lambda sp: kd if sp == (y, x) else kind(board[sp])  # noqa: E731
-    for line in runs(board, y, x):
-        if len(line) > 1 and not line_rule([look(sp) for sp in line])[0]:
-            return False
-    return True
-
-
 def placed_value(board, y, x, card, phase, line_point=1, less=1, removal=1):
     """Phase one: the points of playing ``card`` at (y, x); phase two: the spaces it clears
     (with the points). Touching only on corners: no line, nothing."""
@@ -893,23 +885,20 @@ def test_strategies_against_the_reference():
         play_against_reference(R, 3, 4, 11, s.act)
 
 
-def public_board(st, b):
-    o = G.observe(st, np.array([b]))
-    tab = o.table[0]
-    c = st.S // 2
-    ys, xs = np.nonzero(tab >= 0)
-    board = {(int(y) - c, int(x) - c): int(tab[y, x]) for y, x in zip(ys, xs)}
-    ys, xs = np.nonzero(tab == -2)
-    return board, {(int(y) - c, int(x) - c) for y, x in zip(ys, xs)}
-
-
-def unplayable(board, blocked):
-    up = {}
-    for c in board.values():
-        up[kind(c)] = up.get(kind(c), 0) + 1
-    spaces = {(y + dy, x + dx) for (y, x) in board for dy, dx in NEAR} - set(board) - blocked
-    return {sp for sp in spaces
-            if not any(fits(board, *sp, kd) for kd, n in COPIES.items() if up.get(kd, 0) < n)}
+def test_the_trace_tells_the_claims_as_they_were():
+    """describe(): every claim names the card kept and the card buried, as the state holds
+    them (the buried cards lie face down, the kept ones went on top of the 1st pile)."""
+    res = play_batch(G, R, 3, [get_strategy("savannah", "space_maker")()], np.zeros((4, 3), int),
+                     game_keys(3, 3, 4), log=True)
+    st = res.state
+    for b in range(4):
+        text = G.describe(st, b)
+        assert text.startswith("P0 (dealer) opens with") and "== Game over" in text
+        ev = st.ev[b, :st.g[b, T.NEV]]
+        claims = [e for e in ev if e[0] == T.E_CLAIM]
+        assert text.count("finds the unplayable space") == len(claims) > 0
+        for e in claims:
+            assert f"keeps {card_name(int(e[4]))}, buries {card_name(int(e[5]))}" in text
 
 
 def test_hidden_information_is_absent():
