@@ -241,7 +241,9 @@ class Safe(HiLoStrategy):
                "worst card to the next player")
 
     class Params(_Params):
-        match_bonus: float = Field(3.0, description="how many steps of distance a match is worth")
+        match_bonus: float = Field(3.0, description=(
+            "steps of distance a match is worth (a match, at distance 0, is the closest play "
+            "anyway: this matters against `spoil`)"))
         explorer_cost: float = Field(
             2.0, description="steps of distance an explorer card costs (it takes the ducky)")
         spoil: float = Field(0.0, ge=0, description=(
@@ -266,8 +268,8 @@ class Safe(HiLoStrategy):
 
 class Dumper(HiLoStrategy):
     name = "dumper"
-    summary = ("early on takes small stacks on purpose with its worst card, keeping the good "
-               "ones; later plays safe; counts takes with majorities")
+    summary = ("while the deck lasts takes small stacks on purpose with its worst card, keeping "
+               "the good ones; then plays safe; counts takes with majorities")
 
     class Params(_Params):
         max_stack: int = Field(4, ge=1, description="a stack of at most this many cards is small")
@@ -275,7 +277,9 @@ class Dumper(HiLoStrategy):
             "dump while the draw deck holds at least this many cards (0: all game)"))
         worst_at_least: float = Field(1.0, ge=0, description=(
             "dump only a card at least this far from being wanted"))
-        match_bonus: float = Field(3.0, description="how many steps of distance a match is worth")
+        match_bonus: float = Field(3.0, description=(
+            "steps of distance a match is worth (a match, at distance 0, is the closest play "
+            "anyway: this matters against `spoil`)"))
         explorer_cost: float = Field(2.0, description="steps of distance an explorer card costs")
         dump_explorers: bool = Field(True, description=(
             "dump an explorer card too when no animal card can be dumped (the ducky goes to "
@@ -297,7 +301,9 @@ class Giver(HiLoStrategy):
                "to the leader, reversing the stack when the leader plays next")
 
     class Params(_Params):
-        match_bonus: float = Field(6.0, description="how many steps of distance a match is worth")
+        match_bonus: float = Field(6.0, description=(
+            "steps of distance a match is worth (a match, at distance 0, is the closest play "
+            "anyway: this matters against `spoil`)"))
         explorer_cost: float = Field(2.0, description="steps of distance an explorer card costs")
         spoil: float = Field(0.0, ge=0, description=(
             "weight of the room a play leaves the next player (numbers the stack still wants)"))
