@@ -727,3 +727,22 @@ def test_pure_python_mode_plays_the_same_game():
                         timeout=120)
     assert "Game over" in jit.stdout and "scores the pair" in jit.stdout
     assert py.stdout == jit.stdout
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_baseline_experiments_sweep_the_forgetful_players_recall(players):
+    """Each baseline study is the printed game at its player count, every shipped heuristic at the
+    table, and a sweep of one rememberer's recall up to a perfect memory."""
+    from pathlib import Path
+
+    from safari_sim.run.config import load_experiment
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / f"animal_hunt-{players}p.yaml"
+    exp = load_experiment(path)
+    assert exp.game.id == G.id and exp.players == players
+    assert 20_000 <= exp.spec.games <= 50_000
+    recalls = [{s.name: s.params for s in v.strategies}["forgetful"]["recall"] for v in exp.variants]
+    assert recalls == sorted(recalls) and recalls[0] == 0.0 and recalls[-1] == 1.0
+    assert all(v.rules == G.make_rules() for v in exp.variants)
+    used = {s.use for s in exp.variants[0].strategies}
+    assert "rememberer" in used and (players == 2 or "prober" in used)

@@ -451,9 +451,6 @@ class AnimalHunt(Game):
             return "show the match from the hand (choice A)"
         return f"ask the player {action - ng} to the left (choice B)"
 
-    def check(self, rules: Rules, n_players: int) -> None:
-        super().check(rules, n_players)
-
     # -- setup
     def init(self, rules: Rules, n_players: int, keys: np.ndarray, log: bool = False) -> State:
         self.check(rules, n_players)
