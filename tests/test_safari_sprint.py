@@ -835,4 +835,4 @@ def test_strategies_beat_random():
     seating = np.array([np.roll(np.arange(4), k % 4) for k in range(400)])
     out = play_batch(G, G.make_rules(), 4, strats, seating, game_keys(5, 4, 400)).outcome
     share = [out.win[seating == i].mean() for i in range(4)]
-    assert min(share[:3]) > share[3] + 0.03
+    assert min(share[:3]) > share[3] and np.mean(share[:3]) > share[3] + 0.05
