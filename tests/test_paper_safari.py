@@ -892,6 +892,8 @@ def test_every_step_of_random_and_heuristic_games_follows_the_rulebook(players):
     _check_outcome(r, st, logs)
     g = st.g
     assert g[:, ps.TARZANS].sum() > 0 and st.pp[:, :, ps.PEEKS].sum() > 0
+    if players >= 4:   # Tarzan chains that turn up another player's last card were checked
+        assert g[:, ps.CHAIN_CLOSED].sum() > 0
     assert sum(len(x) for x in logs) > 100                     # many round ends were checked
 
 
@@ -910,12 +912,6 @@ def test_every_step_follows_the_rulebook_with_other_rules(players, rules):
         assert st.g[:, ps.RESHUFFLES].sum() > 0 and st.g[:, ps.TIE_BREAKS].sum() > 0
     if "max_round_turns" in rules:
         assert st.g[:, ps.CAPPED].sum() > 0 and st.g[:, ps.SHARED].sum() > 0
-
-
-def test_chains_that_close_a_round_are_checked():
-    # five players: Tarzan chains that turn up another player's last card happen
-    r, book, st, logs = _play_against_the_book({}, 5, HEURISTICS, 24, 3)
-    assert st.g[:, ps.CHAIN_CLOSED].sum() > 0
 
 
 def test_permuting_every_hidden_card_leaves_the_observation_unchanged():
