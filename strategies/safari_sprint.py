@@ -268,4 +268,6 @@ class Projector(SprintStrategy):
 
 
 STRATEGIES = [Backer, Spoiler, Projector]
-BENCHMARK = {"strategy": "backer", "params": {}, "players": 4}
+BENCHMARK = {"strategy": "backer", "params": {}, "players": 4,
+             "mix": [("backer", {}), ("spoiler", {}), ("projector", {}),
+                     ("backer", {"claim": "leader"})]}
