@@ -147,11 +147,11 @@ def pair_flip_or(obs: Obs, known: np.ndarray, counts: np.ndarray,
                  otherwise: np.ndarray) -> np.ndarray:
     """The first card of a turn when a sure pair is remembered: the match of a card in the hand,
     else one of a remembered twin (a kind remembered at two places); else ``otherwise``."""
-    safe = np.maximum(known, 0)
-    seen_k = known >= 0
-    m, has_m = first_true(seen_k & row_take(obs.hand, safe))
-    t, has_t = first_true(seen_k & (row_take(counts, safe) >= 2))
-    return np.where(has_m, m, np.where(has_t, t, otherwise))
+    # 2: a kind in the hand (its match lies in the ground), 1: a kind remembered twice
+    want = np.where(obs.hand, np.int8(2), (counts >= 2).astype(np.int8))
+    at = np.where(known >= 0, row_take(want, np.maximum(known, 0)), np.int8(0))
+    best = np.argmax(at, axis=1)
+    return np.where(at[np.arange(len(best)), best] > 0, best, otherwise)
 
 
 def show_twin_or(obs: Obs, known: np.ndarray, otherwise: np.ndarray) -> np.ndarray:

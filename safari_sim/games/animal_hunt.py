@@ -119,6 +119,7 @@ class State:
     scratch: np.ndarray      # int16[B, K]: the dealt deck while dealing
     ev: np.ndarray           # int32[B, L, 6]
     rs: np.ndarray           # uint64[B]: each game's chance stream
+    rot: np.ndarray          # int8[P, P + 1]: seat s as an offset from seat p at [p, s + 1]
     mover: np.ndarray = None  # int64[B], fresh at each step
     legal_: np.ndarray = None  # bool[B, G + P], fresh at each step
 
@@ -348,7 +349,7 @@ def _step(actions, g, pp, hand, ground, known, seen, lack, scored, ducky, ev, pa
 @njit(cache=True, _nrt=False)
 def _observe(games, g, pp, hand, ground, known, seen, lack, scored, ducky, params,
              seat, kind, turn, first, first_kind, down, o_known, o_seen, o_hand, hand_size,
-             pairs, o_lack, o_scored, o_ducky, ground_left, o_count):
+             pairs, o_lack, o_scored, o_ducky, ground_left, o_count, rot):
     """The observation of the player to move in each of ``games``, written into fresh arrays;
     per-player values rotated so that index 0 is the player and o the player o seats left."""
     nplayers = params[P_PLAYERS]
@@ -364,19 +365,23 @@ def _observe(games, g, pp, hand, ground, known, seen, lack, scored, ducky, param
         first[i] = f
         first_kind[i] = known[b, f] if f >= 0 else -1
         ground_left[i] = g[b, DOWN]
+        for j in range(ng):
+            down[i, j] = ground[b, j] >= 0
+        for j in range(ng):
+            o_known[i, j] = known[b, j]
+        for j in range(ng):
+            o_seen[i, j] = seen[b, j]
         for k in range(nk):
             o_count[i, k] = 0
         for j in range(ng):
-            down[i, j] = ground[b, j] >= 0
             kj = known[b, j]
-            o_known[i, j] = kj
-            o_seen[i, j] = seen[b, j]
             if kj >= 0:
                 o_count[i, kj] += 1
         for k in range(nk):
             o_hand[i, k] = hand[b, p, k]
-            s = scored[b, k]
-            o_scored[i, k] = -1 if s < 0 else (s - p + nplayers) % nplayers
+        # seat s as seen from p: rot[p, s + 1] (-1 stays -1)
+        for k in range(nk):
+            o_scored[i, k] = rot[p, scored[b, k] + 1]
         for o in range(nplayers):
             q = p + o
             q = q - nplayers if q >= nplayers else q
@@ -385,8 +390,7 @@ def _observe(games, g, pp, hand, ground, known, seen, lack, scored, ducky, param
             for k in range(nk):
                 o_lack[i, o, k] = lack[b, q, k]
         for a in range(ducky.shape[1]):
-            s = ducky[b, a]
-            o_ducky[i, a] = -1 if s < 0 else (s - p + nplayers) % nplayers
+            o_ducky[i, a] = rot[p, ducky[b, a] + 1]
 
 
 @dataclass
@@ -474,6 +478,8 @@ class AnimalHunt(Game):
             scratch=np.zeros((batch, nk), np.int16),
             ev=np.zeros((batch, 4 * rules.max_turns + 16 if log else 0, 6), np.int32),
             rs=np.array(keys, dtype=np.uint64),
+            rot=np.array([[-1] + [(s - p) % n_players for s in range(n_players)]
+                          for p in range(n_players)], np.int8),
         )
         _init(st.g, st.pp, st.hand, st.ground, st.scratch, st.ev, st.rs, st.params)
         self._refresh(st, np.arange(batch))
@@ -509,7 +515,7 @@ class AnimalHunt(Game):
         _observe(games, state.g, state.pp, state.hand, state.ground, state.known, state.seen,
                  state.lack, state.scored, state.ducky, state.params, o.seat, o.kind, o.turn,
                  o.first, o.first_kind, o.down, o.known, o.seen, o.hand, o.hand_size, o.pairs,
-                 o.lack, o.scored, o.ducky, o.ground_left, o.known_count)
+                 o.lack, o.scored, o.ducky, o.ground_left, o.known_count, state.rot)
         return o
 
     def step(self, state: State, actions: np.ndarray) -> None:
