@@ -202,6 +202,37 @@ def consistent(st, b):
             Counter({t: int(c) for t, c in enumerate(st.stype[b, s]) if c})
 
 
+def seen_right(st, b):
+    """The observation of game b's mover, recounted from the zones: tops, directions, stack and
+    pile contents by type, hand sizes (rotated), the ducky, and the unseen kinds."""
+    mover = int(G.to_move(st)[b])
+    if mover < 0:
+        return
+    o = G.observe(st, np.array([b]))
+    z = G.zones(st, b)
+    r = st.rules
+    P = st.n_players
+    T = r.animals + 1
+    assert o.seat[0] == mover
+    for s_ in range(r.animals):
+        cards = z[f"stack{s_}"]
+        assert o.top[0, s_] == cards[-1] % r.values + 1
+        assert o.higher[0, s_] == st.higher[b, s_] and o.stack_len[0, s_] == len(cards)
+        assert o.stack_types[0, s_].tolist() == [sum(k // r.values == t for k in cards)
+                                                 for t in range(T)]
+    for off in range(P):
+        q = (mover + off) % P
+        assert o.hand_sizes[0, off] == len(z[f"hand{q}"])
+        assert o.piles[0, off].tolist() == [sum(k // r.values == t for k in z[f"pile{q}"])
+                                            for t in range(T)]
+    holder = int(st.g[b, hl.HOLDER])
+    assert o.holder[0] == (-1 if holder < 0 else (holder - mover) % P)
+    hidden = Counter(z["deck"] + [k for q in range(P) if q != mover for k in z[f"hand{q}"]])
+    assert o.unseen[0].tolist() == [hidden[k] for k in range(o.unseen.shape[1])]
+    assert o.hand[0].tolist() == [z[f"hand{mover}"].count(k) for k in range(o.hand.shape[1])]
+    assert o.deck_left[0] == len(z["deck"])
+
+
 # ---- Setup --------------------------------------------------------------------------------------
 
 def test_setup_example_a():
@@ -627,6 +658,7 @@ def test_properties_over_random_games(players, rules):
             assert snap(st, b) == ref_step(s, int(actions[b]), r, players), f"game {b}"
         for b in live[::11]:
             consistent(st, b)
+            seen_right(st, b)
     assert (G.to_move(st) == -1).all(), "every game ends"
     out = G.outcome(st)
     for b in range(B):
