@@ -83,14 +83,6 @@ class LineEffect:
             base += self.other[:, :, d] * w[:, d:d + 1]
         return (base[:, None, :] + w[:, :, None] * self.own[:, None, :]).reshape(len(w), NTYPES)
 
-    def moves(self) -> np.ndarray:
-        """int[n, 6 suits, 6 values, 6 duckies]: every ducky's move for each card type."""
-        n = len(self.own)
-        m = np.broadcast_to(self.other[:, None, :, :], (n, 6, NV, 6)).copy()
-        idx = np.arange(6)
-        m[:, idx, :, idx] += self.own[None, :, :]  # advanced indices first: [6, n, 6]
-        return m
-
 
 def rivals(obs: Obs) -> np.ndarray:
     """bool[n, 6]: the animals in play that are not this player's."""
@@ -250,14 +242,29 @@ class Projector(SprintStrategy):
         rows = np.arange(n)
         eff = LineEffect(obs)
         mine = np.maximum(obs.mine, 0)
-        m = eff.moves().reshape(n, NTYPES, 6)
-        proj = np.where(obs.in_play[None, None, :], obs.pos[:, None, :] + m, -np.inf)
-        me = proj[rows, :, mine]                                     # [n, 36]
-        ahead = (proj > me[:, :, None]).sum(axis=2)
-        pts = obs.race_points[np.minimum(ahead, len(obs.race_points) - 1)]
-        proj[rows, :, mine] = -np.inf
-        margin = me - proj.max(axis=2)
-        place = pts + p.margin_weight * margin
+        own = eff.own.astype(np.int64)
+        top = len(obs.race_points) - 1
+        # P[n, v, d]: where ducky d stands after the line's cards if a card numbered v + 1
+        # goes in (its own move not yet added); mine apart, the others with mine left out
+        far = -(1 << 30)
+        P = np.where(obs.in_play[None, None, :], obs.pos[:, None, :] + eff.other, far)
+        Pm = np.take_along_axis(P, mine[:, None, None].astype(np.int64), axis=2)[:, :, 0]
+        P[rows, :, mine] = far
+        ahead0 = (P > Pm[:, :, None]).sum(axis=2)
+        best_other = P.max(axis=2)
+        # a card of my own animal: it moves me
+        me = Pm + own
+        place_own = (obs.race_points[np.minimum((P > me[:, :, None]).sum(axis=2), top)]
+                     + p.margin_weight * (me - best_other))                     # [n, v]
+        # a card of ducky s: it moves s
+        raised = P + own[:, :, None]                                            # [n, v, s]
+        ahead = ahead0[:, :, None] + (raised > Pm[:, :, None]) - (P > Pm[:, :, None])
+        place_other = (obs.race_points[np.minimum(ahead, top)]
+                       + p.margin_weight * (Pm[:, :, None] - np.maximum(best_other[:, :, None],
+                                                                        raised)))
+        place = place_other.transpose(0, 2, 1).copy()                           # [n, s, v]
+        place[rows, mine] = place_own
+        place = place.reshape(n, NTYPES)
         if p.late_only:
             riv = rivals(obs)
             w = np.where(riv, -1.0 / np.maximum(riv.sum(axis=1), 1)[:, None], 0.0)
