@@ -30,43 +30,71 @@ LEVEL = 0.05
 
 
 def with_design(lf: pl.LazyFrame) -> pl.LazyFrame:
-    """Add ``_deal`` (the deal; the game when the dataset has no deal column) and ``_lineup``
-    (an id of the set of strategies at the game's table: the same for every rotation)."""
+    """Add ``_deal`` (the deal; the game when the dataset has no deal column), ``_lineup`` (an id
+    of the set of strategies at the game's table: the same for every rotation; a constant when
+    every game seats every strategy of its variant) and ``_one`` (true when every deal is one
+    game, so per-deal sums are the rows themselves: the fast path)."""
     schema = lf.collect_schema()
     deal = pl.col("deal") if "deal" in schema else pl.col("game")
-    lineup = (pl.col("strategy").hash(seed=7) // 256).sum().over(GAME_KEY)
-    return lf.with_columns(deal.cast(pl.Int64).alias("_deal"), lineup.alias("_lineup"))
+    facts = pl.collect_all([
+        lf.select((deal != pl.col("game")).any().alias("shared")),
+        lf.group_by("variant_id").agg(pl.col("strategy").n_unique().alias("k"),
+                                      pl.col("players").max().cast(pl.Int64).alias("p")),
+    ])
+    one = not bool(facts[0]["shared"][0])
+    single = bool((facts[1]["k"] == facts[1]["p"]).all())
+    lineup = pl.lit(0, pl.UInt64) if single else (pl.col("strategy").hash(seed=7) // 256).sum().over(GAME_KEY)
+    return lf.with_columns(deal.cast(pl.Int64).alias("_deal"), lineup.alias("_lineup"), pl.lit(one).alias("_one"))
 
 
 def _design(lf: pl.LazyFrame) -> pl.LazyFrame:
     return lf if "_deal" in lf.collect_schema() else with_design(lf)
 
 
+def one_game_per_deal(lf: pl.LazyFrame) -> bool:
+    """Whether every deal of a ``with_design`` frame is a single game."""
+    return bool(lf.select(pl.col("_one").first()).collect().item())
+
+
 def cluster_means(lf: pl.LazyFrame, value: pl.Expr, keys: list[str], strata: list[str] | None = None,
                   where: pl.Expr | None = None) -> pl.DataFrame:
     """Per ``keys``: n (rows), total, mean of ``value`` and its sampling variance clustered by
     deal with residuals from the mean of each stratum (``var``), the variance as independent
-    rows (``var_iid``), ``deals`` and ``n_eff`` = n * var_iid / var."""
+    rows (``var_iid``), ``deals`` and ``n_eff`` = n * var_iid / var.
+
+    When every deal is one game (and a key's rows of one game are one row, as a strategy or a
+    seat is), the deals' sums are the rows themselves and the sums of squares come from
+    per-stratum totals: sum (x - m)^2 = sum x^2 - (sum x)^2 / n, one small group-by.
+    """
     d = _design(lf)
     if where is not None:
         d = d.filter(where)
     strata = [*keys, *(strata or [])]
     x = value.cast(pl.Float64)
-    base = d.select(*dict.fromkeys([*strata, "_deal"]), x.alias("_x")).with_columns(
-        (pl.col("_x") - pl.col("_x").mean().over(strata)).alias("_e"),
-        (pl.col("_x") - pl.col("_x").mean().over(keys)).alias("_e0"))
-    clustered = (base.group_by(*keys, "_deal").agg(pl.col("_e").sum().alias("_r"))
-                 .group_by(keys).agg((pl.col("_r") ** 2).sum().alias("ss"), pl.len().alias("deals")))
-    totals = base.group_by(keys).agg(pl.len().alias("n"), pl.col("_x").sum().alias("total"),
-                                     (pl.col("_e0") ** 2).sum().alias("ss_iid"))
-    a, b = pl.collect_all([totals, clustered])
-    df = a.join(b, on=keys, how="left").sort(keys)
+    if one_game_per_deal(d):
+        per = (d.group_by(strata).agg(pl.len().alias("_n"), x.sum().alias("_s"), (x * x).sum().alias("_q"))
+               .with_columns((pl.col("_q") - pl.col("_s") ** 2 / pl.col("_n")).alias("_ss")))
+        df = (per.group_by(keys).agg(pl.col("_n").sum().alias("n"), pl.col("_s").sum().alias("total"),
+                                     pl.col("_q").sum().alias("_q"), pl.col("_ss").sum().alias("ss"))
+              .with_columns((pl.col("_q") - pl.col("total") ** 2 / pl.col("n")).alias("ss_iid"),
+                            pl.col("n").alias("deals"))
+              .drop("_q").collect().sort(keys))
+    else:
+        base = d.select(*dict.fromkeys([*strata, "_deal"]), x.alias("_x")).with_columns(
+            (pl.col("_x") - pl.col("_x").mean().over(strata)).alias("_e"),
+            (pl.col("_x") - pl.col("_x").mean().over(keys)).alias("_e0"))
+        clustered = (base.group_by(*keys, "_deal").agg(pl.col("_e").sum().alias("_r"))
+                     .group_by(keys).agg((pl.col("_r") ** 2).sum().alias("ss"), pl.len().alias("deals")))
+        totals = base.group_by(keys).agg(pl.len().alias("n"), pl.col("_x").sum().alias("total"),
+                                         (pl.col("_e0") ** 2).sum().alias("ss_iid"))
+        a, b = pl.collect_all([totals, clustered])
+        df = a.join(b, on=keys, how="left").sort(keys)
     n = pl.col("n").cast(pl.Float64)
     dd = pl.col("deals").cast(pl.Float64)
     df = df.with_columns(
         (pl.col("total") / n).alias("mean"),
-        pl.when(dd > 1).then(pl.col("ss") / (n * n) * dd / (dd - 1)).otherwise(0.0).alias("var"),
-        pl.when(n > 1).then(pl.col("ss_iid") / (n * n) * n / (n - 1)).otherwise(0.0).alias("var_iid"))
+        pl.when(dd > 1).then(pl.col("ss").clip(0) / (n * n) * dd / (dd - 1)).otherwise(0.0).alias("var"),
+        pl.when(n > 1).then(pl.col("ss_iid").clip(0) / (n * n) * n / (n - 1)).otherwise(0.0).alias("var_iid"))
     return df.with_columns(
         pl.when(pl.col("var") > 0).then(n * pl.col("var_iid") / pl.col("var")).otherwise(n).alias("n_eff")
     ).drop("ss", "ss_iid")
@@ -115,16 +143,23 @@ def seat_test(lf: pl.LazyFrame) -> pl.DataFrame:
     ``identifiable`` is false when every strategy always sits in one seat (fixed seating): then
     seat and strategy are the same thing and there is no test.
     """
-    d = _design(lf)
-    d = d.select("variant_id", "_deal", "_lineup", "strategy", pl.col("seat").cast(pl.Int64),
+    base = _design(lf)
+    fast = one_game_per_deal(base)
+    d = base.select("variant_id", "_deal", "_lineup", "strategy", pl.col("seat").cast(pl.Int64),
                  pl.col("players").cast(pl.Int64),
                  (pl.col("win") - pl.col("win").mean().over("variant_id", "_lineup", "strategy")).alias("_e"))
     k = ["variant_id", "_lineup", "strategy"]
-    by_seat = d.group_by("variant_id", "_deal", "seat").agg(pl.col("_e").sum())
-    by_strategy = d.group_by("variant_id", "_deal", *k[1:]).agg(pl.col("_e").sum())
     counts = d.group_by(*k, "seat").agg(pl.len().alias("c"))
     players = d.group_by("variant_id").agg(pl.col("players").max())
-    by_seat, by_strategy, counts, players = pl.collect_all([by_seat, by_strategy, counts, players])
+    if fast:
+        # a seat, and a strategy, is one row of its game: the deals' sums are the rows themselves
+        by_seat, counts, players = pl.collect_all(
+            [d.select("variant_id", "_deal", "seat", *k[1:], "_e"), counts, players])
+        by_strategy = by_seat
+    else:
+        by_seat, by_strategy, counts, players = pl.collect_all([
+            d.group_by("variant_id", "_deal", "seat").agg(pl.col("_e").sum()),
+            d.group_by("variant_id", "_deal", *k[1:]).agg(pl.col("_e").sum()), counts, players])
     rows = []
     for vid, p in players.sort("variant_id").iter_rows():
         cs = counts.filter(pl.col("variant_id") == vid)

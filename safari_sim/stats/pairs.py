@@ -18,6 +18,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from .dataset import GAME_KEY
+from .design import _design, one_game_per_deal
 from .intervals import with_wilson, z_value
 
 ELO = 400 / math.log(10)
@@ -93,9 +94,10 @@ def head_to_head(lf: pl.LazyFrame, names: list[str] | None = None) -> pl.DataFra
     for i, j in pairs:
         both, ahead = _pair_exprs(i, j)
         res.append((both * (ahead - pl.col(f"p{i}_{j}"))).alias(f"e{i}_{j}"))
-    ss = (games.join(rates.lazy(), on="variant_id").select("variant_id", "_deal", *res)
-          .group_by("variant_id", "_deal").agg(pl.all().sum())
-          .group_by("variant_id").agg(pl.len().alias("_deals"), *[(pl.col(f"e{i}_{j}") ** 2).sum() for i, j in pairs])
+    per_deal = games.join(rates.lazy(), on="variant_id").select("variant_id", "_deal", *res)
+    if not one_game_per_deal(_design(lf)):  # else each game is its own deal: its row is the deal's sum
+        per_deal = per_deal.group_by("variant_id", "_deal").agg(pl.all().sum())
+    ss = (per_deal.group_by("variant_id").agg(pl.len().alias("_deals"), *[(pl.col(f"e{i}_{j}") ** 2).sum() for i, j in pairs])
           .collect())
     wide = wide.join(ss, on="variant_id")
     rows = []
@@ -188,8 +190,10 @@ def ratings(lf: pl.LazyFrame, names: list[str] | None = None, h2h: pl.DataFrame 
             terms.append(e if k == i else -e)
         scores.append(pl.sum_horizontal(terms).alias(f"u{k}") if terms else pl.lit(0.0).alias(f"u{k}"))
     prob = pl.DataFrame(probs, schema={"variant_id": pl.Int16, **{f"p{i}_{j}": pl.Float64 for i, j in pairs}})
-    per_deal = (rank_table(lf, names).join(prob.lazy(), on="variant_id").select("variant_id", "_deal", *scores)
-                .group_by("variant_id", "_deal").agg(pl.all().sum()).collect())
+    per_deal = rank_table(lf, names).join(prob.lazy(), on="variant_id").select("variant_id", "_deal", *scores)
+    if not one_game_per_deal(_design(lf)):
+        per_deal = per_deal.group_by("variant_id", "_deal").agg(pl.all().sum())
+    per_deal = per_deal.select("variant_id", *[f"u{k}" for k in range(len(names))]).collect()
     rows = []
     for vid, (sub, theta, se_model, info) in fits.items():
         u = per_deal.filter(pl.col("variant_id") == vid).select([f"u{k}" for k in sub]).to_numpy()
