@@ -112,8 +112,9 @@ def ref_step(s, a, rules, P):
     give_ok = rules.give_on_match and not rules.younger
 
     def finish():
-        if s["deck"]:
-            s["hands"][p].append(s["deck"].pop(0))
+        for _ in range(rules.draw_per_turn):  # "then draw one card"
+            if s["deck"]:
+                s["hands"][p].append(s["deck"].pop(0))
         s["hands"][p].sort()
         s["phase"], s["mstack"] = hl.PLAY, -1
         for i in range(1, P + 1):
@@ -550,6 +551,18 @@ def test_rules_errors_name_the_field():
         G.check(R, 5)
 
 
+def test_draw_per_turn_field():
+    st = position(hands={0: [K(LION, 5), K(TIGER, 1)]}, draw_per_turn=2)
+    top2 = G.zones(st, 0)["deck"][:2]
+    act(st, play(LION, 5))
+    assert sorted(G.zones(st, 0)["hand0"]) == sorted([K(TIGER, 1)] + top2)
+    st = position(hands={0: [K(LION, 5), K(TIGER, 1)]}, draw_per_turn=0)
+    act(st, play(LION, 5))
+    assert G.zones(st, 0)["hand0"] == [K(TIGER, 1)]
+    with pytest.raises(RulesError, match="rules.draw_per_turn"):
+        G.make_rules(draw_per_turn=-1)
+
+
 def test_deck_follows_the_rules_fields():
     r = G.make_rules(animals=3, copies=1, values=4)
     st = G.init(r, 2, deal_keys(5))
@@ -624,7 +637,8 @@ def test_observation_counts_what_is_unseen():
                                            (3, {"younger": True}),
                                            (4, {"majority_tie": "discard",
                                                 "reverse_on_match": False}),
-                                           (2, {"explorer_own_type": False})])
+                                           (2, {"explorer_own_type": False}),
+                                           (3, {"draw_per_turn": 2, "hand_size": 2})])
 def test_properties_over_random_games(players, rules):
     B = 120
     r = G.make_rules(rules)

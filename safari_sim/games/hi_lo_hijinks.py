@@ -43,6 +43,7 @@ class Rules:
         3, "a starter numbered up to this puts its ducky on Higher (wants >= the top card); "
            "above it, on Lower (wants <=)")
     hand_size: int = rule(4, "cards dealt to each player")
+    draw_per_turn: int = rule(1, "cards drawn at the end of a turn, while the deck has any")
     reverse_on_match: bool = rule(True, "an exact match may reverse the stack's direction")
     give_on_match: bool = rule(
         True, "an exact match may give one card from the hand to another player (off when younger)")
@@ -66,6 +67,8 @@ class Rules:
             raise RulesError("higher_up_to", "must be from 0 to `values`")
         if self.hand_size < 1:
             raise RulesError("hand_size", "must be at least 1")
+        if self.draw_per_turn < 0:
+            raise RulesError("draw_per_turn", "must be 0 or more")
         if self.explorer_points < 0:
             raise RulesError("explorer_points", "must be 0 or more")
         if self.majority_tie not in ("keep", "discard"):
@@ -95,7 +98,7 @@ NPP = 10
 
 # params vector
 (P_PLAYERS, P_ANIMALS, P_VALUES, P_CARDS, P_HAND, P_HIGHER, P_EXPTS, P_FLAGS, P_NAK, P_K,
- P_KEEP, P_GIVE0) = range(12)
+ P_KEEP, P_GIVE0, P_DRAW) = range(13)
 F_REVERSE, F_GIVE, F_TIE_DISCARD, F_EXP_TYPE = 1, 2, 4, 8
 
 # Event log: ev[b, i] = (type, seat, a, b, c, d)
@@ -122,7 +125,7 @@ def action_layout(rules: Rules, n_players: int) -> dict[str, int]:
 class State:
     n_players: int
     rules: Rules
-    params: np.ndarray       # int64[12]
+    params: np.ndarray       # int64[13]
     fresh: np.ndarray        # int8[C]: the full deck by kind, in order
     kind_total: np.ndarray   # int8[K]: cards of each kind in the game
     g: np.ndarray            # int32[B, NG]
@@ -269,10 +272,12 @@ def _score(b, g, pp, ptype, ev, params):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _finish_turn(b, g, pp, deck, hand, ptype, ev, params):
-    """Draw a card if the deck has any, then the next player to the left with cards in hand; the
-    game ends when every hand is empty."""
+    """Draw a card (`draw_per_turn`) if the deck has any, then the next player to the left with
+    cards in hand; the game ends when every hand is empty."""
     p = g[b, CUR]
-    if g[b, POS] < g[b, END]:
+    for _ in range(params[P_DRAW]):
+        if g[b, POS] >= g[b, END]:
+            break
         k = deck[b, g[b, POS]]
         g[b, POS] += 1
         hand[b, p, k] += 1
@@ -581,7 +586,8 @@ class HiLoHijinks(Game):
                  | (F_EXP_TYPE if rules.explorer_own_type else 0))
         return np.array([n_players, rules.animals, rules.values, rules.n_cards, rules.hand_size,
                          rules.higher_up_to, 0 if rules.younger else rules.explorer_points, flags,
-                         lay["nak"], lay["kinds"], lay["keep"], lay["give0"]], np.int64)
+                         lay["nak"], lay["kinds"], lay["keep"], lay["give0"],
+                         rules.draw_per_turn], np.int64)
 
     def new_state(self, rules: Rules, n_players: int, keys: np.ndarray, log: bool = False) -> State:
         """A state with nothing dealt (``init`` deals; tests set positions on it)."""
