@@ -57,8 +57,9 @@ def slot(k):
 
 
 def conserved(st, b=0):
+    """Every card of the rulebook's deck (``Book``, below) is in one zone of game b."""
     cards = sorted(int(c) for zone in G.zones(st, b).values() for c in zone)
-    assert cards == sorted(int(c) for c in st.base), "cards lost or created"
+    assert cards == sorted(Book(st.rules).cards), "cards lost or created"
 
 
 def obs_of(st):
@@ -833,6 +834,12 @@ def _play_against_the_book(rules, players, strategies, batch, seed):
     seat_rs = keys.seat.reshape(-1).copy()
     strats = [get_strategy("paper_safari", name)() for name in strategies]
     st = G.init(r, players, keys.deal)
+    for b in range(batch):   # the first deal, from the game's own stream
+        t = Table(st, b)
+        want = copy.deepcopy(t)
+        want.stream = Stream(keys.deal[b])
+        _new_round(want, book, 0)
+        assert not t.same(want), (b, t.same(want))
     for s in strats:
         s.reset(batch, players)
     logs = [[] for _ in range(batch)]
