@@ -2,8 +2,8 @@
 
 Every strategy has ``recall``: 1 is a perfect memory (it uses all the public history the
 observation holds); below 1 each remembered fact (the kind seen at a place of the hunting ground,
-a player known to lack a kind) is forgotten with probability 1 - recall after each turn, drawn from
-the seat's own stream. The memory lives in per-game arrays (one row per game and seat) made in
+a player seen not to hold a kind: asked for it in vain, or asking for it) is forgotten with
+probability 1 - recall after each turn, drawn from the seat's own stream. The memory lives in per-game arrays (one row per game and seat) made in
 ``reset``. A card face up now, the player's own hand, the pairs made and the duckies are in plain
 sight and never forgotten.
 
@@ -47,9 +47,10 @@ class Memory:
         self.facts = self.turn = None  # sized at the first observation
 
     def recall_now(self, obs: Obs, rng) -> tuple[np.ndarray, np.ndarray]:
-        """(known int8[n, G], lacks bool[n, P, K]) as this seat remembers them now."""
+        """(known int8[n, G], lacks bool[n, P, K]) as this seat remembers them now; ``lacks``:
+        the player was seen not to hold the kind (``obs.not_holding``)."""
         if self.recall >= 1.0:
-            return obs.known, obs.lacks
+            return obs.known, obs.not_holding >= 0
         n, g = obs.known.shape
         p, k = obs.lack.shape[1:]
         if self.facts is None:
@@ -60,7 +61,7 @@ class Memory:
         # the turn each fact was last learned (-1 never): a fact learned since the last update
         # is remembered from that turn on, one already remembered survives each turn since with
         # probability recall; a place whose card is gone is forgotten
-        learned = np.concatenate((obs.seen, obs.lack.reshape(n, -1)), axis=1)
+        learned = np.concatenate((obs.seen, obs.not_holding.reshape(n, -1)), axis=1)
         t1 = obs.turn.astype(np.int32)[:, None]
         t0 = self.turn[rows][:, None]
         fresh = learned >= t0

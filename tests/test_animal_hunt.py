@@ -162,10 +162,14 @@ def test_choice_b_asked_player_without_it_card_turns_back_turn_over_and_all_know
     assert st.ground[0, 3] == kind(MONKEY, 2)                       # face down, same place
     assert st.known[0, 3] == kind(MONKEY, 2) and st.seen[0, 3] == 4
     assert st.lack[0, 1, kind(MONKEY, 2)] == 4                      # P1 lacks it, from turn 4
+    assert st.asked[0, 0, kind(MONKEY, 2)] == 4                     # and P0 asked for it
     assert (st.scored[0] == -1).all() and st.pp[0, 0, ah.ASKS_FAILED] == 1
     # what P1 now sees: itself (offset 0) known to lack the monkey 2, and where it lies
     o = G.observe(st, np.array([0]))
     assert o.lacks[0, 0, kind(MONKEY, 2)] and o.known[0, 3] == kind(MONKEY, 2)
+    assert o.asked[0, 2, kind(MONKEY, 2)] == 4 and (o.asked >= 0).sum() == 1   # P0: 2 to the left
+    # neither holds it: P1 was asked in vain, P0 asked (holding it, it would have shown it)
+    assert o.not_holding[0, 0, kind(MONKEY, 2)] == 4 and o.not_holding[0, 2, kind(MONKEY, 2)] == 4
 
 
 # ---- Choice C -------------------------------------------------------------------------------------
@@ -604,7 +608,7 @@ def test_perfect_memory_is_the_observation_and_no_memory_lasts_one_turn():
     perfect = get_strategy(G.id, "rememberer")(recall=1.0)
     perfect.reset(n, 3)
     k, l = perfect.memory.recall_now(obs, SeatRandom(keys, np.arange(n) * 3))
-    assert np.array_equal(k, obs.known) and np.array_equal(l, obs.lacks)
+    assert np.array_equal(k, obs.known) and np.array_equal(l, obs.not_holding >= 0)
     none = get_strategy(G.id, "rememberer")(recall=0.0)
     none.reset(n, 3)
     k, _ = none.memory.recall_now(obs, SeatRandom(keys, np.arange(n) * 3))

@@ -114,6 +114,7 @@ class State:
     known: np.ndarray        # int8[B, G]: kind seen at the place (public), -1 never seen or gone
     seen: np.ndarray         # int16[B, G]: turn in which that card was last face up, -1 never
     lack: np.ndarray         # int16[B, P, K]: last turn p was asked for kind k in vain, -1 never
+    asked: np.ndarray        # int16[B, P, K]: last turn p asked someone for kind k, -1 never
     scored: np.ndarray       # int8[B, K]: seat that made the pair of kind k, -1 not yet
     ducky: np.ndarray        # int8[B, A]: seat holding each animal's ducky, -1 nobody
     scratch: np.ndarray      # int16[B, K]: the dealt deck while dealing
@@ -226,7 +227,7 @@ def _next_turn(b, again, g, pp, hand, ev, params):
 
 
 @njit(cache=True, _nrt=False)
-def _apply(b, a, g, pp, hand, ground, known, seen, lack, scored, ducky, ev, params):
+def _apply(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, ev, params):
     """One decision of game b (On Your Turn)."""
     nk = params[P_KINDS]
     ng = params[P_GROUND]
@@ -283,6 +284,7 @@ def _apply(b, a, g, pp, hand, ground, known, seen, lack, scored, ducky, ev, para
         t = p + o
         t = t - nplayers if t >= nplayers else t
         pp[b, p, ASKS] += 1
+        asked[b, p, k1] = t_now   # everyone heard the question
         got = hand[b, t, k1]
         log_event(ev, g, NEV, b, E_ASK, p, t, k1, 1 if got else 0, 0)
         if got:
@@ -339,17 +341,19 @@ def _views(games, g, hand, ground, params, mover, legal):
 
 
 @njit(cache=True, _nrt=False)
-def _step(actions, g, pp, hand, ground, known, seen, lack, scored, ducky, ev, params, mover, legal):
+def _step(actions, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, ev, params, mover,
+          legal):
     for b in range(g.shape[0]):
         if g[b, PHASE] != OVER:
-            _apply(b, actions[b], g, pp, hand, ground, known, seen, lack, scored, ducky, ev, params)
+            _apply(b, actions[b], g, pp, hand, ground, known, seen, lack, asked, scored, ducky, ev,
+                   params)
         _view(b, g, hand, ground, params, mover, legal)
 
 
 @njit(cache=True, _nrt=False)
-def _observe(games, g, pp, hand, ground, known, seen, lack, scored, ducky, params,
+def _observe(games, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, params,
              seat, kind, turn, first, first_kind, down, o_known, o_seen, o_hand, hand_size,
-             pairs, o_lack, o_scored, o_ducky, ground_left, o_count, rot):
+             pairs, o_lack, o_asked, o_scored, o_ducky, ground_left, o_count, rot):
     """The observation of the player to move in each of ``games``, written into fresh arrays;
     per-player values rotated so that index 0 is the player and o the player o seats left."""
     nplayers = params[P_PLAYERS]
@@ -389,6 +393,8 @@ def _observe(games, g, pp, hand, ground, known, seen, lack, scored, ducky, param
             pairs[i, o] = pp[b, q, PAIRS]
             for k in range(nk):
                 o_lack[i, o, k] = lack[b, q, k]
+            for k in range(nk):
+                o_asked[i, o, k] = asked[b, q, k]
         for a in range(ducky.shape[1]):
             o_ducky[i, a] = rot[p, ducky[b, a] + 1]
 
@@ -400,7 +406,8 @@ class Obs(Observation):
     the same offsets); ``scored`` and ``ducky`` hold such offsets (-1: nobody).
 
     Every array is made for this observation (a snapshot). A strategy that forgets keeps its own
-    memory and uses ``seen`` and ``lack`` (the turns facts were learned) to know what is new."""
+    memory and uses ``seen``, ``lack`` and ``asked`` (the turns facts were learned) to know what
+    is new."""
 
     game: np.ndarray         # int64[n] batch index
     seat: np.ndarray         # int8[n] this player's seat (0 = the first player)
@@ -415,6 +422,7 @@ class Obs(Observation):
     hand_size: np.ndarray    # int16[n, P] cards in each hand
     pairs: np.ndarray        # int16[n, P] pairs in each score pile
     lack: np.ndarray         # int16[n, P, K] last turn the player was asked for the kind in vain
+    asked: np.ndarray        # int16[n, P, K] last turn the player asked someone for the kind
     scored: np.ndarray       # int8[n, K] offset of the player who made the pair of a kind, -1
     ducky: np.ndarray        # int8[n, A] offset of the player holding each ducky, -1
     ground_left: np.ndarray  # int16[n] face-down cards in the hunting ground
@@ -427,6 +435,12 @@ class Obs(Observation):
     def lacks(self) -> np.ndarray:
         """bool[n, P, K]: the player is known to lack the kind (asked for it in vain)."""
         return read_only(self.lack >= 0)
+
+    @cached_property
+    def not_holding(self) -> np.ndarray:
+        """int16[n, P, K]: the last turn the player was seen not to hold the kind, -1 never: it was
+        asked for it in vain, or it asked for it (holding it, a player would have shown it)."""
+        return read_only(np.maximum(self.lack, self.asked))
 
     def show_action(self) -> int:
         return self.places
@@ -473,6 +487,7 @@ class AnimalHunt(Game):
             ground=np.full((batch, ng), -1, np.int16),
             known=np.full((batch, ng), -1, np.int8), seen=np.full((batch, ng), -1, np.int16),
             lack=np.full((batch, n_players, nk), -1, np.int16),
+            asked=np.full((batch, n_players, nk), -1, np.int16),
             scored=np.full((batch, nk), -1, np.int8),
             ducky=np.full((batch, rules.animals), -1, np.int8),
             scratch=np.zeros((batch, nk), np.int16),
@@ -508,14 +523,15 @@ class AnimalHunt(Game):
                 known=np.empty((n, ng), np.int8), seen=np.empty((n, ng), np.int16),
                 hand=np.empty((n, nk), np.bool_), hand_size=np.empty((n, p), np.int16),
                 pairs=np.empty((n, p), np.int16), lack=np.empty((n, p, nk), np.int16),
-                scored=np.empty((n, nk), np.int8),
+                asked=np.empty((n, p, nk), np.int16), scored=np.empty((n, nk), np.int8),
                 ducky=np.empty((n, state.ducky.shape[1]), np.int8),
-                ground_left=np.empty(n, np.int16), known_count=np.empty((n, nk), np.int8), kinds=nk, numbers=state.rules.numbers,
-                places=ng)
+                ground_left=np.empty(n, np.int16), known_count=np.empty((n, nk), np.int8),
+                kinds=nk, numbers=state.rules.numbers, places=ng)
         _observe(games, state.g, state.pp, state.hand, state.ground, state.known, state.seen,
-                 state.lack, state.scored, state.ducky, state.params, o.seat, o.kind, o.turn,
-                 o.first, o.first_kind, o.down, o.known, o.seen, o.hand, o.hand_size, o.pairs,
-                 o.lack, o.scored, o.ducky, o.ground_left, o.known_count, state.rot)
+                 state.lack, state.asked, state.scored, state.ducky, state.params, o.seat, o.kind,
+                 o.turn, o.first, o.first_kind, o.down, o.known, o.seen, o.hand, o.hand_size,
+                 o.pairs, o.lack, o.asked, o.scored, o.ducky, o.ground_left, o.known_count,
+                 state.rot)
         return o
 
     def step(self, state: State, actions: np.ndarray) -> None:
@@ -523,8 +539,8 @@ class AnimalHunt(Game):
         state.mover = np.empty(len(state.g), np.int64)
         state.legal_ = np.empty(state.legal_.shape, np.bool_)
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.hand, state.ground,
-              state.known, state.seen, state.lack, state.scored, state.ducky, state.ev,
-              state.params, state.mover, state.legal_)
+              state.known, state.seen, state.lack, state.asked, state.scored, state.ducky,
+              state.ev, state.params, state.mover, state.legal_)
 
     def duckies(self, state: State) -> np.ndarray:
         """int[B, P]: duckies in front of each player."""
@@ -584,6 +600,7 @@ class AnimalHunt(Game):
             st.known[b, pos] = ground[pos] % nk
             st.seen[b, pos] = t
         st.lack[b] = -1
+        st.asked[b] = -1
         for (p, k), t in (lacks or {}).items():
             st.lack[b, p, k] = t
         st.scored[b] = -1
