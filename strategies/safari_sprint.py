@@ -184,7 +184,8 @@ class Backer(SprintStrategy):
 class Spoiler(SprintStrategy):
     name = "spoiler"
     summary = ("holds the leading rival back: plays its low cards where they move least, lands "
-               "a ducky on it to push it back, and keeps its highest card to the end")
+               "a ducky on it to push it back, and keeps its highest card to the end (and, with "
+               "save_six, its own 6s for the last rounds)")
 
     class Params(_Params):
         leader_weight: float = Field(1.0, ge=0, description="cost of a space the leading rival "
@@ -194,6 +195,8 @@ class Spoiler(SprintStrategy):
                                                          "the leader (pushing it back)")
         hold: bool = Field(True, description="never play the leader's highest card in hand while "
                                              "another card is legal (the last card held)")
+        save_six: int = Field(0, ge=0, description="keep its own animal's 6s for the last this many "
+                                                   "rounds of a race (0: play them any time)")
 
     def score(self, obs, legal, rng):
         p = self.params
@@ -221,6 +224,9 @@ class Spoiler(SprintStrategy):
             top = NV - 1 - np.argmax(lead_cards[:, ::-1], axis=1)
             held = lead_cards[rows, top] & (lg.reshape(n, -1).sum(axis=1) > 1)
             s[rows[held], lead[held], top[held]] -= 1e6
+        if p.save_six:
+            early = obs.round < obs.rounds - p.save_six
+            s[rows[early], mine[early], NV - 1] -= 1e5
         return s.reshape(n, NTYPES)
 
 

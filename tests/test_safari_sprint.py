@@ -815,6 +815,20 @@ def test_spoiler_holds_the_leaders_highest_card():
     assert decide(st, "spoiler", own_weight=0.0, push_bonus=0.0, hold=False) == card(LION, 6)
 
 
+def test_spoiler_saves_its_own_six_for_the_last_rounds():
+    # seat 0 (elephant, in front) plays first: every card takes the 1st spot (6)
+    hand = [card(ELEPHANT, 6), card(MONKEY, 1), card(LION, 2), card(MONKEY, 3), card(LION, 4)]
+    r, st = three_player({ELEPHANT: 9, LION: 8, MONKEY: 7, X: 6}, {0: hand}, racing=9,
+                         rounds_done=7)
+    assert G.to_move(st)[0] == 0
+    assert decide(st, "spoiler", hold=False) == card(ELEPHANT, 6)
+    assert decide(st, "spoiler", hold=False, save_six=3) != card(ELEPHANT, 6)
+    # in the last three rounds it plays it
+    r, st = three_player({ELEPHANT: 9, LION: 8, MONKEY: 7, X: 6}, {0: hand[:3]}, racing=9,
+                         rounds_done=9)
+    assert decide(st, "spoiler", hold=False, save_six=3) == card(ELEPHANT, 6)
+
+
 def test_claim_knobs():
     r = G.make_rules()
     st = G.init(r, 3, deal_keys(1, 7))
