@@ -46,8 +46,9 @@ def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl
     t["seat_rates"] = stats.seat_win_rates(lf)
     t["seat_advantage"] = stats.seat_advantage(lf, t["seat_rates"], seating)
     t["seat_rates"] = seat_rows_versus(t["seat_rates"], t["seat_advantage"])
-    t["head_to_head"] = stats.head_to_head(lf, names)
-    t["ratings"] = stats.ratings(lf, names, t["head_to_head"])
+    games = stats.pairs.rank_table(lf, names).collect().lazy()  # one group-by over games for both
+    t["head_to_head"] = stats.head_to_head(lf, names, games)
+    t["ratings"] = stats.ratings(lf, names, t["head_to_head"], games)
     t["scores_strategy"] = stats.distribution(lf, "score", "strategy")
     t["scores_seat"] = stats.distribution(lf, "score", "seat")
     bins = stats.scores.bins_for(lf, "score")

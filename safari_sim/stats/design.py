@@ -128,6 +128,16 @@ def simultaneous_z(k: int, level: float = LEVEL) -> float:
     return float(norm.ppf(1 - level / (2 * max(k, 1))))
 
 
+def _index(values: np.ndarray) -> tuple[int, np.ndarray]:
+    """(number of distinct values, index of each value among them); in linear time when the
+    values come sorted, as the runner writes them."""
+    if len(values) and (np.diff(values) >= 0).all():
+        idx = np.concatenate([[0], np.cumsum(np.diff(values) != 0)])
+        return int(idx[-1]) + 1, idx
+    uniq, inv = np.unique(values, return_inverse=True)
+    return len(uniq), inv
+
+
 def seat_test(lf: pl.LazyFrame) -> pl.DataFrame:
     """Per variant, the test of equal seats with the strategies accounted for.
 
@@ -174,10 +184,14 @@ def seat_test(lf: pl.LazyFrame) -> pl.DataFrame:
                "df": 0, "p_value": float("nan")}
         if identifiable:
             bs = by_seat.filter(pl.col("variant_id") == vid)
-            bk = by_strategy.filter(pl.col("variant_id") == vid).join(groups, on=["_lineup", "strategy"])
-            deals, di = np.unique(np.concatenate([bs["_deal"].to_numpy(), bk["_deal"].to_numpy()]),
-                                  return_inverse=True)
-            di_s, di_k = di[:len(bs)], di[len(bs):]
+            bk = by_strategy.filter(pl.col("variant_id") == vid).join(groups, on=["_lineup", "strategy"], maintain_order="left")
+            if fast:  # the same rows: one index
+                n_deals, di_s = _index(bs["_deal"].to_numpy())
+                di_k = di_s if bk.height == bs.height else _index(bk["_deal"].to_numpy())[1]
+            else:
+                n_deals, di = _index(np.concatenate([bs["_deal"].to_numpy(), bk["_deal"].to_numpy()]))
+                di_s, di_k = di[:len(bs)], di[len(bs):]
+            deals = np.empty(n_deals)
             u = np.zeros((len(deals), p))
             e_s = bs["_e"].to_numpy()
             seats = bs["seat"].to_numpy()

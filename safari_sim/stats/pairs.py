@@ -33,7 +33,8 @@ def strategies(lf: pl.LazyFrame) -> list[str]:
 
 def rank_table(lf: pl.LazyFrame, names: list[str]) -> pl.LazyFrame:
     """One row per game: its deal (``_deal``) and the rank of each strategy (column r<i>, null
-    if it did not play)."""
+    if it did not play). ``head_to_head`` and ``ratings`` take it collected (``games``) so that
+    the group-by over games runs once."""
     cols = [pl.when(pl.col("strategy") == s).then(pl.col("rank")).alias(f"r{i}") for i, s in enumerate(names)]
     deal = pl.col("deal") if "deal" in lf.collect_schema() else pl.col("game")
     return (lf.select(*GAME_KEY, deal.cast(pl.Int64).alias("_deal"), *cols).group_by(GAME_KEY)
@@ -65,7 +66,8 @@ def _scalars(df: pl.DataFrame, value: str, names: list[str], prefix: str) -> pl.
                         schema={"variant_id": pl.Int16, **{c: pl.Float64 for c in cols}})
 
 
-def head_to_head(lf: pl.LazyFrame, names: list[str] | None = None) -> pl.DataFrame:
+def head_to_head(lf: pl.LazyFrame, names: list[str] | None = None,
+                 games: pl.LazyFrame | None = None) -> pl.DataFrame:
     """Per variant and ordered pair: games both played, A's share ahead of B, interval.
 
     The interval is Wilson's at the effective number of games: games of one deal are dependent,
@@ -77,7 +79,7 @@ def head_to_head(lf: pl.LazyFrame, names: list[str] | None = None) -> pl.DataFra
               "ahead": pl.Float64}
     if not pairs:
         return pl.DataFrame(schema=schema)
-    games = rank_table(lf, names)
+    games = rank_table(lf, names).collect().lazy() if games is None else games  # used twice: once
     aggs = []
     for i, j in pairs:
         both, ahead = _pair_exprs(i, j)
@@ -148,7 +150,8 @@ def bradley_terry(names: list[str], ahead: np.ndarray) -> tuple[np.ndarray, np.n
     return theta, se, info
 
 
-def ratings(lf: pl.LazyFrame, names: list[str] | None = None, h2h: pl.DataFrame | None = None) -> pl.DataFrame:
+def ratings(lf: pl.LazyFrame, names: list[str] | None = None, h2h: pl.DataFrame | None = None,
+            games: pl.LazyFrame | None = None) -> pl.DataFrame:
     """Bradley-Terry rating per variant and strategy: ``rating`` in Elo points (mean 0) with a
     95% interval, and ``vs_average``: the chance to finish ahead of an average strategy.
 
@@ -159,7 +162,8 @@ def ratings(lf: pl.LazyFrame, names: list[str] | None = None, h2h: pl.DataFrame 
     as independent (too narrow with more than two players).
     """
     names = strategies(lf) if names is None else names
-    h2h = head_to_head(lf, names) if h2h is None else h2h
+    games = rank_table(lf, names).collect().lazy() if games is None else games
+    h2h = head_to_head(lf, names, games) if h2h is None else h2h
     z = z_value()
     pairs = _pairs(names)
     fits, probs = {}, []
@@ -190,7 +194,7 @@ def ratings(lf: pl.LazyFrame, names: list[str] | None = None, h2h: pl.DataFrame 
             terms.append(e if k == i else -e)
         scores.append(pl.sum_horizontal(terms).alias(f"u{k}") if terms else pl.lit(0.0).alias(f"u{k}"))
     prob = pl.DataFrame(probs, schema={"variant_id": pl.Int16, **{f"p{i}_{j}": pl.Float64 for i, j in pairs}})
-    per_deal = rank_table(lf, names).join(prob.lazy(), on="variant_id").select("variant_id", "_deal", *scores)
+    per_deal = games.join(prob.lazy(), on="variant_id").select("variant_id", "_deal", *scores)
     if not one_game_per_deal(_design(lf)):
         per_deal = per_deal.group_by("variant_id", "_deal").agg(pl.all().sum())
     per_deal = per_deal.select("variant_id", *[f"u{k}" for k in range(len(names))]).collect()
