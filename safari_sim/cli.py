@@ -118,10 +118,23 @@ def run(
     per_variant = record.get("stopped", {}).get("games_per_variant", exp.spec.games)
     out.print(f"done: {len(exp.variants)} variant(s) x {per_variant:,} games in {exp.output} "
               f"({played:,} played now in {elapsed:.1f} s{rate})", highlight=False)
+    _print_safety_stops(exp.output)
     if exp.spec.report:
         _report(exp.output, exp.spec.report, None)
     if replaced:
         _print_moved(Path(replaced), exp.output)
+
+
+def _print_safety_stops(results: Path) -> None:
+    import polars as pl
+
+    from .stats import caps
+
+    files = list((results / "chunks").glob("*/*.parquet"))
+    if files:
+        line = caps.sentence(caps.safety_stops(pl.scan_parquet([str(f) for f in files])))
+        if line:
+            out.print(line, highlight=False)
 
 
 def _compile_first(exp, quiet: bool) -> None:

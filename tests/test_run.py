@@ -710,3 +710,13 @@ def test_output_is_relative_to_the_experiment_file(tmp_path, monkeypatch):
     # --output on the command line is the shell's path, from the current folder
     r = run_cli("run", exp, "--quiet", "--games", 300, "--output", "here")
     assert r.exit_code == 0 and (other / "here" / "experiment.json").exists()
+
+
+def test_the_run_says_how_many_games_hit_a_safety_stop(tmp_path):
+    exp = write(tmp_path, BASE.replace("rules: {rounds: 1}", "rules: {max_rounds: 1}")
+                .replace("sweep: {rules.bruce_cards: [0, 6]}", ""))
+    r = run_cli("run", exp, "--output", tmp_path / "o", "--games", 300)
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and "300 of 300 games were ended by the safety stop" in text
+    r = run_cli("run", write(tmp_path, BASE, "b.yaml"), "--output", tmp_path / "b", "--games", 300)
+    assert "no game or round hit a safety stop (600 games)" in " ".join(r.output.split())
