@@ -31,6 +31,24 @@ MISREADINGS = {
         ("the target must be passed, not reached", "if pp[b, p, TOTAL] >= params[P_TARGET]:",
          "if pp[b, p, TOTAL] > params[P_TARGET]:"),
     ]),
+    "bluff_in_zoo": ("safari_sim/games/bluff_in_zoo.py", [
+        ("a claim met exactly is a lie", "    if counted >= g[b, CLAIM_N]:\n",
+         "    if counted > g[b, CLAIM_N]:\n"),
+        ("any stop card cancels the action cards", "if stops % 2 == 1:", "if stops > 0:"),
+        ("the starting player card passes left of the taker",
+         "starter = (g[b, STARTER] + 1) % nplayers", "starter = (taker + 1) % nplayers"),
+        ("'All cards count 1' spares the wild cards", "total += n * (1 if one else t_val[t])",
+         "total += n * (1 if one and c == ANIMAL else t_val[t])"),
+        ("the same number of a bigger animal is no raise",
+         "if ck < nkinds - 1:\n                    out[b, count0 + cn - 1] = True",
+         "if False:\n                    out[b, count0 + cn - 1] = True"),
+        ("the point limit means more than 30", "if pp[b, taker, POINTS] >= params[P_LIMIT]:",
+         "if pp[b, taker, POINTS] > params[P_LIMIT]:"),
+        ("only the player who took the points refills",
+         "_draw_to_hand(b, p, params[P_HAND] - pp[b, p, HAND_N], g, pp, deck, hand)",
+         "_draw_to_hand(b, p, (params[P_HAND] - pp[b, p, HAND_N]) * (p == taker), g, pp, "
+         "deck, hand)"),
+    ]),
 }
 
 
