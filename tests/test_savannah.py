@@ -1092,8 +1092,9 @@ def closed_spaces(board, down):
             if not any(left[kd] > 0 for kd in kinds_allowed(lines_key(board, s)))}
 
 
-def lookahead_positions(players, seed, B, every=3):
-    """(state, game) at place decisions of phases one and two of mixed-play games."""
+def lookahead_positions(players, seed, B, every=3, every2=None):
+    """(state, game) at place decisions of phases one and two of mixed-play games, every
+    ``every`` steps in phase one and ``every2`` in phase two."""
     keys = game_keys(seed, players, B)
     seat_rs = keys.seat.reshape(-1).copy()
     st = G.init(R, players, keys.deal)
@@ -1102,10 +1103,11 @@ def lookahead_positions(players, seed, B, every=3):
         live = np.flatnonzero(mv >= 0)
         if live.size == 0:
             return
-        if step % every == 0:
-            for b in live:
-                if st.g[b, T.KIND] == T.PLACE and st.g[b, T.PHASE] in (T.ONE, T.TWO):
-                    yield st, int(b)
+        for b in live:
+            phase = st.g[b, T.PHASE]
+            if st.g[b, T.KIND] == T.PLACE and phase in (T.ONE, T.TWO) and \
+                    step % (every if phase == T.ONE else every2 or every) == 0:
+                yield st, int(b)
         legal = G.legal(st)
         a = np.zeros(B, np.int64)
         a[live] = mixed(G.observe(st, live).freeze(), legal[live],
@@ -1120,7 +1122,7 @@ def test_threat_against_brute_force(players):
     from safari_sim.games.savannah import lookahead
     done = {1: 0, 2: 0}
     bigger_after_removals = 0
-    for st, b in lookahead_positions(players, 20 + players, 4, every=5):
+    for st, b in lookahead_positions(players, 20 + players, 3, every=6, every2=5):
         o = G.observe(st, np.array([b]))
         th = lookahead.threat(o)[0]
         e = engine_view(st, b)
@@ -1137,7 +1139,7 @@ def test_threat_against_brute_force(players):
             if phase == 2 and want > 0 and placed_value(e["up"], *sp, card, 2)[1]:
                 bigger_after_removals += 1
         done[phase] += 1
-    assert done[1] > 10 and done[2] > 10 and bigger_after_removals > 0
+    assert done[1] > 8 and done[2] > 8 and bigger_after_removals > 0
 
 
 @pytest.mark.parametrize("players", [2, 3])
