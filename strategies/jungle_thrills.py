@@ -68,13 +68,17 @@ class Memory:
             m[g, s] = fact
             return
         shape = (-1,) + (1,) * (fact.ndim - 1)
-        last = self.last[g, s].reshape(shape)
-        now = obs.clock.astype(np.int64).reshape(shape)
+        last = self.last[g, s]
+        now = obs.clock.astype(np.int64)
         u = rng.random((len(g), 2) + fact.shape[1:])
-        keep = m[g, s] & fact & same & (u[:, 0] < recall ** (now - last).astype(np.float64))
-        seen = fact & (dated > last) & (
-            u[:, 1] < recall ** np.maximum(now - dated, 0).astype(np.float64))
-        m[g, s] = keep | seen
+        p_keep = (recall ** (now - last).astype(np.float64)).reshape(shape)
+        keep = m[g, s] & fact & same & (u[:, 0] < p_keep)
+        # the chance of each new sighting, worked out only where there is one
+        new = fact & (dated > last.reshape(shape))
+        at = np.flatnonzero(new)
+        age = np.repeat(now, new[0].size)[at] - dated.reshape(-1)[at]
+        new.reshape(-1)[at] = u[:, 1].reshape(-1)[at] < recall ** age.astype(np.float64)
+        m[g, s] = keep | new
 
     def tick(self, obs: Obs) -> None:
         self.last[obs.game, obs.seat] = obs.clock
