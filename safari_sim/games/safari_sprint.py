@@ -959,14 +959,14 @@ class SafariSprint(Game):
                 vals = ", ".join(str(x) for x in r.racing_cards[a][:state.n_players])
                 lines.append(f"-- Round {b_}: racing card {a + 1} ({vals}) --")
             elif t == E_PLAY:
-                lines.append(f"P{seat} plays the {self.card_name(a)} (to spot {b_ + 1})")
+                lines.append(f"P{seat} plays the {self.card_name(a)} (goes in at spot {b_ + 1})")
             elif t == E_MOVE:
                 who = SUIT_NAMES[seat]
                 if b_ == a:
                     lines.append(f"   the {who} stays on {a}")
                 else:
                     lines.append(f"   the {who} moves {a} -> {b_}"
-                                 + (f", pushing {c}" if c else ""))
+                                 + (f", pushing {c} back" if c else ""))
             elif t == E_PUSH:
                 lines.append(f"   the {SUIT_NAMES[seat]} is pushed back {a} -> {b_}")
             elif t == E_CATCHUP:
