@@ -1,0 +1,1042 @@
+"""Herds (duck! duck! SAFARI!, APE Games), 2-4 players; two teams of two at four players.
+
+The module follows the rulebook (../shared/rules/duck-duck-safari.txt, "Herds") section by
+section: Setup, Beginning the Hand, On Your Turn (steps one to five), Playing Ducktor Livingstone
+Cards into Herds, Ending the Hand, Scoring the Hand, Continuing the Game, Winning. Every reading of
+a gap is in docs/rules/herds.md.
+
+Cards are ids 0..65: ``c < 60`` is animal ``c // 12`` (elephant, lion, monkey, tiger, zebra; two
+sets of 1-6 each), number ``c % 6 + 1``; ``60 + k`` is the explorer (Ducktor Livingstone) of
+number ``k + 1``. Suit 5 is the explorer.
+
+A turn is a sequence of small decisions (kinds): step two (draw a grassland card or the deck's
+top, or start a trade); the trade's give (one hand card at a time, then "done") and its take (one
+grassland card at a time until the total is met); step three (create a herd of three, grow a
+herd at one end, swap a real card for an explorer standing in for it, then "done"); step four
+(the card to pass, then the opponent who gets it). Step one and step five are automatic.
+
+Seats: seat 0 is left of the first dealer (seat P-1) and starts; at four players seats 0 and 2
+are one team, 1 and 3 the other (partners sit opposite). Herds belong to a side (a team at four
+players, else a player).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..engine.chance import shuffle_row
+from ..engine.events import log_event
+from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, rule
+
+# ---- Components ----------------------------------------------------------------------------
+
+NCARDS = 66
+EXPLORER = 5
+ANIMALS = ("elephant", "lion", "monkey", "tiger", "zebra", "explorer")
+MAXH = 22  # 66 cards / 3: the most herds that can lie on the table
+
+
+@dataclass(frozen=True)
+class Rules:
+    hand_sizes: tuple[int, ...] = rule((6, 5, 4), "cards dealt to each player at 2, 3, 4 players")
+    grassland: int = rule(4, "cards dealt face up to the grassland at the start of a hand")
+    target_score: int = rule(60, "the game ends after the hand in which a side reaches this")
+    explorer_herd_points: tuple[int, ...] = rule(
+        (3, 5, 7, 10), "points of an all-explorer herd of 3, 4, 5, 6 cards")
+    animal_herd_points: tuple[int, ...] = rule(
+        (1, 1, 2, 3, 5, 7),
+        "points of an animal herd by its animal cards 1..6 (explorers in it are not counted)")
+    teams_at_four: bool = rule(True, "four players play as two teams (seats 0+2, 1+3) with one score")
+    trade_explorer_must_grow: bool = rule(
+        True,
+        "an explorer may be taken in a trade only when it can grow a herd of the taker's side "
+        "(so it can surely be played before the turn ends); false: any explorer may be taken, "
+        "and one that cannot be played goes back to the grassland at the end of step three")
+    flip_last_ends: bool = rule(
+        True, "the hand ends when step five flips the deck's last card (the deck has run out)")
+    max_hands: int = rule(60, "safety stop: the game ends after this many hands")
+
+    def validate(self) -> None:
+        if len(self.hand_sizes) != 3 or min(self.hand_sizes) < 1:
+            raise RulesError("hand_sizes", "must be three numbers >= 1 (2, 3, 4 players)")
+        if self.grassland < 0:
+            raise RulesError("grassland", "must be 0 or more")
+        if self.target_score < 1:
+            raise RulesError("target_score", "must be at least 1")
+        if len(self.explorer_herd_points) != 4:
+            raise RulesError("explorer_herd_points", "must be four numbers (herds of 3 to 6)")
+        if len(self.animal_herd_points) != 6:
+            raise RulesError("animal_herd_points", "must be six numbers (1 to 6 animal cards)")
+        if self.max_hands < 1:
+            raise RulesError("max_hands", "must be at least 1")
+
+
+# decision kinds (obs.kind)
+K_STEP2, K_GIVE, K_TAKE, K_HERD, K_PASS, K_RECV, OVER = range(7)
+
+# actions
+A_DECK = 0                       # step two a: the deck's top card
+A_CARD0 = 1                      # + card: take it from the grassland / give it / pass it
+A_TRADE = A_CARD0 + NCARDS       # step two b: trade
+A_GIVE_DONE = A_TRADE + 1        # the cards given so far are the trade
+A_NEW0 = A_GIVE_DONE + 1         # + suit * 4 + low: a herd of suit, numbers low+1 .. low+3
+A_GROW0 = A_NEW0 + 24            # + herd * 2 + end (0 low, 1 high)
+A_SWAP0 = A_GROW0 + 2 * MAXH     # + k: swap the real card for explorer k+1 standing in a herd
+A_DONE = A_SWAP0 + 6             # step three is over
+A_RECV0 = A_DONE + 1             # + o - 1: pass to the player o seats to the left
+
+# per-game fields g[b, .]
+CUR, PHASE, DEALER, HANDNO, TURNS, POS, HN, MUST, GSUM, NEED, PCARD, NEV, NGRASS, FULLENDS = range(14)
+NG = 14
+# per-seat fields pp[b, p, .]
+TOTAL, HERDS_MADE, TRADES, SWAPS, GROWS = range(5)
+NPP = 5
+
+# zones
+Z_DECK, Z_GRASS, Z_GIVE, Z_HERD, Z_HAND0 = 0, 1, 2, 3, 4
+
+# params
+P_PLAYERS, P_HANDSIZE, P_GRASS, P_TARGET, P_MAXHANDS, P_NTEAMS, P_FLAGS = range(7)
+F_MUSTGROW, F_FLIPENDS = 1, 2
+
+E_HAND, E_DRAW, E_TAKE, E_TRADE_GIVE, E_TRADE_TAKE, E_NEW, E_GROW, E_SWAP, E_PASS, E_FLIP, \
+    E_SCORE, E_END, E_RETURN = range(1, 14)
+
+SUIT = np.array([c // 12 if c < 60 else EXPLORER for c in range(NCARDS)], np.int64)
+NUM = np.array([c % 6 for c in range(NCARDS)], np.int64)  # number - 1
+
+
+@dataclass
+class State:
+    n_players: int
+    rules: Rules
+    params: np.ndarray
+    epts: np.ndarray      # int64[7]: explorer herd points by size (0 below 3)
+    apts: np.ndarray      # int64[7]: animal herd points by animal cards
+    g: np.ndarray         # int32[B, NG]
+    pp: np.ndarray        # int32[B, P, NPP]
+    team_total: np.ndarray  # int32[B, T]
+    deck: np.ndarray      # int16[B, 66]: deck[b, POS:] is the draw pile, top first
+    zone: np.ndarray      # int8[B, 66]
+    hsuit: np.ndarray     # int8[B, MAXH]
+    hown: np.ndarray      # int8[B, MAXH]: side (team) owning the herd
+    hlo: np.ndarray       # int8[B, MAXH]: lowest number - 1
+    hhi: np.ndarray       # int8[B, MAXH]
+    hcard: np.ndarray     # int16[B, MAXH, 6]: card at number i+1, -1 none
+    cherd: np.ndarray     # int16[B, 66]: herd of a card on the table, -1
+    legal_: np.ndarray    # bool[B, A]
+    hc: np.ndarray        # int32[B, 6, 6] scratch: hand counts by suit and number
+    ev: np.ndarray
+    rs: np.ndarray
+
+
+# ---- helpers -------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def _team(p, params):
+    if params[P_NTEAMS] < params[P_PLAYERS]:
+        return p % 2
+    return p
+
+
+@njit(cache=True, _nrt=False)
+def _hand_counts(b, p, zone, hc):
+    """hc[b] = the hand of p by suit and number; returns the hand's size."""
+    hc[b, :, :] = 0
+    z = Z_HAND0 + p
+    n = 0
+    for c in range(NCARDS):
+        if zone[b, c] == z:
+            s = c // 12 if c < 60 else EXPLORER
+            hc[b, s, c % 6] += 1
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _hand_card(b, p, s, n, zone):
+    """A card of suit s, number n+1 in p's hand (the lower id), or -1."""
+    z = Z_HAND0 + p
+    if s == EXPLORER:
+        c = 60 + n
+        return c if zone[b, c] == z else -1
+    c = s * 12 + n
+    if zone[b, c] == z:
+        return c
+    if zone[b, c + 6] == z:
+        return c + 6
+    return -1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _sums_add(w0, w1, w2, w3, v):
+    """The bitset of subset sums (256 bits in four words) after one more card of value v."""
+    u = np.uint64(v)
+    r = np.uint64(64 - v)
+    n3 = (w3 << u) | (w2 >> r)
+    n2 = (w2 << u) | (w1 >> r)
+    n1 = (w1 << u) | (w0 >> r)
+    n0 = w0 << u
+    return w0 | n0, w1 | n1, w2 | n2, w3 | n3
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _has(w0, w1, w2, w3, s):
+    if s < 0 or s > 255:
+        return False
+    w = w0 if s < 64 else w1 if s < 128 else w2 if s < 192 else w3
+    return ((w >> np.uint64(s & 63)) & np.uint64(1)) != 0
+
+
+@njit(cache=True, _nrt=False)
+def _explorer_grows(b, team, n, g, hown, hlo, hhi):
+    """Whether an explorer of number n+1 can grow a herd of ``team`` (as itself or as a wild)."""
+    for h in range(g[b, HN]):
+        if hown[b, h] == team and (hlo[b, h] - 1 == n or hhi[b, h] + 1 == n):
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
+    """Whether grassland card c may be taken in a trade (explorers: see trade_explorer_must_grow)."""
+    if zone[b, c] != Z_GRASS:
+        return False
+    if c >= 60 and params[P_FLAGS] & F_MUSTGROW:
+        return _explorer_grows(b, team, c - 60, g, hown, hlo, hhi)
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _grass_sums(b, team, skip, g, zone, hown, hlo, hhi, params):
+    w0, w1, w2, w3 = np.uint64(1), np.uint64(0), np.uint64(0), np.uint64(0)
+    for c in range(NCARDS):
+        if c != skip and _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
+            w0, w1, w2, w3 = _sums_add(w0, w1, w2, w3, c % 6 + 1)
+    return w0, w1, w2, w3
+
+
+@njit(cache=True, _nrt=False)
+def _can_give(b, p, skip, base, gw0, gw1, gw2, gw3, zone):
+    """Whether the hand of p without card ``skip`` holds a set E, not the whole rest, with
+    base + sum(E) a grassland sum (base > 0 or E non-empty)."""
+    z = Z_HAND0 + p
+    w0, w1, w2, w3 = np.uint64(1), np.uint64(0), np.uint64(0), np.uint64(0)
+    total = 0
+    for c in range(NCARDS):
+        if c != skip and zone[b, c] == z:
+            w0, w1, w2, w3 = _sums_add(w0, w1, w2, w3, c % 6 + 1)
+            total += c % 6 + 1
+    if total == 0:
+        return False
+    for s in range(0, total):  # s < total: the rest keeps at least one card
+        if base + s > 0 and _has(w0, w1, w2, w3, s) and _has(gw0, gw1, gw2, gw3, base + s):
+            return True
+    return False
+
+
+# ---- Step Three: placements ----------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _new_cards(b, p, t, lo, forced, zone, out):
+    """The three cards of a new herd of suit t at numbers lo..lo+2 (real cards first, explorers
+    of the same number as wilds; an explorer ``forced`` >= 0 is used at its own number). Writes
+    them to out[0:3]; returns False when the hand cannot make it (an animal herd needs an animal
+    card; a forced explorer must be in it)."""
+    real = 0
+    used_forced = forced < 0
+    for i in range(3):
+        n = lo + i
+        if forced >= 0 and n == forced:
+            out[i] = 60 + n
+            used_forced = True
+            continue
+        c = -1
+        if t != EXPLORER:
+            c = _hand_card(b, p, t, n, zone)
+            if c >= 0:
+                real += 1
+        if c < 0:
+            c = _hand_card(b, p, EXPLORER, n, zone)
+        if c < 0:
+            return False
+        out[i] = c
+    if t != EXPLORER and real == 0:
+        return False
+    return used_forced
+
+
+@njit(cache=True, _nrt=False)
+def _grow_card(b, p, h, end, forced, g, zone, hsuit, hlo, hhi):
+    """The card that grows herd h at ``end`` (real first, else the explorer of that number), -1."""
+    n = hlo[b, h] - 1 if end == 0 else hhi[b, h] + 1
+    if n < 0 or n > 5:
+        return -1
+    if forced >= 0:
+        return 60 + n if n == forced else -1
+    t = hsuit[b, h]
+    if t != EXPLORER:
+        c = _hand_card(b, p, t, n, zone)
+        if c >= 0:
+            return c
+    return _hand_card(b, p, EXPLORER, n, zone)
+
+
+@njit(cache=True, _nrt=False)
+def _placements(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, tmp, params, row, write):
+    """New herds and growths (with explorer ``forced`` when >= 0) into ``row``; how many."""
+    team = _team(p, params)
+    k = 0
+    if nhand >= 4:
+        for t in range(6):
+            for lo in range(4):
+                if _new_cards(b, p, t, lo, forced, zone, tmp):
+                    k += 1
+                    if write:
+                        row[A_NEW0 + t * 4 + lo] = True
+    if nhand >= 2:
+        for h in range(g[b, HN]):
+            if hown[b, h] != team:
+                continue
+            for end in range(2):
+                if _grow_card(b, p, h, end, forced, g, zone, hsuit, hlo, hhi) >= 0:
+                    k += 1
+                    if write:
+                        row[A_GROW0 + h * 2 + end] = True
+    return k
+
+
+@njit(cache=True, _nrt=False)
+def _herd_legal(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
+                params, row, write):
+    """Step three's legal actions into ``row`` (when ``write``); returns how many there are."""
+    team = _team(p, params)
+    k = _placements(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, tmp, params, row, write)
+    if forced < 0:
+        z = Z_HAND0 + p
+        for e in range(6):
+            c = 60 + e
+            if zone[b, c] != Z_HERD:
+                continue
+            h = cherd[b, c]
+            t = hsuit[b, h]
+            if hown[b, h] != team or t == EXPLORER:
+                continue
+            real = _hand_card(b, p, t, e, zone)
+            if real < 0:
+                continue
+            # after the swap the explorer must be placeable at once
+            zone[b, real] = Z_HERD
+            zone[b, c] = z
+            hcard[b, h, e] = real
+            ok = _placements(b, p, e, nhand, g, zone, hsuit, hown, hlo, hhi, tmp, params, row,
+                             False) > 0
+            hcard[b, h, e] = c
+            zone[b, c] = Z_HERD
+            zone[b, real] = z
+            if ok:
+                k += 1
+                if write:
+                    row[A_SWAP0 + e] = True
+    return k
+
+
+@njit(cache=True, _nrt=False)
+def _forced(g, b):
+    m = g[b, MUST]
+    if m == 0:
+        return -1
+    for e in range(6):
+        if m & (1 << e):
+            return e
+    return -1
+
+
+# ---- the turn ------------------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _hand_size(b, p, zone):
+    z = Z_HAND0 + p
+    n = 0
+    for c in range(NCARDS):
+        if zone[b, c] == z:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _draw_top(b, p, g, deck, zone, ev):
+    c = deck[b, g[b, POS]]
+    g[b, POS] += 1
+    zone[b, c] = Z_HAND0 + p
+    log_event(ev, g, NEV, b, E_DRAW, p, c, 0, 0, 0)
+
+
+@njit(cache=True, _nrt=False)
+def _step2_options(b, p, g, zone, hown, hlo, hhi, legal, params, write):
+    """Step two's legal actions; returns how many."""
+    k = 0
+    if g[b, POS] < NCARDS:
+        k += 1
+        if write:
+            legal[b, A_DECK] = True
+    for c in range(NCARDS):
+        if zone[b, c] == Z_GRASS:
+            k += 1
+            if write:
+                legal[b, A_CARD0 + c] = True
+    team = _team(p, params)
+    gw0, gw1, gw2, gw3 = _grass_sums(b, team, -1, g, zone, hown, hlo, hhi, params)
+    if _can_give(b, p, -1, 0, gw0, gw1, gw2, gw3, zone):
+        k += 1
+        if write:
+            legal[b, A_TRADE] = True
+    return k
+
+
+@njit(cache=True, _nrt=False)
+def _score_hand(b, g, pp, team_total, hsuit, hown, hlo, hhi, hcard, epts, apts, params, ev):
+    nt = params[P_NTEAMS]
+    for t in range(nt):
+        pts = 0
+        for h in range(g[b, HN]):
+            if hown[b, h] != t:
+                continue
+            if hsuit[b, h] == EXPLORER:
+                pts += epts[hhi[b, h] - hlo[b, h] + 1]
+            else:
+                a = 0
+                for n in range(hlo[b, h], hhi[b, h] + 1):
+                    if hcard[b, h, n] < 60:
+                        a += 1
+                pts += apts[a]
+        team_total[b, t] += pts
+        log_event(ev, g, NEV, b, E_SCORE, t, pts, team_total[b, t], 0, 0)
+
+
+@njit(cache=True, _nrt=False)
+def _start_hand(b, g, deck, zone, cherd, rs, ev, params):
+    for c in range(NCARDS):
+        deck[b, c] = c
+        zone[b, c] = Z_DECK
+        cherd[b, c] = -1
+    shuffle_row(deck[b], NCARDS, rs, b)
+    g[b, POS] = 0
+    g[b, HN] = 0
+    g[b, MUST] = 0
+    nplayers = params[P_PLAYERS]
+    first = (g[b, DEALER] + 1) % nplayers
+    log_event(ev, g, NEV, b, E_HAND, g[b, DEALER], g[b, HANDNO] + 1, 0, 0, 0)
+    for i in range(nplayers):  # the deal starts left of the dealer
+        p = (first + i) % nplayers
+        for _ in range(params[P_HANDSIZE]):
+            c = deck[b, g[b, POS]]
+            g[b, POS] += 1
+            zone[b, c] = Z_HAND0 + p
+    for _ in range(params[P_GRASS]):
+        if g[b, POS] < NCARDS:
+            c = deck[b, g[b, POS]]
+            g[b, POS] += 1
+            zone[b, c] = Z_GRASS
+            log_event(ev, g, NEV, b, E_FLIP, -1, c, 0, 0, 0)
+    g[b, CUR] = first
+
+
+@njit(cache=True, _nrt=False)
+def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp, legal,
+             rs, ev, epts, apts, params):
+    """From the start of a turn (PHASE = K_STEP2 set by the caller, step one not yet done), or
+    from a phase whose legal actions must be written, to the next real decision."""
+    while True:
+        ph = g[b, PHASE]
+        p = g[b, CUR]
+        if ph == -1:  # a new turn: step one
+            if g[b, POS] >= NCARDS:  # cannot happen in play: the hand ends with the deck
+                g[b, PHASE] = -3
+                continue
+            _draw_top(b, p, g, deck, zone, ev)
+            g[b, PHASE] = K_STEP2
+            continue
+        if ph == K_STEP2:
+            if _step2_options(b, p, g, zone, hown, hlo, hhi, legal, params, True) > 0:
+                return
+            g[b, PHASE] = K_HERD
+            continue
+        if ph == K_GIVE:
+            team = _team(p, params)
+            gw0, gw1, gw2, gw3 = _grass_sums(b, team, -1, g, zone, hown, hlo, hhi, params)
+            z = Z_HAND0 + p
+            for c in range(NCARDS):
+                if zone[b, c] == z and _can_give(b, p, c, g[b, GSUM] + c % 6 + 1, gw0, gw1, gw2,
+                                                 gw3, zone):
+                    legal[b, A_CARD0 + c] = True
+            if g[b, GSUM] > 0 and _has(gw0, gw1, gw2, gw3, g[b, GSUM]):
+                legal[b, A_GIVE_DONE] = True
+            return
+        if ph == K_TAKE:
+            need = g[b, NEED]
+            if need == 0:  # the trade is made: the given cards go face up into the grassland
+                for c in range(NCARDS):
+                    if zone[b, c] == Z_GIVE:
+                        zone[b, c] = Z_GRASS
+                        log_event(ev, g, NEV, b, E_TRADE_GIVE, p, c, 0, 0, 0)
+                g[b, PHASE] = K_HERD
+                continue
+            team = _team(p, params)
+            for c in range(NCARDS):
+                v = c % 6 + 1
+                if v <= need and _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
+                    w0, w1, w2, w3 = _grass_sums(b, team, c, g, zone, hown, hlo, hhi, params)
+                    if _has(w0, w1, w2, w3, need - v):
+                        legal[b, A_CARD0 + c] = True
+            return
+        if ph == K_HERD:
+            nh = _hand_counts(b, p, zone, hc)
+            f = _forced(g, b)
+            if _herd_legal(b, p, f, nh, g, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
+                           params, legal[b], True) > 0:
+                if f < 0:
+                    legal[b, A_DONE] = True
+                return
+            if f >= 0:  # only with trade_explorer_must_grow off: it goes back to the grassland
+                zone[b, 60 + f] = Z_GRASS
+                g[b, MUST] &= ~(1 << f)
+                log_event(ev, g, NEV, b, E_RETURN, p, 60 + f, 0, 0, 0)
+                continue
+            g[b, PHASE] = K_PASS
+            continue
+        if ph == K_PASS:
+            z = Z_HAND0 + p
+            for c in range(NCARDS):
+                if zone[b, c] == z:
+                    legal[b, A_CARD0 + c] = True
+            return
+        if ph == K_RECV:
+            nplayers = params[P_PLAYERS]
+            team = _team(p, params)
+            cnt = 0
+            last = 0
+            for o in range(1, nplayers):
+                q = (p + o) % nplayers
+                if _team(q, params) != team:
+                    cnt += 1
+                    last = o
+            if cnt > 1:
+                for o in range(1, nplayers):
+                    if _team((p + o) % nplayers, params) != team:
+                        legal[b, A_RECV0 + o - 1] = True
+                return
+            q = (p + last) % nplayers
+            zone[b, g[b, PCARD]] = Z_HAND0 + q
+            log_event(ev, g, NEV, b, E_PASS, p, g[b, PCARD], q, 0, 0)
+            g[b, PHASE] = -2
+            continue
+        if ph == -2:  # after step four
+            g[b, TURNS] += 1
+            team = _team(p, params)
+            ends = False
+            if _hand_size(b, p, zone) == 0:
+                for h in range(g[b, HN]):
+                    if hown[b, h] == team and hlo[b, h] == 0 and hhi[b, h] == 5:
+                        ends = True
+                if ends:
+                    g[b, FULLENDS] += 1
+            if not ends and g[b, POS] >= NCARDS:
+                ends = True
+            if not ends:  # step five: flip one card
+                c = deck[b, g[b, POS]]
+                g[b, POS] += 1
+                zone[b, c] = Z_GRASS
+                log_event(ev, g, NEV, b, E_FLIP, p, c, 0, 0, 0)
+                if g[b, POS] >= NCARDS and params[P_FLAGS] & F_FLIPENDS:
+                    ends = True
+            if not ends:
+                g[b, CUR] = (p + 1) % params[P_PLAYERS]
+                g[b, PHASE] = -1
+                continue
+            g[b, PHASE] = -3
+            continue
+        if ph == -3:  # the hand ends
+            _score_hand(b, g, pp, team_total, hsuit, hown, hlo, hhi, hcard, epts, apts, params, ev)
+            g[b, HANDNO] += 1
+            best = 0
+            for t in range(params[P_NTEAMS]):
+                best = max(best, team_total[b, t])
+            if best >= params[P_TARGET] or g[b, HANDNO] >= params[P_MAXHANDS]:
+                g[b, PHASE] = OVER
+                g[b, CUR] = -1
+                log_event(ev, g, NEV, b, E_END, -1, g[b, HANDNO], 0, 0, 0)
+                return
+            g[b, DEALER] = (g[b, DEALER] + 1) % params[P_PLAYERS]
+            _start_hand(b, g, deck, zone, cherd, rs, ev, params)
+            g[b, PHASE] = -1
+            continue
+        return
+
+
+@njit(cache=True, _nrt=False)
+def _place(b, p, h, cards, ncard, lo, t, g, zone, hsuit, hown, hlo, hhi, hcard, cherd, params):
+    """Put cards into herd h (a new one when h == HN) at numbers lo.. (cards in number order)."""
+    if h == g[b, HN]:
+        g[b, HN] += 1
+        hsuit[b, h] = t
+        hown[b, h] = _team(p, params)
+        hlo[b, h] = lo
+        hhi[b, h] = lo + ncard - 1
+        for n in range(6):
+            hcard[b, h, n] = -1
+    for i in range(ncard):
+        c = cards[i]
+        n = lo + i
+        hcard[b, h, n] = c
+        zone[b, c] = Z_HERD
+        cherd[b, c] = h
+        if c >= 60:
+            g[b, MUST] &= ~(1 << (c - 60))
+        if n < hlo[b, h]:
+            hlo[b, h] = n
+        if n > hhi[b, h]:
+            hhi[b, h] = n
+
+
+@njit(cache=True, _nrt=False)
+def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp, params, ev):
+    p = g[b, CUR]
+    ph = g[b, PHASE]
+    z = Z_HAND0 + p
+    if ph == K_STEP2:
+        if a == A_DECK:
+            _draw_top(b, p, g, deck, zone, ev)
+            g[b, PHASE] = K_HERD
+        elif a == A_TRADE:
+            pp[b, p, TRADES] += 1
+            g[b, GSUM] = 0
+            g[b, PHASE] = K_GIVE
+        else:
+            c = a - A_CARD0
+            zone[b, c] = z
+            log_event(ev, g, NEV, b, E_TAKE, p, c, 0, 0, 0)
+            g[b, PHASE] = K_HERD
+    elif ph == K_GIVE:
+        if a == A_GIVE_DONE:
+            g[b, NEED] = g[b, GSUM]
+            g[b, PHASE] = K_TAKE
+        else:
+            c = a - A_CARD0
+            zone[b, c] = Z_GIVE
+            g[b, GSUM] += c % 6 + 1
+    elif ph == K_TAKE:
+        c = a - A_CARD0
+        zone[b, c] = z
+        g[b, NEED] -= c % 6 + 1
+        if c >= 60:  # an explorer from the grassland in a trade must be played this turn
+            g[b, MUST] |= 1 << (c - 60)
+        log_event(ev, g, NEV, b, E_TRADE_TAKE, p, c, 0, 0, 0)
+    elif ph == K_HERD:
+        f = _forced(g, b)
+        if a == A_DONE:
+            g[b, PHASE] = K_PASS
+        elif a < A_GROW0:
+            t = (a - A_NEW0) // 4
+            lo = (a - A_NEW0) % 4
+            _new_cards(b, p, t, lo, f, zone, tmp)
+            h = g[b, HN]
+            _place(b, p, h, tmp, 3, lo, t, g, zone, hsuit, hown, hlo, hhi, hcard, cherd, params)
+            pp[b, p, HERDS_MADE] += 1
+            log_event(ev, g, NEV, b, E_NEW, p, tmp[0], tmp[1], tmp[2], t)
+        elif a < A_SWAP0:
+            h = (a - A_GROW0) // 2
+            end = (a - A_GROW0) % 2
+            c = _grow_card(b, p, h, end, f, g, zone, hsuit, hlo, hhi)
+            n = hlo[b, h] - 1 if end == 0 else hhi[b, h] + 1
+            tmp[0] = c
+            _place(b, p, h, tmp, 1, n, hsuit[b, h], g, zone, hsuit, hown, hlo, hhi, hcard, cherd,
+                   params)
+            pp[b, p, GROWS] += 1
+            log_event(ev, g, NEV, b, E_GROW, p, c, h, 0, 0)
+        else:
+            e = a - A_SWAP0
+            c = 60 + e
+            h = cherd[b, c]
+            real = _hand_card(b, p, hsuit[b, h], e, zone)
+            hcard[b, h, e] = real
+            zone[b, real] = Z_HERD
+            cherd[b, real] = h
+            zone[b, c] = z
+            cherd[b, c] = -1
+            g[b, MUST] |= 1 << e
+            pp[b, p, SWAPS] += 1
+            log_event(ev, g, NEV, b, E_SWAP, p, real, c, h, 0)
+    elif ph == K_PASS:
+        g[b, PCARD] = a - A_CARD0
+        g[b, PHASE] = K_RECV
+    elif ph == K_RECV:
+        q = (p + a - A_RECV0 + 1) % params[P_PLAYERS]
+        zone[b, g[b, PCARD]] = Z_HAND0 + q
+        log_event(ev, g, NEV, b, E_PASS, p, g[b, PCARD], q, 0, 0)
+        g[b, PHASE] = -2
+
+
+@njit(cache=True, _nrt=False)
+def _step(actions, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
+          legal, rs, ev, epts, apts, params):
+    for b in range(g.shape[0]):
+        if g[b, PHASE] == OVER:
+            continue
+        _apply(b, actions[b], g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
+               params, ev)
+        _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
+                 legal, rs, ev, epts, apts, params)
+
+
+@njit(cache=True, _nrt=False)
+def _init(g, deck, zone, cherd, rs, ev, params):
+    for b in range(g.shape[0]):
+        g[b, DEALER] = params[P_PLAYERS] - 1
+        _start_hand(b, g, deck, zone, cherd, rs, ev, params)
+        g[b, PHASE] = -1
+
+
+@njit(cache=True, _nrt=False)
+def _advance_all(games, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc,
+                 tmp, legal, rs, ev, epts, apts, params):
+    for i in range(games.shape[0]):
+        b = games[i]
+        _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
+                 legal, rs, ev, epts, apts, params)
+
+
+# ---- What the player to move sees ----------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _observe(games, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, params,
+             seat, kind, hand, grass, give, hsizes, totals, herd_side, herd_suit, herd_lo, herd_hi,
+             herd_cards, small):
+    nplayers = params[P_PLAYERS]
+    for i in range(games.shape[0]):
+        b = games[i]
+        p = g[b, CUR]
+        seat[i] = p
+        kind[i] = g[b, PHASE]
+        if p < 0:
+            continue
+        team = _team(p, params) if p >= 0 else 0
+        for c in range(NCARDS):
+            zc = zone[b, c]
+            hand[i, c] = zc == Z_HAND0 + p
+            grass[i, c] = zc == Z_GRASS
+            give[i, c] = zc == Z_GIVE
+            if zc >= Z_HAND0:
+                q = zc - Z_HAND0
+                hsizes[i, (q - p + nplayers) % nplayers] += 1
+        for o in range(nplayers):
+            q = (p + o) % nplayers
+            totals[i, o] = team_total[b, _team(q, params)]
+        for h in range(MAXH):
+            if h < g[b, HN]:
+                herd_side[i, h] = 1 if hown[b, h] == team else 0
+                herd_suit[i, h] = hsuit[b, h]
+                herd_lo[i, h] = hlo[b, h]
+                herd_hi[i, h] = hhi[b, h]
+                for n in range(6):
+                    herd_cards[i, h, n] = hcard[b, h, n]
+            else:
+                herd_side[i, h] = -1
+                herd_suit[i, h] = -1
+                herd_lo[i, h] = -1
+                herd_hi[i, h] = -1
+                for n in range(6):
+                    herd_cards[i, h, n] = -1
+        small[i, 0] = NCARDS - g[b, POS]  # deck left
+        small[i, 1] = g[b, MUST]
+        small[i, 2] = g[b, GSUM]
+        small[i, 3] = g[b, NEED]
+        small[i, 4] = g[b, PCARD] if g[b, PHASE] == K_RECV else -1
+        small[i, 5] = g[b, HANDNO]
+
+
+@dataclass
+class Obs(Observation):
+    """What the player to move knows. Rotated per-seat arrays: index 0 is the player, o the
+    player o seats to the left. Herds are public; ``herd_side`` is 1 for the player's side
+    (own or teammate's), 0 for an opponent's, -1 for an unused slot."""
+
+    game: np.ndarray
+    seat: np.ndarray
+    kind: np.ndarray
+    hand: np.ndarray        # bool[n, 66]
+    grass: np.ndarray       # bool[n, 66]
+    give: np.ndarray        # bool[n, 66]: cards set out in a trade being made
+    hand_sizes: np.ndarray  # int16[n, P]
+    totals: np.ndarray      # int32[n, P]: the score of each seat's side
+    herd_side: np.ndarray   # int8[n, MAXH]
+    herd_suit: np.ndarray   # int8[n, MAXH]
+    herd_lo: np.ndarray     # int8[n, MAXH] (number - 1)
+    herd_hi: np.ndarray
+    herd_cards: np.ndarray  # int16[n, MAXH, 6]
+    deck_left: np.ndarray
+    must: np.ndarray        # bitmask of explorers that must be played this turn
+    give_sum: np.ndarray
+    need: np.ndarray        # value still to take in a trade
+    pass_card: np.ndarray   # the card being passed (kind K_RECV), else -1
+    hand_no: np.ndarray
+    n_players: int
+    teams: bool
+    target_score: int
+
+    shared = ()
+
+
+class Herds(Game):
+    id = "herds"
+    name = "Herds"
+    min_players = 2
+    max_players = 4
+    Rules = Rules
+    score_name = "points"
+    decision_kinds = ("step two: draw or trade", "trade: give", "trade: take",
+                      "step three: herds", "step four: card to pass", "step four: receiver")
+
+    def n_actions(self, rules: Rules, n_players: int) -> int:
+        return A_RECV0 + n_players - 1
+
+    def card_name(self, c: int) -> str:
+        return f"{c % 6 + 1}-{ANIMALS[SUIT[c]].capitalize()}"
+
+    def card(self, animal: str, number: int, copy: int = 0) -> int:
+        s = ANIMALS.index(animal)
+        if s == EXPLORER:
+            return 60 + number - 1
+        return s * 12 + copy * 6 + number - 1
+
+    def action_name(self, rules: Rules, n_players: int, a: int) -> str:
+        if a == A_DECK:
+            return "draw the deck's top card"
+        if A_CARD0 <= a < A_TRADE:
+            return f"card {self.card_name(a - A_CARD0)}"
+        if a == A_TRADE:
+            return "trade"
+        if a == A_GIVE_DONE:
+            return "trade these cards"
+        if A_NEW0 <= a < A_GROW0:
+            t, lo = divmod(a - A_NEW0, 4)
+            return f"new {ANIMALS[t]} herd {lo + 1}-{lo + 3}"
+        if A_GROW0 <= a < A_SWAP0:
+            h, end = divmod(a - A_GROW0, 2)
+            return f"grow herd {h} at its {'low' if end == 0 else 'high'} end"
+        if A_SWAP0 <= a < A_DONE:
+            return f"swap the real card for explorer {a - A_SWAP0 + 1}"
+        if a == A_DONE:
+            return "done with herds"
+        return f"pass to the player {a - A_RECV0 + 1} to the left"
+
+    def check(self, rules: Rules, n_players: int) -> None:
+        super().check(rules, n_players)
+        if n_players * rules.hand_sizes[n_players - 2] + rules.grassland >= NCARDS:
+            raise RulesError("hand_sizes", "the deal leaves no draw pile")
+
+    def init(self, rules: Rules, n_players: int, keys: np.ndarray, log: bool = False) -> State:
+        self.check(rules, n_players)
+        B = len(keys)
+        teams = rules.teams_at_four and n_players == 4
+        flags = (F_MUSTGROW if rules.trade_explorer_must_grow else 0) | \
+            (F_FLIPENDS if rules.flip_last_ends else 0)
+        params = np.array([n_players, rules.hand_sizes[n_players - 2], rules.grassland,
+                           rules.target_score, rules.max_hands, 2 if teams else n_players, flags],
+                          np.int64)
+        epts = np.zeros(7, np.int64)
+        epts[3:] = rules.explorer_herd_points
+        apts = np.zeros(7, np.int64)
+        apts[1:] = rules.animal_herd_points
+        st = State(
+            n_players=n_players, rules=rules, params=params, epts=epts, apts=apts,
+            g=np.zeros((B, NG), np.int32), pp=np.zeros((B, n_players, NPP), np.int32),
+            team_total=np.zeros((B, n_players), np.int32),
+            deck=np.zeros((B, NCARDS), np.int16), zone=np.zeros((B, NCARDS), np.int8),
+            hsuit=np.zeros((B, MAXH), np.int8), hown=np.zeros((B, MAXH), np.int8),
+            hlo=np.zeros((B, MAXH), np.int8), hhi=np.zeros((B, MAXH), np.int8),
+            hcard=np.full((B, MAXH, 6), -1, np.int16), cherd=np.full((B, NCARDS), -1, np.int16),
+            legal_=np.zeros((B, self.n_actions(rules, n_players)), np.bool_),
+            hc=np.zeros((B, 6, 6), np.int32),
+            ev=np.zeros((B, 30000 if log else 0, 6), np.int32),
+            rs=np.array(keys, dtype=np.uint64))
+        _init(st.g, st.deck, st.zone, st.cherd, st.rs, st.ev, st.params)
+        self._advance(st, np.arange(B))
+        return st
+
+    def _advance(self, st: State, games: np.ndarray) -> None:
+        st.legal_ = np.zeros_like(st.legal_)
+        _advance_all(np.asarray(games, np.int64), st.g, st.pp, st.team_total, st.deck, st.zone,
+                     st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc,
+                     np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params)
+
+    def to_move(self, state: State) -> np.ndarray:
+        return np.where(state.g[:, PHASE] == OVER, -1, state.g[:, CUR]).astype(np.int64)
+
+    def legal(self, state: State) -> np.ndarray:
+        return state.legal_
+
+    def step(self, state: State, actions: np.ndarray) -> None:
+        st = state
+        st.legal_ = np.zeros_like(st.legal_)
+        _step(np.asarray(actions, np.int64), st.g, st.pp, st.team_total, st.deck, st.zone,
+              st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc, np.zeros(3, np.int64),
+              st.legal_, st.rs, st.ev, st.epts, st.apts, st.params)
+
+    def observe(self, state: State, games: np.ndarray) -> Obs:
+        st = state
+        games = np.asarray(games, np.int64)
+        n, P = len(games), st.n_players
+        seat = np.zeros(n, np.int64)
+        kind = np.zeros(n, np.int64)
+        hand = np.zeros((n, NCARDS), np.bool_)
+        grass = np.zeros((n, NCARDS), np.bool_)
+        give = np.zeros((n, NCARDS), np.bool_)
+        hsizes = np.zeros((n, P), np.int16)
+        totals = np.zeros((n, P), np.int32)
+        hs = np.zeros((n, MAXH), np.int8)
+        hsu = np.zeros((n, MAXH), np.int8)
+        hl = np.zeros((n, MAXH), np.int8)
+        hh = np.zeros((n, MAXH), np.int8)
+        hcd = np.zeros((n, MAXH, 6), np.int16)
+        small = np.zeros((n, 6), np.int32)
+        _observe(games, st.g, st.pp, st.team_total, st.deck, st.zone, st.hsuit, st.hown, st.hlo,
+                 st.hhi, st.hcard, st.params, seat, kind, hand, grass, give, hsizes, totals, hs,
+                 hsu, hl, hh, hcd, small)
+        return Obs(games.copy(), seat, kind, hand, grass, give, hsizes, totals, hs, hsu, hl, hh,
+                   hcd, small[:, 0], small[:, 1], small[:, 2], small[:, 3], small[:, 4],
+                   small[:, 5], n_players=P, teams=bool(st.params[P_NTEAMS] < P),
+                   target_score=st.rules.target_score)
+
+    def outcome(self, state: State) -> Outcome:
+        st = state
+        P = st.n_players
+        teams = np.array([p % 2 if st.params[P_NTEAMS] < P else p for p in range(P)])
+        score = st.team_total[:, teams].astype(np.float64)
+        rank, win = ranks_and_wins(score)
+        return Outcome(score=score, rank=rank, win=win, turns=st.g[:, TURNS].copy(), stats={
+            "hands": st.g[:, HANDNO].copy(),
+            "full_herd_ends": st.g[:, FULLENDS].copy(),
+            "herds_made": st.pp[:, :, HERDS_MADE].copy(),
+            "grows": st.pp[:, :, GROWS].copy(),
+            "trades": st.pp[:, :, TRADES].copy(),
+            "swaps": st.pp[:, :, SWAPS].copy(),
+            "capped": ((st.g[:, HANDNO] >= st.rules.max_hands)
+                       & (st.team_total.max(axis=1) < st.rules.target_score)).astype(np.int8),
+        })
+
+    # -- positions for tests
+    def zones(self, state: State, b: int) -> dict[str, list[int]]:
+        st = state
+        z = {"deck": st.deck[b, st.g[b, POS]:].tolist(),
+             "grass": [c for c in range(NCARDS) if st.zone[b, c] == Z_GRASS],
+             "give": [c for c in range(NCARDS) if st.zone[b, c] == Z_GIVE],
+             "herds": [c for c in range(NCARDS) if st.zone[b, c] == Z_HERD]}
+        for p in range(st.n_players):
+            z[f"hand{p}"] = [c for c in range(NCARDS) if st.zone[b, c] == Z_HAND0 + p]
+        return z
+
+    def herds(self, state: State, b: int) -> list[tuple[int, int, list[int]]]:
+        """(side, suit, cards from low to high) of every herd on the table."""
+        st = state
+        out = []
+        for h in range(int(st.g[b, HN])):
+            cards = [int(st.hcard[b, h, n]) for n in range(int(st.hlo[b, h]), int(st.hhi[b, h]) + 1)]
+            out.append((int(st.hown[b, h]), int(st.hsuit[b, h]), cards))
+        return out
+
+    def position(self, state: State, b: int, cur: int, hands: dict[int, list[int]],
+                 grass: list[int], herds: list[tuple[int, int, list[int]]] = (),
+                 deck_top: list[int] = (), deck_left: int | None = None,
+                 step_one_done: bool = True) -> None:
+        """Set game b to the start of ``cur``'s step two (step one already drawn) with these
+        hands, grassland, herds (side, suit, cards low to high at consecutive numbers) and the
+        draw pile starting with ``deck_top`` (the other cards follow; ``deck_left`` cuts it)."""
+        st = state
+        used = [c for cs in hands.values() for c in cs] + list(grass) + \
+            [c for _, _, cs in herds for c in cs] + list(deck_top)
+        if len(set(used)) != len(used):
+            raise ValueError("a card is placed twice")
+        rest = [c for c in range(NCARDS) if c not in set(used)]
+        pile = list(deck_top) + rest
+        if deck_left is not None:
+            pile = pile[:deck_left]
+        st.zone[b, :] = Z_HERD  # cards cut from the pile are set aside (counted as on a table)
+        st.cherd[b, :] = -1
+        for p, cs in hands.items():
+            for c in cs:
+                st.zone[b, c] = Z_HAND0 + p
+        for c in grass:
+            st.zone[b, c] = Z_GRASS
+        st.deck[b, :] = 0
+        st.deck[b, NCARDS - len(pile):] = pile
+        for c in pile:
+            st.zone[b, c] = Z_DECK
+        st.g[b, POS] = NCARDS - len(pile)
+        st.g[b, HN] = 0
+        st.g[b, MUST] = 0
+        st.g[b, CUR] = cur
+        for side, suit, cs in herds:
+            h = int(st.g[b, HN])
+            lo = min(c % 6 for c in cs)
+            tmp = np.array(cs + [0] * (3 - len(cs)) if len(cs) < 3 else cs, np.int64)
+            st.g[b, HN] = h + 1
+            st.hsuit[b, h] = suit
+            st.hown[b, h] = side
+            st.hlo[b, h] = lo
+            st.hhi[b, h] = lo + len(cs) - 1
+            st.hcard[b, h, :] = -1
+            for i, c in enumerate(tmp[:len(cs)]):
+                st.hcard[b, h, lo + i] = c
+                st.zone[b, c] = Z_HERD
+                st.cherd[b, c] = h
+        st.g[b, PHASE] = K_STEP2 if step_one_done else -1
+        st.legal_[b] = False
+        _advance_all(np.array([b], np.int64), st.g, st.pp, st.team_total, st.deck, st.zone,
+                     st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc,
+                     np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params)
+
+    def describe(self, state: State, i: int) -> str:
+        st = state
+        if st.ev.shape[1] == 0:
+            return "(no log: make the state with log=True)"
+        n = int(st.g[i, NEV])
+        cn = self.card_name
+        out = []
+        for t, seat, a, b_, c, d in st.ev[i, :n]:
+            if t == E_HAND:
+                out.append(f"-- Hand {a}: P{seat} deals --")
+            elif t == E_DRAW:
+                out.append(f"P{seat} draws a card from the deck")
+            elif t == E_TAKE:
+                out.append(f"P{seat} takes {cn(a)} from the grassland")
+            elif t == E_TRADE_GIVE:
+                out.append(f"P{seat} trades {cn(a)} into the grassland")
+            elif t == E_TRADE_TAKE:
+                out.append(f"P{seat} takes {cn(a)} in the trade")
+            elif t == E_NEW:
+                out.append(f"P{seat} lays a {ANIMALS[d]} herd: {cn(a)}, {cn(b_)}, {cn(c)}")
+            elif t == E_GROW:
+                out.append(f"P{seat} grows herd {b_} with {cn(a)}")
+            elif t == E_SWAP:
+                out.append(f"P{seat} puts {cn(a)} in herd {c} and takes back {cn(b_)}")
+            elif t == E_PASS:
+                out.append(f"P{seat} passes a card to P{b_}")
+            elif t == E_FLIP:
+                out.append(f"{cn(a)} is flipped into the grassland")
+            elif t == E_RETURN:
+                out.append(f"P{seat} cannot play {cn(a)}: back to the grassland")
+            elif t == E_SCORE:
+                out.append(f"   side {seat} scores {a}, total {b_}")
+            elif t == E_END:
+                out.append(f"== Game over after {a} hand(s) ==")
+        if n >= st.ev.shape[1]:
+            out.append("(log full)")
+        return "\n".join(out)
+
+
+GAME = Herds()
