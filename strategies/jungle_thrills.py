@@ -245,4 +245,7 @@ class Guesser(JungleStrategy):
 
 
 STRATEGIES = [Rememberer, Leader, Guesser]
-BENCHMARK = {"strategy": "rememberer", "params": {"recall": 0.9}, "players": 4}
+# the 3-player baseline's table (experiments/jungle_thrills-3p.yaml), first version
+BENCHMARK = {"strategy": "rememberer", "params": {"recall": 0.9}, "players": 3,
+             "mix": [("rememberer", {"recall": 0.95}), ("leader_hunter", {"recall": 0.8}),
+                     ("guesser", {"recall": 0.8})]}
