@@ -1,0 +1,932 @@
+"""Deducktion (the add-on game of duck! duck! SAFARI!, APE Games), 3-5 players and the two-player
+variant: ask questions, pass cards, meld ranks, name the five missing cards.
+
+The module follows the rulebook's section (../shared/rules/duck-duck-safari.txt, "Add-on:
+Deducktion") in its order: Setup, On Your Turn (Melding and Scoring Sets, Asking Your Question,
+the answer and the pass), Ending the Game and Winning, Two-Player Variant. Every reading of a gap
+is in docs/rules/deducktion.md.
+
+Cards. The hand cards are the five animal sets that are not the question deck: card
+``c = animal * 6 + (number - 1)`` (30 cards; one of each animal is missing). The question deck
+is one set of each of the six suits: ``q = suit * 6 + (number - 1)`` with suit 5 the explorer.
+
+Questions (a fixed list of ``N_QUESTIONS`` = 336; ``QMASK[q]`` the 30-bit set of hand cards it
+asks about):
+- ``0 .. 5``: "how many n's?" (number n = q + 1, any animal);
+- ``6 + a * 36 + s * 6 + e`` (s != e): animal a, the numbers from s up to e, round from 6 to 1
+  when s > e (both ends included): the two sequences of the same-animal question;
+- ``186 + pair(a1, a2) * 15 + pair(n1, n2)``: either animal showing either number.
+
+Each hand card is in one place, ``loc[b, c]``: a hand (seat), the draw pile (two players), the
+missing five (in the box), face up, a seat's melds, or in transit during an answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from numba import njit
+
+from ..engine.chance import below, shuffle_row
+from ..engine.events import log_event
+from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, read_only, rule
+
+ANIMALS = ("elephant", "lion", "monkey", "tiger", "zebra")
+SUITS = ANIMALS + ("explorer",)
+EXPLORER = 5
+NA, NN = 5, 6            # animals, numbers
+NC = NA * NN             # hand cards
+NQC = 6 * NN             # question cards
+
+
+# ---- Setup ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rules:
+    hand_sizes: tuple[int, ...] = rule((8, 6, 5), "cards dealt to each player with 3, 4, 5 players "
+                                                  "(the two-player variant deals as for three)")
+    meld_points: tuple[int, ...] = rule((3, 5, 7), "points of a meld of 3, 4, 5 cards of one rank")
+    guess_right: int = rule(5, "points for a correct guess of a missing card")
+    guess_wrong: int = rule(-3, "points for an incorrect guess")
+    question_decks: int = rule(1, "times the question deck is used: the game ends when it cannot "
+                                  "supply three cards for a turn (1: used cards are not "
+                                  "reshuffled; more: the used deck is reshuffled that many times "
+                                  "minus one)")
+    guesses_seen: bool = rule(False, "the end-of-game guesses, made in turn order, are seen by the "
+                                     "later guessers (False: each player's guesses are sealed)")
+    two_player_reserve: str = rule("draw_when_empty", "two players: the third hand is a draw pile "
+                                   "from which a player whose hand is empty draws one card at the "
+                                   "start of the turn ('draw_when_empty'), or it stays aside "
+                                   "unused ('aside')")
+    final_meld: bool = rule(False, "when the question deck runs out, each player in turn order may "
+                                   "meld once more before the guesses")
+
+    def validate(self) -> None:
+        if len(self.hand_sizes) != 3:
+            raise RulesError("hand_sizes", "give three hand sizes: for 3, 4 and 5 players")
+        for p, h in zip((3, 4, 5), self.hand_sizes):
+            if h < 1 or p * h > NC - NA:
+                raise RulesError("hand_sizes", f"{p} hands of {h} do not fit the 25 cards dealt")
+        if len(self.meld_points) != 3:
+            raise RulesError("meld_points", "give three values: melds of 3, 4 and 5 cards")
+        if not 1 <= self.question_decks <= 10:
+            raise RulesError("question_decks", "must be from 1 to 10")
+        if self.two_player_reserve not in ("draw_when_empty", "aside"):
+            raise RulesError("two_player_reserve",
+                             f"must be 'draw_when_empty' or 'aside', not {self.two_player_reserve!r}")
+
+
+# ---- the questions ----------------------------------------------------------------------------------
+
+def _pair_index(i: int, j: int, m: int) -> int:
+    """Index of the unordered pair i < j among m values."""
+    return i * (2 * m - i - 1) // 2 + (j - i - 1)
+
+
+Q_SEQ, Q_DIFF = 6, 6 + NA * 36
+N_QUESTIONS = Q_DIFF + 10 * 15
+
+
+def _questions() -> tuple[np.ndarray, list[str]]:
+    masks = np.zeros(N_QUESTIONS, np.int64)
+    names = [""] * N_QUESTIONS
+    for n in range(NN):
+        masks[n] = sum(1 << (a * NN + n) for a in range(NA))
+        names[n] = f"how many {n + 1}s?"
+    for a in range(NA):
+        for s in range(NN):
+            for e in range(NN):
+                if s == e:
+                    continue
+                seq, x = [], s
+                while True:
+                    seq.append(x)
+                    if x == e:
+                        break
+                    x = (x + 1) % NN
+                masks[Q_SEQ + a * 36 + s * NN + e] = sum(1 << (a * NN + x) for x in seq)
+                names[Q_SEQ + a * 36 + s * NN + e] = (
+                    f"how many {ANIMALS[a]} {', '.join(str(x + 1) for x in seq)}?")
+    for a1 in range(NA):
+        for a2 in range(a1 + 1, NA):
+            for n1 in range(NN):
+                for n2 in range(n1 + 1, NN):
+                    q = Q_DIFF + _pair_index(a1, a2, NA) * 15 + _pair_index(n1, n2, NN)
+                    masks[q] = sum(1 << (a * NN + n) for a in (a1, a2) for n in (n1, n2))
+                    names[q] = f"how many {n1 + 1}s and {n2 + 1}s on {ANIMALS[a1]} or {ANIMALS[a2]}?"
+    return masks, names
+
+
+QMASK, QNAMES = _questions()
+# unordered pair index tables for the kernels
+PAIR5 = np.array([[_pair_index(min(i, j), max(i, j), NA) if i != j else -1 for j in range(NA)]
+                  for i in range(NA)], np.int64)
+PAIR6 = np.array([[_pair_index(min(i, j), max(i, j), NN) if i != j else -1 for j in range(NN)]
+                  for i in range(NN)], np.int64)
+
+# ---- places, phases, actions --------------------------------------------------------------------
+
+# loc values: 0..4 a seat's hand
+DRAW, MISSING, FACEUP, TO_ASKER, TO_TARGET, MELD0 = 5, 6, 7, 8, 9, 10   # MELD0 + seat: melded
+
+# Decision kinds (obs.kind, g[PHASE])
+MELD, TARGET, QUESTION, PASS, GIVE, GUESS, OVER = range(7)
+
+# Actions
+A_MELD = 0            # + number - 1: meld all cards of that number
+A_ASK = 6             # stop melding (or, with final_meld, end the last meld)
+A_TARGET = 7          # + offset - 1: ask the player that many seats to the left
+A_QUESTION = 11       # + question
+A_CARD = A_QUESTION + N_QUESTIONS   # + card: pass it (before looking) or give it back (after)
+A_GUESS = A_CARD + NC               # + number - 1: guess the current animal's missing card
+A_NO_GUESS = A_GUESS + NN
+N_ACTIONS = A_NO_GUESS + 1
+
+# Per-game fields g[b, ...]
+(CUR, PHASE, TURNS, QPOS, DECKS, TGT, QUEST, KCOUNT, NEED, HOLD, GUESSER, GANIMAL, NEV, NH,
+ DRAWPOS, INM, OUTM, FINAL) = range(18)
+NG = 18
+# Per-player fields pp[b, p, ...]
+HAND_N, MELD_PTS, MELDS, MELD_CARDS, RIGHT, WRONG, ASKS, RECEIVED, EMPTY_ANSWERS, DRAWS = range(10)
+NPP = 10
+
+# params layout
+P_PLAYERS, P_HAND, P_DECKS, P_RIGHT, P_WRONG, P_DRAW, P_FINAL, P_M3, P_M4, P_M5 = range(10)
+
+# history rows hist[b, i] = (type, seat, target, question or number, count, asker hand, in, out)
+H_ASK, H_MELD, H_DRAW = 1, 2, 3
+NHIST = 8
+
+# Event log ev[b, i] = (type, seat, a, b, c, d)
+E_TURN, E_DRAW, E_MELD, E_FLIP, E_ASK, E_PASS, E_GIVE, E_WHOLE, E_GUESS, E_END, E_RESHUFFLE = \
+    range(1, 12)
+
+
+@dataclass
+class State:
+    n_players: int
+    rules: Rules
+    params: np.ndarray     # int64[10]
+    g: np.ndarray          # int32[B, NG]
+    pp: np.ndarray         # int32[B, P, NPP]
+    loc: np.ndarray        # int8[B, 30] place of each hand card
+    qdeck: np.ndarray      # int8[B, 36] the question deck in order; g[QPOS] the next card
+    pile: np.ndarray       # int8[B, 8] the two-player draw pile in order; g[DRAWPOS] the next
+    start: np.ndarray      # int64[B, P] the hand dealt to each seat (30-bit set)
+    hist: np.ndarray       # int32[B, H, 8] what happened (public part and both sides' cards)
+    guess: np.ndarray      # int8[B, P, 5] number guessed for each animal, 0 none, -1 not yet
+    ev: np.ndarray         # int32[B, L, 6]
+    rs: np.ndarray         # uint64[B]
+    mover: np.ndarray = None
+    legal_: np.ndarray = None
+
+
+def hist_len(rules: Rules) -> int:
+    return 12 * rules.question_decks + 2 * 12 * rules.question_decks + 8
+
+
+# ---- kernels ------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def _count(b, p, n, loc):
+    """Cards of number n (0-based) in p's hand."""
+    c = 0
+    for a in range(NA):
+        if loc[b, a * NN + n] == p:
+            c += 1
+    return c
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _meldable(b, p, loc):
+    for n in range(NN):
+        if _count(b, p, n, loc) >= 3:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _start_guesses(b, g, ev):
+    g[b, GUESSER] = 0
+    g[b, GANIMAL] = 0
+    g[b, PHASE] = GUESS
+
+
+@njit(cache=True, _nrt=False)
+def _end_of_questions(b, g, loc, ev, params):
+    """Ending the game: the question deck cannot supply three cards (decided; see the docs)."""
+    log_event(ev, g, NEV, b, E_END, -1, g[b, TURNS], 0, 0, 0)
+    if params[P_FINAL] != 0:
+        g[b, FINAL] = 1
+        for p in range(params[P_PLAYERS]):
+            if _meldable(b, p, loc):
+                g[b, CUR] = p
+                g[b, PHASE] = MELD
+                return
+    _start_guesses(b, g, ev)
+
+
+@njit(cache=True, _nrt=False)
+def _next_final_meld(b, g, loc, ev, params):
+    for p in range(g[b, CUR] + 1, params[P_PLAYERS]):
+        if _meldable(b, p, loc):
+            g[b, CUR] = p
+            g[b, PHASE] = MELD
+            return
+    _start_guesses(b, g, ev)
+
+
+@njit(cache=True, _nrt=False)
+def _start_turn(b, g, pp, loc, qdeck, pile, hist, ev, rs, params):
+    p = g[b, CUR]
+    if g[b, QPOS] + 3 > NQC:
+        if g[b, DECKS] + 1 < params[P_DECKS]:
+            shuffle_row(qdeck[b], NQC, rs, b)
+            g[b, QPOS] = 0
+            g[b, DECKS] += 1
+            log_event(ev, g, NEV, b, E_RESHUFFLE, -1, 0, 0, 0, 0)
+        else:
+            _end_of_questions(b, g, loc, ev, params)
+            return
+    log_event(ev, g, NEV, b, E_TURN, p, g[b, TURNS] + 1, 0, 0, 0)
+    # Two-player variant: an empty hand draws one card from the reserve hand
+    if params[P_DRAW] != 0 and pp[b, p, HAND_N] == 0 and g[b, DRAWPOS] < pile.shape[1]:
+        c = pile[b, g[b, DRAWPOS]]
+        g[b, DRAWPOS] += 1
+        loc[b, c] = p
+        pp[b, p, HAND_N] += 1
+        pp[b, p, DRAWS] += 1
+        i = g[b, NH]
+        hist[b, i, 0] = H_DRAW
+        hist[b, i, 1] = p
+        hist[b, i, 6] = 1 << c
+        g[b, NH] = i + 1
+        log_event(ev, g, NEV, b, E_DRAW, p, c, 0, 0, 0)
+    if _meldable(b, p, loc):
+        g[b, PHASE] = MELD
+    else:
+        _enter_ask(b, g, qdeck, ev, params)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _enter_ask(b, g, qdeck, ev, params):
+    """Asking Your Question: flip the top three question cards, choose a player, two cards."""
+    i = g[b, QPOS]
+    log_event(ev, g, NEV, b, E_FLIP, g[b, CUR], qdeck[b, i], qdeck[b, i + 1], qdeck[b, i + 2], 0)
+    if params[P_PLAYERS] == 2:
+        g[b, TGT] = 1 - g[b, CUR]
+        g[b, PHASE] = QUESTION
+    else:
+        g[b, PHASE] = TARGET
+
+
+@njit(cache=True, _nrt=False)
+def _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params):
+    """The exchange is over: record it, discard the three question cards, next player."""
+    i = g[b, NH]
+    hist[b, i, 0] = H_ASK
+    hist[b, i, 1] = g[b, CUR]
+    hist[b, i, 2] = g[b, TGT]
+    hist[b, i, 3] = g[b, QUEST]
+    hist[b, i, 4] = g[b, KCOUNT]
+    hist[b, i, 5] = g[b, HOLD]
+    hist[b, i, 6] = g[b, INM]
+    hist[b, i, 7] = g[b, OUTM]
+    g[b, NH] = i + 1
+    g[b, QPOS] += 3
+    g[b, TURNS] += 1
+    nxt = g[b, CUR] + 1
+    g[b, CUR] = 0 if nxt >= params[P_PLAYERS] else nxt
+    _start_turn(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+
+
+@njit(cache=True, _nrt=False)
+def _complete_pass(b, g, pp, loc):
+    """After the pass each adds the new cards to the hand."""
+    a, t = g[b, CUR], g[b, TGT]
+    for c in range(NC):
+        if loc[b, c] == TO_ASKER:
+            loc[b, c] = a
+            pp[b, a, HAND_N] += 1
+        elif loc[b, c] == TO_TARGET:
+            loc[b, c] = t
+            pp[b, t, HAND_N] += 1
+
+
+@njit(cache=True, _nrt=False)
+def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
+    p = g[b, CUR]
+    ph = g[b, PHASE]
+    if ph == MELD:
+        if act == A_ASK:
+            if g[b, FINAL] != 0:
+                _next_final_meld(b, g, loc, ev, params)
+            else:
+                _enter_ask(b, g, qdeck, ev, params)
+            return
+        n = act - A_MELD
+        m = 0
+        k = 0
+        for a in range(NA):
+            c = a * NN + n
+            if loc[b, c] == p:
+                loc[b, c] = MELD0 + p
+                m |= 1 << c
+                k += 1
+        pp[b, p, HAND_N] -= k
+        pp[b, p, MELD_PTS] += params[P_M3 + k - 3]
+        pp[b, p, MELDS] += 1
+        pp[b, p, MELD_CARDS] += k
+        i = g[b, NH]
+        hist[b, i, 0] = H_MELD
+        hist[b, i, 1] = p
+        hist[b, i, 3] = n
+        hist[b, i, 4] = k
+        hist[b, i, 6] = m
+        g[b, NH] = i + 1
+        log_event(ev, g, NEV, b, E_MELD, p, n, k, 0, 0)
+        if not _meldable(b, p, loc):
+            if g[b, FINAL] != 0:
+                _next_final_meld(b, g, loc, ev, params)
+            else:
+                _enter_ask(b, g, qdeck, ev, params)
+        return
+    if ph == TARGET:
+        o = act - A_TARGET + 1
+        t = p + o
+        g[b, TGT] = t - params[P_PLAYERS] if t >= params[P_PLAYERS] else t
+        g[b, PHASE] = QUESTION
+        return
+    if ph == QUESTION:
+        q = act - A_QUESTION
+        t = g[b, TGT]
+        g[b, QUEST] = q
+        qm = qmask[q]
+        # the answer: how many, and those cards passed face down
+        k = 0
+        inm = 0
+        for c in range(NC):
+            if loc[b, c] == t and (qm >> c) & 1:
+                loc[b, c] = TO_ASKER
+                inm |= 1 << c
+                k += 1
+        pp[b, t, HAND_N] -= k
+        g[b, KCOUNT] = k
+        g[b, INM] = inm
+        g[b, OUTM] = 0
+        h = pp[b, p, HAND_N]
+        g[b, HOLD] = h
+        pp[b, p, ASKS] += 1
+        pp[b, p, RECEIVED] += k
+        log_event(ev, g, NEV, b, E_ASK, p, t, q, k, 0)
+        if k == 0:
+            pp[b, p, EMPTY_ANSWERS] += 1
+            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+        elif h > k:
+            g[b, NEED] = k
+            g[b, PHASE] = PASS
+        elif h == k:
+            # the whole hand goes back, before looking: no choice
+            out = 0
+            for c in range(NC):
+                if loc[b, c] == p:
+                    loc[b, c] = TO_TARGET
+                    out |= 1 << c
+            pp[b, p, HAND_N] = 0
+            g[b, OUTM] = out
+            log_event(ev, g, NEV, b, E_WHOLE, p, t, h, 0, 0)
+            _complete_pass(b, g, pp, loc)
+            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+        else:
+            # more cards coming than held: pass the entire hand, look, make up the difference
+            out = 0
+            for c in range(NC):
+                if loc[b, c] == p:
+                    loc[b, c] = t
+                    out |= 1 << c
+            pp[b, t, HAND_N] += h
+            pp[b, p, HAND_N] = 0
+            g[b, OUTM] = out
+            log_event(ev, g, NEV, b, E_WHOLE, p, t, h, 0, 0)
+            _complete_pass(b, g, pp, loc)
+            g[b, NEED] = k - h
+            if g[b, NEED] == pp[b, p, HAND_N]:
+                for c in range(NC):
+                    if loc[b, c] == p:
+                        loc[b, c] = t
+                        g[b, OUTM] |= 1 << c
+                        log_event(ev, g, NEV, b, E_GIVE, p, t, c, 0, 0)
+                pp[b, t, HAND_N] += pp[b, p, HAND_N]
+                pp[b, p, HAND_N] = 0
+                _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+            else:
+                g[b, PHASE] = GIVE
+        return
+    if ph == PASS:
+        c = act - A_CARD
+        loc[b, c] = TO_TARGET
+        pp[b, p, HAND_N] -= 1
+        g[b, OUTM] |= 1 << c
+        log_event(ev, g, NEV, b, E_PASS, p, g[b, TGT], c, 0, 0)
+        g[b, NEED] -= 1
+        if g[b, NEED] == 0:
+            _complete_pass(b, g, pp, loc)
+            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+        return
+    if ph == GIVE:
+        c = act - A_CARD
+        t = g[b, TGT]
+        loc[b, c] = t
+        pp[b, p, HAND_N] -= 1
+        pp[b, t, HAND_N] += 1
+        g[b, OUTM] |= 1 << c
+        log_event(ev, g, NEV, b, E_GIVE, p, t, c, 0, 0)
+        g[b, NEED] -= 1
+        if g[b, NEED] == 0:
+            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+        return
+    if ph == GUESS:
+        s = g[b, GUESSER]
+        a = g[b, GANIMAL]
+        if act == A_NO_GUESS:
+            guess[b, s, a] = 0
+        else:
+            n = act - A_GUESS
+            guess[b, s, a] = n + 1
+            if loc[b, a * NN + n] == MISSING:
+                pp[b, s, RIGHT] += 1
+            else:
+                pp[b, s, WRONG] += 1
+        log_event(ev, g, NEV, b, E_GUESS, s, a, guess[b, s, a], 0, 0)
+        if a + 1 < NA:
+            g[b, GANIMAL] = a + 1
+        elif s + 1 < params[P_PLAYERS]:
+            g[b, GUESSER] = s + 1
+            g[b, GANIMAL] = 0
+        else:
+            g[b, PHASE] = OVER
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _add_pair(b, a1, n1, a2, n2, legal):
+    """The question asked by two chosen cards (animal, number), explorers already assigned."""
+    if n1 == n2:
+        legal[b, A_QUESTION + n1] = True
+    elif a1 == a2:
+        legal[b, A_QUESTION + Q_SEQ + a1 * 36 + n1 * NN + n2] = True
+        legal[b, A_QUESTION + Q_SEQ + a1 * 36 + n2 * NN + n1] = True
+    else:
+        lo_a, hi_a = (a1, a2) if a1 < a2 else (a2, a1)
+        lo_n, hi_n = (n1, n2) if n1 < n2 else (n2, n1)
+        ia = lo_a * (2 * NA - lo_a - 1) // 2 + (hi_a - lo_a - 1)
+        inn = lo_n * (2 * NN - lo_n - 1) // 2 + (hi_n - lo_n - 1)
+        legal[b, A_QUESTION + Q_DIFF + ia * 15 + inn] = True
+
+
+@njit(cache=True, _nrt=False)
+def _legal_questions(b, c0, c1, c2, legal):
+    """Every question the three flipped cards allow (explorers wild, as printed)."""
+    s = (c0 // NN, c1 // NN, c2 // NN)
+    n = (c0 % NN, c1 % NN, c2 % NN)
+    e = (1 if s[0] == EXPLORER else 0) + (1 if s[1] == EXPLORER else 0) + \
+        (1 if s[2] == EXPLORER else 0)
+    for i, j, k in ((0, 1, 2), (0, 2, 1), (1, 2, 0)):
+        si, sj, sk = s[i], s[j], s[k]
+        if e == 0:
+            _add_pair(b, si, n[i], sj, n[j], legal)
+        elif e == 1:
+            # the explorer becomes the animal of either of the other cards
+            if si == EXPLORER:
+                _add_pair(b, sj, n[i], sj, n[j], legal)
+                _add_pair(b, sk, n[i], sj, n[j], legal)
+            elif sj == EXPLORER:
+                _add_pair(b, si, n[i], si, n[j], legal)
+                _add_pair(b, si, n[i], sk, n[j], legal)
+            else:
+                _add_pair(b, si, n[i], sj, n[j], legal)
+        elif e == 2:
+            # both explorers become the animal of the third card
+            z = si
+            if si == EXPLORER:
+                z = sj if sj != EXPLORER else sk
+            _add_pair(b, z, n[i], z, n[j], legal)
+        else:
+            # three explorers: two of them, as any other animal
+            for a in range(NA):
+                _add_pair(b, a, n[i], a, n[j], legal)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _view(b, g, pp, loc, qdeck, params, mover, legal):
+    for a in range(legal.shape[1]):
+        legal[b, a] = False
+    ph = g[b, PHASE]
+    if ph == OVER:
+        mover[b] = -1
+        return
+    p = g[b, CUR]
+    if ph == GUESS:
+        mover[b] = g[b, GUESSER]
+        for a in range(A_GUESS, A_NO_GUESS + 1):
+            legal[b, a] = True
+        return
+    mover[b] = p
+    if ph == MELD:
+        legal[b, A_ASK] = True
+        for n in range(NN):
+            legal[b, A_MELD + n] = _count(b, p, n, loc) >= 3
+    elif ph == TARGET:
+        for o in range(1, params[P_PLAYERS]):
+            legal[b, A_TARGET + o - 1] = True
+    elif ph == QUESTION:
+        i = g[b, QPOS]
+        _legal_questions(b, qdeck[b, i], qdeck[b, i + 1], qdeck[b, i + 2], legal)
+    else:  # PASS (from the own hand, before looking) or GIVE (from the cards received)
+        for c in range(NC):
+            legal[b, A_CARD + c] = loc[b, c] == p
+
+
+@njit(cache=True, _nrt=False)
+def _views(games, g, pp, loc, qdeck, params, mover, legal):
+    for b in games:
+        _view(b, g, pp, loc, qdeck, params, mover, legal)
+
+
+@njit(cache=True, _nrt=False)
+def _step(actions, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, mover, legal):
+    for b in range(g.shape[0]):
+        if g[b, PHASE] != OVER:
+            _apply(b, actions[b], g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params)
+        _view(b, g, pp, loc, qdeck, params, mover, legal)
+
+
+@njit(cache=True, _nrt=False)
+def _init(g, pp, loc, qdeck, pile, start, hist, ev, rs, params, deal):
+    nplayers = params[P_PLAYERS]
+    h = params[P_HAND]
+    for b in range(g.shape[0]):
+        # the question deck: one set of each of the six suits, shuffled
+        for i in range(NQC):
+            qdeck[b, i] = i
+        shuffle_row(qdeck[b], NQC, rs, b)
+        # one card removed unseen from each of the five other sets
+        for c in range(NC):
+            loc[b, c] = -1
+        for a in range(NA):
+            loc[b, a * NN + below(rs, b, NN)] = MISSING
+        n = 0
+        for c in range(NC):
+            if loc[b, c] != MISSING:
+                deal[n] = c
+                n += 1
+        shuffle_row(deal, n, rs, b)
+        hands = 3 if nplayers == 2 else nplayers
+        i = 0
+        for p in range(hands):
+            for j in range(h):
+                c = deal[i]
+                i += 1
+                if p < nplayers:
+                    loc[b, c] = p
+                    start[b, p] |= np.int64(1) << c
+                else:
+                    loc[b, c] = DRAW
+                    pile[b, j] = c
+            if p < nplayers:
+                pp[b, p, HAND_N] = h
+        while i < n:
+            loc[b, deal[i]] = FACEUP
+            i += 1
+        g[b, CUR] = 0
+        _start_turn(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+
+
+@njit(cache=True, _nrt=False)
+def _observe(games, g, pp, loc, qdeck, hist, start, guess, params, seen_guesses,
+             seat, kind, turn, q_left, flipped, target, question, count, need, hand, table,
+             hand_size, meld_pts, draw_left, o_hist, n_hist, start_hand, o_guess, animal):
+    nplayers = params[P_PLAYERS]
+    for i in range(games.shape[0]):
+        b = games[i]
+        ph = g[b, PHASE]
+        p = g[b, GUESSER] if ph == GUESS else g[b, CUR]
+        seat[i] = p
+        kind[i] = ph
+        turn[i] = g[b, TURNS]
+        q_left[i] = (NQC - g[b, QPOS]) + NQC * (params[P_DECKS] - 1 - g[b, DECKS])
+        asking = ph == TARGET or ph == QUESTION or ph == PASS or ph == GIVE
+        for j in range(3):
+            flipped[i, j] = qdeck[b, g[b, QPOS] + j] if asking else -1
+        t = g[b, TGT]
+        target[i] = (t - p) % nplayers if (ph == QUESTION or ph == PASS or ph == GIVE) else -1
+        question[i] = g[b, QUEST] if (ph == PASS or ph == GIVE) else -1
+        count[i] = g[b, KCOUNT] if (ph == PASS or ph == GIVE) else -1
+        need[i] = g[b, NEED] if (ph == PASS or ph == GIVE) else 0
+        for c in range(NC):
+            x = loc[b, c]
+            hand[i, c] = x == p
+            if x == FACEUP:
+                table[i, c] = nplayers
+            elif x >= MELD0:
+                table[i, c] = (x - MELD0 - p) % nplayers
+            else:
+                table[i, c] = -1
+        for o in range(nplayers):
+            s = (p + o) % nplayers
+            hand_size[i, o] = pp[b, s, HAND_N]
+            meld_pts[i, o] = pp[b, s, MELD_PTS]
+            for a in range(NA):
+                v = guess[b, s, a]
+                o_guess[i, o, a] = v if (o == 0 or seen_guesses) else -1
+        draw_left[i] = 8 - g[b, DRAWPOS] if params[P_DRAW] != 0 else 0
+        nh = g[b, NH]
+        n_hist[i] = nh
+        for j in range(nh):
+            ty = hist[b, j, 0]
+            who = hist[b, j, 1]
+            o_hist[i, j, 0] = ty
+            o_hist[i, j, 1] = (who - p) % nplayers
+            o_hist[i, j, 3] = hist[b, j, 3]
+            o_hist[i, j, 4] = hist[b, j, 4]
+            o_hist[i, j, 5] = hist[b, j, 5]
+            if ty == H_ASK:
+                tg = hist[b, j, 2]
+                o_hist[i, j, 2] = (tg - p) % nplayers
+                if who == p:
+                    o_hist[i, j, 6] = hist[b, j, 6]
+                    o_hist[i, j, 7] = hist[b, j, 7]
+                elif tg == p:
+                    o_hist[i, j, 6] = hist[b, j, 7]
+                    o_hist[i, j, 7] = hist[b, j, 6]
+            elif ty == H_MELD:
+                o_hist[i, j, 6] = hist[b, j, 6]
+            elif ty == H_DRAW and who == p:
+                o_hist[i, j, 6] = hist[b, j, 6]
+        start_hand[i] = start[b, p]
+        animal[i] = g[b, GANIMAL] if ph == GUESS else -1
+
+
+# ---- the observation ----------------------------------------------------------------------------
+
+@dataclass
+class Obs(Observation):
+    """What the player to move knows. Per-player arrays are rotated: index 0 is this player,
+    index o the player o seats to the left (the target actions name the same offsets).
+
+    ``hist`` is everything the seat has seen happen, in order (rows from ``n_hist`` on are 0):
+    (type, seat offset, target offset, question or meld number, count, the asker's hand size
+    at the question, cards this seat received, cards this seat gave) as 30-bit sets; type H_ASK
+    (the received/given sets are 0 unless this seat asked or was asked), H_MELD (column 6: the
+    melded cards, public), H_DRAW (column 6: the card drawn, only for the drawer)."""
+
+    game: np.ndarray        # int64[n]
+    seat: np.ndarray        # int8[n]
+    kind: np.ndarray        # int8[n] MELD, TARGET, QUESTION, PASS, GIVE, GUESS
+    turn: np.ndarray        # int16[n] turns finished
+    q_left: np.ndarray      # int16[n] question cards left (this turn's three included)
+    flipped: np.ndarray     # int8[n, 3] the three question cards turned up (-1 outside the ask)
+    target: np.ndarray      # int8[n] offset of the player asked (-1 before it is chosen)
+    question: np.ndarray    # int16[n] the question being answered (PASS / GIVE), else -1
+    count: np.ndarray       # int8[n] its answer (PASS / GIVE), else -1
+    need: np.ndarray        # int8[n] cards still to pass back or give back
+    hand: np.ndarray        # bool[n, 30] this player's hand (at PASS: not the cards coming in)
+    table: np.ndarray       # int8[n, 30] face up: P; melded by offset o: o; else -1
+    hand_size: np.ndarray   # int16[n, P]
+    meld_pts: np.ndarray    # int16[n, P]
+    draw_left: np.ndarray   # int8[n] cards left in the two-player draw pile
+    hist: np.ndarray        # int32[n, H, 8]
+    n_hist: np.ndarray      # int16[n]
+    start_hand: np.ndarray  # int64[n] the hand dealt to this player (30-bit set)
+    guess: np.ndarray       # int8[n, P, 5] guesses made (own always; others' with guesses_seen)
+    animal: np.ndarray      # int8[n] the animal being guessed (GUESS), else -1
+    players: int
+    two_player_draw: bool
+
+    @cached_property
+    def seen(self) -> np.ndarray:
+        """bool[n, 30]: cards this player has seen: dealt, held, on the table, received."""
+        bits = np.zeros(len(self.game), np.int64) | self.start_hand
+        ty = self.hist[:, :, 0]
+        got = np.where((ty == H_ASK) | (ty == H_MELD) | (ty == H_DRAW), self.hist[:, :, 6], 0)
+        bits |= np.bitwise_or.reduce(got.astype(np.int64), axis=1)
+        out = ((bits[:, None] >> np.arange(NC)) & 1).astype(bool) | self.hand | (self.table >= 0)
+        return read_only(out)
+
+
+class Deducktion(Game):
+    id = "deducktion"
+    name = "Deducktion"
+    min_players = 2
+    max_players = 5
+    Rules = Rules
+    score_name = "points"
+    decision_kinds = ("meld a rank or ask", "choose the player to ask", "choose the question",
+                      "pass back a card before looking", "give back a card after looking",
+                      "guess a missing card")
+
+    def n_actions(self, rules: Rules, n_players: int) -> int:
+        return N_ACTIONS
+
+    def card_name(self, c: int) -> str:
+        return f"{ANIMALS[c // NN]} {c % NN + 1}"
+
+    def qcard_name(self, q: int) -> str:
+        return f"{SUITS[q // NN]} {q % NN + 1}"
+
+    def action_name(self, rules: Rules, n_players: int, a: int) -> str:
+        if a < A_ASK:
+            return f"meld the {a - A_MELD + 1}s"
+        if a == A_ASK:
+            return "stop melding"
+        if a < A_QUESTION:
+            return f"ask the player {a - A_TARGET + 1} to the left"
+        if a < A_CARD:
+            return QNAMES[a - A_QUESTION]
+        if a < A_GUESS:
+            return f"pass the {self.card_name(a - A_CARD)}"
+        if a < A_NO_GUESS:
+            return f"guess number {a - A_GUESS + 1}"
+        return "no guess"
+
+    def check(self, rules: Rules, n_players: int) -> None:
+        super().check(rules, n_players)
+
+    def init(self, rules: Rules, n_players: int, keys: np.ndarray, log: bool = False) -> State:
+        self.check(rules, n_players)
+        batch = len(keys)
+        h = rules.hand_sizes[max(n_players, 3) - 3]
+        draw = n_players == 2 and rules.two_player_reserve == "draw_when_empty"
+        params = np.array([n_players, h, rules.question_decks, rules.guess_right,
+                           rules.guess_wrong, 1 if draw else 0, 1 if rules.final_meld else 0,
+                           *rules.meld_points], np.int64)
+        st = State(n_players=n_players, rules=rules, params=params,
+                   g=np.zeros((batch, NG), np.int32),
+                   pp=np.zeros((batch, n_players, NPP), np.int32),
+                   loc=np.zeros((batch, NC), np.int8), qdeck=np.zeros((batch, NQC), np.int8),
+                   pile=np.zeros((batch, max(h, 1)), np.int8),
+                   start=np.zeros((batch, n_players), np.int64),
+                   hist=np.zeros((batch, hist_len(rules), NHIST), np.int32),
+                   guess=np.full((batch, n_players, NA), -1, np.int8),
+                   ev=np.zeros((batch, (200 * rules.question_decks + 60) if log else 0, 6),
+                               np.int32),
+                   rs=np.array(keys, dtype=np.uint64))
+        _init(st.g, st.pp, st.loc, st.qdeck, st.pile, st.start, st.hist, st.ev, st.rs, st.params,
+              np.empty(NC, np.int8))
+        self._refresh(st, np.arange(batch))
+        return st
+
+    def _refresh(self, st: State, games: np.ndarray, fresh: bool = True) -> None:
+        if fresh or st.mover is None:
+            st.mover = np.empty(len(st.g), np.int64)
+            st.legal_ = np.empty((len(st.g), N_ACTIONS), np.bool_)
+        _views(np.asarray(games, np.int64), st.g, st.pp, st.loc, st.qdeck, st.params, st.mover,
+               st.legal_)
+
+    def to_move(self, state: State) -> np.ndarray:
+        return state.mover
+
+    def legal(self, state: State) -> np.ndarray:
+        return state.legal_
+
+    def observe(self, state: State, games: np.ndarray) -> Obs:
+        games = np.asarray(games, dtype=np.int64)
+        n, P, H = len(games), state.n_players, state.hist.shape[1]
+        o = Obs(game=games.copy(), seat=np.empty(n, np.int8), kind=np.empty(n, np.int8),
+                turn=np.empty(n, np.int16), q_left=np.empty(n, np.int16),
+                flipped=np.empty((n, 3), np.int8), target=np.empty(n, np.int8),
+                question=np.empty(n, np.int16), count=np.empty(n, np.int8),
+                need=np.empty(n, np.int8), hand=np.empty((n, NC), np.bool_),
+                table=np.empty((n, NC), np.int8), hand_size=np.empty((n, P), np.int16),
+                meld_pts=np.empty((n, P), np.int16), draw_left=np.empty(n, np.int8),
+                hist=np.zeros((n, H, NHIST), np.int32), n_hist=np.empty(n, np.int16),
+                start_hand=np.empty(n, np.int64), guess=np.empty((n, P, NA), np.int8),
+                animal=np.empty(n, np.int8), players=P,
+                two_player_draw=bool(state.params[P_DRAW]))
+        _observe(games, state.g, state.pp, state.loc, state.qdeck, state.hist, state.start,
+                 state.guess, state.params, state.rules.guesses_seen, o.seat, o.kind, o.turn,
+                 o.q_left, o.flipped, o.target, o.question, o.count, o.need, o.hand, o.table,
+                 o.hand_size, o.meld_pts, o.draw_left, o.hist, o.n_hist, o.start_hand, o.guess,
+                 o.animal)
+        return o
+
+    def step(self, state: State, actions: np.ndarray) -> None:
+        state.mover = np.empty(len(state.g), np.int64)
+        state.legal_ = np.empty(state.legal_.shape, np.bool_)
+        _step(np.asarray(actions, np.int64), state.g, state.pp, state.loc, state.qdeck,
+              state.pile, state.hist, state.guess, state.ev, state.rs, QMASK, state.params,
+              state.mover, state.legal_)
+
+    def scores(self, state: State) -> np.ndarray:
+        r = state.rules
+        pp = state.pp.astype(np.int64)
+        return (pp[:, :, MELD_PTS] + r.guess_right * pp[:, :, RIGHT]
+                + r.guess_wrong * pp[:, :, WRONG]).astype(np.float64)
+
+    def outcome(self, state: State) -> Outcome:
+        score = self.scores(state)
+        rank, win = ranks_and_wins(score)
+        pp = state.pp
+        return Outcome(
+            score=score, rank=rank, win=win, turns=state.g[:, TURNS].copy(),
+            stats={
+                "meld_points": pp[:, :, MELD_PTS].copy(),
+                "melds": pp[:, :, MELDS].copy(),
+                "melded_cards": pp[:, :, MELD_CARDS].copy(),
+                "guesses_right": pp[:, :, RIGHT].copy(),
+                "guesses_wrong": pp[:, :, WRONG].copy(),
+                "asks": pp[:, :, ASKS].copy(),
+                "cards_received": pp[:, :, RECEIVED].copy(),
+                "empty_answers": pp[:, :, EMPTY_ANSWERS].copy(),
+                "draws": pp[:, :, DRAWS].copy(),
+                "cards_left": pp[:, :, HAND_N].copy(),
+            })
+
+    # -- positions (for tests)
+    def position(self, state: State, b: int, hands: dict[int, list[int]], missing: list[int],
+                 faceup: list[int] = (), questions: list[int] | None = None, cur: int = 0,
+                 pile: list[int] = ()) -> None:
+        """Set game ``b`` to the start of ``cur``'s turn: ``hands[p]`` the cards in p's hand,
+        ``missing`` the five cards in the box, ``faceup`` the face-up cards, ``pile`` the
+        two-player draw pile (top first), ``questions`` the question deck from its top (the
+        rest of the deck follows in its present order)."""
+        st = state
+        st.g[b] = 0
+        st.pp[b] = 0
+        st.loc[b] = -1
+        st.hist[b] = 0
+        st.guess[b] = -1
+        st.start[b] = 0
+        for p, cs in hands.items():
+            for c in cs:
+                st.loc[b, c] = p
+                st.start[b, p] |= 1 << c
+            st.pp[b, p, HAND_N] = len(cs)
+        for c in missing:
+            st.loc[b, c] = MISSING
+        for c in faceup:
+            st.loc[b, c] = FACEUP
+        st.g[b, DRAWPOS] = st.pile.shape[1] - len(pile)
+        for i, c in enumerate(pile):
+            st.loc[b, c] = DRAW
+            st.pile[b, st.g[b, DRAWPOS] + i] = c
+        if (st.loc[b] < 0).any():
+            raise ValueError(f"cards without a place: {np.flatnonzero(st.loc[b] < 0).tolist()}")
+        if questions is not None:
+            rest = [int(q) for q in st.qdeck[b] if int(q) not in questions]
+            st.qdeck[b] = list(questions) + rest
+        st.g[b, CUR] = cur
+        _start_turn(b, st.g, st.pp, st.loc, st.qdeck, st.pile, st.hist, st.ev, st.rs, st.params)
+        self._refresh(st, np.array([b]), fresh=False)
+
+    # -- words
+    def describe(self, state: State, i: int) -> str:
+        if state.ev.shape[1] == 0:
+            return "(no log: make the state with log=True)"
+        n = int(state.g[i, NEV])
+        lines = []
+        cn = self.card_name
+        for t, seat, a, b_, c, d in state.ev[i, :n]:
+            who = f"P{seat}"
+            if t == E_TURN:
+                lines.append(f"-- Turn {a}: P{seat} --")
+            elif t == E_RESHUFFLE:
+                lines.append("(the used question cards are reshuffled)")
+            elif t == E_DRAW:
+                lines.append(f"{who} draws the {cn(a)} from the reserve hand")
+            elif t == E_MELD:
+                lines.append(f"{who} melds {b_} cards of number {a + 1}")
+            elif t == E_FLIP:
+                lines.append(f"{who} turns up {self.qcard_name(a)}, {self.qcard_name(b_)}, "
+                             f"{self.qcard_name(c)}")
+            elif t == E_ASK:
+                lines.append(f"{who} asks P{a}: {QNAMES[b_]} P{a} has {c}")
+            elif t == E_PASS:
+                lines.append(f"   {who} passes back the {cn(b_)}")
+            elif t == E_WHOLE:
+                lines.append(f"   {who} passes the whole hand ({b_} cards)")
+            elif t == E_GIVE:
+                lines.append(f"   {who} gives back the {cn(b_)}")
+            elif t == E_END:
+                lines.append(f"== The question deck is used up after {a} turn(s): guesses ==")
+            elif t == E_GUESS:
+                lines.append(f"{who} guesses the missing {ANIMALS[a]}: "
+                             + ("none" if b_ == 0 else f"{b_}"))
+        if n >= state.ev.shape[1]:
+            lines.append("(log full)")
+        miss = [cn(c) for c in np.flatnonzero(state.loc[i] == MISSING)]
+        if state.g[i, PHASE] == OVER:
+            lines.append("missing: " + ", ".join(miss))
+            lines.append("scores: " + ", ".join(f"P{p} {s:g}" for p, s in
+                                                enumerate(self.scores(state)[i])))
+        return "\n".join(lines)
+
+    def zones(self, state: State, b: int) -> dict[str, list[int]]:
+        z: dict[str, list[int]] = {}
+        for c in range(NC):
+            z.setdefault(int(state.loc[b, c]), []).append(c)
+        return z
+
+
+GAME = Deducktion()
