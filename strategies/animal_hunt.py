@@ -95,36 +95,43 @@ def candidates(obs: Obs, counts: np.ndarray) -> np.ndarray:
     return (obs.scored < 0) & ~obs.hand & (counts < 2)
 
 
-def _shares(obs: Obs, has: np.ndarray, size: np.ndarray) -> np.ndarray:
-    """Chance of holding, from ``has`` (may hold it) and ``size`` (how many candidate kinds each
-    opponent may hold), both [n, P, ...]-aligned with ``size`` [n, P]: each opponent holds each of
-    its possible kinds alike, as many as its hand size; the chances of one kind add up to 1 at
-    most."""
-    h = obs.hand_size.astype(np.float64)
-    rate = h / np.maximum(np.maximum(size, h), 1)
+def _rates(obs: Obs, size: np.ndarray) -> np.ndarray:
+    """float32[n, P]: the chance that an opponent holds any one kind it may hold, when ``size``
+    candidate kinds may be in its hand: its hand size over that (0 for the player itself)."""
+    h = obs.hand_size.astype(np.float32)
+    rate = h / np.maximum(np.maximum(size, h), 1).astype(np.float32)
     rate[:, 0] = 0.0
-    w = has * (rate if has.ndim == 2 else rate[:, :, None])
-    return w / np.maximum(w.sum(axis=1, keepdims=True), 1.0)
+    return rate
 
 
-def holder_chance(obs: Obs, lacks: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """float[n, P, K]: the chance that the player at each offset (0, this player: 0) holds each
-    kind, from what is remembered (``counts``: ``kind_counts`` of the remembered places): a kind
-    not paired, not in this hand and not remembered twice in the hunting ground is in some hand or
-    still twice in the ground; each opponent holds each kind it is not known to lack alike."""
-    pool = candidates(obs, counts)[:, None, :] & ~lacks                # [n, P, K]
-    return _shares(obs, pool, np.count_nonzero(pool, axis=2))
+def holder_best(obs: Obs, lacks: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """float32[n, K]: the chance that the likeliest opponent holds each kind, from what is
+    remembered (``counts``: ``kind_counts`` of the remembered places): a kind not paired, not in
+    this hand and not remembered twice in the hunting ground is in some hand or still twice in
+    the ground; each opponent holds each kind it was not seen not to hold alike, as many as its
+    hand size; the chances of one kind add up to 1 at most."""
+    cand = candidates(obs, counts)
+    pool = cand[:, None, :] & ~lacks                                     # [n, P, K]
+    rate = _rates(obs, np.count_nonzero(pool, axis=2))
+    best = np.zeros(cand.shape, np.float32)
+    total = np.zeros(cand.shape, np.float32)
+    for o in range(1, pool.shape[1]):  # a few opponents: [n, K] at a time
+        w = pool[:, o, :] * rate[:, o:o + 1]
+        np.maximum(best, w, out=best)
+        total += w
+    return best / np.maximum(total, np.float32(1.0))
 
 
 def ask_chance(obs: Obs, lacks: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """float[n, P]: ``holder_chance`` of the kind flipped this turn only (cheaper)."""
+    """float32[n, P]: the chance that each player holds the kind flipped this turn (the model of
+    ``holder_best``, for one kind)."""
     cand = candidates(obs, counts)
     n = len(cand)
     size = np.count_nonzero(cand, axis=1)[:, None] - np.count_nonzero(cand[:, None, :] & lacks,
                                                                       axis=2)
     k1 = np.maximum(obs.first_kind, 0).astype(np.int64)
-    has = cand[np.arange(n), k1][:, None] & ~lacks[np.arange(n), :, k1]
-    return _shares(obs, has, size)
+    w = (cand[np.arange(n), k1][:, None] & ~lacks[np.arange(n), :, k1]) * _rates(obs, size)
+    return w / np.maximum(w.sum(axis=1, keepdims=True), np.float32(1.0))
 
 
 def first_true(mask: np.ndarray, u: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -276,7 +283,7 @@ class Prober(HuntStrategy):
 
     def flip(self, obs, known, lacks, u):
         counts = self.counts(obs, known)
-        chance = holder_chance(obs, lacks, counts).max(axis=1)           # [n, K]
+        chance = holder_best(obs, lacks, counts)                         # [n, K]
         at = np.where(known >= 0, row_take(chance, np.maximum(known, 0)), -1.0)
         probe = np.argmax(at, axis=1)
         has_p = at[np.arange(len(probe)), probe] >= max(self.params.probe_min, 1e-9)
