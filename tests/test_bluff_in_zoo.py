@@ -431,29 +431,25 @@ def _mid_game(seed, players=4):
 
 
 def _swap_hidden(st, rng):
-    """Another game the mover cannot tell apart: an opponent's hand card, an opponent's pile
-    card and the draw pile order exchanged with unseen cards of the draw pile."""
+    """Another game the mover cannot tell apart: every card hidden from it (the other players'
+    hands, the cards they put on the current pile, the draw pile) gathered, shuffled and dealt
+    back into zones of the same sizes."""
     other = st.__class__(**{k: (v.copy() if isinstance(v, np.ndarray) else v)
                             for k, v in st.__dict__.items()})
     me = G.to_move(st)[0]
     pos = other.g[0, bz.POS]
-    rest = other.deck[0, pos:]
-    for q in range(st.n_players):
-        if q == me:
-            continue
-        for zone, extra in ((other.hand[0, q], None), (other.placed[0, q], other.pile[0])):
-            held = np.flatnonzero(zone)
-            if held.size and rest.size:
-                t = rng.choice(held)
-                j = rng.integers(rest.size)
-                u = rest[j]
-                zone[t] -= 1
-                zone[u] += 1
-                if extra is not None:
-                    extra[t] -= 1
-                    extra[u] += 1
-                rest[j] = t
-    rng.shuffle(rest)
+    zones = [other.hand[0, q] for q in range(st.n_players) if q != me]
+    zones += [other.placed[0, q] for q in range(st.n_players) if q != me]
+    pool = np.concatenate([np.repeat(np.arange(len(z)), z) for z in zones]
+                          + [other.deck[0, pos:]]).astype(np.int64)
+    pool = rng.permutation(pool)
+    i = 0
+    for z in zones:
+        n = int(z.sum())
+        z[:] = np.bincount(pool[i:i + n], minlength=len(z))
+        i += n
+    other.deck[0, pos:] = pool[i:]
+    other.pile[0] = other.placed[0].sum(axis=0)
     return other
 
 
@@ -517,6 +513,7 @@ def test_observation_hides_other_hands_pile_cards_and_the_draw_pile(seed):
     conserved(other)
     assert not (np.array_equal(other.hand, st.hand) and np.array_equal(other.deck, st.deck))
     _same(obs(st), obs(other))
+    assert np.array_equal(G.legal(st), G.legal(other))
     # and the observation does see what the player knows: its own hand
     me = G.to_move(st)[0]
     t = np.flatnonzero(other.hand[0, me])[0]
