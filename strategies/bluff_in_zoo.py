@@ -43,6 +43,17 @@ def _face(t_cls: bytes, t_kind: bytes, t_val: bytes, n_kinds: int) -> np.ndarray
     return read_only(counts * val)   # cached and shared by every call: nobody may write into it
 
 
+@lru_cache(maxsize=16)
+def _backs_table(t_cls: bytes, t_kind: bytes, t_val: bytes, n_kinds: int) -> np.ndarray:
+    return read_only((_face(t_cls, t_kind, t_val, n_kinds) > 0).astype(np.float32))
+
+
+def _backs(obs: Obs) -> np.ndarray:
+    """float32[K, T]: 1 where a card of type t backs a claim of kind k (its animal, or wild)."""
+    return _backs_table(obs.t_cls.tobytes(), obs.t_kind.tobytes(), obs.t_val.tobytes(),
+                        obs.n_kinds)
+
+
 def face_value(obs: Obs) -> np.ndarray:
     """float[K, T]: animals of kind k a card of type t shows with no action card in force (wild
     cards count for every kind)."""
@@ -125,11 +136,14 @@ class PileModel:
         m = obs.pile_by[:, 1:].astype(f4)                   # [n, O] cards of each other player
         said = obs.said_k[:, 1:].astype(np.int64)          # [n, O] the kind each claimed last
         if trust and m.shape[1]:
-            backs = (face_value(obs) > 0).astype(f4)       # [K, T] animal of kind k or wild
+            backs = _backs(obs)                            # [K, T] animal of kind k or wild
             qs = unseen[:, None, :] * backs[np.maximum(said, 0)]
             tot = qs.sum(axis=2, keepdims=True)
-            mixed = (1 - f4(trust)) * q[:, None, :] + f4(trust) * qs / np.maximum(tot, f4(1e-9))
-            qo = np.where(((said >= 0)[:, :, None]) & (tot > 0), mixed, q[:, None, :])
+            use = (said >= 0)[:, :, None] & (tot > 0)      # a claim, and unseen cards to back it
+            # the mixture (1 - trust) q + trust qs / tot, scaled per player rather than per card
+            keep = np.where(use, 1 - f4(trust), f4(1))
+            lean = np.where(use, f4(trust) / np.maximum(tot, f4(1e-9)), f4(0))
+            qo = keep * q[:, None, :] + lean * qs
         else:
             qo = np.broadcast_to(q[:, None, :], (n, m.shape[1], q.shape[1]))
         qo = qo.astype(f4, copy=False)
@@ -150,7 +164,7 @@ class PileModel:
         w[:, 2] = p_one * (1 - p_eq) * p_even
         w[:, 1] = (1 - p_one) * p_eq * p_even
         w[:, 0] = 1 - w[:, 1:].sum(axis=1)
-        cards = (m[:, :, None] * qo).sum(axis=1)           # expected others' cards by type
+        cards = np.einsum("no,not->nt", m, qo)             # expected others' cards by type
         mean = moments(obs, obs.my_pile.astype(f4) + cards, 1)
         mu_o = moments(obs, np.ascontiguousarray(qo.reshape(-1, qo.shape[2])), 1)
         mu_o = mu_o.reshape(n, m.shape[1], 4, obs.n_kinds)
