@@ -155,55 +155,46 @@ def seat_test(lf: pl.LazyFrame) -> pl.DataFrame:
     """
     base = _design(lf)
     fast = one_game_per_deal(base)
-    d = base.select("variant_id", "_deal", "_lineup", "strategy", pl.col("seat").cast(pl.Int64),
-                 pl.col("players").cast(pl.Int64),
-                 (pl.col("win") - pl.col("win").mean().over("variant_id", "_lineup", "strategy")).alias("_e"))
     k = ["variant_id", "_lineup", "strategy"]
-    counts = d.group_by(*k, "seat").agg(pl.len().alias("c"))
-    players = d.group_by("variant_id").agg(pl.col("players").max())
-    if fast:
-        # a seat, and a strategy, is one row of its game: the deals' sums are the rows themselves
-        by_seat, counts, players = pl.collect_all(
-            [d.select("variant_id", "_deal", "seat", *k[1:], "_e"), counts, players])
-        by_strategy = by_seat
+    d = base.select(*k, "_deal", pl.col("seat").cast(pl.Int64), pl.col("players").cast(pl.Int64),
+                    pl.col("win").cast(pl.Float64))
+    counts, players = pl.collect_all([d.group_by(*k, "seat").agg(pl.len().alias("c")),
+                                      d.group_by("variant_id").agg(pl.col("players").max())])
+    # every strategy within its line-up gets a number, so only numbers leave polars
+    groups = counts.select(k).unique(maintain_order=True).with_row_index("_k").with_columns(pl.col("_k").cast(pl.Int64))
+    numbered = (d.join(groups.lazy(), on=k, how="left", maintain_order="left")
+                .select("variant_id", "_deal", "seat", "_k", "win"))
+    if fast:  # a seat, and a strategy, is one row of its game: each row is its deal's sum
+        cells = numbered.with_columns(pl.lit(1.0).alias("n")).collect()
     else:
-        by_seat, by_strategy, counts, players = pl.collect_all([
-            d.group_by("variant_id", "_deal", "seat").agg(pl.col("_e").sum()),
-            d.group_by("variant_id", "_deal", *k[1:]).agg(pl.col("_e").sum()), counts, players])
+        cells = (numbered.group_by("variant_id", "_deal", "seat", "_k")
+                 .agg(pl.col("win").sum(), pl.len().cast(pl.Float64).alias("n")).collect())
+    counts = counts.join(groups, on=k)
+    n_groups = len(groups)
+    vids = cells["variant_id"].to_numpy()
     rows = []
     for vid, p in players.sort("variant_id").iter_rows():
         cs = counts.filter(pl.col("variant_id") == vid)
-        # index the strategy-in-line-up groups and their share of rows in each seat
-        groups = cs.select("_lineup", "strategy").unique(maintain_order=True).with_row_index("_k")
-        cs = cs.join(groups, on=["_lineup", "strategy"])
-        pi = np.zeros((len(groups), p))
+        # each strategy's (in its line-up) share of rows in each seat
+        pi = np.zeros((n_groups, p))
         np.add.at(pi, (cs["_k"].to_numpy(), cs["seat"].to_numpy()), cs["c"].to_numpy().astype(float))
-        pi /= pi.sum(axis=1, keepdims=True)
+        present = pi.sum(axis=1) > 0
+        pi[present] /= pi[present].sum(axis=1, keepdims=True)
         identifiable = bool(((pi > 0) & (pi < 1)).any())
         row = {"variant_id": vid, "players": p, "identifiable": identifiable, "statistic": float("nan"),
                "df": 0, "p_value": float("nan")}
         if identifiable:
-            bs = by_seat.filter(pl.col("variant_id") == vid)
-            bk = by_strategy.filter(pl.col("variant_id") == vid).join(groups, on=["_lineup", "strategy"], maintain_order="left")
-            if fast:  # the same rows: one index
-                n_deals, di_s = _index(bs["_deal"].to_numpy())
-                di_k = di_s if bk.height == bs.height else _index(bk["_deal"].to_numpy())[1]
-            else:
-                n_deals, di = _index(np.concatenate([bs["_deal"].to_numpy(), bk["_deal"].to_numpy()]))
-                di_s, di_k = di[:len(bs)], di[len(bs):]
-            deals = np.empty(n_deals)
-            u = np.zeros((len(deals), p))
-            e_s = bs["_e"].to_numpy()
-            seats = bs["seat"].to_numpy()
-            e_k = bk["_e"].to_numpy()
-            kk = bk["_k"].to_numpy()
-            for s in range(p):
-                u[:, s] = (np.bincount(di_s[seats == s], e_s[seats == s], minlength=len(deals))
-                           - np.bincount(di_k, e_k * pi[kk, s], minlength=len(deals)))
-            u = u[:, : p - 1]
-            n_d = len(deals)
+            mask = vids == vid
+            win, n = cells["win"].to_numpy()[mask], cells["n"].to_numpy()[mask]
+            kk, seats = cells["_k"].to_numpy()[mask], cells["seat"].to_numpy()[mask]
+            q = np.bincount(kk, win, minlength=n_groups) / np.maximum(np.bincount(kk, n, minlength=n_groups), 1)
+            e = win - n * q[kk]  # the cell's sum of (win - the strategy's mean in its line-up)
+            n_deals, di = _index(cells["_deal"].to_numpy()[mask])
+            u = np.empty((n_deals, p - 1))
+            for s in range(p - 1):
+                u[:, s] = np.bincount(di, e * ((seats == s) - pi[kk, s]), minlength=n_deals)
             total = u.sum(axis=0)
-            v = u.T @ u * (n_d / (n_d - 1) if n_d > 1 else 1.0)
+            v = u.T @ u * (n_deals / (n_deals - 1) if n_deals > 1 else 1.0)
             w, vec = np.linalg.eigh(v)
             keep = w > max(w.max(), 0.0) * 1e-9
             if keep.any():
