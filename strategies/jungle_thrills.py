@@ -202,12 +202,10 @@ class Leader(JungleStrategy):
 
     def standing(self, obs):
         """float[n, P]: points each player has won (this match) or is believed to hold."""
-        n, p = obs.held_count.shape
-        known = self.known_sets(obs)
-        held = np.zeros((n, p))
-        rows = np.repeat(np.arange(n), known.shape[1])
-        np.add.at(held, (rows, np.maximum(obs.set_holder, 0).reshape(-1)),
-                  (obs.set_points * known).reshape(-1))
+        p = obs.held_count.shape[1]
+        pts = np.where(self.known_sets(obs), obs.set_points, 0)
+        at = obs.set_holder[:, :, None] == np.arange(p)[None, None, :]
+        held = np.einsum("ns,nsp->np", pts, at)
         return obs.won_points + obs.total + held + 0.5 * obs.held_count
 
     def demand(self, obs, legal, rng):

@@ -282,7 +282,7 @@ def _new_set(b, c0, c1, c2, owner, state, g, pp, setc, set_owner, set_state, set
     return s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _set_points(b, s, setc, card_value):
     return card_value[setc[b, s, 0]] + card_value[setc[b, s, 1]] + card_value[setc[b, s, 2]]
 
