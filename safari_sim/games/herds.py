@@ -97,7 +97,7 @@ TOTAL, HERDS_MADE, TRADES, SWAPS, GROWS = range(5)
 NPP = 5
 
 # zones
-Z_DECK, Z_GRASS, Z_GIVE, Z_HERD, Z_HAND0 = 0, 1, 2, 3, 4
+Z_DECK, Z_GRASS, Z_GIVE, Z_HERD, Z_ASIDE, Z_HAND0 = 0, 1, 2, 3, 4, 5  # aside: test positions only
 
 # params
 P_PLAYERS, P_HANDSIZE, P_GRASS, P_TARGET, P_MAXHANDS, P_NTEAMS, P_FLAGS = range(7)
@@ -323,6 +323,8 @@ def _herd_legal(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hcard, cher
             if zone[b, c] != Z_HERD:
                 continue
             h = cherd[b, c]
+            if h < 0:
+                continue
             t = hsuit[b, h]
             if hown[b, h] != team or t == EXPLORER:
                 continue
@@ -935,7 +937,8 @@ class Herds(Game):
         z = {"deck": st.deck[b, st.g[b, POS]:].tolist(),
              "grass": [c for c in range(NCARDS) if st.zone[b, c] == Z_GRASS],
              "give": [c for c in range(NCARDS) if st.zone[b, c] == Z_GIVE],
-             "herds": [c for c in range(NCARDS) if st.zone[b, c] == Z_HERD]}
+             "herds": [c for c in range(NCARDS) if st.zone[b, c] == Z_HERD],
+             "aside": [c for c in range(NCARDS) if st.zone[b, c] == Z_ASIDE]}
         for p in range(st.n_players):
             z[f"hand{p}"] = [c for c in range(NCARDS) if st.zone[b, c] == Z_HAND0 + p]
         return z
@@ -965,7 +968,7 @@ class Herds(Game):
         pile = list(deck_top) + rest
         if deck_left is not None:
             pile = pile[:deck_left]
-        st.zone[b, :] = Z_HERD  # cards cut from the pile are set aside (counted as on a table)
+        st.zone[b, :] = Z_ASIDE  # cards cut from the pile are set aside
         st.cherd[b, :] = -1
         for p, cs in hands.items():
             for c in cs:

@@ -1,0 +1,516 @@
+"""Herds: the rulebook's trade examples, each rule from a constructed position, and properties
+over random games whose oracles (conservation, herd validity, the score recount) are written here
+again in plain Python from the rulebook."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
+from safari_sim.engine.play import play_batch
+from safari_sim.engine.protocol import RulesError
+from safari_sim.games import get_game
+from safari_sim.games import herds as H
+from strategies import get_strategy
+from strategies.base import random_legal
+
+G = get_game("herds")
+ELE, LION, MONKEY, TIGER, ZEBRA, EXP = range(6)
+
+
+def c(animal, number, copy=0):
+    return G.card(animal, number, copy)
+
+
+def position(hands, grass, herds=(), players=2, cur=0, deck_left=None, totals=None, **rules):
+    st = G.init(G.make_rules(rules), players, deal_keys(1, 7))
+    if totals:
+        st.team_total[0, :len(totals)] = totals
+    G.position(st, 0, cur, hands, grass, herds, deck_left=deck_left)
+    return st
+
+
+def legal(st):
+    return np.flatnonzero(G.legal(st)[0]).tolist()
+
+
+def act(st, a):
+    assert G.legal(st)[0, a], f"{G.action_name(st.rules, st.n_players, a)} is not legal"
+    G.step(st, np.array([a]))
+
+
+def card_a(card):
+    return H.A_CARD0 + card
+
+
+def kind(st):
+    return int(st.g[0, H.PHASE])
+
+
+def hand(st, p):
+    return sorted(G.zones(st, 0)[f"hand{p}"])
+
+
+FILL = "monkey"  # filler cards that take part in nothing
+
+
+# ---- Step Two B: the rulebook's three trades -------------------------------------------------
+
+def test_trade_james_six_lion_for_four_cards():
+    """James plays the 6-Lion and takes 1-Monkey, 1-Elephant, 2-Elephant and 2-Ducktor
+    Livingstone. The explorer must be played this turn: here it can grow his zebra herd 3-5."""
+    take = [c("monkey", 1), c("elephant", 1), c("elephant", 2), c("explorer", 2)]
+    zebra = [c("zebra", 3), c("zebra", 4), c("zebra", 5)]
+    st = position({0: [c("lion", 6), c("tiger", 6)], 1: [c("lion", 1)]},
+                  take + [c("lion", 5)], herds=[(0, ZEBRA, zebra)])
+    assert H.A_TRADE in legal(st)
+    act(st, H.A_TRADE)
+    assert kind(st) == H.K_GIVE
+    act(st, card_a(c("lion", 6)))
+    assert H.A_GIVE_DONE in legal(st)
+    act(st, H.A_GIVE_DONE)
+    assert kind(st) == H.K_TAKE
+    for card in take:
+        act(st, card_a(card))
+    assert kind(st) == H.K_HERD
+    assert hand(st, 0) == sorted(take + [c("tiger", 6)])
+    assert sorted(G.zones(st, 0)["grass"]) == sorted([c("lion", 6), c("lion", 5)])
+    # the explorer must go into a herd before the turn ends: "done" is not yet legal
+    assert H.A_DONE not in legal(st)
+    assert legal(st) == [H.A_GROW0 + 0]  # grow the zebra herd at its low end, with the explorer
+    act(st, H.A_GROW0)
+    assert G.herds(st, 0)[0][2] == [c("explorer", 2)] + zebra
+    assert kind(st) == H.K_PASS  # nothing else can be laid: on to step four
+
+
+def test_trade_james_explorer_that_could_not_be_played_may_not_be_taken():
+    """Without a herd for the 2-explorer to grow, taking it would leave it unplayable: illegal
+    (docs/rules/herds.md); the rules field lifts the restriction."""
+    take = [c("monkey", 1), c("elephant", 1), c("elephant", 2), c("explorer", 2)]
+    st = position({0: [c("lion", 6), c("tiger", 6)]}, take)
+    # 6 cannot be made from 1 + 1 + 2 without the explorer: no trade at all
+    assert H.A_TRADE not in legal(st)
+    st = position({0: [c("lion", 6), c("tiger", 6)]}, take, trade_explorer_must_grow=False)
+    act(st, H.A_TRADE)
+    act(st, card_a(c("lion", 6)))
+    act(st, H.A_GIVE_DONE)
+    assert card_a(c("explorer", 2)) in legal(st)
+
+
+def test_trade_gene_two_cards_for_one():
+    """Gene plays the 2-Lion and 4-Tiger and takes the 6-Elephant."""
+    st = position({0: [c("lion", 2), c("tiger", 4), c("monkey", 6)]},
+                  [c("elephant", 6), c("zebra", 5)])
+    act(st, H.A_TRADE)
+    act(st, card_a(c("lion", 2)))
+    assert H.A_GIVE_DONE not in legal(st)  # 2 alone matches nothing in the grassland
+    act(st, card_a(c("tiger", 4)))
+    act(st, H.A_GIVE_DONE)
+    assert legal(st) == [card_a(c("elephant", 6))]  # 5 cannot make 6 with what is left
+    act(st, card_a(c("elephant", 6)))
+    assert hand(st, 0) == sorted([c("elephant", 6), c("monkey", 6)])
+    assert sorted(G.zones(st, 0)["grass"]) == sorted([c("lion", 2), c("tiger", 4), c("zebra", 5)])
+
+
+def test_trade_debra_two_cards_for_three():
+    """Debra plays the 5-Tiger and 4-Monkey and takes 2-Elephant, 3-Elephant, 4-Elephant."""
+    take = [c("elephant", 2), c("elephant", 3), c("elephant", 4)]
+    st = position({0: [c("tiger", 5), c("monkey", 4), c("lion", 1)]}, take + [c("zebra", 6)])
+    act(st, H.A_TRADE)
+    act(st, card_a(c("tiger", 5)))
+    act(st, card_a(c("monkey", 4)))
+    act(st, H.A_GIVE_DONE)
+    assert st.g[0, H.NEED] == 9
+    act(st, card_a(c("elephant", 2)))
+    # 7 still to take: the 6-Zebra would leave 1, which the grassland cannot make
+    assert card_a(c("zebra", 6)) not in legal(st)
+    act(st, card_a(c("elephant", 3)))
+    act(st, card_a(c("elephant", 4)))
+    assert kind(st) == H.K_HERD
+    assert hand(st, 0) == sorted(take + [c("lion", 1)])
+
+
+def test_no_trade_without_an_exact_total_and_never_the_whole_hand():
+    st = position({0: [c("lion", 6), c("tiger", 6)]}, [c("elephant", 1), c("zebra", 2)])
+    assert H.A_TRADE not in legal(st)
+    # the whole hand (6 + 6 = 12) would match, but a player must keep a card to pass
+    st = position({0: [c("lion", 6), c("tiger", 6)]},
+                  [c("elephant", 6), c("zebra", 6), c("elephant", 6, 1)])
+    act(st, H.A_TRADE)
+    act(st, card_a(c("lion", 6)))
+    assert card_a(c("tiger", 6)) not in legal(st)
+
+
+# ---- Setup, steps one, two, four, five ----------------------------------------------------------
+
+@pytest.mark.parametrize("players,size", [(2, 6), (3, 5), (4, 4)])
+def test_the_deal(players, size):
+    st = G.init(G.make_rules(), players, deal_keys(5, 1))
+    for b in range(5):
+        z = G.zones(st, b)
+        # seat 0 (left of the dealer) has drawn its step-one card
+        assert [len(z[f"hand{p}"]) for p in range(players)] == [size + 1] + [size] * (players - 1)
+        assert len(z["grass"]) == 4
+        assert len(z["deck"]) == 66 - players * size - 4 - 1
+    assert (G.to_move(st) == 0).all()
+    assert (st.g[:, H.PHASE] == H.K_STEP2).all()
+
+
+def test_step_two_a_draw_from_grassland_or_deck_then_flip():
+    st = position({0: [c("lion", 6)], 1: [c("lion", 1)]}, [c("elephant", 1)], deck_left=10)
+    top = G.zones(st, 0)["deck"][0]
+    act(st, card_a(c("elephant", 1)))
+    assert c("elephant", 1) in hand(st, 0)
+    assert kind(st) == H.K_PASS  # no herd can be made: straight to step four
+    act(st, card_a(c("lion", 6)))  # two players: the receiver is the one opponent
+    assert c("lion", 6) in hand(st, 1)
+    assert G.zones(st, 0)["grass"] == [top]  # step five: the deck's top into the grassland
+    assert G.to_move(st)[0] == 1 and len(hand(st, 1)) == 3  # P1 has drawn (step one)
+    st = position({0: [c("lion", 6)]}, [c("elephant", 1)], deck_left=10)
+    top = G.zones(st, 0)["deck"][0]
+    act(st, H.A_DECK)
+    assert top in hand(st, 0)
+
+
+def test_pass_goes_to_an_opponent_never_a_teammate():
+    st = position({0: [c("lion", 6)]}, [c("elephant", 1)], players=4, deck_left=10)
+    act(st, H.A_DECK)
+    act(st, card_a(c("lion", 6)))
+    assert kind(st) == H.K_RECV
+    assert legal(st) == [H.A_RECV0 + 0, H.A_RECV0 + 2]  # seats 1 and 3, not partner seat 2
+    act(st, H.A_RECV0 + 2)
+    assert c("lion", 6) in hand(st, 3)
+    st = position({0: [c("lion", 6)]}, [c("elephant", 1)], players=3, deck_left=10)
+    act(st, H.A_DECK)
+    act(st, card_a(c("lion", 6)))
+    assert legal(st) == [H.A_RECV0 + 0, H.A_RECV0 + 1]
+
+
+# ---- Step three ----------------------------------------------------------------------------------
+
+def herd_phase(hands, herds=(), players=2, **kw):
+    """Position at step three: step two takes the grassland's one card (a filler 6-Monkey)."""
+    st = position(hands, [c("monkey", 6, 1)], herds, players=players, deck_left=20, **kw)
+    act(st, card_a(c("monkey", 6, 1)))
+    return st
+
+
+def new(t, lo):
+    return H.A_NEW0 + t * 4 + lo - 1
+
+
+def test_a_herd_is_three_in_sequence_of_one_animal():
+    st = herd_phase({0: [c("elephant", 1), c("elephant", 2), c("elephant", 3), c("lion", 4)]})
+    assert kind(st) == H.K_HERD
+    assert set(legal(st)) == {new(ELE, 1), H.A_DONE}
+    act(st, new(ELE, 1))
+    assert G.herds(st, 0) == [(0, ELE, [c("elephant", 1), c("elephant", 2), c("elephant", 3)])]
+    # nothing left to place: straight to step four
+    assert kind(st) == H.K_PASS
+
+
+def test_must_keep_a_card_to_pass():
+    st = herd_phase({0: [c("elephant", 1), c("elephant", 2), c("elephant", 3)]})
+    # the 6-Monkey from the grassland is the fourth card: the herd is legal, keeping it
+    assert new(ELE, 1) in legal(st)
+    st = position({0: [c("elephant", 1), c("elephant", 2)]}, [c("elephant", 3)], deck_left=20)
+    act(st, card_a(c("elephant", 3)))
+    assert kind(st) == H.K_PASS  # three cards only: laying them would leave none to pass
+
+
+def test_grow_at_either_end_no_wrap_around():
+    herd = [c("elephant", 4), c("elephant", 5), c("elephant", 6)]
+    st = herd_phase({0: [c("elephant", 3), c("elephant", 1), c("lion", 2)]}, [(0, ELE, herd)])
+    assert set(legal(st)) == {H.A_GROW0 + 0, H.A_DONE}  # the 3 at the low end; no 6 -> 1
+    act(st, H.A_GROW0 + 0)
+    assert G.herds(st, 0)[0][2] == [c("elephant", 3)] + herd
+    assert kind(st) == H.K_PASS  # the 1 does not fit: 2 is missing
+
+
+def test_opponents_herds_cannot_be_grown_teammates_can():
+    herd = [c("elephant", 2), c("elephant", 3), c("elephant", 4)]
+    hand0 = [c("elephant", 5), c("lion", 1)]
+    st = herd_phase({0: hand0}, [(1, ELE, herd)], players=3)
+    assert kind(st) == H.K_PASS
+    # four players: side 0 is seats 0 and 2; the herd laid by the partner is the side's
+    st = herd_phase({0: hand0}, [(0, ELE, herd)], players=4)
+    assert H.A_GROW0 + 1 in legal(st)
+    st = herd_phase({0: hand0}, [(1, ELE, herd)], players=4)
+    assert kind(st) == H.K_PASS
+
+
+def test_explorers_are_a_herd_of_their_own_or_wild_at_the_same_number():
+    st = herd_phase({0: [c("explorer", 1), c("explorer", 2), c("explorer", 3), c("lion", 6)]})
+    assert new(EXP, 1) in legal(st)
+    assert new(LION, 1) not in legal(st)  # a wild herd needs an animal card
+    st = herd_phase({0: [c("elephant", 1), c("explorer", 2), c("elephant", 3), c("lion", 6)]})
+    assert set(legal(st)) == {new(ELE, 1), H.A_DONE}
+    act(st, new(ELE, 1))
+    assert G.herds(st, 0)[0][2] == [c("elephant", 1), c("explorer", 2), c("elephant", 3)]
+    st = herd_phase({0: [c("elephant", 1), c("explorer", 3), c("elephant", 2), c("lion", 6)]})
+    assert new(ELE, 1) in legal(st)  # 3 as the explorer
+    st = herd_phase({0: [c("elephant", 1), c("explorer", 4), c("elephant", 2), c("lion", 6)]})
+    assert new(ELE, 1) not in legal(st)  # an explorer stands only for its own number
+
+
+def test_swap_the_real_card_for_the_explorer_which_must_then_be_played():
+    wild = [c("elephant", 1), c("explorer", 2), c("elephant", 3)]
+    zebra = [c("zebra", 3), c("zebra", 4), c("zebra", 5)]
+    hand0 = [c("elephant", 2, 1), c("lion", 6)]
+    st = herd_phase({0: hand0}, [(0, ELE, wild), (0, ZEBRA, zebra)])
+    assert H.A_SWAP0 + 1 in legal(st)
+    act(st, H.A_SWAP0 + 1)
+    assert G.herds(st, 0)[0][2] == [c("elephant", 1), c("elephant", 2, 1), c("elephant", 3)]
+    assert c("explorer", 2) in hand(st, 0)
+    assert H.A_DONE not in legal(st)  # the explorer must be played this turn
+    assert legal(st) == [H.A_GROW0 + 2]  # zebra herd, low end
+    act(st, H.A_GROW0 + 2)
+    assert H.A_DONE in legal(st) or kind(st) == H.K_PASS
+    # no place for the explorer after the swap: no swap
+    st = herd_phase({0: hand0}, [(0, ELE, wild)])
+    assert H.A_SWAP0 + 1 not in legal(st)
+
+
+def test_an_explorer_drawn_may_be_kept():
+    st = position({0: [c("elephant", 1), c("elephant", 3)]}, [c("explorer", 2)], deck_left=20)
+    act(st, card_a(c("explorer", 2)))  # step two a, not a trade
+    # with only three cards nothing can be laid: the explorer stays in hand to step four
+    assert kind(st) == H.K_PASS and c("explorer", 2) in hand(st, 0)
+
+
+# ---- Ending and scoring the hand -------------------------------------------------------------
+
+def recount(herds, side):
+    """Points of one side's herds by the rulebook's two tables (plain Python)."""
+    explorer_pts = {3: 3, 4: 5, 5: 7, 6: 10}
+    animal_pts = {1: 1, 2: 1, 3: 2, 4: 3, 5: 5, 6: 7}
+    total = 0
+    for s, suit, cards in herds:
+        if s != side:
+            continue
+        if suit == EXP:
+            total += explorer_pts[len(cards)]
+        else:
+            total += animal_pts[sum(1 for x in cards if x < 60)]
+    return total
+
+
+def test_hand_ends_when_a_side_with_a_full_herd_passes_its_last_card():
+    full = [c("tiger", n) for n in range(1, 7)]
+    exp3 = [c("explorer", n) for n in range(4, 7)]
+    wild = [c("elephant", 1), c("explorer", 2), c("explorer", 3)]
+    herds = [(0, TIGER, full), (0, EXP, exp3), (0, ELE, wild),
+             (1, LION, [c("lion", 1), c("lion", 2), c("lion", 3), c("lion", 4)])]
+    st = position({0: [], 1: [c("zebra", 1)]}, [c("monkey", 1)], herds=herds, deck_left=20)
+    act(st, card_a(c("monkey", 1)))
+    assert kind(st) == H.K_PASS and hand(st, 0) == [c("monkey", 1)]
+    act(st, card_a(c("monkey", 1)))
+    assert st.g[0, H.HANDNO] == 1 and st.g[0, H.FULLENDS] == 1
+    assert st.team_total[0].tolist() == [recount(herds, 0), recount(herds, 1)] == [7 + 3 + 1, 3]
+    # a new hand: dealt by seat 0, so seat 1 starts
+    assert G.to_move(st)[0] == 1 and len(G.herds(st, 0)) == 0
+
+
+def test_no_hand_end_with_cards_left_or_without_a_full_herd():
+    five = [c("tiger", n) for n in range(1, 6)]
+    st = position({0: []}, [c("monkey", 1)], herds=[(0, TIGER, five)], deck_left=20)
+    act(st, card_a(c("monkey", 1)))
+    act(st, card_a(c("monkey", 1)))
+    assert st.g[0, H.HANDNO] == 0 and G.to_move(st)[0] == 1
+
+
+def test_hand_ends_when_the_deck_runs_out_after_the_pass():
+    st = position({0: [c("lion", 6)], 1: [c("lion", 1)]}, [c("elephant", 1)], deck_left=1)
+    act(st, H.A_DECK)  # the last card
+    act(st, card_a(c("lion", 6)))
+    assert st.g[0, H.HANDNO] == 1
+
+
+def test_game_ends_after_the_hand_a_side_reaches_60():
+    herds = [(0, EXP, [c("explorer", n) for n in range(1, 4)])]
+    st = position({0: [c("lion", 6)]}, [c("elephant", 1)], herds=herds, deck_left=1,
+                  totals=[57, 59])
+    act(st, H.A_DECK)
+    act(st, card_a(c("lion", 6)))
+    assert G.to_move(st)[0] == -1
+    out = G.outcome(st)
+    assert out.score[0].tolist() == [60, 59] and out.win[0].tolist() == [1, 0]
+    st = position({0: [c("lion", 6)]}, [c("elephant", 1)], herds=herds, deck_left=1,
+                  totals=[50, 59])
+    act(st, H.A_DECK)
+    act(st, card_a(c("lion", 6)))
+    assert G.to_move(st)[0] == 1  # 53 and 59: a new hand
+
+
+def test_teams_share_one_score():
+    herds = [(0, EXP, [c("explorer", n) for n in range(1, 4)])]
+    st = position({0: [c("lion", 6)]}, [c("elephant", 1)], herds=herds, deck_left=1, players=4,
+                  totals=[58, 10])
+    act(st, H.A_DECK)
+    act(st, card_a(c("lion", 6)))
+    act(st, H.A_RECV0)
+    out = G.outcome(st)
+    assert out.score[0].tolist() == [61, 10, 61, 10]
+    assert out.win[0].tolist() == [0.5, 0, 0.5, 0]
+
+
+def test_rules_errors_name_the_field():
+    for field, value in [("hand_sizes", [6, 5]), ("target_score", 0), ("max_hands", 0),
+                         ("explorer_herd_points", [1]), ("animal_herd_points", [1, 2])]:
+        with pytest.raises(RulesError, match=field):
+            G.make_rules({field: value})
+    with pytest.raises(RulesError, match="hand_sizes"):
+        G.check(G.make_rules(hand_sizes=[6, 5, 16]), 4)
+
+
+# ---- Properties over random games -------------------------------------------------------------
+
+def check_zones(st, b):
+    """Every card in exactly one zone; the draw pile is what the deck order says."""
+    z = G.zones(st, b)
+    cards = z["deck"] + z["grass"] + z["give"] + z["herds"] + z["aside"] + \
+        [x for p in range(st.n_players) for x in z[f"hand{p}"]]
+    assert sorted(cards) == list(range(66))
+    on_table = sorted(x for _, _, cs in G.herds(st, b) for x in cs)
+    assert on_table == sorted(z["herds"])
+
+
+def check_herds(st, b):
+    """Every herd is valid by the rulebook: 3+ cards, consecutive numbers, one animal (explorers
+    standing in at their own number) or all explorers, at least one animal card."""
+    for side, suit, cards in G.herds(st, b):
+        assert len(cards) >= 3
+        nums = [x % 6 for x in cards]
+        assert nums == list(range(nums[0], nums[0] + len(cards)))
+        for x in cards:
+            assert x >= 60 or x // 12 == suit
+        if suit == EXP:
+            assert all(x >= 60 for x in cards)
+        else:
+            assert any(x < 60 for x in cards)
+        sides = 2 if (st.n_players == 4) else st.n_players
+        assert 0 <= side < sides
+
+
+def random_games(players, n, seed, strategies=None):
+    """Play ``n`` games stepwise with random legal moves (or strategies), checking every step."""
+    rules = G.make_rules()
+    keys = game_keys(seed, players, n)
+    st = G.init(rules, players, keys.deal)
+    seat_rs = keys.seat.reshape(-1).copy()
+    steps = 0
+    while True:
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        if live.size == 0:
+            break
+        lg = G.legal(st)
+        assert lg[live].any(axis=1).all()
+        rng = SeatRandom(seat_rs, live * players + mover[live])
+        a = np.zeros(n, np.int64)
+        if strategies is None:
+            a[live] = random_legal(lg[live], rng)
+        else:
+            s = strategies[steps % len(strategies)]
+            obs = G.observe(st, live).freeze()
+            a[live] = s.act(obs, lg[live].copy(), rng)
+        assert lg[live, a[live]].all()
+        before = {b: (G.herds(st, b), int(st.g[b, H.HANDNO]), st.team_total[b].copy())
+                  for b in live}
+        G.step(st, a)
+        steps += 1
+        for b in live:
+            check_zones(st, b)
+            check_herds(st, b)
+            herds, hand_no, tot = before[b]
+            sides = 2 if players == 4 else players
+            if st.g[b, H.HANDNO] != hand_no:
+                assert st.g[b, H.HANDNO] == hand_no + 1
+                gained = [recount(herds, s) for s in range(sides)]
+                assert (st.team_total[b, :sides] - tot[:sides]).tolist() == gained
+            else:
+                assert (st.team_total[b] == tot).all()
+        assert steps < 20000
+    out = G.outcome(st)
+    assert (out.score.max(axis=1) >= 60).all() or out.stats["capped"].any()
+    return st, out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_properties_over_random_games(players):
+    st, out = random_games(players, 12, seed=players)
+    sides = 2 if players == 4 else players
+    for b in range(12):  # the final score is the sum of the hands' recounts (checked per hand)
+        score = st.team_total[b, [p % sides for p in range(players)]]
+        assert (out.score[b] == score).all()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_properties_with_the_strategies(players):
+    strats = [get_strategy("herds", n)() for n in ("collector", "blocker", "sprinter")]
+    random_games(players, 8, seed=10 + players, strategies=strats)
+
+
+def test_observation_hides_other_hands_and_the_deck():
+    rng = np.random.default_rng(0)
+    for players in (2, 3, 4):
+        st = G.init(G.make_rules(), players, deal_keys(6, 3))
+        for _ in range(40):  # play a while at random
+            G.step(st, random_legal(G.legal(st), np.random.default_rng(1)))
+        for b in range(6):
+            p = int(G.to_move(st)[b])
+            if p < 0:
+                continue
+            base = G.observe(st, np.array([b]))
+            # permute the cards of every other hand and the deck among those places
+            hidden = [x for x in range(66) if st.zone[b, x] == H.Z_DECK
+                      or (st.zone[b, x] >= H.Z_HAND0 and st.zone[b, x] != H.Z_HAND0 + p)]
+            places = [int(st.zone[b, x]) for x in hidden]
+            deck = st.deck[b, st.g[b, H.POS]:].tolist()
+            perm = rng.permutation(hidden).tolist()
+            mapping = dict(zip(hidden, perm))
+            for x, zn in zip(perm, places):
+                st.zone[b, x] = zn
+            st.deck[b, st.g[b, H.POS]:] = [mapping[x] for x in deck]
+            check_zones(st, b)
+            now = G.observe(st, np.array([b]))
+            for name, v in vars(base).items():
+                if isinstance(v, np.ndarray):
+                    assert np.array_equal(v, getattr(now, name)), name
+            # and the observation does show the player's own hand
+            own = [x for x in range(66) if st.zone[b, x] == H.Z_HAND0 + p]
+            assert now.hand[0].nonzero()[0].tolist() == own
+
+
+def test_strategies_play_whole_games_at_every_count():
+    for players in (2, 3, 4):
+        strats = [get_strategy("herds", n)() for n in ("collector", "blocker", "sprinter")]
+        seating = (np.arange(players)[None, :] + np.arange(30)[:, None]) % 3
+        res = play_batch(G, G.make_rules(), players, strats, seating, game_keys(4, players, 30))
+        assert (res.outcome.score.max(axis=1) >= 60).all()
+        assert res.outcome.stats["capped"].sum() == 0
+
+
+def test_strategies_beat_random():
+    strats = [get_strategy("herds", "collector")(), get_strategy("herds", "random")()]
+    seating = (np.arange(2)[None, :] + np.arange(60)[:, None]) % 2
+    res = play_batch(G, G.make_rules(), 2, strats, seating, game_keys(6, 2, 60))
+    assert res.outcome.win[seating == 0].mean() > 0.8
+
+
+def test_pure_python_mode_plays_the_same_game():
+    """NUMBA_DISABLE_JIT=1 runs the kernels as plain Python: the game comes out as compiled."""
+    args = [sys.executable, "-m", "safari_sim.cli", "trace", "herds", "--seed", "3",
+            "--strategies", "collector,blocker,sprinter", "--rule", "target_score=8"]
+    cwd = os.path.dirname(os.path.dirname(__file__))
+    jit = subprocess.run(args, capture_output=True, text=True, check=True, cwd=cwd)
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    py = subprocess.run(args, capture_output=True, text=True, check=True, env=env, cwd=cwd,
+                        timeout=300)
+    assert "Game over after" in jit.stdout
+    assert py.stdout == jit.stdout
