@@ -215,27 +215,25 @@ def _start_guesses(b, g, ev):
 
 
 @njit(cache=True, _nrt=False)
-def _end_of_questions(b, g, loc, ev, params):
-    """Ending the game: the question deck cannot supply three cards (decided; see the docs)."""
-    log_event(ev, g, NEV, b, E_END, -1, g[b, TURNS], 0, 0, 0)
-    if params[P_FINAL] != 0:
-        g[b, FINAL] = 1
-        for p in range(params[P_PLAYERS]):
-            if _meldable(b, p, loc):
-                g[b, CUR] = p
-                g[b, PHASE] = MELD
-                return
-    _start_guesses(b, g, ev)
-
-
-@njit(cache=True, _nrt=False)
-def _next_final_meld(b, g, loc, ev, params):
-    for p in range(g[b, CUR] + 1, params[P_PLAYERS]):
+def _next_final_meld(b, g, loc, ev, params, first):
+    """With final_meld: the next player from seat ``first`` on who can meld does; then guesses."""
+    for p in range(first, params[P_PLAYERS]):
         if _meldable(b, p, loc):
             g[b, CUR] = p
             g[b, PHASE] = MELD
             return
     _start_guesses(b, g, ev)
+
+
+@njit(cache=True, _nrt=False)
+def _end_of_questions(b, g, loc, ev, params):
+    """Ending the game: the question deck cannot supply three cards (decided; see the docs)."""
+    log_event(ev, g, NEV, b, E_END, -1, g[b, TURNS], 0, 0, 0)
+    if params[P_FINAL] != 0:
+        g[b, FINAL] = 1
+        _next_final_meld(b, g, loc, ev, params, 0)
+    else:
+        _start_guesses(b, g, ev)
 
 
 @njit(cache=True, _nrt=False)
@@ -322,7 +320,7 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
     if ph == MELD:
         if act == A_ASK:
             if g[b, FINAL] != 0:
-                _next_final_meld(b, g, loc, ev, params)
+                _next_final_meld(b, g, loc, ev, params, g[b, CUR] + 1)
             else:
                 _enter_ask(b, g, qdeck, ev, params)
             return
@@ -349,7 +347,7 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
         log_event(ev, g, NEV, b, E_MELD, p, n, k, 0, 0)
         if not _meldable(b, p, loc):
             if g[b, FINAL] != 0:
-                _next_final_meld(b, g, loc, ev, params)
+                _next_final_meld(b, g, loc, ev, params, g[b, CUR] + 1)
             else:
                 _enter_ask(b, g, qdeck, ev, params)
         return
@@ -516,6 +514,23 @@ def _legal_questions(b, c0, c1, c2, legal):
             # three explorers: two of them, as any other animal
             for a in range(NA):
                 _add_pair(b, a, n[i], a, n[j], legal)
+
+
+@njit(cache=True, _nrt=False)
+def _allowed(flipped, out):
+    """out[i, A_QUESTION + q]: question q is allowed by the three cards flipped[i]."""
+    for i in range(flipped.shape[0]):
+        if flipped[i, 0] >= 0:
+            _legal_questions(i, flipped[i, 0], flipped[i, 1], flipped[i, 2], out)
+
+
+def allowed_questions(flipped: np.ndarray) -> np.ndarray:
+    """bool[n, N_QUESTIONS]: the questions three flipped question cards allow (all False for a
+    row of -1s)."""
+    flipped = np.ascontiguousarray(flipped, dtype=np.int64).reshape(-1, 3)
+    out = np.zeros((len(flipped), N_ACTIONS), np.bool_)
+    _allowed(flipped, out)
+    return out[:, A_QUESTION:A_QUESTION + N_QUESTIONS]
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -713,6 +728,12 @@ class Obs(Observation):
         bits |= np.bitwise_or.reduce(got.astype(np.int64), axis=1)
         out = ((bits[:, None] >> np.arange(NC)) & 1).astype(bool) | self.hand | (self.table >= 0)
         return read_only(out)
+
+    @cached_property
+    def allowed(self) -> np.ndarray:
+        """bool[n, N_QUESTIONS]: the questions the three flipped cards allow (TARGET and
+        QUESTION; all False otherwise)."""
+        return read_only(allowed_questions(self.flipped))
 
 
 class Deducktion(Game):

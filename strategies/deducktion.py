@@ -1,0 +1,315 @@
+"""Deducktion strategies: a naive asker, a meld collector, and a deducer that tracks where every
+card can be.
+
+Places are bits of a per-card set: bit o is the hand of the player o seats to the left (bit 0:
+this player), bit P the five missing cards, bit P + 1 the two-player reserve hand. ``track``
+rebuilds, for every observed game at once, the set of places each card can be in from what the
+seat has seen (its dealt hand, the face-up card, melds, every answer's count, the cards it passed
+and received, its draws), then ``estimate`` spreads each card over its places so that every hand
+holds its size and the box one card of each animal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GUESS, A_QUESTION,
+                                         A_TARGET, GIVE, GUESS, H_ASK, H_DRAW, H_MELD, MELD, NA,
+                                         NC, NN, PASS, QMASK, QUESTION, TARGET, Obs)
+
+from .base import Strategy, random_legal
+
+BITS = np.arange(NC)
+QBITS = ((QMASK[:, None] >> BITS) & 1).astype(bool)      # [336, 30]
+RANK = BITS % NN
+ANIMAL = BITS // NN
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _bits(mask: np.ndarray) -> np.ndarray:
+    return ((mask.astype(np.int64)[:, None] >> BITS) & 1).astype(bool)
+
+
+def _rank_counts(hand: np.ndarray) -> np.ndarray:
+    """int[n, 6]: cards of each number in the hand."""
+    return hand.reshape(-1, NA, NN).sum(axis=1)
+
+
+def track(obs: Obs) -> np.ndarray:
+    """uint8[n, 30]: the places each card can be in (0: on the table, known)."""
+    n, P = len(obs), obs.players
+    me, mb = 1, 1 << P
+    others = ((1 << P) - 1) & ~me
+    rows = np.arange(n)
+    poss = np.full((n, NC), others | mb | ((1 << (P + 1)) if P == 2 else 0), np.uint8)
+    poss[_bits(obs.start_hand)] = me
+    poss[obs.table == P] = 0          # the face-up card (melds are replayed in order)
+    for j in range(int(obs.n_hist.max(initial=0))):
+        h = obs.hist[:, j]
+        ty, who, tg = h[:, 0], h[:, 1], h[:, 2]
+        inb, outb = _bits(h[:, 6]), _bits(h[:, 7])
+        live = j < obs.n_hist
+        if ((ty == H_MELD) & live).any():
+            poss[inb & ((ty == H_MELD) & live)[:, None]] = 0
+        dr = (ty == H_DRAW) & live
+        if dr.any():
+            mine = dr & (who == 0)
+            poss[inb & mine[:, None]] = me
+            other = dr & (who != 0)
+            add = (np.uint8(1) << np.minimum(who, 7).astype(np.uint8))[:, None]
+            has_pile = ((poss >> (P + 1)) & 1).astype(bool) & other[:, None]
+            poss = np.where(has_pile, poss | add, poss)
+        ask = (ty == H_ASK) & live
+        if not ask.any():
+            continue
+        q = np.where(ask, h[:, 3], 0)
+        Q = QBITS[q] & ask[:, None]
+        k, hold = h[:, 4][:, None], h[:, 5][:, None]
+        A = (np.uint8(1) << who.astype(np.uint8))[:, None]
+        T = (np.uint8(1) << tg.astype(np.uint8))[:, None]
+        asker = (ask & (who == 0))[:, None]
+        target = (ask & (tg == 0))[:, None]
+        third = ask[:, None] & ~asker & ~target
+        # the asker knows what came and went; the rest of the question was not at the target
+        poss = np.where(Q & asker, poss & ~T, poss)
+        poss = np.where(inb & asker, me, poss)
+        poss = np.where(outb & asker, T, poss)
+        # the target knows both sides of the exchange
+        poss = np.where(outb & target, A, poss)
+        poss = np.where(inb & target, me, poss)
+        # everybody else: the count only
+        hasT = (poss & T) != 0
+        sat = ((Q & hasT).sum(axis=1, keepdims=True) == k) & third
+        old = np.where(Q & hasT & sat, T, poss)
+        hasA, hasT = (old & A) != 0, (old & T) != 0
+        a_part = np.where(hasA, np.where(hold > k, A | T, T), 0)
+        t_part = np.where(hasT, np.where(Q, np.where(hold < k, A | T, A), T), 0)
+        moved = (old & ~(A | T)) | a_part.astype(np.uint8) | t_part.astype(np.uint8)
+        none_ = (k == 0) & third
+        poss = np.where(third & ~none_, moved, poss)
+        poss = np.where(Q & none_, poss & ~T, poss)
+    # my hand is known exactly, and so is the table
+    poss = np.where(obs.hand, me, poss & ~np.uint8(me))
+    poss[obs.table >= 0] = 0
+    poss = _propagate(poss, obs, rows)
+    # a contradiction (none should arise) falls back to "anywhere but here"
+    lost = (poss == 0) & (obs.table < 0)
+    return np.where(lost, np.uint8(others | mb), poss)
+
+
+def _sizes(obs: Obs) -> np.ndarray:
+    """int[n, X]: cards in each place (hands, the box, the reserve hand)."""
+    P = obs.players
+    size = np.zeros((len(obs), P + 2), np.int64)
+    size[:, :P] = obs.hand_size
+    size[:, P] = NA
+    if P == 2:
+        size[:, P + 1] = np.maximum(
+            0, NC - NA - obs.hand_size.sum(axis=1) - (obs.table >= 0).sum(axis=1))
+    return size
+
+
+def _propagate(poss: np.ndarray, obs: Obs, rows) -> np.ndarray:
+    """Hand sizes and one missing card per animal, a few rounds."""
+    P = obs.players
+    X = P + 2 if P == 2 else P + 1
+    size = _sizes(obs)
+    mb = np.uint8(1 << P)
+    for _ in range(3):
+        for x in range(X):
+            bit = np.uint8(1 << x)
+            has = (poss & bit) != 0
+            sure = poss == bit
+            full = (sure.sum(axis=1) >= size[:, x])[:, None]
+            poss = np.where(has & ~sure & full, poss & ~bit, poss)
+            has = (poss & bit) != 0
+            tight = (has.sum(axis=1) == size[:, x])[:, None]
+            poss = np.where(has & tight, bit, poss)
+        m = ((poss & mb) != 0).reshape(-1, NA, NN)
+        sure = (poss == mb).reshape(-1, NA, NN)
+        one = (m.sum(axis=2, keepdims=True) == 1) & m
+        poss = np.where(one.reshape(-1, NC), mb, poss)
+        done = sure.any(axis=2, keepdims=True) & ~sure & m
+        poss = np.where(done.reshape(-1, NC), poss & ~mb, poss)
+    return poss
+
+
+def estimate(obs: Obs, poss: np.ndarray, rounds: int = 4) -> np.ndarray:
+    """float[n, 30, X]: chance that each card is in each place, spread so that rows sum to 1,
+    each hand to its size and the box to one card of each animal (a few scaling rounds)."""
+    P = obs.players
+    X = P + 2 if P == 2 else P + 1
+    w = ((poss[:, :, None] >> np.arange(X).astype(np.uint8)) & 1).astype(np.float64)
+    size = _sizes(obs)[:, None, :X].astype(np.float64)
+    for _ in range(rounds):
+        w = w / np.maximum(w.sum(axis=2, keepdims=True), 1e-12)
+        col = w.sum(axis=1, keepdims=True)
+        w = w * np.where(col > 0, size / np.maximum(col, 1e-12), 0)
+        box = w[:, :, P].reshape(-1, NA, NN)
+        box = box / np.maximum(box.sum(axis=2, keepdims=True), 1e-12)
+        w[:, :, P] = box.reshape(-1, NC)
+    return w / np.maximum(w.sum(axis=2, keepdims=True), 1e-12)
+
+
+def _entropy(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-9, 1 - 1e-9)
+    return -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
+
+
+def _fewest_rank_card(hand: np.ndarray, rng) -> np.ndarray:
+    """The card of the hand whose number the hand holds fewest of (ties at random)."""
+    cnt = _rank_counts(hand)[:, RANK]
+    key = np.where(hand, cnt + rng.random((len(hand), NC)) * 0.5, np.inf)
+    return A_CARD + np.argmin(key, axis=1)
+
+
+def _melds(obs: Obs, legal: np.ndarray, meld_at: int) -> np.ndarray:
+    """Meld the number with most cards held when it has meld_at cards or this is the player's
+    last turn; else ask."""
+    cnt = _rank_counts(obs.hand)
+    last = (obs.q_left // 3 <= obs.players)[:, None]
+    ok = legal[:, A_MELD:A_MELD + NN] & ((cnt >= meld_at) | last)
+    return np.where(ok.any(axis=1), A_MELD + np.argmax(np.where(ok, cnt, -1), axis=1), A_ASK)
+
+
+def _unseen_guess(obs: Obs, rng, max_unseen: int) -> np.ndarray:
+    """Guess one of the animal's cards this player never saw, if at most max_unseen are left."""
+    n = len(obs)
+    a = obs.animal.astype(np.int64)
+    unseen = ~obs.seen.reshape(n, NA, NN)[np.arange(n), a]           # [n, 6]
+    k = unseen.sum(axis=1)
+    pick = np.argmax(np.where(unseen, rng.random((n, NN)), -1), axis=1)
+    return np.where((k >= 1) & (k <= max_unseen), A_GUESS + pick, A_NO_GUESS)
+
+
+class Naive(Strategy):
+    name = "naive"
+    game = "deducktion"
+    summary = ("melds whenever it can, asks a random player a random allowed question, passes "
+               "random cards, guesses among the cards it never saw")
+
+    class Params(_Params):
+        max_unseen: int = Field(6, ge=1, le=6, description=(
+            "guess an animal's missing card only when at most this many of its cards were never "
+            "seen (6: always guess)"))
+
+    def act(self, obs: Obs, legal: np.ndarray, rng) -> np.ndarray:
+        out = random_legal(legal, rng)
+        meld = obs.kind == MELD
+        if meld.any():
+            first = np.argmax(legal[:, A_MELD:A_MELD + NN], axis=1)
+            out = np.where(meld, np.where(legal[:, A_MELD:A_MELD + NN].any(axis=1),
+                                          A_MELD + first, A_ASK), out)
+        g = obs.kind == GUESS
+        if g.any():
+            out = np.where(g, _unseen_guess(obs, rng, self.params.max_unseen), out)
+        return out
+
+
+class Collector(Strategy):
+    name = "collector"
+    game = "deducktion"
+    summary = ("asks the biggest hand the allowed question that most likely brings cards of the "
+               "numbers it holds, melds, passes off its loosest cards, guesses among unseen cards")
+
+    class Params(_Params):
+        meld_at: int = Field(3, ge=3, le=5, description=(
+            "meld a number once holding this many of it (always on the last turn)"))
+        max_unseen: int = Field(2, ge=1, le=6, description=(
+            "guess an animal's missing card only when at most this many of its cards were never "
+            "seen"))
+
+    def act(self, obs: Obs, legal: np.ndarray, rng) -> np.ndarray:
+        n = len(obs)
+        out = random_legal(legal, rng)
+        k = obs.kind
+        if (k == MELD).any():
+            out = np.where(k == MELD, _melds(obs, legal, self.params.meld_at), out)
+        if (k == TARGET).any():
+            sizes = obs.hand_size[:, 1:] + rng.random((n, obs.players - 1)) * 0.5
+            out = np.where(k == TARGET, A_TARGET + np.argmax(sizes, axis=1), out)
+        if (k == QUESTION).any():
+            cnt = _rank_counts(obs.hand)[:, RANK].astype(np.float64)          # [n, 30]
+            free = ~obs.seen | (~obs.hand & (obs.table < 0) & obs.seen)
+            val = np.where(free & ~obs.hand & (obs.table < 0), cnt, 0.0)
+            score = (QBITS[None, :, :] * val[:, None, :]).sum(axis=2)         # [n, 336]
+            score = np.where(obs.allowed, score + rng.random((n, score.shape[1])) * 0.1, -1)
+            out = np.where(k == QUESTION, A_QUESTION + np.argmax(score, axis=1), out)
+        pg = (k == PASS) | (k == GIVE)
+        if pg.any():
+            out = np.where(pg, _fewest_rank_card(obs.hand, rng), out)
+        if (k == GUESS).any():
+            out = np.where(k == GUESS, _unseen_guess(obs, rng, self.params.max_unseen), out)
+        return out
+
+
+class Deducer(Strategy):
+    name = "deducer"
+    game = "deducktion"
+    summary = ("tracks where every card can be, asks whoever and whatever splits its uncertainty "
+               "most (plus cards toward melds, by a knob), guesses a missing card when sure enough")
+
+    class Params(_Params):
+        guess_at: float = Field(0.4, ge=0, le=1, description=(
+            "guess an animal's missing card when its estimated chance reaches this (a guess "
+            "pays on average from 3/8)"))
+        meld_weight: float = Field(0.5, ge=0, description=(
+            "weight of the expected cards toward melds against the information (bits) a "
+            "question brings"))
+        meld_at: int = Field(3, ge=3, le=5, description=(
+            "meld a number once holding this many of it (always on the last turn)"))
+
+    def _scores(self, obs: Obs, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(questions int[n, K], value float[n, P - 1, K]): the allowed questions of each game
+        (padded) and the value of asking the player o + 1 to the left each of them: the bits
+        of uncertainty the answer (and the cards seen) removes, plus meld_weight times the
+        expected cards toward melds."""
+        P = obs.players
+        allowed = obs.allowed
+        K = max(int(allowed.sum(axis=1).max(initial=1)), 1)
+        qs = np.argsort(~allowed, axis=1, kind="stable")[:, :K]
+        ok = np.take_along_axis(allowed, qs, axis=1)
+        pt = w[:, :, 1:P]                                                    # [n, 30, P-1]
+        cnt = _rank_counts(obs.hand)[:, RANK].astype(np.float64)
+        per_card = _entropy(pt) + self.params.meld_weight * (np.minimum(cnt, 2.0) / 2.0)[:, :, None] * pt
+        value = np.einsum("nkc,nco->nok", QBITS[qs].astype(np.float64), per_card)
+        return qs, np.where(ok[:, None, :], value, -np.inf)
+
+    def act(self, obs: Obs, legal: np.ndarray, rng) -> np.ndarray:
+        n = len(obs)
+        out = random_legal(legal, rng)
+        k = obs.kind
+        if (k == MELD).any():
+            out = np.where(k == MELD, _melds(obs, legal, self.params.meld_at), out)
+        pg = (k == PASS) | (k == GIVE)
+        if pg.any():
+            out = np.where(pg, _fewest_rank_card(obs.hand, rng), out)
+        need = (k == TARGET) | (k == QUESTION) | (k == GUESS)
+        if not need.any():
+            return out
+        w = estimate(obs, track(obs))
+        ask = (k == TARGET) | (k == QUESTION)
+        if ask.any():
+            qs, s = self._scores(obs, w)
+            s = s + rng.random(s.shape) * 1e-6
+            best = s.reshape(n, -1).argmax(axis=1)
+            out = np.where(k == TARGET, A_TARGET + best // s.shape[2], out)
+            t = np.clip(obs.target.astype(np.int64) - 1, 0, obs.players - 2)
+            q = np.take_along_axis(qs, s[np.arange(n), t].argmax(axis=1)[:, None], axis=1)[:, 0]
+            out = np.where(k == QUESTION, A_QUESTION + q, out)
+        g = k == GUESS
+        if g.any():
+            a = np.maximum(obs.animal.astype(np.int64), 0)
+            pm = w[:, :, obs.players].reshape(n, NA, NN)[np.arange(n), a]     # [n, 6]
+            best = pm.argmax(axis=1)
+            sure = pm.max(axis=1) >= self.params.guess_at
+            out = np.where(g, np.where(sure, A_GUESS + best, A_NO_GUESS), out)
+        return out
+
+
+STRATEGIES = [Naive, Collector, Deducer]
+BENCHMARK = {"strategy": "deducer", "params": {}, "players": 4}
