@@ -164,7 +164,8 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
         players = cfg.get("players", min(3, game.max_players))
         rules = game.make_rules(cfg.get("rules", {}))
         setup = ", ".join([f"{players} players"] + [f"{k}={v}" for k, v in cfg.get("rules", {}).items()])
-        mix = [(u, p) for u, p in cfg["mix"]]
+        # one strategy per seat, as a run seats them (a shorter mix repeats round the table)
+        mix = [tuple(cfg["mix"][i % len(cfg["mix"])]) for i in range(players)]
         lineups = {
             f"same: {cfg['strategy']}": [_strategy(gid, cfg["strategy"], cfg.get("params", {}))],
             "mixed: " + ", ".join(u for u, _ in mix): [_strategy(gid, u, p) for u, p in mix],

@@ -748,7 +748,7 @@ class BluffInZoo(Game):
             elif t == E_SHOW:
                 lines.append(f"     shown: {b_} x {self.card_name(r, int(a))}")
             elif t == E_TAKE:
-                lines.append(f"{who} takes {a} card(s): {b_} point(s)")
+                lines.append(f"{who} takes the pile, {a} card(s): now {b_} point(s) in all")
             elif t == E_REFILL:
                 lines.append(f"   hands refilled; {a} card(s) left in the draw pile")
             elif t == E_END:
