@@ -126,6 +126,9 @@ def test_output_of_another_experiment_is_refused(tmp_path):
     assert r.exit_code == 0 and "were moved to" in r.output
     aside = [p for p in tmp_path.iterdir() if p.name.startswith("res.previous-")]
     assert len(aside) == 1 and files_bytes(aside[0]) == before
+    import re
+    from datetime import date
+    assert re.fullmatch(rf"res\.previous-{date.today():%Y-%m-%d}-\d{{6}}", aside[0].name)
     assert json.loads((out / "experiment.json").read_text())["seed"] == 6
     assert "replaced" not in json.loads((out / "experiment.json").read_text())
 

@@ -220,7 +220,9 @@ def prepare_output(exp: Experiment, raw: dict[str, Any], replace: bool = False) 
             raise ExperimentError(f"{problem}; run with --replace to move them aside (kept) and "
                                   "start afresh, or choose another output folder")
         if problem:
-            stamp = str(old.get("created", "old")).replace(":", "").replace("+0000", "")
+            from datetime import datetime
+
+            stamp = datetime.now().strftime("%Y-%m-%d-%H%M%S")  # when they were moved aside
             aside = out.with_name(f"{out.name}.previous-{stamp}")
             n = 1
             while aside.exists():
