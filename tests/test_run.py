@@ -309,6 +309,9 @@ def test_shipped_experiments_are_valid(path):
     exp = load_experiment(path)
     assert exp.variants and exp.spec.games >= 1000
     assert exp.game.min_players <= exp.players <= exp.game.max_players
+    # results land in the project's results/ folder, as the README says (output is relative to
+    # the experiment file)
+    assert exp.output.resolve().parent == (path.parent.parent / "results").resolve()
 
 
 def test_an_illegal_action_names_the_strategy_the_game_and_the_seed(tmp_path):
