@@ -1,5 +1,7 @@
 """Savannah, `touch_face_down`: how often spaces touching only face-down cards arise, how often a
 card goes there, and how often the reading changes who wins (docs/rules/savannah.md, Step A).
+With a FIELD and two values, the same comparison for another rules field (e.g.
+`buried_on_table none own`).
 
 Both readings play the same deals. The shipped strategies' values are used, but ties are broken
 by (card, row, column) rather than by the candidates' order, so that the two readings play the
@@ -7,7 +9,7 @@ very same game until a card goes where it touches only a face-down card: otherwi
 candidates reorder the list and change which of two equal plays is taken, for no reason of the
 rules.
 
-    .venv/bin/python scripts/savannah_touch_face_down.py [games]
+    .venv/bin/python scripts/savannah_touch_face_down.py [games [FIELD A B]]
 """
 
 from __future__ import annotations
@@ -69,13 +71,20 @@ def history(st, b):
     return arose, used
 
 
+TABLES = ((3, ["greedy"]), (3, ["greedy", "cautious", "space_maker"]),
+          (2, ["greedy", "cautious"]), (2, ["greedy", "space_maker"]))
+
+
+def play(players, strats, seating, n, rules):
+    return play_batch(G, G.make_rules(rules), players, strats, seating, game_keys(7, players, n),
+                      log=True)
+
+
 def main(n: int) -> None:
-    for players, names in ((3, ["greedy"]), (3, ["greedy", "cautious", "space_maker"]),
-                           (2, ["greedy", "cautious"]), (2, ["greedy", "space_maker"])):
+    for players, names in TABLES:
         strats = [Canonical(k) for k in names]
         seating = (np.arange(players)[None, :] + np.arange(n)[:, None]) % len(strats)
-        res = {t: play_batch(G, G.make_rules({"touch_face_down": t}), players, strats, seating,
-                             game_keys(7, players, n), log=True) for t in (True, False)}
+        res = {t: play(players, strats, seating, n, {"touch_face_down": t}) for t in (True, False)}
         arose = np.array([history(res[False].state, b)[0] for b in range(n)])
         used = np.array([history(res[True].state, b)[1] for b in range(n)])
         changed = ~np.all(res[True].outcome.win == res[False].outcome.win, axis=1)
@@ -87,5 +96,27 @@ def main(n: int) -> None:
               f"win shares, true: {share[True]}; false: {share[False]}", flush=True)
 
 
+def compare(n: int, field: str, a, b) -> None:
+    for players, names in TABLES:
+        strats = [Canonical(k) for k in names]
+        seating = (np.arange(players)[None, :] + np.arange(n)[:, None]) % len(strats)
+        res = {v: play(players, strats, seating, n, {field: v}) for v in (a, b)}
+        differ = ~np.all(res[a].outcome.score == res[b].outcome.score, axis=1)
+        changed = ~np.all(res[a].outcome.win == res[b].outcome.win, axis=1)
+        claims = {v: res[v].outcome.stats["unplayable_found"].sum(axis=1).mean() for v in (a, b)}
+        share = {v: ", ".join(f"{nm} {(res[v].outcome.win * (seating == j)).sum() / n:.3f}"
+                              for j, nm in enumerate(names)) for v in (a, b)}
+        print(f"{players}p {'/'.join(names)}, {n} deals, {field} {a} vs {b}: games differ in "
+              f"{differ.mean():.1%}, winner changed in {changed.mean():.2%}; claims a game "
+              f"{claims[a]:.2f} vs {claims[b]:.2f}; win shares {a}: {share[a]}; {b}: {share[b]}",
+              flush=True)
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    import yaml
+
+    if len(sys.argv) > 2:
+        compare(int(sys.argv[1]), sys.argv[2], yaml.safe_load(sys.argv[3]),
+                yaml.safe_load(sys.argv[4]))
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
