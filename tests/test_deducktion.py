@@ -1,0 +1,453 @@
+"""Deducktion: the printed examples 1 to 4 (the set of questions three cards allow), each rule from
+a constructed position, properties over many random games at every player count with plain-Python
+oracles (the answer's count recounted from the printed question shapes, cards and hand sizes
+conserved, scores recounted), the hidden-card permutation test and the deducer's soundness."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
+from safari_sim.engine.play import play_batch
+from safari_sim.engine.protocol import RulesError
+from safari_sim.games import deducktion as dk
+from safari_sim.games import get_game
+from strategies import get_strategy
+
+G = get_game("deducktion")
+ELEPHANT, LION, MONKEY, TIGER, ZEBRA, EXPLORER = range(6)
+
+
+def card(animal, number):
+    return animal * 6 + number - 1
+
+
+def qc(suit, number):
+    return suit * 6 + number - 1
+
+
+# ---- the printed question shapes, written again from the rulebook ----------------------------------
+
+def how_many(n):
+    """'How many 5s do you have?': every animal's n."""
+    return frozenset(card(a, n) for a in range(5))
+
+
+def sequence(animal, numbers):
+    """'How many Tiger cards 2, 3, 4 or 5': the numbers as printed."""
+    return frozenset(card(animal, n) for n in numbers)
+
+
+def either(a1, a2, n1, n2):
+    """'How many 2s and 5s do you have on Tiger or Elephant cards?'"""
+    return frozenset(card(a, n) for a in (a1, a2) for n in (n1, n2))
+
+
+def cards_of(mask):
+    return frozenset(c for c in range(30) if (int(mask) >> c) & 1)
+
+
+# ---- positions ----------------------------------------------------------------------------------------
+
+def position(hands, missing, faceup=(), questions=None, players=3, cur=0, pile=(), seed=0, **rules):
+    r = G.make_rules(rules)
+    st = G.init(r, players, deal_keys(1, seed), log=True)
+    G.position(st, 0, hands, missing, faceup=faceup, questions=questions, cur=cur, pile=pile)
+    return r, st
+
+
+def act(st, a):
+    assert G.legal(st)[0, a], f"{G.action_name(st.rules, st.n_players, a)} should be legal"
+    G.step(st, np.array([a]))
+
+
+def phase(st):
+    return int(st.g[0, dk.PHASE])
+
+
+MISSING5 = [card(a, 6) for a in range(5)]
+
+
+def spread(players=3, keep=()):
+    """Hands for a position: the 25 cards that are not sixes dealt round, minus ``keep``."""
+    cards = [c for c in range(30) if c not in MISSING5 and c not in keep]
+    return cards
+
+
+def allowed_by(three):
+    """The set of questions (as card sets) the legal mask allows after turning up ``three``."""
+    cards = spread()
+    hands = {0: cards[:8], 1: cards[8:16], 2: cards[16:24]}
+    _, st = position(hands, MISSING5, faceup=cards[24:], questions=list(three))
+    assert phase(st) == dk.TARGET
+    act(st, dk.A_TARGET)
+    assert phase(st) == dk.QUESTION
+    qs = np.flatnonzero(G.legal(st)[0, dk.A_QUESTION:dk.A_CARD])
+    return {cards_of(dk.QMASK[q]) for q in qs}, qs
+
+
+def test_example_1_five_elephant_five_tiger_two_tiger():
+    got, qs = allowed_by([qc(ELEPHANT, 5), qc(TIGER, 5), qc(TIGER, 2)])
+    printed = {how_many(5), sequence(TIGER, [2, 3, 4, 5]), sequence(TIGER, [5, 6, 1, 2]),
+               either(TIGER, ELEPHANT, 2, 5)}
+    assert got == printed and len(qs) == 4
+
+
+def test_example_2_explorer_takes_either_other_animal():
+    got, qs = allowed_by([qc(EXPLORER, 1), qc(TIGER, 2), qc(LION, 4)])
+    printed = {either(TIGER, LION, 2, 4),
+               either(LION, TIGER, 1, 2),          # 1 Explorer (as Lion) and 2 Tiger
+               either(LION, TIGER, 1, 4),          # 1 Explorer (as Tiger) and 4 Lion
+               sequence(TIGER, [1, 2]),
+               sequence(TIGER, [2, 3, 4, 5, 6, 1]),
+               sequence(LION, [1, 2, 3, 4]),
+               sequence(LION, [4, 5, 6, 1])}
+    assert got == printed and len(qs) == 7
+
+
+def test_example_3_two_explorers_become_the_third_cards_animal():
+    got, _ = allowed_by([qc(EXPLORER, 1), qc(EXPLORER, 3), qc(TIGER, 5)])
+    printed = {sequence(TIGER, [1, 2, 3]), sequence(TIGER, [3, 4, 5, 6, 1])}
+    # the pairs that use the 5 Tiger: both explorers are Tigers too
+    with_the_tiger = {sequence(TIGER, [1, 2, 3, 4, 5]), sequence(TIGER, [5, 6, 1]),
+                      sequence(TIGER, [3, 4, 5]), sequence(TIGER, [5, 6, 1, 2, 3])}
+    assert got == printed | with_the_tiger
+
+
+def test_example_4_three_explorers_any_animal_but_explorer():
+    got, qs = allowed_by([qc(EXPLORER, 1), qc(EXPLORER, 3), qc(EXPLORER, 5)])
+    tiger_1_3 = {q for q in got if q <= sequence(TIGER, range(1, 7))
+                 and (card(TIGER, 1) in q and card(TIGER, 3) in q)
+                 and (q in (sequence(TIGER, [1, 2, 3]), sequence(TIGER, [3, 4, 5, 6, 1])))}
+    assert tiger_1_3 == {sequence(TIGER, [1, 2, 3]), sequence(TIGER, [3, 4, 5, 6, 1])}
+    expected = set()
+    for a in range(5):
+        for lo, hi in ((1, 3), (1, 5), (3, 5)):
+            expected.add(sequence(a, range(lo, hi + 1)))
+            expected.add(sequence(a, list(range(hi, 7)) + list(range(1, lo + 1))))
+    assert got == expected and len(qs) == 30
+
+
+# ---- Setup ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("players,hand,up", [(2, 8, 1), (3, 8, 1), (4, 6, 1), (5, 5, 0)])
+def test_setup(players, hand, up):
+    st = G.init(G.make_rules(), players, deal_keys(200, 1))
+    loc = st.loc
+    miss = loc == dk.MISSING
+    assert (miss.reshape(-1, 5, 6).sum(axis=2) == 1).all()      # one from each animal set
+    for p in range(players):
+        assert ((loc == p).sum(axis=1) == hand).all()
+    assert ((loc == dk.FACEUP).sum(axis=1) == up).all()
+    assert ((loc == dk.DRAW).sum(axis=1) == (8 if players == 2 else 0)).all()
+    assert (np.sort(st.qdeck, axis=1) == np.arange(36)).all()
+    # the deal is shuffled: every card lands in every zone sometimes
+    assert (miss.mean(axis=0) > 0.05).all()
+
+
+# ---- Melding --------------------------------------------------------------------------------------------
+
+def test_meld_three_four_five_of_a_rank_score_3_5_7():
+    hands = {0: [card(a, 2) for a in range(5)] + [card(a, 3) for a in range(4)]
+             + [card(a, 4) for a in range(3)] + [card(ELEPHANT, 5)],
+             1: [card(a, 1) for a in range(5)] + [card(LION, 5), card(MONKEY, 5)],
+             2: [card(TIGER, 5), card(ZEBRA, 5), card(TIGER, 4), card(ZEBRA, 4), card(ZEBRA, 3)]}
+    _, st = position(hands, MISSING5)
+    assert phase(st) == dk.MELD
+    legal = G.legal(st)[0]
+    assert legal[dk.A_MELD + 1] and legal[dk.A_MELD + 2] and legal[dk.A_MELD + 3]
+    assert not legal[dk.A_MELD + 4] and not legal[dk.A_MELD + 0] and legal[dk.A_ASK]
+    act(st, dk.A_MELD + 1)
+    act(st, dk.A_MELD + 2)
+    act(st, dk.A_MELD + 3)
+    assert phase(st) == dk.TARGET                       # nothing left to meld: ask
+    assert st.pp[0, 0, dk.MELD_PTS] == 7 + 5 + 3
+    assert (st.loc[0] == dk.MELD0).sum() == 12
+    assert st.pp[0, 0, dk.HAND_N] == 1
+
+
+def test_meld_is_optional():
+    hands = {0: [card(a, 2) for a in range(3)], 1: [card(ZEBRA, 2)], 2: [card(MONKEY, 3)]}
+    rest = [c for c in range(30) if c not in MISSING5 and c not in sum(hands.values(), [])]
+    hands[1] += rest[:10]
+    hands[2] += rest[10:]
+    _, st = position(hands, MISSING5)
+    act(st, dk.A_ASK)
+    assert phase(st) == dk.TARGET and st.pp[0, 0, dk.MELD_PTS] == 0
+
+
+# ---- the answer and the pass -------------------------------------------------------------------------
+
+def _ask_position(asker_hand, target_hand, questions, **kw):
+    others = [c for c in range(30) if c not in MISSING5 and c not in asker_hand + target_hand]
+    hands = {0: asker_hand, 1: target_hand, 2: others}
+    return position(hands, MISSING5, questions=questions, **kw)
+
+
+EX1 = [qc(ELEPHANT, 5), qc(TIGER, 5), qc(TIGER, 2)]
+Q_FIVES = 4        # "how many 5s?"
+
+
+def test_answer_counts_passes_and_asker_passes_back_before_looking():
+    asker = [card(LION, 1), card(LION, 2), card(MONKEY, 1), card(ZEBRA, 3)]
+    target = [card(ELEPHANT, 5), card(TIGER, 5), card(ZEBRA, 2)]
+    _, st = _ask_position(asker, target, EX1)
+    act(st, dk.A_TARGET)                        # the player to the left
+    act(st, dk.A_QUESTION + Q_FIVES)
+    assert phase(st) == dk.PASS
+    obs = G.observe(st, np.array([0]))
+    assert obs.count[0] == 2 and obs.need[0] == 2
+    # before looking: the two fives are not in the asker's hand yet
+    assert not obs.hand[0, card(ELEPHANT, 5)] and not obs.hand[0, card(TIGER, 5)]
+    assert not G.legal(st)[0, dk.A_CARD + card(TIGER, 5)]
+    act(st, dk.A_CARD + card(LION, 1))
+    act(st, dk.A_CARD + card(ZEBRA, 3))
+    loc = st.loc[0]
+    assert loc[card(ELEPHANT, 5)] == 0 and loc[card(TIGER, 5)] == 0
+    assert loc[card(LION, 1)] == 1 and loc[card(ZEBRA, 3)] == 1
+    assert st.pp[0, 0, dk.HAND_N] == 4 and st.pp[0, 1, dk.HAND_N] == 3
+    assert st.g[0, dk.CUR] == 1 and st.g[0, dk.QPOS] == 3     # the three cards are used
+
+
+def test_answer_zero_nothing_passes_and_the_turn_ends():
+    asker = [card(LION, 1)]
+    target = [card(ZEBRA, 2), card(ZEBRA, 3)]
+    _, st = _ask_position(asker, target, EX1)
+    act(st, dk.A_TARGET)
+    act(st, dk.A_QUESTION + Q_FIVES)
+    assert st.g[0, dk.CUR] == 1 and st.hist[0, 0, 4] == 0
+    assert st.loc[0, card(LION, 1)] == 0
+
+
+def test_receiving_more_than_held_passes_the_whole_hand_then_gives_back_the_difference():
+    # the printed case: receive 3 cards holding 2: give both, look at the 3, give one back
+    asker = [card(LION, 1), card(LION, 2)]
+    target = [card(ELEPHANT, 5), card(TIGER, 5), card(LION, 5), card(ZEBRA, 2)]
+    _, st = _ask_position(asker, target, EX1)
+    act(st, dk.A_TARGET)
+    act(st, dk.A_QUESTION + Q_FIVES)
+    assert phase(st) == dk.GIVE
+    loc = st.loc[0]
+    assert loc[card(LION, 1)] == 1 and loc[card(LION, 2)] == 1          # whole hand passed
+    obs = G.observe(st, np.array([0]))
+    assert obs.hand[0].sum() == 3 and obs.need[0] == 1                  # looked at the three
+    act(st, dk.A_CARD + card(TIGER, 5))
+    assert st.loc[0, card(TIGER, 5)] == 1
+    assert st.pp[0, 0, dk.HAND_N] == 2 and st.pp[0, 1, dk.HAND_N] == 4
+    assert st.g[0, dk.CUR] == 1
+
+
+def test_empty_hand_asker_sees_the_cards_and_gives_them_all_back():
+    target = [card(ELEPHANT, 5), card(ZEBRA, 2)]
+    _, st = _ask_position([], target, EX1)
+    act(st, dk.A_TARGET)
+    act(st, dk.A_QUESTION + Q_FIVES)
+    assert st.loc[0, card(ELEPHANT, 5)] == 1 and st.g[0, dk.CUR] == 1
+    assert st.hist[0, 0, 6] == 1 << card(ELEPHANT, 5) == st.hist[0, 0, 7]
+
+
+def test_holding_exactly_as_many_as_received_passes_the_hand_without_a_choice():
+    asker = [card(LION, 1)]
+    target = [card(TIGER, 5), card(ZEBRA, 2)]
+    _, st = _ask_position(asker, target, EX1)
+    act(st, dk.A_TARGET)
+    act(st, dk.A_QUESTION + Q_FIVES)
+    assert st.loc[0, card(TIGER, 5)] == 0 and st.loc[0, card(LION, 1)] == 1
+    assert st.g[0, dk.CUR] == 1
+
+
+# ---- Ending the game and winning ------------------------------------------------------------------------
+
+def test_game_ends_when_the_deck_cannot_supply_three_then_guesses_score_5_and_minus_3():
+    strat = [get_strategy(G.id, "naive")()]
+    res = play_batch(G, G.make_rules(), 3, strat, np.zeros((50, 3), int), game_keys(4, 3, 50))
+    assert (res.outcome.turns == 12).all()
+    st = res.state
+    # plain recount of the scores from the final state
+    for b in range(50):
+        for p in range(3):
+            melds = [int(((st.loc[b] == dk.MELD0 + p).reshape(5, 6)[:, n]).sum()) for n in range(6)]
+            pts = sum({3: 3, 4: 5, 5: 7}[m] for m in melds if m)
+            for a in range(5):
+                gnum = int(st.guess[b, p, a])
+                if gnum > 0:
+                    pts += 5 if st.loc[b, card(a, gnum)] == dk.MISSING else -3
+            assert res.outcome.score[b, p] == pts
+
+
+def test_guesses_are_sealed_unless_seen():
+    strat = [get_strategy(G.id, "naive")()]
+    for seen in (False, True):
+        r = G.make_rules(guesses_seen=seen)
+        st = G.init(r, 3, deal_keys(5, 2))
+        while True:
+            mv = G.to_move(st)
+            if (mv < 0).all():
+                break
+            live = np.flatnonzero(mv >= 0)
+            obs = G.observe(st, live)
+            late = (obs.kind == dk.GUESS) & (obs.seat == 2)
+            if late.any():
+                i = np.flatnonzero(late)[0]
+                others = obs.guess[i, 1:]
+                assert ((others >= 0).all() if seen else (others == -1).all())
+            a = np.zeros(5, np.int64)
+            a[live] = strat[0].act(obs, G.legal(st)[live],
+                                   SeatRandom(np.arange(15, dtype=np.uint64), live * 3 + mv[live]))
+            G.step(st, a)
+
+
+def test_question_decks_reshuffle_lengthens_the_game():
+    strat = [get_strategy(G.id, "naive")()]
+    res = play_batch(G, G.make_rules(question_decks=2), 4, strat, np.zeros((20, 4), int),
+                     game_keys(4, 4, 20))
+    assert (res.outcome.turns == 24).all()
+
+
+def test_final_meld_lets_players_meld_after_the_last_question():
+    hands = {0: [card(a, 2) for a in range(3)], 1: [card(a, 3) for a in range(3)]}
+    rest = [c for c in range(30) if c not in MISSING5 and c not in sum(hands.values(), [])]
+    hands[2] = rest[:16]
+    _, st = position(hands, MISSING5, faceup=rest[16:], final_meld=True)
+    st.g[0, dk.QPOS] = 36                            # the deck is used up
+    from safari_sim.games.deducktion import _start_turn
+    st.g[0, dk.PHASE] = 0
+    _start_turn(0, st.g, st.pp, st.loc, st.qdeck, st.pile, st.hist, st.ev, st.rs, st.params)
+    G._refresh(st, np.array([0]), fresh=False)
+    assert phase(st) == dk.MELD and G.to_move(st)[0] == 0
+    act(st, dk.A_MELD + 1)
+    assert phase(st) == dk.MELD and G.to_move(st)[0] == 1
+    act(st, dk.A_ASK)                                # P1 declines
+    assert phase(st) == dk.MELD and G.to_move(st)[0] == 2     # P2 holds five 1s
+    act(st, dk.A_ASK)
+    assert phase(st) == dk.GUESS and G.to_move(st)[0] == 0
+    assert st.pp[0, 0, dk.MELD_PTS] == 3 and st.pp[0, 1, dk.MELD_PTS] == 0
+
+
+# ---- Two-player variant -------------------------------------------------------------------------------
+
+def test_two_players_empty_hand_draws_from_the_reserve():
+    rest = [c for c in range(30) if c not in MISSING5]
+    hands = {0: [], 1: rest[:10]}
+    pile = rest[10:18]
+    r, st = position(hands, MISSING5, faceup=rest[18:], players=2, pile=pile)
+    assert st.loc[0, pile[0]] == 0 and st.pp[0, 0, dk.HAND_N] == 1
+    assert phase(st) == dk.QUESTION                  # one opponent: no choice of target
+    r2, st2 = position(hands, MISSING5, faceup=rest[18:], players=2, pile=pile,
+                       two_player_reserve="aside")
+    assert st2.pp[0, 0, dk.HAND_N] == 0 and st2.loc[0, pile[0]] == dk.DRAW
+
+
+def test_rules_errors_name_the_field():
+    for field, value in (("hand_sizes", [9, 6, 5]), ("meld_points", [3, 5]),
+                         ("question_decks", 0), ("two_player_reserve", "burn")):
+        with pytest.raises(RulesError) as e:
+            G.make_rules({field: value})
+        assert e.value.field == field
+
+
+# ---- properties over random games -------------------------------------------------------------------
+
+def _decode(q):
+    """The question's cards, from its number, written again from the printed shapes."""
+    if q < 6:
+        return how_many(q + 1)
+    if q < 186:
+        a, r = divmod(q - 6, 36)
+        s, e = divmod(r, 6)
+        nums, x = [], s
+        while True:
+            nums.append(x + 1)
+            if x == e:
+                break
+            x = (x + 1) % 6
+        return sequence(a, nums)
+    pa, pn = divmod(q - 186, 15)
+    pairs_a = [(i, j) for i in range(5) for j in range(i + 1, 5)]
+    pairs_n = [(i, j) for i in range(6) for j in range(i + 1, 6)]
+    (a1, a2), (n1, n2) = pairs_a[pa], pairs_n[pn]
+    return either(a1, a2, n1 + 1, n2 + 1)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_properties_over_random_games(players):
+    B = 150
+    names = ["naive", "collector", "deducer"]
+    strats = [get_strategy(G.id, n)() for n in names]
+    keys = game_keys(17, players, B)
+    st = G.init(G.make_rules(), players, keys.deal)
+    seat_rs = keys.seat.reshape(-1).copy()
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 3
+    up0 = (st.loc == dk.FACEUP).sum(axis=1)
+    asks = exchanges = 0
+    at_q = np.zeros((B, players), np.int64)
+    asker = np.zeros(B, np.int64)
+    for _ in range(2000):
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        if live.size == 0:
+            break
+        legal = G.legal(st)
+        actions = np.zeros(B, np.int64)
+        for k, s in enumerate(strats):
+            idx = live[seating[live, mover[live]] == k]
+            if idx.size:
+                obs = G.observe(st, idx).freeze()
+                actions[idx] = s.act(obs, legal[idx], SeatRandom(seat_rs, idx * players + mover[idx]))
+        assert legal[live, actions[live]].all()
+        before_n = st.pp[:, :, dk.HAND_N].copy()
+        before_loc = st.loc.copy()
+        ph = st.g[:, dk.PHASE].copy()
+        tgt = st.g[:, dk.TGT].copy()
+        cur = st.g[:, dk.CUR].copy()
+        G.step(st, actions)
+        for b in live:
+            if ph[b] == dk.QUESTION:
+                q = actions[b] - dk.A_QUESTION
+                want = sum(1 for c in _decode(q) if before_loc[b, c] == tgt[b])
+                assert st.g[b, dk.KCOUNT] == want
+                asks += 1
+            if ph[b] == dk.QUESTION:
+                at_q[b] = before_n[b] - st.pp[b, :, dk.DRAWS]
+                asker[b] = cur[b]
+            # an exchange never changes hand sizes: once it is over both hands are as before
+            if ph[b] in (dk.QUESTION, dk.PASS, dk.GIVE) and st.g[b, dk.PHASE] not in (dk.PASS, dk.GIVE):
+                now = st.pp[b, :, dk.HAND_N] - st.pp[b, :, dk.DRAWS]
+                assert now[asker[b]] == at_q[b, asker[b]] and now[tgt[b]] == at_q[b, tgt[b]]
+                exchanges += 1
+        loc = st.loc
+        # every card in exactly one known place; counters agree with the places
+        assert ((loc >= 0) & (loc < dk.MELD0 + players)).all()
+        assert (loc == dk.MISSING).reshape(B, 5, 6).sum(axis=2).min() == 1
+        assert ((loc == dk.FACEUP).sum(axis=1) == up0).all()
+        for p in range(players):
+            assert (st.pp[:, p, dk.HAND_N] == (loc == p).sum(axis=1)).all()
+        transit_a = (loc == dk.TO_ASKER).sum(axis=1)
+        transit_t = (loc == dk.TO_TARGET).sum(axis=1)
+        in_pass = st.g[:, dk.PHASE] == dk.PASS
+        assert (transit_a[~in_pass] == 0).all() and (transit_t[~in_pass] == 0).all()
+        assert (transit_a[in_pass] == st.g[in_pass, dk.KCOUNT]).all()
+        assert (transit_t[in_pass] == st.g[in_pass, dk.KCOUNT] - st.g[in_pass, dk.NEED]).all()
+        # melded cards stay melded; the box never changes
+        was_meld = before_loc >= dk.MELD0
+        assert (loc[was_meld] == before_loc[was_meld]).all()
+        assert ((before_loc == dk.MISSING) == (loc == dk.MISSING)).all()
+    else:
+        pytest.fail("games did not end")
+    assert asks > 0 and exchanges == asks
+    out = G.outcome(st)
+    assert (out.turns == 12).all()
+    # scores recounted in plain Python from the final places and guesses
+    for b in range(B):
+        for p in range(players):
+            pts = 0
+            for n in range(6):
+                m = int(sum(st.loc[b, card(a, n + 1)] == dk.MELD0 + p for a in range(5)))
+                pts += {0: 0, 3: 3, 4: 5, 5: 7}[m]
+            for a in range(5):
+                gnum = int(st.guess[b, p, a])
+                assert gnum >= 0
+                if gnum:
+                    pts += 5 if st.loc[b, card(a, gnum)] == dk.MISSING else -3
+            assert out.score[b, p] == pts
