@@ -32,6 +32,12 @@ class _Params(BaseModel):
 NCOST, COST0 = 64, 16
 
 
+# A dump scores DUMP (an explorer card) or 2 * DUMP (an animal card) plus at most +-500 for its
+# distance and its clipped take cost: animal dumps come first, then explorer dumps, then every
+# other play (wanted plays score a few steps around 0, takes -100 - 10 * cost).
+DUMP = 1000.0
+
+
 # Pile counts are looked up clipped to MAXC - 1 (no type has more cards with the rules' limits).
 MAXC = 37
 
@@ -102,8 +108,9 @@ def _play_table(animals: int, values: int, match_bonus: float, explorer_cost: fl
     (+ ``match_bonus`` on a match: with ``spoil`` 0 a match, at distance 0, comes first anyway;
     a positive ``spoil`` plays the card that leaves the next player least room); a card not
     wanted ``-100 - 10 * cost - distance``; on a stack that may be dumped on, a card at least
-    ``dump_from`` from being wanted scores ``100 + distance - 10 * cost`` instead (an explorer
-    card 50 less, after any animal card, and only with ``dump_explorers``); an explorer card
+    ``dump_from`` from being wanted scores ``2 * DUMP + distance - 10 * cost`` instead, above every
+    other play (an explorer card only with ``dump_explorers``, and ``DUMP`` less: after every
+    animal card that can be dumped, whatever the takes cost); an explorer card
     costs ``explorer_cost`` more when the player lacks the ducky."""
     c = np.arange(2 * values)
     top = (c % values + 1)[:, None, None]
@@ -117,7 +124,7 @@ def _play_table(animals: int, values: int, match_bonus: float, explorer_cost: fl
     cost = (np.arange(NCOST) - COST0)[:, None, None, None]
     take = -100.0 - 10.0 * cost - dist                               # [NCOST, 2V, 2, V]
     dumps = (dist >= dump_from) & ((expl == 0) | dump_explorers)
-    dump = np.where(dumps, 100.0 + dist - 10.0 * cost - 50.0 * expl, take)
+    dump = np.where(dumps, DUMP * (2 - expl) + dist - 10.0 * cost, take)
     out = np.empty((2, 2, NCOST, 2 * values, 2, values), np.float32)
     for lacks in (0, 1):
         for dumpable, t in ((0, take), (1, dump)):
@@ -297,8 +304,10 @@ class Dumper(HiLoStrategy):
 
 class Giver(HiLoStrategy):
     name = "giver"
-    summary = ("hunts exact matches and uses them to pass its worst card (explorer cards first) "
-               "to the leader, reversing the stack when the leader plays next")
+    summary = ("plays like safe (matches first) but counts takes with majorities, and uses its "
+               "matches to pass its worst card (explorer cards first, none nearer than "
+               "`at_least`) to the leader, reversing the stack when that narrows it and the "
+               "leader plays next")
 
     class Params(_Params):
         match_bonus: float = Field(6.0, description=(

@@ -205,7 +205,7 @@ def consistent(st, b):
 
 def seen_right(st, b):
     """The observation of game b's mover, recounted from the zones: tops, directions, stack and
-    pile contents by type, hand sizes (rotated), the ducky, and the unseen kinds."""
+    pile contents by type, hand sizes (rotated), the ducky, the unseen kinds and the standing."""
     mover = int(G.to_move(st)[b])
     if mover < 0:
         return
@@ -232,6 +232,9 @@ def seen_right(st, b):
     assert o.unseen[0].tolist() == [hidden[k] for k in range(o.unseen.shape[1])]
     assert o.hand[0].tolist() == [z[f"hand{mover}"].count(k) for k in range(o.hand.shape[1])]
     assert o.deck_left[0] == len(z["deck"])
+    # the standing (what the strategies call the leader's) is the final recount of the piles now
+    now = recount([z[f"pile{q}"] for q in range(P)], holder, r)
+    assert o.standing[0].tolist() == [now[(mover + off) % P] for off in range(P)]
 
 
 # ---- Setup --------------------------------------------------------------------------------------
@@ -726,6 +729,39 @@ def test_dumper_takes_a_small_stack_with_its_worst_card():
     st = position(stacks=stacks, hands={0: [K(LION, 1), K(TIGER, 4), K(ZEBRA, 5)]})
     assert _act("dumper", st) == play(LION, 1)  # three cards: still small (max_stack 4)
     assert _act("dumper", st, max_stack=2) == play(TIGER, 4)
+
+
+def test_safe_after_a_match_narrows_the_stack_and_gives_its_worst_card_to_the_next_player():
+    st = position(hands={0: [K(TIGER, 3), K(LION, 1), K(ZEBRA, 5)]})
+    act(st, play(TIGER, 3))
+    # Higher on 3 wants 3-6 (four numbers), Lower on 3 wants 1-3 (three): reverse
+    assert _act("safe", st) == LAY[3]["reverse"]
+    assert _act("safe", st, reverse=False) == LAY[3]["keep"]
+    act(st, LAY[3]["reverse"])
+    # the 1-Lion is two below the Lion stack's 3 (Higher); the 5-Zebra is wanted
+    assert _act("safe", st) == give(K(LION, 1), 1, 3)
+    assert _act("safe", st, give=False) == LAY[3]["no_give"]
+
+
+def test_dumper_plays_safe_once_the_deck_is_empty():
+    hand = [K(LION, 1), K(TIGER, 4)]
+    st = position(hands={0: hand}, piles={1: _all_but([x for s in THREES for x in s] + hand)},
+                  deck=[], players=2)
+    assert _act("dumper", st) == play(TIGER, 4)
+    assert _act("dumper", st, until_deck=0) == play(LION, 1)  # 0: dump all game
+
+
+def test_dumper_dumps_an_explorer_card_only_when_no_animal_card_can_be_dumped():
+    """`dump_explorers`: "dump an explorer card too when no animal card can be dumped", even when
+    the explorer card's take is much cheaper (here it would win the tied lions, 5 cards)."""
+    stacks = [list(x) for x in THREES]
+    stacks[LION] = [K(LION, 5)]
+    lions = [K(LION, n) for n in (1, 2, 3, 4, 6)]
+    st = position(stacks=stacks, hands={0: [K(TIGER, 1), E(1)]}, piles={0: lions, 1: lions})
+    assert _act("dumper", st) == play(TIGER, 1)  # the 1-Tiger takes the Tiger stack
+    st = position(stacks=stacks, hands={0: [K(TIGER, 4), E(1)]}, piles={0: lions, 1: lions})
+    assert _act("dumper", st) == play_explorer(1, LION)  # no animal card to dump: the explorer
+    assert _act("dumper", st, dump_explorers=False) == play(TIGER, 4)
 
 
 def test_giver_passes_an_explorer_card_to_the_leader():
