@@ -530,7 +530,7 @@ def allowed_questions(flipped: np.ndarray) -> np.ndarray:
     flipped = np.ascontiguousarray(flipped, dtype=np.int64).reshape(-1, 3)
     out = np.zeros((len(flipped), N_ACTIONS), np.bool_)
     _allowed(flipped, out)
-    return out[:, A_QUESTION:A_QUESTION + N_QUESTIONS]
+    return np.ascontiguousarray(out[:, A_QUESTION:A_QUESTION + N_QUESTIONS])
 
 
 @njit(cache=True, inline="always", _nrt=False)
