@@ -212,11 +212,11 @@ def report(
 
 def _print_moved(before: Path, after: Path) -> None:
     from .stats import DatasetError
-    from .stats.compare import moved
+    from .stats.compare import IncomparableRuns, moved
 
     try:
         diff, changes = moved(before, after)
-    except DatasetError as e:
+    except (DatasetError, IncomparableRuns) as e:
         fail(str(e))
     if diff.height:
         t = Table("variant", "what changed", "before", "after", title="what differs")
@@ -226,7 +226,8 @@ def _print_moved(before: Path, after: Path) -> None:
     else:
         out.print("the two runs have the same rules, strategies and settings", highlight=False)
     if changes.height == 0:
-        out.print("no variants in common to compare", highlight=False)
+        out.print("no variants in common to compare (variants are paired by label: see what "
+                  "differs above)", highlight=False)
         return
 
     def fmt(kind, v, signed=False):

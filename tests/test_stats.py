@@ -384,6 +384,57 @@ def test_compare_cli_says_the_correction(tmp_path):
     assert "percentage points" in text and "game points" in text
 
 
+def _compare_cli(a, b):
+    from typer.testing import CliRunner
+
+    from safari_sim.cli import app
+
+    res = CliRunner().invoke(app, ["compare", str(a), str(b)], env={"COLUMNS": "200"})
+    return res, " ".join(res.output.split())
+
+
+def test_compare_refuses_two_different_games(tmp_path):
+    import json
+
+    a = write_dataset(tmp_path / "a", players=3, games=600, seed=1)
+    b = write_dataset(tmp_path / "b", players=3, games=600, seed=2)
+    meta = json.loads((b / "experiment.json").read_text())
+    meta.update(game="paper_safari", game_name="Paper Safari")
+    (b / "experiment.json").write_text(json.dumps(meta))
+    with pytest.raises(stats.compare.IncomparableRuns, match="two different games"):
+        stats.moved(a, b)
+    res, text = _compare_cli(a, b)
+    assert res.exit_code == 2
+    assert "two different games" in text and "Paper Safari" in text and "Duck Duck Bruce" in text
+    assert "real" not in text and "Traceback" not in text
+
+
+def test_compare_lists_a_strategy_of_one_run_only(tmp_path):
+    a = write_dataset(tmp_path / "a", players=3, games=600, strategies=["x", "y", "z"], seed=1)
+    b = write_dataset(tmp_path / "b", players=3, games=600, strategies=["x", "y", "w"], seed=2)
+    diff, _ = stats.moved(a, b)
+    rows = {r["what"]: r for r in diff.iter_rows(named=True)}
+    assert rows["strategy z"]["after"] == "(not in this run)"
+    assert rows["strategy w"]["before"] == "(not in this run)"
+    res, text = _compare_cli(a, b)
+    assert res.exit_code == 0 and "strategy z" in text and "strategy w" in text
+    assert "the same rules, strategies and settings" not in text
+
+
+def test_compare_of_two_sweeps_says_what_differs(tmp_path):
+    a = write_dataset(tmp_path / "a", players=3, games=600, sweep={"rules.target": [60, 77]}, seed=1)
+    b = write_dataset(tmp_path / "b", players=3, games=600, sweep={"rules.bruce_cards": [5, 6]}, seed=2)
+    diff, changes = stats.moved(a, b)
+    assert changes.height == 0
+    what = diff["what"].to_list()
+    assert "sweep rules.target" in what and "sweep rules.bruce_cards" in what
+    assert what.count("variant") == 4
+    res, text = _compare_cli(a, b)
+    assert res.exit_code == 0
+    assert "the same rules, strategies and settings" not in text
+    assert "sweep rules.target" in text and "no variants in common" in text
+
+
 # ---- calibration: synthetic truth, each test at its level, each interval at its coverage --------
 #
 # The fast versions use fixed seeds and bounds about 2.5 standard errors wide; the slow ones

@@ -22,6 +22,21 @@ from .design import LEVEL, cluster_means, holm, z_pvalue
 from .intervals import z_value
 
 
+class IncomparableRuns(ValueError):
+    """Two runs that cannot be compared number by number (runs of two different games)."""
+
+
+def check_comparable(exp_a: dict[str, Any], exp_b: dict[str, Any]) -> None:
+    """Refuse two runs of different games: their strategies, scores and turns are not the same
+    quantities, so a "change" between them means nothing."""
+    ga, gb = exp_a.get("game"), exp_b.get("game")
+    if ga != gb:
+        name = lambda e: e.get("game_name") or e.get("game")  # noqa: E731
+        raise IncomparableRuns(f"cannot compare runs of two different games: the first is "
+                               f"{name(exp_a)} ({ga}), the second {name(exp_b)} ({gb}); compare two "
+                               f"runs of the same game")
+
+
 def pair_variants(exp_a: dict[str, Any], exp_b: dict[str, Any]) -> list[tuple[dict, dict]]:
     va, vb = exp_a["variants"], exp_b["variants"]
     if len(va) == 1 and len(vb) == 1:
@@ -30,25 +45,63 @@ def pair_variants(exp_a: dict[str, Any], exp_b: dict[str, Any]) -> list[tuple[di
     return [(v, by_label[v["label"]]) for v in va if v["label"] in by_label]
 
 
-def rules_diff(exp_a: dict[str, Any], exp_b: dict[str, Any]) -> pl.DataFrame:
-    """Every rules field, strategy parameter or setting that differs, per pair of variants."""
+def _strategy_text(s: dict | None) -> str:
+    if s is None:
+        return "(not in this run)"
+    params = s.get("params") or {}
+    return f"{s.get('use')} {params}" if params else str(s.get("use"))
+
+
+def _strategies_diff(label: str, a: list[dict], b: list[dict]) -> list[tuple]:
+    """A row for each strategy that differs, including one present in one run only."""
+    sa = {s["name"]: s for s in a or []}
+    sb = {s["name"]: s for s in b or []}
     rows = []
-    for a, b in pair_variants(exp_a, exp_b):
+    for name in list(sa) + [n for n in sb if n not in sa]:
+        old, new = sa.get(name), sb.get(name)
+        if old != new:
+            rows.append((label, f"strategy {name}", _strategy_text(old), _strategy_text(new)))
+    return rows
+
+
+def _sweep_of(exp: dict[str, Any]) -> dict:
+    sweep = (exp.get("experiment") or {}).get("sweep")
+    if sweep is None:
+        keys = exp.get("sweep_keys") or []
+        sweep = {k: list(dict.fromkeys(str(v.get("sweep", {}).get(k)) for v in exp["variants"]))
+                 for k in keys}
+    return dict(sweep or {})
+
+
+def rules_diff(exp_a: dict[str, Any], exp_b: dict[str, Any]) -> pl.DataFrame:
+    """Every rules field, strategy (parameters, or present in one run only), sweep or setting
+    that differs, per pair of variants; a variant in one run only is a row of its own."""
+    rows = []
+    pairs = pair_variants(exp_a, exp_b)
+    for a, b in pairs:
         label = b["label"]
         for k in sorted(set(a["rules"]) | set(b["rules"])):
             if a["rules"].get(k) != b["rules"].get(k):
                 rows.append((label, f"rules.{k}", a["rules"].get(k), b["rules"].get(k)))
-        sa = {s["name"]: s for s in a["strategies"]}
-        for s in b["strategies"]:
-            old = sa.get(s["name"])
-            if old is None:
-                rows.append((label, f"strategy {s['name']}", None, s["use"]))
-            elif old != s:
-                rows.append((label, f"strategy {s['name']}", f"{old['use']} {old['params']}",
-                             f"{s['use']} {s['params']}"))
-    for key in ("players", "seating", "game"):
+        rows += _strategies_diff(label, a["strategies"], b["strategies"])
+    if not pairs:  # no variant in common: say how the runs' strategies differ, once
+        rows += _strategies_diff("all", exp_a.get("strategies"), exp_b.get("strategies"))
+    for key in ("game", "players", "seating"):
         if exp_a.get(key) != exp_b.get(key):
             rows.append(("all", key, exp_a.get(key), exp_b.get(key)))
+    sweep_a, sweep_b = _sweep_of(exp_a), _sweep_of(exp_b)
+    for k in list(sweep_a) + [k for k in sweep_b if k not in sweep_a]:
+        if sweep_a.get(k) != sweep_b.get(k):
+            rows.append(("all", f"sweep {k}", sweep_a.get(k, "(not swept)"), sweep_b.get(k, "(not swept)")))
+    if len(exp_a["variants"]) > 1 or len(exp_b["variants"]) > 1:
+        la = [v["label"] for v in exp_a["variants"]]
+        lb = [v["label"] for v in exp_b["variants"]]
+        for v in la:
+            if v not in lb:
+                rows.append((v, "variant", "in this run", "(not in this run)"))
+        for v in lb:
+            if v not in la:
+                rows.append((v, "variant", "(not in this run)", "in this run"))
     return pl.DataFrame([(r[0], r[1], str(r[2]), str(r[3])) for r in rows],
                         schema=["variant", "what", "before", "after"], orient="row")
 
@@ -79,9 +132,11 @@ def moved(before: str | Path, after: str | Path, level: float = LEVEL) -> tuple[
     p_value (two-sided, of "no change"), p_holm (Holm-adjusted over every row of the table) and
     real (p_holm below 5%: the chance that any unchanged number is called real stays at 5%).
     Each mean's variance is clustered by deal; the change's is the sum of the two, and the test
-    is the normal one (the samples are thousands of games).
+    is the normal one (the samples are thousands of games). Runs of two different games raise
+    IncomparableRuns.
     """
     exp_a, exp_b = load_experiment(before), load_experiment(after)
+    check_comparable(exp_a, exp_b)
     pairs = pair_variants(exp_a, exp_b)
     sa, sb = _summaries(scan(before)), _summaries(scan(after))
     z = z_value()
