@@ -322,6 +322,13 @@ def test_no_hand_end_with_cards_left_or_without_a_full_herd():
     act(st, card_a(c("monkey", 1)))
     act(st, card_a(c("monkey", 1)))
     assert st.g[0, H.HANDNO] == 0 and G.to_move(st)[0] == 1
+    # a full herd, but the card passed is not the last in the hand: the hand goes on
+    full = [c("tiger", n) for n in range(1, 7)]
+    st = position({0: [c("lion", 6)]}, [c("monkey", 1)], herds=[(0, TIGER, full)], deck_left=20)
+    act(st, card_a(c("monkey", 1)))
+    act(st, card_a(c("monkey", 1)))
+    assert hand(st, 0) == [c("lion", 6)]
+    assert st.g[0, H.HANDNO] == 0 and G.to_move(st)[0] == 1
 
 
 def test_hand_ends_when_the_deck_runs_out_after_the_pass():
@@ -397,9 +404,9 @@ def check_herds(st, b):
         assert 0 <= side < sides
 
 
-def random_games(players, n, seed, strategies=None):
+def random_games(players, n, seed, strategies=None, **overrides):
     """Play ``n`` games stepwise with random legal moves (or strategies), checking every step."""
-    rules = G.make_rules()
+    rules = G.make_rules(overrides)
     keys = game_keys(seed, players, n)
     st = G.init(rules, players, keys.deal)
     seat_rs = keys.seat.reshape(-1).copy()
@@ -454,6 +461,16 @@ def test_properties_over_random_games(players):
 def test_properties_with_the_strategies(players):
     strats = [get_strategy("herds", n)() for n in ("collector", "blocker", "sprinter")]
     random_games(players, 8, seed=10 + players, strategies=strats)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_properties_under_the_other_readings(players):
+    """Any explorer may be taken in a trade, and the last flip does not end the hand."""
+    strats = [get_strategy("herds", n)() for n in ("collector", "blocker", "sprinter")]
+    random_games(players, 8, seed=20 + players, strategies=strats,
+                 trade_explorer_must_grow=False, flip_last_ends=False)
+    random_games(players, 8, seed=30 + players, trade_explorer_must_grow=False,
+                 flip_last_ends=False)
 
 
 def test_observation_hides_other_hands_and_the_deck():

@@ -55,9 +55,11 @@ class Rules:
         True,
         "an explorer may be taken in a trade only when it can grow a herd of the taker's side "
         "(so it can surely be played before the turn ends); false: any explorer may be taken, "
-        "and one that cannot be played goes back to the grassland at the end of step three")
+        "and one that cannot be played goes back to the grassland at the end of step three "
+        "(or, if it is the last card in hand, is the card passed)")
     flip_last_ends: bool = rule(
-        True, "the hand ends when step five flips the deck's last card (the deck has run out)")
+        True, "the hand ends when step five flips the deck's last card (the deck has run out); "
+        "false: the next player skips step one, plays steps two to four, and the hand ends")
     max_hands: int = rule(60, "safety stop: the game ends after this many hands")
 
     def validate(self) -> None:
@@ -457,8 +459,8 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
         ph = g[b, PHASE]
         p = g[b, CUR]
         if ph == -1:  # a new turn: step one
-            if g[b, POS] >= NCARDS:  # cannot happen in play: the hand ends with the deck
-                g[b, PHASE] = -3
+            if g[b, POS] >= NCARDS:  # only with flip_last_ends off: no card to draw, play on
+                g[b, PHASE] = K_STEP2
                 continue
             _draw_top(b, p, g, deck, zone, ev)
             g[b, PHASE] = K_STEP2
@@ -505,9 +507,10 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                     legal[b, A_DONE] = True
                 return
             if f >= 0:  # only with trade_explorer_must_grow off: it goes back to the grassland
-                zone[b, 60 + f] = Z_GRASS
                 g[b, MUST] &= ~(1 << f)
-                log_event(ev, g, NEV, b, E_RETURN, p, 60 + f, 0, 0, 0)
+                if nh > 1:  # (unless it is the last card: then it is the card to pass)
+                    zone[b, 60 + f] = Z_GRASS
+                    log_event(ev, g, NEV, b, E_RETURN, p, 60 + f, 0, 0, 0)
                 continue
             g[b, PHASE] = K_PASS
             continue
