@@ -27,148 +27,159 @@ class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def hand_counts(hand: np.ndarray) -> np.ndarray:
-    """int[n, 6, 6]: cards held by suit and number - 1."""
-    n = hand.shape[0]
-    out = np.zeros((n, 6, 6), np.int64)
-    out[:, :5] = hand[:, :60].reshape(n, 5, 2, 6).sum(axis=2)
-    out[:, 5] = hand[:, 60:]
-    return out
+COL = SUIT * 6 + NUM  # column of each card in a [n, 36] (suit, number) table
 
 
-def wanted_ends(obs: Obs, side: int = 1) -> np.ndarray:
-    """bool[n, 6, 6]: (suit, number) that grows a herd of ``side`` (1 own, 0 opponents')."""
-    n = len(obs.game)
-    out = np.zeros((n, 6, 7 + 1), bool)  # numbers -1..6 shifted by one
-    mine = obs.herd_side == side
-    rows = np.repeat(np.arange(n)[:, None], MAXH, axis=1)
-    suit = np.where(mine, obs.herd_suit, 0).astype(np.int64)
-    lo = obs.herd_lo.astype(np.int64)      # low end wants lo - 1: index lo
-    hi = obs.herd_hi.astype(np.int64) + 2  # high end wants hi + 1: index hi + 2
-    out[rows[mine], suit[mine], lo[mine]] = True
-    out[rows[mine], suit[mine], hi[mine]] = True
-    return out[:, :, 1:7]
+def _table(flat: np.ndarray, ok: np.ndarray, m: int) -> np.ndarray:
+    """bool[m, 6, 6] from row-offset (suit, number) indices where ``ok``."""
+    return (np.bincount(flat[ok], minlength=m * 36) > 0).reshape(m, 6, 6)
 
 
-def card_values(obs: Obs, focus: np.ndarray | None = None, focus_bonus: float = 0.0) -> np.ndarray:
-    """float[n, 66]: how much a card helps the player: it grows one of its side's herds (3), or
-    sits next to held cards of its animal (2 for a neighbour, 1 two numbers away); an explorer
-    is worth 2 plus 2 if it can grow a herd as a wild. ``focus`` (int[n] suit) adds a bonus."""
-    hc = hand_counts(obs.hand) > 0
-    want = wanted_ends(obs, 1)
-    pad = np.zeros((hc.shape[0], 6, 10), bool)
+def wanted_ends(obs: Obs, rows: np.ndarray, side: int = 1) -> np.ndarray:
+    """bool[m, 6, 6]: (suit, number) that grows a herd of ``side`` (1 own, 0 opponents')."""
+    return obs.want[rows, side].reshape(len(rows), 6, 6)
+
+
+def own_cover(obs: Obs, rows: np.ndarray) -> np.ndarray:
+    """bool[m, 6, 6]: (suit, number) already in one of the side's herds."""
+    m = len(rows)
+    mine = obs.herd_side[rows] == 1
+    suit = obs.herd_suit[rows].astype(np.int64)
+    lo, hi = obs.herd_lo[rows], obs.herd_hi[rows]
+    base = (np.arange(m) * 36)[:, None] + suit * 6
+    flat = np.concatenate([(base + n).ravel() for n in range(6)])
+    ok = np.concatenate([(mine & (lo <= n) & (hi >= n)).ravel() for n in range(6)])
+    return _table(flat, ok, m)
+
+
+def card_values(obs: Obs, rows: np.ndarray, focus: np.ndarray | None = None,
+                focus_bonus: float = 0.0) -> np.ndarray:
+    """float[m, 66] for the observed games ``rows``: how much a card helps the player: it grows
+    one of its side's herds (3), or sits next to held cards of its animal (2 for a neighbour, 1
+    two numbers away); an explorer is worth 2, plus 2 if it can grow an animal herd as a wild,
+    plus 3 if it grows an explorer herd. ``focus`` (int[m] suit) adds a bonus to that animal."""
+    m = len(rows)
+    hc = obs.hand_table[rows].reshape(m, 6, 6) > 0
+    want = wanted_ends(obs, rows, 1)
+    pad = np.zeros((m, 6, 10), np.float64)
     pad[:, :, 2:8] = hc
-    near = (2.0 * (pad[:, :, 1:7].astype(float) + pad[:, :, 3:9])
-            + pad[:, :, 0:6] + pad[:, :, 4:10])  # [n, 6, 6]
-    val = near[:, SUIT, NUM] + 3.0 * want[:, SUIT, NUM]
-    wild = want[:, :5, :].any(axis=1)  # [n, 6]: an explorer of that number grows an animal herd
+    near = 2.0 * (pad[:, :, 1:7] + pad[:, :, 3:9]) + pad[:, :, 0:6] + pad[:, :, 4:10]
+    table = (near + 3.0 * want).reshape(m, 36)
+    val = np.take(table, COL, axis=1)
+    wild = want[:, :5, :].any(axis=1)
     val[:, 60:] = 2.0 + 2.0 * wild + 3.0 * want[:, 5, :]
     if focus is not None:
-        val = val + focus_bonus * (SUIT[None, :] == focus[:, None])
+        val += focus_bonus * (SUIT[None, :] == focus[:, None])
     return val
 
 
-def opponent_use(obs: Obs) -> np.ndarray:
-    """float[n, 66]: 1 where a card grows an opponent's herd (explorers: as a wild too)."""
-    want = wanted_ends(obs, 0)
-    use = want[:, SUIT, NUM].astype(float)
+def opponent_use(obs: Obs, rows: np.ndarray) -> np.ndarray:
+    """float[m, 66]: 1 where a card grows an opponent's herd (explorers: as a wild too)."""
+    want = wanted_ends(obs, rows, 0)
+    use = np.take(want.reshape(len(rows), 36), COL, axis=1).astype(np.float64)
     use[:, 60:] = np.maximum(use[:, 60:], want.any(axis=1))
     return use
 
 
 def _pick(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    s = np.where(legal, score, NEG)
-    return np.argmax(s, axis=1)
+    return np.argmax(np.where(legal, score, NEG), axis=1)
 
 
-def choose(obs: Obs, legal: np.ndarray, val: np.ndarray, take_at: float, trade_at: float,
-           lay_deck: int, wild_grow: bool, pass_score: np.ndarray, receiver: np.ndarray,
-           lay_min_hand: int) -> np.ndarray:
-    """The shared decision procedure; the strategies differ in the values they pass in.
+def choose(obs: Obs, legal: np.ndarray, values, pass_scores, receiver, take_at: float,
+           trade_at: float, lay_deck: int, wild_grow: bool, lay_min_hand: int) -> np.ndarray:
+    """The shared decision procedure; the strategies differ in the functions and knobs.
 
-    val: the player's value of each card; take_at: the least value of a grassland card worth
-    taking over the deck; trade_at: the least value of a grassland card worth a trade for it;
-    lay_deck: lay new herds only when the deck has at most this many cards (or the hand holds
-    lay_min_hand cards or more); pass_score: higher = better to pass; receiver: offset to pass to.
+    values(obs, rows) -> float[m, 66]: the player's value of each card; pass_scores(obs, rows,
+    val) -> float[m, 66] (higher = better to pass); receiver(obs, rows) -> offset to pass to.
+    take_at: the least value of a grassland card worth taking over the deck; trade_at: the least
+    value of a grassland card worth a one-for-one trade; new herds are laid only when the deck
+    has at most lay_deck cards or the hand holds lay_min_hand cards or more.
     """
     n, w = legal.shape
     out = np.argmax(legal, axis=1)
-    kind = obs.kind
-    cards = np.zeros((n, w))
-    cards[:, A_CARD0:A_CARD0 + NCARDS] = val
+    kind = np.asarray(obs.kind)
+    need = np.flatnonzero((kind == K_STEP2) | (kind == K_GIVE) | (kind == K_TAKE)
+                          | (kind == K_PASS))
+    val_all = values(obs, need) if need.size else None
+    at = np.zeros(n, np.int64)  # row of each game in val_all
+    at[need] = np.arange(need.size)
     # step two
-    k = kind == K_STEP2
-    if k.any():
-        lg = legal[k]
-        v = np.where(obs.grass[k], val[k], NEG)
+    rows = np.flatnonzero(kind == K_STEP2)
+    if rows.size:
+        lg = legal[rows]
+        val = val_all[at[rows]]
+        v = np.where(obs.grass[rows], val, NEG)
         best = v.argmax(axis=1)
         bv = v.max(axis=1)
-        # a trade for the best grassland card: give a held card of the same number worth less
-        held_same = obs.hand[k][:, None, :] & (NUM[None, None, :] == NUM[best][:, None, None])
-        cheap = np.where(held_same[:, 0], val[k], np.inf).min(axis=1)
+        # a one-for-one trade for the best grassland card: a held card of the same number
+        same = obs.hand[rows] & (NUM[None, :] == NUM[best][:, None])
+        cheap = np.where(same, val, np.inf).min(axis=1)
         trade = lg[:, A_TRADE] & (bv >= trade_at) & (cheap + 1.0 < bv)
         a = np.where(bv >= take_at, A_CARD0 + best, A_DECK)
         a = np.where(lg[np.arange(len(a)), a], a, np.argmax(lg, axis=1))
-        out[k] = np.where(trade, A_TRADE, a)
-    # the trade's give: the cheapest card, then done as soon as it can be
-    k = kind == K_GIVE
-    if k.any():
-        lg = legal[k]
-        a = _pick(-cards[k], lg)
-        out[k] = np.where(lg[:, A_GIVE_DONE], A_GIVE_DONE, a)
+        out[rows] = np.where(trade, A_TRADE, a)
+    # the trade's give: the cheapest card, then "trade these" as soon as it can be
+    rows = np.flatnonzero(kind == K_GIVE)
+    if rows.size:
+        lg = legal[rows]
+        a = A_CARD0 + _pick(-val_all[at[rows]], lg[:, A_CARD0:A_CARD0 + NCARDS])
+        out[rows] = np.where(lg[:, A_GIVE_DONE], A_GIVE_DONE, a)
     # the trade's take: the most valuable card that still completes the total
-    k = kind == K_TAKE
-    if k.any():
-        out[k] = _pick(cards[k], legal[k])
-    # step three
-    k = kind == K_HERD
-    if k.any():
-        lg = legal[k]
-        ob = obs.take(np.flatnonzero(k))
-        sc = np.full(lg.shape, NEG)
-        sc[:, A_SWAP0:A_DONE] = 30.0
-        # growing: with a real card always, with a wild explorer if wild_grow
-        hc = hand_counts(ob.hand)
-        h = np.arange(MAXH)
-        suit = np.clip(ob.herd_suit.astype(np.int64), 0, 5)
-        lo = ob.herd_lo.astype(np.int64) - 1
-        hi = ob.herd_hi.astype(np.int64) + 1
-        r = np.arange(len(lg))[:, None]
-        real_lo = (lo >= 0) & (hc[r, suit, np.clip(lo, 0, 5)] > 0) & (suit < 5)
-        real_hi = (hi <= 5) & (hc[r, suit, np.clip(hi, 0, 5)] > 0) & (suit < 5)
-        grow = np.stack([real_lo | (suit == 5) | wild_grow, real_hi | (suit == 5) | wild_grow],
-                        axis=2).reshape(len(lg), 2 * MAXH)
-        sc[:, A_GROW0:A_GROW0 + 2 * MAXH] = np.where(grow, 20.0, NEG)
-        lay = (ob.deck_left <= lay_deck) | (ob.hand.sum(axis=1) >= lay_min_hand)
-        sc[:, A_NEW0:A_GROW0] = np.where(lay[:, None], 10.0, NEG)
-        sc[:, A_DONE] = 0.0
-        forced = ob.must != 0
-        a = _pick(sc, lg)
-        ok = lg[np.arange(len(a)), a] & ((sc[np.arange(len(a)), a] > NEG / 2) | forced)
-        a = np.where(ok, a, np.where(lg[:, A_DONE], A_DONE, np.argmax(lg, axis=1)))
-        out[k] = a
+    rows = np.flatnonzero(kind == K_TAKE)
+    if rows.size:
+        out[rows] = A_CARD0 + _pick(val_all[at[rows]], legal[rows, A_CARD0:A_CARD0 + NCARDS])
+    # step three: swap, then grow, then lay (when the holding knobs allow), then done
+    rows = np.flatnonzero(kind == K_HERD)
+    if rows.size:
+        m = len(rows)
+        lg = legal[rows]
+        hc = obs.hand_table[rows]
+        suit = obs.herd_suit[rows].astype(np.int64)
+        lo = obs.herd_lo[rows].astype(np.int64) - 1
+        hi = obs.herd_hi[rows].astype(np.int64) + 1
+        animal = (suit >= 0) & (suit < 5)
+        real_lo = animal & (lo >= 0) & (np.take_along_axis(hc, np.clip(suit * 6 + lo, 0, 35), 1) > 0)
+        real_hi = animal & (hi <= 5) & (np.take_along_axis(hc, np.clip(suit * 6 + hi, 0, 35), 1) > 0)
+        ok_lo = real_lo | (suit == 5) | wild_grow
+        ok_hi = real_hi | (suit == 5) | wild_grow
+        grow = lg[:, A_GROW0:A_GROW0 + 2 * MAXH] & np.stack([ok_lo, ok_hi], axis=2).reshape(m, 2 * MAXH)
+        swap = lg[:, A_SWAP0:A_DONE]
+        lay = (obs.deck_left[rows] <= lay_deck) | (obs.hand_sizes[rows, 0] >= lay_min_hand)
+        new = lg[:, A_NEW0:A_GROW0] & lay[:, None]
+        a = np.where(lg[:, A_DONE], A_DONE, np.argmax(lg, axis=1))  # forced: the first legal
+        a = np.where(new.any(axis=1), A_NEW0 + np.argmax(new, axis=1), a)
+        a = np.where(grow.any(axis=1), A_GROW0 + np.argmax(grow, axis=1), a)
+        out[rows] = np.where(swap.any(axis=1), A_SWAP0 + np.argmax(swap, axis=1), a)
     # step four
-    k = kind == K_PASS
-    if k.any():
-        ps = np.zeros((k.sum(), w))
-        ps[:, A_CARD0:A_CARD0 + NCARDS] = pass_score[k]
-        out[k] = _pick(ps, legal[k])
-    k = kind == K_RECV
-    if k.any():
-        a = A_RECV0 + receiver[k] - 1
-        lg = legal[k]
-        out[k] = np.where(lg[np.arange(len(a)), np.clip(a, 0, w - 1)], a, np.argmax(lg, axis=1))
+    rows = np.flatnonzero(kind == K_PASS)
+    if rows.size:
+        ps = pass_scores(obs, rows, val_all[at[rows]])
+        out[rows] = A_CARD0 + _pick(ps, legal[rows, A_CARD0:A_CARD0 + NCARDS])
+    rows = np.flatnonzero(kind == K_RECV)
+    if rows.size:
+        a = A_RECV0 + receiver(obs, rows) - 1
+        lg = legal[rows]
+        out[rows] = np.where(lg[np.arange(len(a)), np.clip(a, 0, w - 1)], a, np.argmax(lg, axis=1))
     return out
 
 
-def leader_offset(obs: Obs) -> np.ndarray:
+def left_offset(obs: Obs, rows: np.ndarray) -> np.ndarray:
+    """The first opponent to the left (offset 1; the game moves it on if that is a partner)."""
+    return np.ones(len(rows), np.int64)
+
+
+def least_valued(obs: Obs, rows: np.ndarray, val: np.ndarray) -> np.ndarray:
+    return -val
+
+
+def leader_offset(obs: Obs, rows: np.ndarray) -> np.ndarray:
     """Offset (1..P-1) of the opponent whose side leads; the nearest to the left on ties."""
     p = obs.n_players
     offs = np.arange(1, p)
-    opp = np.ones((len(obs.game), p - 1), bool)
+    opp = np.ones((len(rows), p - 1), bool)
     if obs.teams:
         opp &= (offs % 2 == 1)[None, :]
-    key = np.where(opp, obs.totals[:, 1:].astype(float) * 10 - offs[None, :] * 0.01, NEG)
+    key = np.where(opp, obs.totals[rows, 1:].astype(float) * 10 - offs[None, :] * 0.01, NEG)
     return 1 + np.argmax(key, axis=1)
 
 
@@ -186,9 +197,8 @@ class Collector(Strategy):
 
     def act(self, obs, legal, rng):
         q = self.params
-        val = card_values(obs)
-        return choose(obs, legal, val, q.take_at, q.trade_at, q.lay_deck, q.wild_grow, -val,
-                      np.ones(len(obs.game), np.int64), q.lay_min_hand)
+        return choose(obs, legal, card_values, least_valued, left_offset, q.take_at, q.trade_at,
+                      q.lay_deck, q.wild_grow, q.lay_min_hand)
 
 
 class Blocker(Strategy):
@@ -205,10 +215,12 @@ class Blocker(Strategy):
 
     def act(self, obs, legal, rng):
         q = self.params
-        val = card_values(obs)
-        ps = -val - q.block * opponent_use(obs)
-        return choose(obs, legal, val, q.take_at, q.trade_at, q.lay_deck, False, ps,
-                      leader_offset(obs), q.lay_min_hand)
+
+        def pass_scores(obs, rows, val):
+            return -val - q.block * opponent_use(obs, rows)
+
+        return choose(obs, legal, card_values, pass_scores, leader_offset, q.take_at, q.trade_at,
+                      q.lay_deck, False, q.lay_min_hand)
 
 
 class Sprinter(Strategy):
@@ -225,18 +237,14 @@ class Sprinter(Strategy):
 
     def act(self, obs, legal, rng):
         q = self.params
-        n = len(obs.game)
-        hc = hand_counts(obs.hand)[:, :5] > 0
-        own = np.zeros((n, 5, 6), bool)
-        mine = (obs.herd_side == 1) & (obs.herd_suit < 5) & (obs.herd_suit >= 0)
-        for n_ in range(6):
-            has = mine & (obs.herd_lo <= n_) & (obs.herd_hi >= n_)
-            for s in range(5):
-                own[:, s, n_] |= (has & (obs.herd_suit == s)).any(axis=1)
-        focus = (hc | own).sum(axis=2).argmax(axis=1)
-        val = card_values(obs, focus, q.focus_bonus)
-        return choose(obs, legal, val, q.take_at, q.trade_at, q.lay_deck, q.wild_grow, -val,
-                      np.ones(n, np.int64), 0)
+
+        def values(obs, rows):
+            held = obs.hand_table[rows].reshape(len(rows), 6, 6)[:, :5] > 0
+            focus = (held | own_cover(obs, rows)[:, :5]).sum(axis=2).argmax(axis=1)
+            return card_values(obs, rows, focus, q.focus_bonus)
+
+        return choose(obs, legal, values, least_valued, left_offset, q.take_at, q.trade_at,
+                      q.lay_deck, q.wild_grow, 0)
 
 
 STRATEGIES = [Collector, Blocker, Sprinter]

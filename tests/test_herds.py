@@ -499,9 +499,21 @@ def test_observation_hides_other_hands_and_the_deck():
             for name, v in vars(base).items():
                 if isinstance(v, np.ndarray):
                     assert np.array_equal(v, getattr(now, name)), name
-            # and the observation does show the player's own hand
+            # and the observation does show the player's own hand, and the herds' open ends
             own = [x for x in range(66) if st.zone[b, x] == H.Z_HAND0 + p]
             assert now.hand[0].nonzero()[0].tolist() == own
+            table = [0] * 36
+            for x in own:
+                table[(x // 12 if x < 60 else EXP) * 6 + x % 6] += 1
+            assert now.hand_table[0].tolist() == table
+            mine = p % 2 if players == 4 else p
+            want = np.zeros((2, 36), bool)
+            for side, suit, cards in G.herds(st, b):
+                lo, hi = cards[0] % 6, cards[-1] % 6
+                for n in (lo - 1, hi + 1):
+                    if 0 <= n <= 5:
+                        want[int(side == mine), suit * 6 + n] = True
+            assert (now.want[0] == want).all()
 
 
 def test_strategies_play_whole_games_at_every_count():

@@ -720,7 +720,7 @@ def _advance_all(games, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hc
 @njit(cache=True, _nrt=False)
 def _observe(games, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, params,
              seat, kind, hand, grass, give, hsizes, totals, herd_side, herd_suit, herd_lo, herd_hi,
-             herd_cards, small):
+             herd_cards, small, table, want):
     nplayers = params[P_PLAYERS]
     for i in range(games.shape[0]):
         b = games[i]
@@ -738,13 +738,20 @@ def _observe(games, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard,
             if zc >= Z_HAND0:
                 q = zc - Z_HAND0
                 hsizes[i, (q - p + nplayers) % nplayers] += 1
+                if q == p:
+                    table[i, (c // 12 if c < 60 else EXPLORER) * 6 + c % 6] += 1
         for o in range(nplayers):
             q = (p + o) % nplayers
             totals[i, o] = team_total[b, _team(q, params)]
         for h in range(MAXH):
             if h < g[b, HN]:
-                herd_side[i, h] = 1 if hown[b, h] == team else 0
+                side = 1 if hown[b, h] == team else 0
+                herd_side[i, h] = side
                 herd_suit[i, h] = hsuit[b, h]
+                if hlo[b, h] > 0:
+                    want[i, side, hsuit[b, h] * 6 + hlo[b, h] - 1] = True
+                if hhi[b, h] < 5:
+                    want[i, side, hsuit[b, h] * 6 + hhi[b, h] + 1] = True
                 herd_lo[i, h] = hlo[b, h]
                 herd_hi[i, h] = hhi[b, h]
                 for n in range(6):
@@ -789,6 +796,9 @@ class Obs(Observation):
     need: np.ndarray        # value still to take in a trade
     pass_card: np.ndarray   # the card being passed (kind K_RECV), else -1
     hand_no: np.ndarray
+    hand_table: np.ndarray  # int8[n, 36]: the hand by suit * 6 + number - 1
+    want: np.ndarray        # bool[n, 2, 36]: (suit, number) growing a herd of an opponent (0)
+                            # or of the player's side (1), as a real card of that suit
     n_players: int
     teams: bool
     target_score: int
@@ -909,12 +919,14 @@ class Herds(Game):
         hh = np.zeros((n, MAXH), np.int8)
         hcd = np.zeros((n, MAXH, 6), np.int16)
         small = np.zeros((n, 6), np.int32)
+        table = np.zeros((n, 36), np.int8)
+        want = np.zeros((n, 2, 36), np.bool_)
         _observe(games, st.g, st.pp, st.team_total, st.deck, st.zone, st.hsuit, st.hown, st.hlo,
                  st.hhi, st.hcard, st.params, seat, kind, hand, grass, give, hsizes, totals, hs,
-                 hsu, hl, hh, hcd, small)
+                 hsu, hl, hh, hcd, small, table, want)
         return Obs(games.copy(), seat, kind, hand, grass, give, hsizes, totals, hs, hsu, hl, hh,
                    hcd, small[:, 0], small[:, 1], small[:, 2], small[:, 3], small[:, 4],
-                   small[:, 5], n_players=P, teams=bool(st.params[P_NTEAMS] < P),
+                   small[:, 5], table, want, n_players=P, teams=bool(st.params[P_NTEAMS] < P),
                    target_score=st.rules.target_score)
 
     def outcome(self, state: State) -> Outcome:
