@@ -398,6 +398,17 @@ def test_no_gift_with_an_empty_hand():
     assert G.to_move(st)[0] == 1 and obs0(st).kind[0] == hl.PLAY
 
 
+def test_last_card_matched_while_the_deck_lasts_no_gift_then_the_draw():
+    """Gifts shrink a hand (4, 3, 2, 1 after three matches with a gift), so a player can match
+    with its last card while the deck still has cards: nothing to give, then it draws."""
+    st = position(hands={0: [K(TIGER, 3)]})
+    deck_top = G.zones(st, 0)["deck"][0]
+    act(st, play(TIGER, 3))
+    act(st, LAY[3]["keep"])
+    assert G.to_move(st)[0] == 1 and obs0(st).kind[0] == hl.PLAY
+    assert G.zones(st, 0)["hand0"] == [deck_top]
+
+
 def test_explorer_card_goes_on_any_stack_and_takes_the_ducky():
     st = position(hands={0: [E(5), K(LION, 1)], 1: [E(1), K(ZEBRA, 1)]}, holder=2)
     act(st, play_explorer(5, MONKEY))
