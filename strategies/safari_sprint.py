@@ -5,7 +5,9 @@ in a round, which card to put into the line. Every card moves the ducky of its o
 player pushes their own animal with its cards and holds back the others by playing their cards
 where the racing card moves little. Each strategy below scores the candidate cards with the
 moves the line gives every ducky if it is played now (the cards still to come unknown), and
-claims by the `claim` knob shared by all of them.
+claims by the `claim` knob shared by all of them. With `expect_later` (the backer's default)
+a card's spot is an expectation over the players still to play this round, so that a low card
+played first is known to end low in the line.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ class _Params(BaseModel):
     hand_weight: float = Field(1.0, ge=0, description="with 'hand': spaces one point of hand "
                                                       "strength (sum of that animal's numbers "
                                                       "in hand) is worth")
+    expect_later: bool = Field(True, description="count on the cards still to be played this "
+                                                 "round pushing a card down the line (odds from "
+                                                 "the numbers of the cards not seen); false: "
+                                                 "as if nobody played after it")
 
 
 # ---- choosing -------------------------------------------------------------------------------
@@ -62,18 +68,56 @@ def claim_actions(obs: Obs, legal: np.ndarray, mode: str, hand_weight: float) ->
 
 # ---- a round --------------------------------------------------------------------------------
 
-class LineEffect:
-    """What the line so far gives each ducky this round for a card of each number played now
-    (the game works it out: ``obs.ifplay``; the cards still to come are not known and pushes
-    are left out). ``own[n, v]``: the move of a card numbered v + 1; ``other[n, v, d]``: what
-    the cards already in the line then give ducky d."""
+_COMB = np.array([[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3, 1, 0],
+                  [1, 4, 6, 4, 1]], np.float64)  # C(m, j), m players still to play (0-4)
 
-    def __init__(self, obs: Obs):
-        self.own = obs.ifplay[:, :, 6]
-        self.other = obs.ifplay[:, :, :6]
+
+class LineEffect:
+    """What the line gives each ducky this round for a card of each number played now.
+    ``own[n, v]``: the move of a card numbered v + 1; ``other[n, v, d]``: what the cards already
+    in the line then give ducky d. The game works out the line as it stands (``obs.ifplay``);
+    with ``expect_later`` each card's spot is then an expectation over the players still to
+    play: each of them goes ahead of a card numbered w with the chance that a card not seen is
+    numbered w or more (more than w with ``tie_order: earlier_ahead``), so a low card played
+    early counts on ending low in the line. Pushes are left out. ``own_now``: the move if
+    nobody played after it."""
+
+    def __init__(self, obs: Obs, expect_later: bool = True):
+        self.own_now = obs.ifplay[:, :, 6]
+        later = obs.to_play > 0
+        if not expect_later or not later.any():
+            self.own = self.own_now
+            self.other = obs.ifplay[:, :, :6]
+            return
+        n = len(obs.game)
+        u = obs.unseen.reshape(n, 6, NV).sum(axis=1).astype(np.float64)     # by number
+        ge = np.cumsum(u[:, ::-1], axis=1)[:, ::-1]                         # numbered >= v+1
+        ahead = ge if obs.tie_order != "earlier_ahead" else np.concatenate(
+            [ge[:, 1:], np.zeros((n, 1))], axis=1)
+        q = ahead / np.maximum(ge[:, :1], 1.0)                              # [n, 6 numbers]
+        m = np.asarray(obs.to_play, np.int64)
+        j = np.arange(5)
+        comb = _COMB[np.clip(m, 0, 4)]                                      # [n, 5]
+        pmf = (comb[:, None, :] * q[:, :, None] ** j
+               * (1 - q[:, :, None]) ** np.maximum(m[:, None, None] - j, 0))  # [n, 6, 5]
+        sv = np.concatenate([obs.spot_values.astype(np.float64), np.zeros((n, 5))], axis=1)
+        rows = np.arange(n)[:, None, None]
+        k = obs.ifplay[:, :, 7].astype(np.int64)                            # [n, 6]
+        self.own = (pmf * sv[rows, k[:, :, None] + j]).sum(axis=2)
+        other = np.zeros((n, NV, 6))
+        for i in range(int(obs.line_len.max(initial=0))):
+            t = obs.line[:, i].astype(np.int64)
+            live = t >= 0
+            w, suit = np.maximum(t, 0) % NV, np.maximum(t, 0) // NV
+            spot = i + (i >= k)                                             # [n, 6]
+            e = (pmf[np.arange(n), w][:, None, :] * sv[rows, spot[:, :, None] + j]).sum(axis=2)
+            e = np.where(live[:, None], e, 0.0)
+            for d in range(6):
+                other[:, :, d] += np.where((suit == d)[:, None], e, 0.0)
+        self.other = other
 
     def to(self, d: np.ndarray) -> np.ndarray:
-        """int[n, 6]: what the line already gives ducky d[n] for a card of each number."""
+        """[n, 6]: what the line already gives ducky d[n] for a card of each number."""
         return np.take_along_axis(self.other, d[:, None, None].astype(np.int64), axis=2)[:, :, 0]
 
     def weighted(self, w: np.ndarray) -> np.ndarray:
@@ -123,17 +167,26 @@ class SprintStrategy(Strategy):
         raise NotImplementedError
 
 
+def _thrift(obs: Obs, thrift: float) -> np.ndarray:
+    """float[n]: the cost per number of an own card spent: none in a race's last round."""
+    return np.where(obs.round < obs.rounds - 1, thrift, 0.0)
+
+
 class Backer(SprintStrategy):
     name = "backer"
-    summary = ("backs its animal: plays its own high cards where the racing card moves most, "
-               "its rivals' (and the explorer's) low cards where it moves least")
+    summary = ("backs its animal: plays its own cards where the racing card moves them most, "
+               "its rivals' (and the explorer's) where it moves them least, counting on the "
+               "cards still to come pushing a low card down the line, and keeps its own high "
+               "cards for the spots that move most (thrift)")
 
     class Params(_Params):
         rival_weight: float = Field(0.6, ge=0, description="cost of a space a rival animal moves, "
                                                            "against one of its own")
         explorer_weight: float = Field(0.4, ge=0, description="cost of a space the explorer moves")
-        thrift: float = Field(0.15, ge=0, description="cost per number of an own card spent "
-                                                      "(keeps high cards for better spots)")
+        thrift: float = Field(1.0, ge=0, description="cost per number of an own card spent "
+                                                     "(keeps high cards for better spots; none "
+                                                     "in a race's last round, when the card "
+                                                     "kept is never played)")
 
     def play(self, obs, legal, rng):
         # Every rival animal weighs the same, so the best card is the best of three [n, 6]
@@ -142,7 +195,7 @@ class Backer(SprintStrategy):
         p = self.params
         n = len(obs.game)
         rows = np.arange(n)
-        eff = LineEffect(obs)
+        eff = LineEffect(obs, self.params.expect_later)
         mine = np.maximum(obs.mine, 0)
         other, own = eff.other, eff.own
         # what the line already gives my animal, the other animals and the explorer, by the
@@ -157,7 +210,7 @@ class Backer(SprintStrategy):
         rival_ok = (held[:, 0] + held[:, 1] + held[:, 2] + held[:, 3] + held[:, 4]) > mine_ok
         values = np.arange(1, NV + 1)
         choice = np.concatenate([
-            np.where(mine_ok, base + own - p.thrift * values, NEG),
+            np.where(mine_ok, base + own - _thrift(obs, p.thrift)[:, None] * values, NEG),
             np.where(rival_ok, base - p.rival_weight * own, NEG),
             np.where(lg[:, EXPLORER], base - p.explorer_weight * own, NEG)], axis=1)
         best = np.argmax(choice, axis=1)
@@ -177,8 +230,9 @@ class Backer(SprintStrategy):
         rest = np.where(obs.in_play, -p.rival_weight, 0.0)
         rest[EXPLORER] = -p.explorer_weight
         w = np.where(mine_c, 1.0, rest[None, :])
-        thrift = np.where(mine_c[:, :, None], p.thrift * np.arange(1, NV + 1), 0.0)
-        return LineEffect(obs).weighted(w) - thrift.reshape(n, NTYPES)
+        thrift = np.where(mine_c[:, :, None],
+                          _thrift(obs, p.thrift)[:, None, None] * np.arange(1, NV + 1), 0.0)
+        return LineEffect(obs, self.params.expect_later).weighted(w) - thrift.reshape(n, NTYPES)
 
 
 class Spoiler(SprintStrategy):
@@ -197,12 +251,16 @@ class Spoiler(SprintStrategy):
                                              "another card is legal (the last card held)")
         save_six: int = Field(0, ge=0, description="keep its own animal's 6s for the last this many "
                                                    "rounds of a race (0: play them any time)")
+        expect_later: bool = Field(False, description="count on the cards still to be played "
+                                                      "this round pushing a card down the line "
+                                                      "(measured weaker for this strategy: it "
+                                                      "then spends its high cards early)")
 
     def score(self, obs, legal, rng):
         p = self.params
         n = len(obs.game)
         rows = np.arange(n)
-        eff = LineEffect(obs)
+        eff = LineEffect(obs, self.params.expect_later)
         own = eff.own
         mine = np.maximum(obs.mine, 0)
         lead = np.argmax(np.where(rivals(obs), obs.pos, -(1 << 30)), axis=1)  # leading rival
@@ -215,7 +273,7 @@ class Spoiler(SprintStrategy):
         if p.push_bonus:
             # a card whose ducky lands on the leader's space with the move of the spot it takes
             gap = obs.pos[rows, lead][:, None] - obs.pos                # [n, 6 suits]
-            hits = own[:, None, :] == gap[:, :, None]
+            hits = eff.own_now[:, None, :] == gap[:, :, None]
             hits[rows, lead] = False
             s += p.push_bonus * hits
         if p.hold:
@@ -241,14 +299,18 @@ class Projector(SprintStrategy):
         late_only: int = Field(0, ge=0, description="play for the place only in the last this "
                                                     "many rounds (0: every round); before, "
                                                     "play for spaces gained over the rivals")
+        expect_later: bool = Field(False, description="count on the cards still to be played "
+                                                      "this round pushing a card down the line "
+                                                      "(measured weaker for this strategy: it "
+                                                      "then spends its high cards early)")
 
     def score(self, obs, legal, rng):
         p = self.params
         n = len(obs.game)
         rows = np.arange(n)
-        eff = LineEffect(obs)
+        eff = LineEffect(obs, self.params.expect_later)
         mine = np.maximum(obs.mine, 0)
-        own = eff.own.astype(np.int64)
+        own = eff.own
         top = len(obs.race_points) - 1
         # P[n, v, d]: where ducky d stands after the line's cards if a card numbered v + 1
         # goes in (its own move not yet added); mine apart, the others with mine left out

@@ -850,3 +850,102 @@ def test_strategies_beat_random():
     out = play_batch(G, G.make_rules(), 4, strats, seating, game_keys(5, 4, 400)).outcome
     share = [out.win[seating == i].mean() for i in range(4)]
     assert min(share[:3]) > share[3] and np.mean(share[:3]) > share[3] + 0.05
+
+
+# ---- audit: the cards still to come (strategies' LineEffect) --------------------------------
+
+def ref_expected_moves(line, values, unseen, to_play, tie_order):
+    """Plain reference for the strategies' look-ahead: every number of each later card drawn
+    independently with the odds of the cards not seen; for a card numbered v + 1 played now,
+    the expected move of that card and of each ducky by the cards already in the line."""
+    import itertools
+    by_number = [sum(unseen[s * 6 + w] for s in range(6)) for w in range(6)]
+    tot = sum(by_number)
+    own = [0.0] * 6
+    other = [[0.0] * 6 for _ in range(6)]
+    for v in range(6):
+        for later in itertools.product(range(6), repeat=to_play):
+            pr = 1.0
+            for w in later:
+                pr *= by_number[w] / tot
+            if pr == 0:
+                continue
+            mine = 36 + v          # suit 6: a card not of any ducky
+            plays = list(line) + [mine] + [42 + w for w in later]
+            got = ref_line(plays, tie_order)
+            own[v] += pr * values[got.index(mine)]
+            for t in line:
+                other[v][t // 6] += pr * values[got.index(t)]
+    return own, other
+
+
+def _line_in_play_order(st, b=0):
+    # the line's cards in the order they were played (the reference re-inserts them)
+    plays = [e[2] for e in events(st, b, kinds=[ss.E_PLAY])]
+    return plays[len(plays) - int(st.g[b, ss.LINE_LEN]):]
+
+
+@pytest.mark.parametrize("tie_order", ["later_ahead", "earlier_ahead"])
+@pytest.mark.parametrize("played", [0, 1, 2])
+def test_line_effect_counts_the_cards_still_to_come(tie_order, played):
+    from strategies.safari_sprint import LineEffect
+    r, st = example_position(tie_order=tie_order)
+    for t in (card(X, 5), card(ZEBRA, 3))[:played]:
+        act(st, t)
+    o = G.observe(st, np.array([0]))
+    eff = LineEffect(o, True)
+    values = r.racing_cards[0]
+    own, other = ref_expected_moves(_line_in_play_order(st), values, o.unseen[0].tolist(),
+                                    int(o.to_play[0]), tie_order)
+    assert np.allclose(eff.own[0], own)
+    assert np.allclose(eff.other[0], other)
+    # without the look-ahead: the line as it stands (the game's ifplay)
+    flat = LineEffect(o, False)
+    assert np.array_equal(flat.own[0], o.ifplay[0, :, 6])
+    if played == 0 and tie_order == "later_ahead":
+        # the first to play: a 1 surely ends last (every later card goes ahead of it)
+        assert eff.own[0, 0] == pytest.approx(values[3])
+
+
+def test_backer_playing_first_plays_its_high_card():
+    # seat 0 (elephant, in front) plays first; a 1 played first ends at the last spot, the 6
+    # nearly always stays at the 1st: the backer plays the 6 (as found, it played the 1,
+    # counting every card played first as staying at the 1st spot)
+    hand = [card(ELEPHANT, 6), card(ELEPHANT, 1), card(LION, 2), card(MONKEY, 3), card(LION, 4)]
+    r, st = three_player({ELEPHANT: 9, LION: 8, MONKEY: 7, X: 6}, {0: hand}, racing=9,
+                         rounds_done=7)
+    assert G.to_move(st)[0] == 0
+    assert decide(st, "backer", thrift=0.0) == card(ELEPHANT, 6)
+    assert decide(st, "backer", thrift=0.0, expect_later=False) == card(ELEPHANT, 1)
+
+
+def test_backer_fast_play_is_the_best_of_its_score():
+    players, B = 4, 64
+    keys = game_keys(31, players, B)
+    st = G.init(G.make_rules(), players, keys.deal)
+    seat_rs = keys.seat.reshape(-1).copy()
+    rnd, backer = get_strategy(G.id, "random")(), get_strategy(G.id, "backer")()
+    checked = 0
+    for _ in range(120):
+        m = G.to_move(st)
+        live = np.flatnonzero(m >= 0)
+        lg = G.legal(st)[live]
+        o = G.observe(st, live).freeze()
+        playing = np.flatnonzero(o.kind == ss.PLAY)
+        if playing.size:
+            sub = o.take(playing)
+            got = backer.play(sub, lg[playing], None)
+            sc = np.where(lg[playing, :36], backer.score(sub, lg[playing], None), -np.inf)
+            assert lg[playing, got].all()
+            assert np.allclose(sc[np.arange(playing.size), got], sc.max(axis=1))
+            checked += playing.size
+        a = np.zeros(B, np.int64)
+        a[live] = rnd.act(o, lg, SeatRandom(seat_rs, live * players + m[live]))
+        G.step(st, a)
+    assert checked > 1000
+
+
+def test_backer_spends_no_thrift_in_the_last_round():
+    # the last card held is never played: in the last round the 6 goes where it moves most
+    r, st = last_to_play([card(ELEPHANT, 6), card(ELEPHANT, 2)])
+    assert decide(st, "backer", thrift=5.0) == card(ELEPHANT, 6)
