@@ -451,3 +451,171 @@ def test_properties_over_random_games(players):
                 if gnum:
                     pts += 5 if st.loc[b, card(a, gnum)] == dk.MISSING else -3
             assert out.score[b, p] == pts
+
+
+# ---- observations --------------------------------------------------------------------------------------
+
+def _play_to(st, strat, steps, keys, players):
+    seat_rs = keys.seat.reshape(-1).copy()
+    for _ in range(steps):
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            return
+        obs = G.observe(st, live).freeze()
+        a = np.zeros(len(mv), np.int64)
+        a[live] = strat.act(obs, G.legal(st)[live], SeatRandom(seat_rs, live * players + mv[live]))
+        G.step(st, a)
+
+
+def _same(o1, o2):
+    import dataclasses
+    for f in dataclasses.fields(o1):
+        v1, v2 = getattr(o1, f.name), getattr(o2, f.name)
+        if isinstance(v1, np.ndarray):
+            assert np.array_equal(v1, v2), f.name
+        else:
+            assert v1 == v2, f.name
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_observation_unchanged_when_every_hidden_card_is_permuted(players):
+    """Swap the cards the mover cannot see (other hands, the box, the reserve hand, the rest of
+    the question deck, others' exchanges) for other cards: the observation stays the same."""
+    import copy
+    B = 40
+    keys = game_keys(8, players, B)
+    st = G.init(G.make_rules(), players, keys.deal)
+    strat = get_strategy(G.id, "deducer")()
+    rng = np.random.default_rng(0)
+    for steps in (0, 5, 8, 10):
+        _play_to(st, strat, steps, keys, players)
+        mv = G.to_move(st)
+        games = np.flatnonzero(mv >= 0)
+        base = G.observe(st, games)
+        alt = copy.deepcopy(st)
+        for b in games:
+            p = mv[b]
+            loc = alt.loc[b]
+            hidden = np.flatnonzero((loc < dk.MELD0) & (loc != p) & (loc != dk.FACEUP)
+                                    & (loc != dk.TO_ASKER) & (loc != dk.TO_TARGET))
+            perm = rng.permutation(hidden)
+            mapping = dict(zip(hidden.tolist(), perm.tolist()))
+            newloc = loc.copy()
+            for c, d in mapping.items():
+                newloc[d] = loc[c]
+            alt.loc[b] = newloc
+            alt.pile[b] = [mapping.get(int(c), int(c)) for c in alt.pile[b]]
+            for j in range(int(alt.g[b, dk.NH])):
+                row = alt.hist[b, j]
+                mine = row[0] == dk.H_ASK and p in (row[1], row[2])
+                if row[0] == dk.H_ASK and not mine or (row[0] == dk.H_DRAW and row[1] != p):
+                    for col in (6, 7):
+                        m = int(row[col])
+                        row[col] = sum(1 << mapping.get(c, c) for c in range(30) if (m >> c) & 1)
+            for p2 in range(players):
+                if p2 != p:
+                    m = int(alt.start[b, p2])
+                    alt.start[b, p2] = sum(1 << mapping.get(c, c) for c in range(30) if (m >> c) & 1)
+            q0 = int(alt.g[b, dk.QPOS]) + 3
+            alt.qdeck[b, q0:] = rng.permutation(alt.qdeck[b, q0:])
+            alt.guess[b, [s for s in range(players) if s != p]] = rng.integers(-1, 7)
+        assert not np.array_equal(alt.loc[games], st.loc[games])
+        _same(base, G.observe(alt, games))
+
+
+def test_the_deducer_never_rules_out_where_a_card_really_is():
+    """track() over-approximates: the true place of every card is always among its possible
+    places, at every decision where the deducer looks (and its estimate sums to the sizes)."""
+    from strategies.deducktion import estimate, track
+    for players in (2, 3, 4, 5):
+        B = 120
+        keys = game_keys(21, players, B)
+        st = G.init(G.make_rules(), players, keys.deal)
+        strat = get_strategy(G.id, "naive")()
+        seat_rs = keys.seat.reshape(-1).copy()
+        narrowed = 0
+        while True:
+            mv = G.to_move(st)
+            live = np.flatnonzero(mv >= 0)
+            if live.size == 0:
+                break
+            obs = G.observe(st, live).freeze()
+            look = np.isin(obs.kind, [dk.TARGET, dk.QUESTION, dk.GUESS])
+            poss = track(obs)
+            loc = st.loc[live].astype(int)
+            off = (loc - mv[live][:, None]) % players
+            truth = np.where(loc < 5, off, np.where(loc == dk.MISSING, players,
+                             np.where(loc == dk.DRAW, players + 1, -1)))
+            inside = np.where(truth >= 0, (poss >> np.maximum(truth, 0)) & 1, poss == 0)
+            assert inside[look].all()
+            narrowed += int(((poss > 0) & ((poss & (poss - 1)) == 0) & (loc != mv[live][:, None]))[look].sum())
+            w = estimate(obs, poss)
+            assert np.allclose(w.sum(axis=2)[(obs.table < 0) & look[:, None]], 1)
+            a = np.zeros(B, np.int64)
+            a[live] = strat.act(obs, G.legal(st)[live], SeatRandom(seat_rs, live * players + mv[live]))
+            G.step(st, a)
+        assert narrowed > 0          # it does pin cards down that are not its own
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_deduction_pays(players):
+    """The deducer against the naive player (who guesses among the cards it never saw)."""
+    strats = [get_strategy(G.id, "naive")(), get_strategy(G.id, "deducer")()]
+    B = 600
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 2
+    res = play_batch(G, G.make_rules(), players, strats, seating, game_keys(5, players, B))
+    o = res.outcome
+    ded, nai = seating == 1, seating == 0
+    assert o.win[ded].mean() > o.win[nai].mean() + 0.05
+    wrong = o.stats["guesses_wrong"]
+    assert wrong[ded].mean() < wrong[nai].mean()
+
+
+def test_same_seed_same_games():
+    strat = [get_strategy(G.id, "deducer")()]
+    a = play_batch(G, G.make_rules(), 4, strat, np.zeros((30, 4), int), game_keys(11, 4, 30))
+    b = play_batch(G, G.make_rules(), 4, strat, np.zeros((30, 4), int), game_keys(11, 4, 30))
+    assert np.array_equal(a.outcome.score, b.outcome.score)
+
+
+def test_trace_describes_a_whole_game():
+    strat = [get_strategy(G.id, "collector")()]
+    res = play_batch(G, G.make_rules(), 3, strat, np.zeros((1, 3), int), game_keys(2, 3, 1),
+                     log=True)
+    text = G.describe(res.state, 0)
+    assert text.startswith("-- Turn 1: P0 --")
+    assert text.count("-- Turn ") == res.outcome.turns[0] == 12
+    assert text.count("guesses the missing") == 15
+    assert "== The question deck is used up" in text
+
+
+def test_pure_python_mode_plays_the_same_game():
+    """NUMBA_DISABLE_JIT=1 runs the kernels as plain Python: the game comes out as compiled."""
+    import os
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "safari_sim.cli", "trace", "deducktion", "--seed", "3",
+            "--strategies", "naive,collector,deducer"]
+    cwd = os.path.dirname(os.path.dirname(__file__))
+    jit = subprocess.run(args, capture_output=True, text=True, check=True, cwd=cwd)
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    py = subprocess.run(args, capture_output=True, text=True, check=True, env=env, cwd=cwd,
+                        timeout=120)
+    assert "guesses the missing" in jit.stdout and "asks P" in jit.stdout
+    assert py.stdout == jit.stdout
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_baseline_experiments(players):
+    from pathlib import Path
+
+    from safari_sim.run.config import load_experiment
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / f"deducktion-{players}p.yaml"
+    exp = load_experiment(path)
+    assert exp.game.id == G.id and exp.players == players
+    assert 20_000 <= exp.spec.games <= 50_000
+    used = {s.use for s in exp.variants[0].strategies}
+    assert {"naive", "deducer"} <= used

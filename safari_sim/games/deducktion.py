@@ -251,7 +251,7 @@ def _start_turn(b, g, pp, loc, qdeck, pile, hist, ev, rs, params):
     log_event(ev, g, NEV, b, E_TURN, p, g[b, TURNS] + 1, 0, 0, 0)
     # Two-player variant: an empty hand draws one card from the reserve hand
     if params[P_DRAW] != 0 and pp[b, p, HAND_N] == 0 and g[b, DRAWPOS] < pile.shape[1]:
-        c = pile[b, g[b, DRAWPOS]]
+        c = int(pile[b, g[b, DRAWPOS]])
         g[b, DRAWPOS] += 1
         loc[b, c] = p
         pp[b, p, HAND_N] += 1
@@ -486,6 +486,7 @@ def _add_pair(b, a1, n1, a2, n2, legal):
 @njit(cache=True, _nrt=False)
 def _legal_questions(b, c0, c1, c2, legal):
     """Every question the three flipped cards allow (explorers wild, as printed)."""
+    c0, c1, c2 = int(c0), int(c1), int(c2)
     s = (c0 // NN, c1 // NN, c2 // NN)
     n = (c0 % NN, c1 % NN, c2 % NN)
     e = (1 if s[0] == EXPLORER else 0) + (1 if s[1] == EXPLORER else 0) + \
@@ -601,7 +602,7 @@ def _init(g, pp, loc, qdeck, pile, start, hist, ev, rs, params, deal):
         i = 0
         for p in range(hands):
             for j in range(h):
-                c = deal[i]
+                c = int(deal[i])
                 i += 1
                 if p < nplayers:
                     loc[b, c] = p
