@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 from safari_sim import stats
+from safari_sim.stats import caps
 from safari_sim.stats.words import ci, number, pct, points, signed_points
 
 
@@ -72,7 +73,52 @@ def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl
     if len(t["sweep"].columns) > 1:
         t["headlines"] = t["headlines"].join(t["sweep"], on="variant_id", how="left")
     t["balance"] = stats.most_balanced(t["headlines"])
+    t["safety_stops"] = caps.safety_stops(lf)
     return t
+
+
+# A decision at the table (look, think, play) takes about this long; `safari-sim report
+# --seconds-per-decision S` (or build_report(..., seconds_per_decision=S)) sets another.
+SECONDS_PER_DECISION = 10.0
+
+
+def _minutes(seconds: float) -> str:
+    m = seconds / 60
+    return f"{m:.1f}" if m < 10 else f"{m:.0f}"
+
+
+def play_time_sentence(length: pl.DataFrame, seconds: float) -> str | None:
+    """"A game takes about N minutes at the table" from the turns per game, a turn counted as one
+    decision of ``seconds`` (the dataset records turns, not every decision within one)."""
+    turns = length.filter(pl.col("statistic") == "turns")
+    if not len(turns) or seconds <= 0:
+        return None
+    lo, hi = turns["mean"].min(), turns["mean"].max()
+    if len(turns) == 1:
+        r = turns.row(0, named=True)
+        span = (f"about {_minutes(r['mean'] * seconds)} minutes at the table (the middle half of games "
+                f"{_minutes(r['q25'] * seconds)} to {_minutes(r['q75'] * seconds)} minutes)")
+    else:
+        span = (f"about {_minutes(lo * seconds)} to {_minutes(hi * seconds)} minutes at the table on "
+                f"average, depending on the variant")
+    return (f"Play time: a game takes {span}, at {seconds:g} seconds a decision and one decision a "
+            f"turn (set with --seconds-per-decision).")
+
+
+def safety_stop_sentences(stops: pl.DataFrame, n_var: int) -> list[str]:
+    """How many games or rounds a safety stop ended, overall and per variant where any did (none
+    when the game has no safety stop)."""
+    line = caps.sentence(stops)
+    if line is None:
+        return []
+    out = ["Safety stops: " + line + "."]
+    hit = [r for r in stops.iter_rows(named=True)
+           if r.get("capped", 0) or r.get("capped_rounds", 0)]
+    if n_var > 1 and hit:
+        out.append("Per variant: " + "; ".join(
+            f"{r['variant']}: " + caps.sentence(stops.filter(pl.col("variant_id") == r["variant_id"]))
+            .split(": their results")[0] for r in hit) + ".")
+    return out
 
 
 def seat_rows_versus(seats: pl.DataFrame, verdicts: pl.DataFrame) -> pl.DataFrame:
@@ -123,6 +169,23 @@ def _tied_words(tied: pl.DataFrame, what: str) -> list:
     return [", tied with ", *_names(others), f" (their intervals of the {what} overlap, so no order between them)"]
 
 
+def share_of_games(rate: float, lo: float, hi: float, games: int, owner: str = "their",
+                   together: str = " together") -> str:
+    """"62.1% (interval ...) of their games together", said as a finding at the ends: "every one
+    of their 3,000 games together" (not "100.0%", which reads as rounding), "more than 99.9%",
+    "fewer than 0.1%", "none of their ... games"."""
+    interval = ci(lo, hi)
+    if rate >= 1:
+        return f"every one of {owner} {games:,} games{together} {interval}"
+    if rate <= 0:
+        return f"none of {owner} {games:,} games{together} {interval}"
+    if pct(rate) == pct(1.0):
+        return f"more than 99.9% {interval} of {owner} {games:,} games{together}"
+    if pct(rate) == pct(0.0):
+        return f"fewer than 0.1% {interval} of {owner} {games:,} games{together}"
+    return f"{pct(rate)} {interval} of {owner} games{together}"
+
+
 def duplicate_sentence(rates: pl.DataFrame, h2h: pl.DataFrame, games: int) -> list:
     """What duplicate deals were worth on this run: each win-rate interval's effective number of
     independent games (against plain rotation), and the head-to-head shares' too."""
@@ -171,8 +234,8 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
             else:
                 lead = [*_names(top["strategy"].to_list()), " win most often, their intervals overlapping (no order "
                         "between them); the best estimate, ", _strong(best["strategy"]), ", wins "]
-            out.append([*lead, f"{pct(best['rate'])} {ci(best['lo'], best['hi'])} of its games, against a "
-                        f"fair share of {pct(fair)} with {players} players."])
+            out.append([*lead, f"{share_of_games(best['rate'], best['lo'], best['hi'], int(best['games']), 'its', '')}"
+                        f", against a fair share of {pct(fair)} with {players} players."])
         else:
             out.append(["No strategy wins detectably more than its fair share of "
                         f"{pct(fair)}; the best, ", _strong(best["strategy"]),
@@ -194,7 +257,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
         if len(h2h) and players > 2:  # with two players head to head is the win rate again
             top = h2h.sort("rate", descending=True).row(0, named=True)
             out.append(["Head to head, ", _strong(top["strategy"]), " finishes ahead of ", _strong(top["opponent"]),
-                        f" in {pct(top['rate'])} {ci(top['lo'], top['hi'])} of their games together."])
+                        f" in {share_of_games(top['rate'], top['lo'], top['hi'], int(top['games']))}."])
     elif fixed:
         out.append(["There is no seat verdict in any variant: seating is fixed, so each strategy always sits "
                     "in the same seat and seat and strategy cannot be told apart."])
@@ -244,6 +307,11 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
         else:
             out.append([f"Games last {head['turns_mean'].min():.1f} to {head['turns_mean'].max():.1f} "
                         "turns on average across variants."])
+    play = play_time_sentence(t["length"], float(experiment.get("seconds_per_decision")
+                                                 or SECONDS_PER_DECISION))
+    if play:
+        out.append([play])
+    out += [[line] for line in safety_stop_sentences(t.get("safety_stops", pl.DataFrame()), n_var)]
     rates = t["win_rates"]
     if experiment.get("seating") == "duplicate":
         out.append(duplicate_sentence(rates, t["head_to_head"], games))

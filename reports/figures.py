@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import itertools
+import textwrap
 
 import matplotlib
 
@@ -57,6 +58,16 @@ def _pct_tick(x, _pos=None) -> str:
     return f"{100 * x:.1f}".rstrip("0").rstrip(".") + "%"
 
 
+def panel_title(ax, text: str) -> None:
+    """A left-aligned title wrapped to its panel's width, so long names (a score called "victory
+    cards") never run into the next panel's title."""
+    fig = ax.get_figure()
+    width_in = ax.get_position().width * fig.get_figwidth()
+    size = float(STYLE["axes.titlesize"])
+    chars = max(int(width_in * 72 / (0.6 * size)), 8)  # a DejaVu Sans character is about 0.6 em
+    ax.set_title(textwrap.fill(text, chars), loc="left")
+
+
 def _pct_axis(ax, axis: str = "x") -> None:
     (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(matplotlib.ticker.FuncFormatter(_pct_tick))
 
@@ -106,7 +117,7 @@ def score_histograms(by_strategy: pl.DataFrame, by_seat: pl.DataFrame, score_nam
                     _step(ax, h, colour(val), seat_label(val))
                 else:
                     _step(ax, h, colour_of(val, order), plain(val))
-            ax.set_title(plain(f"{score_name} {title}"), loc="left")
+            panel_title(ax, plain(f"{score_name} {title}"))
             ax.set_xlabel(plain(score_name + (" (lower wins)" if lower_score_wins else "")))
             ax.legend(frameon=False)
         axes[0].set_ylabel("share of games")
@@ -129,7 +140,7 @@ def game_shape(margin: pl.DataFrame, length: pl.DataFrame, score_name: str) -> s
             total = h["count"].sum()
             ax.bar(h["bin_lo"].to_numpy() + float(h["width"][0]) / 2, h["count"].to_numpy() / total,
                    width=float(h["width"][0]) * 0.9, color=colour(0), alpha=0.8)
-            ax.set_title(title, loc="left")
+            panel_title(ax, title)
             _pct_axis(ax, "y")
         axes[0][0].set_ylabel("share of games")
         return to_data_uri(fig)
@@ -187,7 +198,7 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
         titles = {"seat": "first seat's win rate", "strategies": "win rate per strategy",
                   "turns": "mean turns per game", "margin": "mean winning margin"}
         for ax, panel in zip(axes, panels):
-            ax.set_title(titles[panel], loc="left")
+            panel_title(ax, titles[panel])
             ax.set_xlabel(plain(key))
             if panel in ("seat", "strategies"):
                 _pct_axis(ax, "y")

@@ -44,14 +44,19 @@ def html_to_pdf(html: str) -> bytes:
 
 
 def build_report(results_dir: str | Path, formats: Sequence[str] = FORMATS,
-                 out: str | Path | None = None) -> list[Path]:
+                 out: str | Path | None = None, seconds_per_decision: float | None = None) -> list[Path]:
     """Write report.html and/or report.pdf for a results directory into ``out`` (default: the
-    results directory) and return the paths written. Reads only the dataset and experiment.json."""
+    results directory) and return the paths written. Reads only the dataset and experiment.json.
+    ``seconds_per_decision`` sets the play-time estimate (default compute.SECONDS_PER_DECISION)."""
     formats = [f.strip().lower() for f in ([formats] if isinstance(formats, str) else formats) if f.strip()]
     bad = [f for f in formats if f not in FORMATS]
     if bad or not formats:
         raise ReportError(f"unknown report format {', '.join(bad) or '(none)'}; use html, pdf or both")
     lf, experiment = open_results(results_dir)
+    if seconds_per_decision is not None:
+        if not seconds_per_decision > 0:
+            raise ReportError(f"seconds per decision must be above 0, got {seconds_per_decision}")
+        experiment = {**experiment, "seconds_per_decision": float(seconds_per_decision)}
     report = build_view(lf, experiment)
     html = render_html(report)
     target = Path(out) if out is not None else Path(results_dir)

@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from safari_sim.stats import caps
 from safari_sim.stats.sweep import sweep_value_text
 
 from . import figures
@@ -89,6 +90,10 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
     stat_rows = _rows(t["seat_stats"], vid)
     stat_cols = [c for c in t["seat_stats"].columns if c not in ("variant_id", "strategy", "n")] if stat_rows else []
     margin = _rows(t["margin"], vid)
+    stops = t.get("safety_stops", pl.DataFrame())
+    stop_line = caps.sentence(stops.filter(pl.col("variant_id") == vid)) if len(stops) else None
+    if stop_line and stop_line.startswith("no game"):  # said once in the summary; here only where any did
+        stop_line = None
     figs = {
         "win_rates": figures.win_rates(rates, fair, order),
         "seats": figures.win_rates(seat_rates, fair, list(range(seat["players"])), label="seat"),
@@ -110,6 +115,7 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
         "scores_strategy": _rows(t["scores_strategy"], vid),
         "scores_seat": [{**r, "name": figures.seat_label(r["seat"])} for r in _rows(t["scores_seat"], vid)],
         "margin": margin[0] if margin else None,
+        "safety_stops": stop_line,
         "length": _rows(t["length"], vid),
         "stat_cols": stat_cols, "stat_rows": stat_rows,
         "figures": figs,

@@ -183,13 +183,14 @@ def _stopping_rule(exp, tasks, stopped: dict):
     return after_round
 
 
-def _report(results: Path, formats: list[str], out_dir: Optional[Path]) -> None:
+def _report(results: Path, formats: list[str], out_dir: Optional[Path],
+            seconds_per_decision: Optional[float] = None) -> None:
     try:
         from reports import ReportError, build_report
     except ImportError as e:  # the report layer is optional at import time
         fail(f"the report builder is not available: {e}", code=1)
     try:
-        paths = build_report(results, formats=formats, out=out_dir)
+        paths = build_report(results, formats=formats, out=out_dir, seconds_per_decision=seconds_per_decision)
     except ReportError as e:
         fail(str(e))
     for p in paths:
@@ -201,13 +202,18 @@ def report(
     results: Path = typer.Argument(..., help="a results folder written by `safari-sim run`"),
     format: str = typer.Option("html,pdf", "--format", help="comma-separated: html, pdf"),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="where to write (default: the results folder)"),
+    seconds_per_decision: float = typer.Option(10.0, "--seconds-per-decision",
+                                               help="seconds a player takes for one decision at the table, "
+                                                    "for the report's play-time estimate"),
 ) -> None:
     """Write the report (HTML and/or PDF) of a finished or partial run."""
     formats = [f.strip() for f in format.split(",") if f.strip()]
     bad = [f for f in formats if f not in ("html", "pdf")]
     if bad or not formats:
         fail(f"--format: expected html, pdf or both, got {format!r}")
-    _report(results, formats, out_dir)
+    if not seconds_per_decision > 0:
+        fail(f"--seconds-per-decision: expected a number above 0, got {seconds_per_decision}")
+    _report(results, formats, out_dir, seconds_per_decision)
 
 
 def _print_moved(before: Path, after: Path) -> None:

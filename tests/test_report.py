@@ -393,3 +393,91 @@ def test_summary_never_contradicts_the_seat_verdict(tmp_path):
     assert "an edge of" not in text and "not equally placed" not in text
     seats = Cells(html).find(tag="td", data_key="versus")[-3:]
     assert [c["text"] for c in seats] == ["fair within reach"] * 3
+
+
+# ---- issue 17: safety stops, certain margins, wrapped titles, play time ---------------------------
+
+def _add_caps(path: Path, capped_games: dict[int, set[int]]) -> None:
+    """Mark games (per variant) as ended by the safety stop: ``capped`` 1 on every seat's row, as a
+    game writes a per-game statistic."""
+    for f in sorted((path / "chunks").glob("*/*.parquet")):
+        df = pl.read_parquet(f)
+        vid = int(df["variant_id"][0])
+        hit = pl.col("game").is_in(sorted(capped_games.get(vid, set())))
+        df.with_columns(pl.when(hit).then(1).otherwise(0).cast(pl.Int32).alias("capped")).write_parquet(f)
+
+
+def test_report_counts_safety_stops_per_variant(tmp_path):
+    path = write_dataset(tmp_path, players=3, games=900, sweep={"rules.target": [50, 77]}, seed=4)
+    _add_caps(path, {1: {3, 10, 400}})
+    report = reports.build_view(*reports.open_results(path))
+    text = " ".join("".join(p if isinstance(p, str) else p["strong"] for p in b) for b in report.context["summary"])
+    assert "3 of 1,800 games were ended by the safety stop" in text
+    assert "rules.target=77: 3 of 900 games were ended by the safety stop" in text
+    assert "rules.target=50:" not in text.split("Per variant")[-1]
+    html = reports.render_html(report)
+    lines = re.findall(r'data-key="safety_stops">(.*?)</p>', html)
+    assert lines == ["Safety stops: 3 of 900 games were ended by the safety stop: their results are the "
+                     "cap&#39;s, not the rules&#39;."]
+
+
+def test_report_without_a_cap_column_says_nothing_of_safety_stops(tmp_path):
+    path = write_dataset(tmp_path, players=3, games=600, seed=4)
+    html = reports.render_html(reports.build_view(*reports.open_results(path)))
+    assert "safety stop" not in html.lower()
+
+
+def test_a_certain_head_to_head_reads_as_a_finding(tmp_path):
+    from reports.compute import share_of_games
+
+    path = write_dataset(tmp_path, players=3, games=900, strategies=["bluffer", "middle", "random"],
+                         strengths=[1e9, 1, 1e-9], integer_scores=False, seed=6)
+    report = reports.build_view(*reports.open_results(path))
+    text = " ".join("".join(p if isinstance(p, str) else p["strong"] for p in b) for b in report.context["summary"])
+    assert re.search(r"bluffer finishes ahead of (random|middle) in every one of their 900 games together", text)
+    assert "100.0% (interval" not in text
+    assert "bluffer wins most often: every one of its 900 games (interval" in text
+    assert share_of_games(0.99996, 0.9991, 1.0, 30_000).startswith("more than 99.9% (interval 99.9% to 100.0%)")
+    assert share_of_games(0.0, 0.0, 0.004, 900).startswith("none of their 900 games")
+    assert share_of_games(0.621, 0.6, 0.64, 900) == "62.1% (interval 60.0% to 64.0%) of their games together"
+
+
+def test_game_shape_titles_do_not_overlap_with_a_long_score_name(monkeypatch):
+    from reports import figures
+
+    figs = []
+    monkeypatch.setattr(figures, "to_data_uri", lambda fig: figs.append(fig) or "data:,")
+    hist = lambda col: pl.DataFrame({"bin": [0, 1, 2], "bin_lo": [0.0, 1.0, 2.0], "width": [1.0] * 3,  # noqa: E731
+                                     "count": [5, 3, 1]})
+    length = pl.concat([hist("x").with_columns(pl.lit(s).alias("statistic")) for s in ("turns", "rounds")])
+    figures.game_shape(hist("margin"), length, "points (cards taken; fewest wins)")
+    fig = figs[0]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = sorted((ax._left_title.get_window_extent(renderer) for ax in fig.axes), key=lambda b: b.x0)
+    assert len(boxes) == 3
+    for left, right in zip(boxes, boxes[1:]):
+        assert left.x1 < right.x0, "a panel title runs into the next one"
+    assert "\n" in fig.axes[0].get_title(loc="left")
+
+
+def test_play_time_estimate(tmp_path):
+    from typer.testing import CliRunner
+
+    from safari_sim.cli import app
+
+    path = write_dataset(tmp_path / "r", players=3, games=900, seed=7)
+    turns = table(path).filter(pl.col("seat") == 0)["turns"]
+    report = reports.build_view(*reports.open_results(path))
+    text = " ".join("".join(p if isinstance(p, str) else p["strong"] for p in b) for b in report.context["summary"])
+    minutes = turns.mean() * 10 / 60
+    assert f"a game takes about {minutes:.1f} minutes at the table" in text
+    assert "at 10 seconds a decision" in text
+    [out] = reports.build_report(path, ["html"], out=tmp_path / "o", seconds_per_decision=30)
+    html = " ".join(out.read_text().split())
+    assert f"a game takes about {turns.mean() * 30 / 60:.0f} minutes at the table" in html
+    res = CliRunner().invoke(app, ["report", str(path), "--format", "html", "--out", str(tmp_path / "c"),
+                                   "--seconds-per-decision", "0"])
+    assert res.exit_code == 2 and "--seconds-per-decision" in res.output
+    with pytest.raises(reports.ReportError, match="seconds per decision"):
+        reports.build_report(path, ["html"], out=tmp_path / "o", seconds_per_decision=-1)
