@@ -33,6 +33,12 @@ def recall_knob(default: float, what: str = "remembered fact"):
         f"chance of keeping each {what} through a turn (1 = perfect memory)"))
 
 
+def decline_knob(default: float):
+    return Field(default, ge=0, le=1, description=(
+        "with rules.may_decline: chance of not using a Hunter's (or a refusal's) right to demand "
+        "when it remembers no set held by another player and holds a set itself"))
+
+
 def bold_knob(default: float, when: str = "when none is known"):
     return Field(default, ge=0, le=1, description=(
         f"second version: chance of hunting a pair it cannot remember {when}"))
@@ -104,7 +110,15 @@ class JungleStrategy(Strategy):
         self.mem.tick(obs)
         if obs.version == 2:
             return self.hunt(obs, legal, rng)
-        return self.demand(obs, legal, rng)
+        nd = (obs.held_count.shape[1] - 1) * obs.animals
+        if legal.shape[1] == nd:
+            return self.demand(obs, legal, rng)
+        # rules.may_decline: the last action declines; a blind guess would hand the refused
+        # player a demand (perhaps of one's own sets)
+        a = self.demand(obs, legal[:, :nd], rng)
+        blind = ~self.known_sets(obs).any(axis=1) & (obs.held_count[:, 0] > 0)
+        no = legal[:, nd] & blind & (rng.random(len(a)) < self.params.decline)
+        return np.where(no, nd, a)
 
     def observe(self, obs: Obs, rng) -> None:
         """Update the memory from this observation (every fact a perfect memory would hold)."""
@@ -182,6 +196,7 @@ class Rememberer(JungleStrategy):
     class Params(_Params):
         recall: float = recall_knob(0.95)
         bold: float = bold_knob(0.3)
+        decline: float = decline_knob(1.0)
 
     def demand(self, obs, legal, rng):
         return self.demand_known(obs, legal, rng, obs.set_points.astype(np.float64),
@@ -197,6 +212,7 @@ class Leader(JungleStrategy):
     class Params(_Params):
         recall: float = recall_knob(0.8)
         bold: float = bold_knob(0.3, "when level on points")
+        decline: float = decline_knob(0.5)
         chase: float = Field(0.02, ge=0, description=(
             "extra boldness per point behind the best opponent (less when ahead)"))
 
@@ -230,6 +246,7 @@ class Guesser(JungleStrategy):
     class Params(_Params):
         recall: float = recall_knob(0.8, "remembered refusal or revealed pair")
         bold: float = bold_knob(0.5)
+        decline: float = decline_knob(0.0)
 
     def observe(self, obs, rng):
         super().observe(obs, rng)

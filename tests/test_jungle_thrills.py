@@ -251,12 +251,50 @@ def test_no_player_may_ask_for_a_set_won_outright_nor_ask_himself():
     assert legal.shape[0] == 2 * 7
 
 
+def test_the_right_to_demand_is_used_by_default_and_may_be_declined_as_a_variant():
+    kw = dict(players=3, stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)]},
+              held={0: [animal_set(HIPPO)], 1: [animal_set(TIGER)], 2: [animal_set(LION)]})
+    r, st = position(**kw)
+    # "This continues until whoever is asking has made a correct request": each must ask
+    assert G.legal(st).shape[1] == 2 * 7 and G.legal(st)[0].sum() == 14
+    r, st = position(may_decline=True, **kw)
+    decline = 2 * 7
+    assert G.legal(st).shape[1] == 15 and G.legal(st)[0, decline]
+    act(st, demand(1, LION))             # refused by P1: P1 may ask anyone, or decline
+    assert mover(st) == 1 and G.legal(st)[0, decline]
+    act(st, decline)
+    # the turn passes to the player after the Hunter's: P1 turns his zebra
+    text = log(st).splitlines()
+    i = text.index("   P1 does not demand")
+    assert text[i + 1] == "P1 turns up 1 zebra"
+    assert st.pp[0, 1, jt.DEMANDS] == 0 and st.pp[0, 0, jt.DEMANDS] == 1
+    assert G.zones(st, 0)["held1"] and G.zones(st, 0)["held2"]
+    # the asking phase's turn must ask even so
+    r, st = position(may_decline=True, **dict(_ASK4, asking=True))
+    assert obs(st).kind[0] == jt.K_ASK and not G.legal(st)[0, 3 * 7]
+
+
+def test_a_cautious_player_declines_a_blind_demand_when_it_may():
+    r, st = position(players=3, may_decline=True, stacks={0: [H(0)], 1: [c(ZEBRA, 0)],
+                                                           2: [c(ZEBRA, 2)]},
+                     held={0: [animal_set(HIPPO)], 1: [animal_set(TIGER)]})
+    rng = SeatRandom(deal_keys(1, 5).copy(), np.array([0]))
+    blind = get_strategy(G.id, "rememberer")(recall=0.0, decline=1.0)
+    blind.reset(1, 3)
+    assert blind.act(obs(st), G.legal(st), rng)[0] == 2 * 7
+    sure = get_strategy(G.id, "rememberer")(recall=1.0, decline=1.0)
+    sure.reset(1, 3)
+    assert sure.act(obs(st), G.legal(st), rng)[0] == demand(1, TIGER)
+
+
 # ---- The asking phase --------------------------------------------------------------------------
 
+_ASK4 = dict(players=4, stacks={},
+             held={1: [animal_set(TIGER)], 3: [animal_set(LION)], 2: [animal_set(HIPPO)]})
+
+
 def _asking4(**rules):
-    return position(players=4, stacks={}, asking=True,
-                    held={1: [animal_set(TIGER)], 3: [animal_set(LION)], 2: [animal_set(HIPPO)]},
-                    **rules)
+    return position(asking=True, **_ASK4, **rules)
 
 
 def test_asking_a_success_passes_the_turn_on_in_rotation():
@@ -362,7 +400,7 @@ def test_v2_a_card_that_may_complete_a_pair_may_go_hunting():
 def test_v2_a_wrong_hunt_passes_the_turn_and_bars_hunting_next_turn():
     r, st = _v2(stacks={0: [c(LION, 5), c(LION, 4)], 1: [c(ZEBRA, 1), c(ZEBRA, 3)],
                         2: [c(ZEBRA, 2), c(ZEBRA, 4)]},
-                pairs=[(c(TIGER, 0), c(TIGER, 1)), (c(LION, 0), c(LION, 2))])
+                pairs=[(c(TIGER, 0), c(TIGER, 1)), (c(LION, 0), c(LION, 2))], hunt_first=False)
     act(st, jt.HUNT0 + 0)            # lions, touching the tigers: wrong
     assert "wrong, they are tigers" in log(st)
     assert st.pp[0, 0, jt.BARRED] == 1
@@ -380,9 +418,9 @@ def test_v2_a_wrong_hunt_passes_the_turn_and_bars_hunting_next_turn():
     conserved(st)
 
 
-def test_v2_a_card_that_pairs_with_an_exposed_card_does_not_hunt():
+def test_v2_pair_first_variant_a_card_that_pairs_with_an_exposed_card_does_not_hunt():
     r, st = _v2(stacks={0: [c(ZEBRA, 0), c(LION, 4)], 1: [c(ZEBRA, 5), c(LION, 3)], 2: []},
-                pairs=[(c(LION, 0), c(LION, 2))])
+                pairs=[(c(LION, 0), c(LION, 2))], hunt_first=False)
     # P0's lion: may hunt the pair
     assert mover(st) == 0
     act(st, jt.PASS)
@@ -400,9 +438,52 @@ def test_v2_game_ends_when_every_set_is_won_or_nothing_can_complete_the_pairs():
     assert mover(st) == -1 and G.outcome(st).score[0].tolist() == [6.0, 6.0]
     r, st = _v2(players=2, stacks={0: [c(LION, 4)], 1: [c(LION, 5)]},
                 pairs=[(c(LION, 0), c(LION, 2)), (c(LION, 1), c(LION, 3))])
-    act(st, jt.PASS)   # P0 does not hunt; P1's lion pairs with P0's: three lion pairs
+    act(st, jt.PASS)   # P0 does not hunt
+    act(st, jt.PASS)   # nor P1 (hunt_first): his lion pairs with P0's: three lion pairs
     assert mover(st) == -1
     assert G.outcome(st).score[0].tolist() == [0.0, 0.0]
+
+
+def _hunt_first_position():
+    # P0's lion lies exposed; a lion pair lies face down in the centre; P1 turns a lion
+    return _v2(stacks={0: [c(ZEBRA, 0)], 1: [c(ZEBRA, 1), c(LION, 3)], 2: [c(ZEBRA, 2)]},
+               piles={0: [c(LION, 4)]}, pairs=[(c(TIGER, 0), c(TIGER, 1)),
+                                              (c(LION, 0), c(LION, 2))], cur=1)
+
+
+def test_v2_a_card_that_could_pair_may_go_hunting_first():
+    # "Any player, however, who turns up a card which he thinks will make up one of the pairs
+    # on the table into a set of 3": his lion could also pair with P0's exposed lion, but he
+    # may hunt first (rules.hunt_first, the default)
+    r, st = _hunt_first_position()
+    assert mover(st) == 1 and obs(st).kind[0] == jt.K_HUNT and obs(st).card[0] == c(LION, 3)
+    act(st, jt.HUNT0 + 1)
+    z = G.zones(st, 0)
+    assert sorted(z["won1"]) == sorted([c(LION, 0), c(LION, 2), c(LION, 3)])
+    assert z["pile0"] == [c(LION, 4)] and obs(st).live[0].tolist().count(c(LION, 4)) == 1
+    conserved(st)
+
+
+@pytest.mark.parametrize("action", [jt.PASS, jt.HUNT0 + 0])
+def test_v2_not_hunting_or_hunting_wrongly_the_card_then_pairs(action):
+    r, st = _hunt_first_position()
+    act(st, action)
+    z = G.zones(st, 0)
+    assert sorted(z["pairs"]) == sorted([c(TIGER, 0), c(TIGER, 1), c(LION, 0), c(LION, 2),
+                                         c(LION, 4), c(LION, 3)])
+    assert z["pile0"] == [] and z["pile1"] == [] and z["won1"] == []
+    assert st.pp[0, 1, jt.BARRED] == (action != jt.PASS)
+    conserved(st)
+
+
+def test_v2_pair_first_variant_pairs_at_once():
+    r, st = _v2(stacks={0: [c(ZEBRA, 0)], 1: [c(ZEBRA, 1), c(LION, 3)], 2: [c(ZEBRA, 2)]},
+                piles={0: [c(LION, 4)]}, pairs=[(c(LION, 0), c(LION, 2))], cur=1,
+                hunt_first=False)
+    # P1's lion pairs with P0's at once; P2's zebra may then hunt (pairs lie in the centre)
+    assert mover(st) == 2
+    assert sorted(G.zones(st, 0)["pairs"]) == sorted([c(LION, 0), c(LION, 2), c(LION, 4),
+                                                      c(LION, 3)])
 
 
 # ---- Rules fields ------------------------------------------------------------------------------
@@ -454,7 +535,8 @@ def test_properties_over_random_games(players, version):
     for s in strats:
         s.reset(B, players)
     seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(strats)
-    r = G.make_rules(version=version, held_count_at_end=(players % 2 == 0))
+    r = G.make_rules(version=version, held_count_at_end=(players % 2 == 0),
+                     may_decline=players in (3, 5), hunt_first=players != 4)
     st = G.init(r, players, keys.deal)
     steps = 0
     while True:
@@ -577,9 +659,11 @@ def reference_game(rules, players, key, choose, clock_now):
                 held[p].append(pairs[j[0]] + [x])
                 pairs[j[0]] = None
                 continue
-        prev = [(p - i) % players for i in range(1, players)]
-        q = [r for r in prev if live[r] is not None and animal[live[r]] == animal[x]]
-        if q:
+        def pair_up():
+            prev = [(p - i) % players for i in range(1, players)]
+            q = [r for r in prev if live[r] is not None and animal[live[r]] == animal[x]]
+            if not q:
+                return False
             q = q[0]
             piles[q].pop()
             piles[p].pop()
@@ -589,21 +673,37 @@ def reference_game(rules, players, key, choose, clock_now):
                 pairs[pairs.index(None)] = pr
             else:
                 pairs.append(pr)
-            continue
-        if rules.version == 2 and not b and any(pairs):
+            return True
+
+        def go_hunting():
+            """True if the set was won."""
             opts = [i for i, pr in enumerate(pairs) if pr]
             clock_now["c"] = clock
             j = choose("hunt", p, opts)
-            if j is not None:
-                if animal[pairs[j][0]] == animal[x]:
-                    piles[p].pop()
-                    live[p] = None
-                    won[p].append(pairs[j] + [x])
-                    pairs[j] = None
-                    if in_sets() == nac:
-                        break
-                else:
-                    barred[p] = True
+            if j is None:
+                return False
+            if animal[pairs[j][0]] == animal[x]:
+                piles[p].pop()
+                live[p] = None
+                won[p].append(pairs[j] + [x])
+                pairs[j] = None
+                return True
+            barred[p] = True
+            return False
+
+        may_hunt = rules.version == 2 and not b and any(pairs)
+        if may_hunt and rules.hunt_first:
+            # he may hunt before the table calls a pair with an exposed card
+            if go_hunting():
+                if in_sets() == nac:
+                    break
+                continue
+            pair_up()
+            continue
+        if pair_up():
+            continue
+        if may_hunt and go_hunting() and in_sets() == nac:
+            break
     if rules.version == 1 and in_sets() == nac:
         # the asking phase, beginning with the next in turn
         t = cur
@@ -619,12 +719,12 @@ def _mix(clock):
     return (clock * 2654435761) % 2**32 >> 8
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version,hunt_first", [(1, True), (2, True), (2, False)])
 @pytest.mark.parametrize("players", [2, 3, 5])
-def test_the_game_equals_a_plain_python_reference(players, version):
+def test_the_game_equals_a_plain_python_reference(players, version, hunt_first):
     # both engines play the same scripted choices: the (hash of the clock mod count)-th legal
     # option, in action order (demands by offset then animal; not hunting, then pairs by slot)
-    r = G.make_rules(version=version)
+    r = G.make_rules(version=version, hunt_first=hunt_first)
     n = 12
     keys = game_keys(7, players, n)
     st = G.init(r, players, keys.deal)

@@ -47,6 +47,14 @@ class Rules:
     next_turn: str = rule(
         "rotation", "after a demand in the asking phase the turn goes to 'rotation': the player "
                     "after the one whose turn it was; 'asker': the player after the last asker")
+    may_decline: bool = rule(
+        False, "a Hunter card's 'right to demand' and a refused player's 'right to ask anyone "
+               "else' may be declined (default: 'This continues until whoever is asking has made "
+               "a correct request': each must ask); the asking phase's turn must ask either way")
+    hunt_first: bool = rule(
+        True, "second version: a card that could also pair with another player's exposed card "
+              "may go hunting first (if it does not, or hunts wrongly, it then pairs); false: "
+              "the pair is made at once and the card cannot go hunting")
     missed_calls: float = rule(
         0.0, "chance that the table misses a pair or a set that a card could make (0: 'any "
              "player calls' read as automatic, every pair and set is made at once)")
@@ -97,7 +105,7 @@ Z_STACK, Z_PILE, Z_PAIR, Z_HELD, Z_WON, Z_ASIDE = range(6)
 # Set states
 S_NONE, S_HELD, S_WON = range(3)
 # Actions. First version: demand the set of animal x from the player o seats to the left,
-# (o - 1) * animals + x. Second version: 0 do not go hunting, 1 + j hunt the pair in slot j.
+# (o - 1) * animals + x; with may_decline, (P - 1) * animals declines. Second version: 0 do not go hunting, 1 + j hunt the pair in slot j.
 PASS, HUNT0 = 0, 1
 
 # per-game fields g[b, ...]
@@ -112,11 +120,11 @@ NPP = 13
 # params vector
 (P_PLAYERS, P_CARDS, P_ANIMALS, P_PER, P_NAC, P_VERSION, P_ROUNDS, P_TARGET, P_MAXTURNS,
  P_MAXROUNDS, P_FLAGS, P_MP, P_NS) = range(13)
-F_HELD_COUNT, F_SOLE_ENDS, F_NEXT_ASKER = 1, 2, 4
+F_HELD_COUNT, F_SOLE_ENDS, F_NEXT_ASKER, F_DECLINE, F_HUNT_FIRST = 1, 2, 4, 8, 16
 
 # events: ev[b, i] = (type, seat, a, b, c, d)
 (E_DEAL, E_TURN, E_PAIR, E_SET, E_HUNTER, E_DEMAND, E_ASIDE, E_HUNT, E_SCORE, E_GAME_END,
- E_MISSED, E_SKIP, E_CAP) = range(1, 14)
+ E_MISSED, E_SKIP, E_CAP, E_DECLINE) = range(1, 15)
 
 
 @dataclass
@@ -368,6 +376,53 @@ def _start_demand(b, g, kind, asker, card):
     g[b, CARD] = card
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _any_pair(b, pair):
+    for i in range(pair.shape[1]):
+        if pair[b, i, 0] >= 0:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _pair_exposed(b, p, c, g, pp, pair, pair_formed, pair_seen, zone, zone_at, rs, ev,
+                  card_animal, params, fparams):
+    """"until a player turns up a card of the same animal as one of the cards turned up by a
+    previous player (only the last turned-up card of anyone's stack may be taken)": the pair
+    goes to the centre. True if it was made."""
+    nplayers = params[P_PLAYERS]
+    x = card_animal[c]
+    q = -1
+    for i in range(1, nplayers):
+        r = p - i
+        r = r + nplayers if r < 0 else r
+        lc = pp[b, r, LIVE]
+        if lc >= 0 and card_animal[lc] == x:
+            q = r
+            break
+    if q < 0:
+        return False
+    if _rand_below_one(rs, b, fparams[0]):
+        log_event(ev, g, NEV, b, E_MISSED, p, c, 0, 0, 0)
+        return False
+    lc = pp[b, q, LIVE]
+    _pop_pile(b, q, pp)
+    _pop_pile(b, p, pp)
+    j = 0
+    while pair[b, j, 0] >= 0:
+        j += 1
+    pair[b, j, 0] = lc
+    pair[b, j, 1] = c
+    pair_formed[b, j] = g[b, CLOCK]
+    pair_seen[b, j] = g[b, CLOCK]
+    zone[b, lc] = Z_PAIR
+    zone_at[b, lc] = j
+    zone[b, c] = Z_PAIR
+    zone_at[b, c] = j
+    log_event(ev, g, NEV, b, E_PAIR, p, q, x, j, 0)
+    return True
+
+
 @njit(cache=True, _nrt=False)
 def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
              set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, card_value,
@@ -469,54 +524,54 @@ def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owne
                         continue
                     g[b, CUR] = _nxt(p, nplayers)
                     continue
-        # a card of the same animal as the last turned-up card of another player's stack: a pair
-        q = -1
-        for i in range(1, nplayers):
-            r = p - i
-            r = r + nplayers if r < 0 else r
-            lc = pp[b, r, LIVE]
-            if lc >= 0 and card_animal[lc] == x:
-                q = r
-                break
-        if q >= 0:
-            if _rand_below_one(rs, b, fparams[0]):
-                log_event(ev, g, NEV, b, E_MISSED, p, c, 0, 0, 0)
-            else:
-                lc = pp[b, q, LIVE]
-                _pop_pile(b, q, pp)
-                _pop_pile(b, p, pp)
-                j = 0
-                while pair[b, j, 0] >= 0:
-                    j += 1
-                pair[b, j, 0] = lc
-                pair[b, j, 1] = c
-                pair_formed[b, j] = g[b, CLOCK]
-                pair_seen[b, j] = g[b, CLOCK]
-                zone[b, lc] = Z_PAIR
-                zone_at[b, lc] = j
-                zone[b, c] = Z_PAIR
-                zone_at[b, c] = j
-                log_event(ev, g, NEV, b, E_PAIR, p, q, x, j, 0)
-                g[b, CUR] = _nxt(p, nplayers)
-                continue
-        if version == 2 and not barred:
+        if version == 2 and not barred and (params[P_FLAGS] & F_HUNT_FIRST) != 0:
             # "Any player, however, who turns up a card which he thinks will make up one of the
-            # pairs on the table into a set of 3, must say 'I am going hunting ...'"
-            for i in range(npairs):
-                if pair[b, i, 0] >= 0:
-                    g[b, PHASE] = HUNT
-                    g[b, CARD] = c
-                    return
+            # pairs on the table into a set of 3, must say 'I am going hunting ...'": before
+            # the table calls a pair with another player's exposed card (rules.hunt_first)
+            if _any_pair(b, pair):
+                g[b, PHASE] = HUNT
+                g[b, CARD] = c
+                return
+        if _pair_exposed(b, p, c, g, pp, pair, pair_formed, pair_seen, zone, zone_at, rs, ev,
+                         card_animal, params, fparams):
+            g[b, CUR] = _nxt(p, nplayers)
+            continue
+        if (version == 2 and not barred and (params[P_FLAGS] & F_HUNT_FIRST) == 0
+                and _any_pair(b, pair)):
+            g[b, PHASE] = HUNT
+            g[b, CARD] = c
+            return
         g[b, CUR] = _nxt(p, nplayers)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _demands_over(b, g, params):
+    """A demand succeeded, or a chain of demands ended without one: the turn goes on."""
+    nplayers = params[P_PLAYERS]
+    g[b, PHASE] = RUN
+    t = g[b, HOLDER_TURN]
+    if g[b, STAGE] == TURNING:
+        # "the turn passing to the next player after the one who turned up the Hunter card"
+        g[b, CUR] = _nxt(t, nplayers)
+    elif params[P_FLAGS] & F_NEXT_ASKER:
+        g[b, HOLDER_TURN] = _nxt(g[b, ASKER], nplayers)
+    else:
+        # "the turn goes to the player whose turn it is next in normal rotation"
+        g[b, HOLDER_TURN] = _nxt(t, nplayers)
 
 
 @njit(cache=True, _nrt=False)
 def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
            set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, card_value,
-           params):
+           params, fparams):
     nplayers = params[P_PLAYERS]
     nanimals = params[P_ANIMALS]
-    if g[b, PHASE] == DEMAND:
+    if g[b, PHASE] == DEMAND and a == (nplayers - 1) * nanimals:
+        # rules.may_decline: the right to demand is not used; the turn passes on as after a
+        # demand
+        log_event(ev, g, NEV, b, E_DECLINE, g[b, ASKER], 0, 0, 0, 0)
+        _demands_over(b, g, params)
+    elif g[b, PHASE] == DEMAND:
         asker = g[b, ASKER]
         o = a // nanimals + 1
         x = a - (o - 1) * nanimals
@@ -558,16 +613,7 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
                 g[b, KIND] = K_REFUSED
                 ended = False
         if ended:
-            g[b, PHASE] = RUN
-            t = g[b, HOLDER_TURN]
-            if g[b, STAGE] == TURNING:
-                # "the turn passing to the next player after the one who turned up the Hunter"
-                g[b, CUR] = _nxt(t, nplayers)
-            elif params[P_FLAGS] & F_NEXT_ASKER:
-                g[b, HOLDER_TURN] = _nxt(g[b, ASKER], nplayers)
-            else:
-                # "the turn goes to the player whose turn it is next in normal rotation"
-                g[b, HOLDER_TURN] = _nxt(t, nplayers)
+            _demands_over(b, g, params)
     else:  # HUNT (second version)
         p = g[b, CUR]
         c = g[b, CARD]
@@ -596,6 +642,10 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
                 pair_seen[b, j] = g[b, CLOCK]
                 pp[b, p, BARRED] = 1
                 log_event(ev, g, NEV, b, E_HUNT, p, j, x, 0, card_animal[pair[b, j, 0]])
+        if (params[P_FLAGS] & F_HUNT_FIRST) != 0 and pp[b, p, LIVE] == c:
+            # not hunted (or hunted wrongly): the table calls a pair with an exposed card
+            _pair_exposed(b, p, c, g, pp, pair, pair_formed, pair_seen, zone, zone_at, rs, ev,
+                          card_animal, params, fparams)
         g[b, CUR] = _nxt(p, nplayers)
 
 
@@ -617,6 +667,9 @@ def _write_decision(b, g, pp, pair, animal_won, params, mover, legal):
                 for x in range(nanimals):
                     # "No player may ask for a set that has been won outright."
                     legal[b, (o - 1) * nanimals + x] = animal_won[b, x] < spa
+        # rules.may_decline: the Hunter's and the refused player's right, not the asking turn
+        if (params[P_FLAGS] & F_DECLINE) != 0 and g[b, KIND] != K_ASK:
+            legal[b, (nplayers - 1) * nanimals] = True
     elif ph == HUNT:
         mover[b] = g[b, CUR]
         legal[b, PASS] = True
@@ -648,7 +701,7 @@ def _step(actions, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_o
         if g[b, PHASE] != OVER:
             _apply(b, actions[b], g, pp, stack, pile, pair, pair_formed, pair_seen, setc,
                    set_owner, set_state, set_since, refused, animal_won, zone, zone_at, tmp, rs,
-                   ev, card_animal, card_value, params)
+                   ev, card_animal, card_value, params, fparams)
             _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner,
                      set_state, set_since, refused, animal_won, zone, zone_at, tmp, rs, ev,
                      card_animal, card_value, params, fparams)
@@ -805,7 +858,7 @@ class JungleThrills(Game):
     def n_actions(self, rules: Rules, n_players: int) -> int:
         if rules.version == 2:
             return HUNT0 + self._max_pairs(rules)
-        return (n_players - 1) * rules.animals
+        return (n_players - 1) * rules.animals + (1 if rules.may_decline else 0)
 
     @staticmethod
     def _max_pairs(rules: Rules) -> int:
@@ -817,6 +870,8 @@ class JungleThrills(Game):
     def action_name(self, rules: Rules, n_players: int, action: int) -> str:
         if rules.version == 2:
             return "do not go hunting" if action == PASS else f"hunt the pair in slot {action - HUNT0}"
+        if action == (n_players - 1) * rules.animals:
+            return "do not use the right to demand"
         o, x = action // rules.animals + 1, action % rules.animals
         return f"demand the {self.animal_name(x)}s from the player {o} to the left"
 
@@ -837,6 +892,8 @@ class JungleThrills(Game):
         card_animal[:nac] = np.arange(nac) // k
         card_value[:nac] = np.tile(np.asarray(rules.animal_values, np.int8), rules.animals)
         flags = ((F_HELD_COUNT if rules.held_count_at_end else 0)
+                 | (F_DECLINE if rules.may_decline else 0)
+                 | (F_HUNT_FIRST if rules.hunt_first else 0)
                  | (F_SOLE_ENDS if rules.sole_holder_ends else 0)
                  | (F_NEXT_ASKER if rules.next_turn == "asker" else 0))
         mp, ns = nac // 2, nac // 3
@@ -1079,6 +1136,8 @@ class JungleThrills(Game):
                 lines.append(f"   P{seat} scores {a} (total {b_}; {c} in held sets)")
             elif t == E_GAME_END:
                 lines.append(f"== Game {a} over ==")
+            elif t == E_DECLINE:
+                lines.append(f"   {who} does not demand")
             elif t == E_CAP:
                 lines.append(f"== safety stop after {a} turns ==")
         if n >= state.ev.shape[1]:
