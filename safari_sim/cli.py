@@ -312,11 +312,32 @@ def rules(game: str = typer.Argument(..., help="game id (see `safari-sim games`)
 
 
 @app.command()
-def strategies(game: str = typer.Argument(..., help="game id")) -> None:
-    """The strategies that can play a game, with their knobs."""
+def strategies(
+    game: str = typer.Argument(..., help="game id"),
+    observation: bool = typer.Option(False, "--observation",
+                                     help="print what a strategy sees: the game's observation, field by field"),
+) -> None:
+    """The strategies that can play a game, with their knobs (--observation: what they see)."""
     from strategies import strategies_for
 
     g = _game_or_fail(game)
+    if observation:
+        from .observation_docs import describe, observation_class
+
+        doc, rows = describe(g)
+        cls = observation_class(g)
+        out.print(f"[bold]{g.name}[/]: what a strategy sees ({cls.__module__}.{cls.__qualname__}; "
+                  f"docs/observations.md has every game)", highlight=False)
+        if doc:
+            out.print(doc, highlight=False, markup=False)
+        t = Table("field", "type", "what it holds", title=f"{g.name} observation")
+        from rich.markup import escape
+
+        for f in rows:
+            t.add_row(escape(f.name), escape(f.type or "-"), escape(("(on demand) " if f.on_demand else "")
+                                                                  + (f.doc or "(not described in the source)")))
+        out.print(t)
+        return
     t = Table("name", "knobs (default)", "what it does", title=f"strategies for {g.name}")
     for name, cls in strategies_for(g.id).items():
         knobs = ", ".join(f"{k}={v.default}" for k, v in cls.Params.model_fields.items()) or "-"

@@ -481,3 +481,57 @@ def test_play_time_estimate(tmp_path):
     assert res.exit_code == 2 and "--seconds-per-decision" in res.output
     with pytest.raises(reports.ReportError, match="seconds per decision"):
         reports.build_report(path, ["html"], out=tmp_path / "o", seconds_per_decision=-1)
+
+
+GAME_IDS = ["duck_duck_bruce", "paper_safari", "bluff_in_zoo", "savannah", "safari_sprint", "hi_lo_hijinks",
+            "animal_hunt", "jungle_thrills", "herds", "deducktion"]
+
+
+def test_docs_observations_is_the_generated_text():
+    from safari_sim import observation_docs
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "observations.md"
+    assert docs.read_text() == observation_docs.document(), \
+        "docs/observations.md is stale: python -m safari_sim.observation_docs > docs/observations.md"
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_strategies_observation_prints_every_field(game_id):
+    import dataclasses
+
+    from typer.testing import CliRunner
+
+    from safari_sim.cli import app
+    from safari_sim.games import get_game
+    from safari_sim.observation_docs import describe, observation_class
+
+    game = get_game(game_id)
+    cls = observation_class(game)
+    _, rows = describe(game)
+    names = [f.name for f in rows]
+    if dataclasses.is_dataclass(cls):  # every public dataclass field is documented, in order
+        public = [f.name for f in dataclasses.fields(cls) if not f.name.startswith("_")]
+        assert names[:len(public)] == public
+    assert len(names) == len(set(names)) and {"game", "seat", "kind"} <= set(names)
+    assert sum(bool(f.doc) for f in rows) >= 0.7 * len(rows), "most fields have a description"
+    res = CliRunner().invoke(app, ["strategies", game_id, "--observation"], env={"COLUMNS": "400"})
+    assert res.exit_code == 0, res.output
+    for f in rows:
+        assert f"│ {f.name} " in res.output
+        if f.doc:
+            assert " ".join(f.doc.split()[:4]) in " ".join(res.output.split())
+
+
+def test_observation_text_is_the_source_comment_and_its_continuation():
+    from safari_sim.games import get_game
+    from safari_sim.observation_docs import describe
+
+    rows = {f.name: f for f in describe(get_game("paper_safari"))[1]}
+    assert rows["seen_sum"].doc == ("int16[n, P] what the cards this player sees in each grid add up to "
+                                    "(equal seen cards of a column count 0, a Safari 0)")
+    assert rows["grid"].doc == "int8[n, P, S] the cards as this player knows them (-1 unseen)"
+    ddb = {f.name: f for f in describe(get_game("duck_duck_bruce"))[1]}
+    assert ddb["bust_cards"].doc.endswith("ducks of the row's suits and Bruces")
+    assert ddb["unseen"].on_demand and ddb["unseen"].doc.startswith("int16[n, S]")
+    sav = {f.name: f for f in describe(get_game("savannah"))[1]}
+    assert sav["phase"].doc.startswith("0 opening, 1 first phase, 2 second phase")
