@@ -355,6 +355,45 @@ class Ref:
         self.ducky = {}
         self.cur, self.first, self.turns, self.over = 0, None, 0, False
         self.rules = rules
+        # the public record, kept from the events a player at the table sees and hears
+        self.seen_kind = {}             # place -> (kind turned up there, turn it was face up)
+        self.refused = {}               # (player, kind) -> turn it was asked for it in vain
+        self.asked_for = {}             # (player, kind) -> turn it asked someone for it
+        self.paired_by = {}             # kind -> player who made its pair
+
+    def saw(self, place):
+        self.seen_kind[place] = (self.kind(self.ground[place]), self.turns)
+
+    def gone(self, place):
+        self.seen_kind.pop(place, None)
+        self.ground[place] = None
+
+    def public(self, seat):
+        """What ``seat`` may know, as the observation should hold it (other players as offsets
+        to the left): the record above, its own hand, hand sizes and pairs."""
+        P, G_, rel = self.players, self.places, lambda q: (q - seat) % P
+        known, seen = [-1] * G_, [-1] * G_
+        for place, (k, t) in self.seen_kind.items():
+            known[place], seen[place] = k, t
+        lack = [[-1] * K for _ in range(P)]
+        asked = [[-1] * K for _ in range(P)]
+        for (q, k), t in self.refused.items():
+            lack[rel(q)][k] = t
+        for (q, k), t in self.asked_for.items():
+            asked[rel(q)][k] = t
+        scored = [rel(self.paired_by[k]) if k in self.paired_by else -1 for k in range(K)]
+        ducky = [rel(self.ducky[a]) if a in self.ducky else -1 for a in range(5)]
+        first = -1 if self.first is None else self.first
+        return {
+            "seat": seat, "kind": int(self.first is not None), "turn": self.turns,
+            "first": first, "first_kind": -1 if first < 0 else self.kind(self.ground[first]),
+            "down": [c is not None for c in self.ground], "known": known, "seen": seen,
+            "hand": [k in self.hands[seat] for k in range(K)],
+            "hand_size": [len(self.hands[(seat + o) % P]) for o in range(P)],
+            "pairs": [len(self.piles[(seat + o) % P]) // 2 for o in range(P)],
+            "lack": lack, "asked": asked, "scored": scored, "ducky": ducky,
+            "ground_left": sum(c is not None for c in self.ground),
+        }
 
     def kind(self, card):
         return card % K
@@ -372,6 +411,7 @@ class Ref:
 
     def pair(self, cards, ducky=True):
         self.piles[self.cur] += cards
+        self.paired_by[self.kind(cards[0])] = self.cur
         if ducky:
             self.ducky[self.kind(cards[0]) // 6] = self.cur
 
@@ -386,13 +426,16 @@ class Ref:
     def step(self, a):
         if self.first is None:
             self.first = a
+            self.saw(a)                              # everyone sees the card turned up
             return
         card = self.ground[self.first]
         k = self.kind(card)
         if a < self.places:                          # C
+            self.saw(a)
             if self.kind(self.ground[a]) == k:
                 self.pair([card, self.ground[a]])
-                self.ground[self.first] = self.ground[a] = None
+                self.gone(self.first)
+                self.gone(a)
                 self.end_turn(True)
             else:
                 self.end_turn(False)
@@ -401,11 +444,13 @@ class Ref:
             giver = self.cur
         else:                                         # B
             giver = (self.cur + a - self.places) % self.players
+            self.asked_for[self.cur, k] = self.turns     # everyone hears the question
             if k not in self.hands[giver]:
+                self.refused[giver, k] = self.turns      # ... and the answer
                 self.end_turn(False)
                 return
         self.hands[giver].remove(k)
-        self.ground[self.first] = None
+        self.gone(self.first)
         self.pair([card, k])
         if not self.hands[giver]:
             self.over = True
@@ -427,8 +472,10 @@ def conserved(st, b):
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_properties_over_random_games(players):
     """Mixed strategies (and recalls) at every player count: every action legal, every step the
-    same as the reference game's, cards conserved in every zone after every step, every game
-    ends, and the final scores are a recount of the piles and duckies."""
+    same as the reference game's, every observation the reference's public record (cards turned
+    up and where, questions and refusals with their turns, pairs, duckies, hand sizes), cards
+    conserved in every zone after every step, every game ends, and the final scores are a
+    recount of the piles and duckies."""
     B = 120
     keys = game_keys(10 + players, players, B)
     seat_rs = keys.seat.reshape(-1).copy()
@@ -461,6 +508,11 @@ def test_properties_over_random_games(players):
                 # the summary of known places is a recount of them
                 recount = (obs.known[:, :, None] == np.arange(K)[None, None, :]).sum(axis=1)
                 assert np.array_equal(obs.known_count, recount)
+                # the observation is exactly the public record (and the own hand), no more
+                for j, b in enumerate(idx):
+                    for name, want in refs[b].public(int(mover[b])).items():
+                        got = np.asarray(getattr(obs, name)[j]).tolist()
+                        assert got == want, (name, b)
                 a = s.act(obs, legal[idx], SeatRandom(seat_rs, idx * players + mover[idx]))
                 assert legal[idx, a].all()
                 actions[idx] = a
@@ -750,3 +802,30 @@ def test_baseline_experiments_sweep_the_forgetful_players_recall(players):
     assert all(v.rules == G.make_rules() for v in exp.variants)
     used = {s.use for s in exp.variants[0].strategies}
     assert "rememberer" in used and (players == 2 or "prober" in used)
+
+
+def test_guesser_flips_at_random_and_asks_a_random_opponent_with_chance_ask():
+    """The guesser's summary, over many copies of one position: its first card is any face-down
+    card alike; without the match in hand or a remembered twin it asks with chance ``ask``, each
+    opponent alike, and otherwise flips another card at random."""
+    n, players = 3000, 3
+    hands = {0: [kind(ELEPHANT, 1)], 1: [kind(TIGER, 4)], 2: [kind(ZEBRA, 6)]}
+    ground = [twin(kind(TIGER, 4)), twin(kind(ELEPHANT, 1)), twin(kind(ZEBRA, 6)),
+              kind(LION, 2), twin(kind(LION, 2)), kind(MONKEY, 3), twin(kind(MONKEY, 3))]
+    st = G.init(G.make_rules(), players, deal_keys(n, 0))
+    for b in range(n):
+        G.position(st, b, hands, ground)
+    keys = game_keys(5, players, n).seat.reshape(-1).copy()
+    s = get_strategy(G.id, "guesser")(ask=0.3)
+    s.reset(n, players)
+    a = s.act(G.observe(st, np.arange(n)).freeze(), G.legal(st), SeatRandom(keys, np.arange(n) * 3))
+    freq = np.bincount(a, minlength=7) / n
+    assert a.max() < 7 and np.allclose(freq, 1 / 7, atol=4 * np.sqrt(1 / 7 * 6 / 7 / n))
+    G.step(st, np.full(n, 3))            # the lion 2: not in the hand, its twin never seen
+    a = s.act(G.observe(st, np.arange(n)).freeze(), G.legal(st), SeatRandom(keys, np.arange(n) * 3))
+    assert G.legal(st)[np.arange(n), a].all()
+    asks = a > places(st)
+    assert abs(asks.mean() - 0.3) < 4 * np.sqrt(0.21 / n)
+    assert abs((a[asks] == ask(st, 1)).mean() - 0.5) < 4 * np.sqrt(0.25 / asks.sum())
+    flips = a[~asks]
+    assert (flips != 3).all() and set(flips.tolist()) == {0, 1, 2, 4, 5, 6}
