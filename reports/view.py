@@ -14,6 +14,7 @@ from safari_sim.stats.sweep import sweep_value_text
 
 from . import figures
 from .compute import compute_tables, summarise
+from .tournament import design_view
 
 
 @dataclass
@@ -156,4 +157,6 @@ def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
         "versions": experiment.get("versions") or {},
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
+    design = design_view(lf, experiment)  # tournament, neighbours, until: reports/tournament.py
+    context.update(design=design, summary=[*design["bullets"], *context["summary"]])
     return Report(experiment=experiment, tables=t, context=context)

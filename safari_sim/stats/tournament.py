@@ -1,0 +1,137 @@
+"""A tournament over a pool: every strategy rated across all the tables it sat at.
+
+An experiment with ``pool:`` plays each table (a line-up of N strategies from the pool) as one
+variant. Here the tables are pooled: every game, at every table, gives one finishing order, and
+from it one comparison per pair of its players (a tie between two counts half).
+
+- **Ratings**: a Bradley-Terry fit to all those comparisons (``pairs.bradley_terry``), on the
+  Elo scale, centred on 0 = the average strategy of the pool. Intervals are percentile intervals
+  from resampling whole deals (a game, or the rotations of one duplicate deal) within each table,
+  so the pairs of one game, and the games of one deal, count as dependent and every table keeps
+  its number of games.
+- **Win-rate matrix**: for each ordered pair, the share of the games where both sat in which the
+  row strategy finished ahead, over all tables (``pairs.head_to_head`` on the pooled games:
+  Wilson intervals clustered by deal).
+- **The best**: the strategy with the highest rating, the share of resamples in which it rates
+  highest, and the interval of its lead over each other strategy. Strategies whose lead interval
+  reaches 0 are tied with it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .intervals import z_value
+from .pairs import ELO, bradley_terry, head_to_head, rank_table, strategies
+
+RESAMPLES = 400
+BASE = ("variant_id", "game", "seat", "strategy", "rank", "win", "players")
+
+
+def is_tournament(experiment: dict[str, Any]) -> bool:
+    """Whether the experiment is a tournament: it has a pool, or its variants are line-ups."""
+    return bool(experiment.get("pool")) or any("lineup" in (v.get("sweep") or {})
+                                               for v in experiment.get("variants") or [])
+
+
+def pooled(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """Every table's games as the games of one variant (0): games and deals renumbered so that
+    no two tables share one, the table kept in ``table``."""
+    schema = lf.collect_schema()
+    deal = pl.col("deal") if "deal" in schema else pl.col("game")
+    shift = pl.col("variant_id").cast(pl.Int64) * (1 << 40)
+    return lf.select(pl.col("variant_id").cast(pl.Int64).alias("table"),
+                     (shift + pl.col("game").cast(pl.Int64)).alias("game"),
+                     (shift + deal.cast(pl.Int64)).alias("deal"),
+                     *[pl.col(c) for c in BASE if c not in ("variant_id", "game")]
+                     ).with_columns(pl.lit(0, pl.Int16).alias("variant_id"), pl.lit("all tables").alias("variant"))
+
+
+def _per_deal(games: pl.DataFrame, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(table of each deal, ahead[deal, i, j]: times i finished ahead of j in the deal's games)."""
+    exprs = []
+    for i in range(n):
+        for j in range(n):
+            a, b = pl.col(f"r{i}"), pl.col(f"r{j}")
+            both = a.is_not_null() & b.is_not_null() & pl.lit(i != j)
+            exprs.append(pl.when(both).then((a < b).cast(pl.Float64) + 0.5 * (a == b).cast(pl.Float64))
+                         .otherwise(0.0).alias(f"a{i}_{j}"))
+    per = (games.lazy().with_columns(*exprs).group_by("_deal")
+           .agg(pl.col("table").first(), *[pl.col(f"a{i}_{j}").sum() for i in range(n) for j in range(n)])
+           .sort("_deal").collect())
+    ahead = per.select([f"a{i}_{j}" for i in range(n) for j in range(n)]).to_numpy().reshape(-1, n, n)
+    return per["table"].to_numpy(), ahead
+
+
+def tournament(lf: pl.LazyFrame, resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Any]:
+    """The tournament's tables: ``ratings`` (strategy, rating, rating_lo, rating_hi, best_share,
+    lead, lead_lo, lead_hi, tied), ``matrix`` (the pooled head to head), and ``best``: a dict
+    with the best strategy, the share of resamples where it rates best, the strategies tied
+    with it and the table count."""
+    p = pooled(lf)
+    names = strategies(p)
+    n = len(names)
+    games = rank_table(p, names).join(p.group_by("game").agg(pl.col("table").first()), on="game").collect()
+    matrix = head_to_head(p, names, games.lazy())
+    table, per = _per_deal(games, n)
+    theta, _, _ = bradley_terry(names, per.sum(axis=0))
+    rng = np.random.default_rng(seed)
+    boot = np.empty((resamples, n))
+    tables = np.unique(table)
+    idx = [np.flatnonzero(table == t) for t in tables]
+    for b in range(resamples):
+        ahead = np.zeros((n, n))
+        for rows in idx:  # every table keeps its number of deals
+            pick = rows[rng.integers(0, len(rows), len(rows))]
+            ahead += per[pick].sum(axis=0)
+        boot[b] = bradley_terry(names, ahead)[0]
+    q = (1 - 0.95) / 2
+    lo, hi = np.quantile(boot, [q, 1 - q], axis=0)
+    top = boot.argmax(axis=1)
+    share = np.bincount(top, minlength=n) / resamples
+    best = int(np.argmax(theta))
+    lead = boot[:, best:best + 1] - boot
+    lead_lo, lead_hi = np.quantile(lead, [q, 1 - q], axis=0)
+    tied = (lead_lo <= 0) & (np.arange(n) != best)
+    ratings = pl.DataFrame({
+        "strategy": names, "rating": ELO * theta, "rating_lo": ELO * lo, "rating_hi": ELO * hi,
+        "se": ELO * boot.std(axis=0, ddof=1), "best_share": share,
+        "lead": ELO * (theta[best] - theta), "lead_lo": ELO * lead_lo, "lead_hi": ELO * lead_hi, "tied": tied,
+        "tables": [int(games.filter(pl.col(f"r{k}").is_not_null())["table"].n_unique()) for k in range(n)],
+        "games": [int(games[f"r{k}"].is_not_null().sum()) for k in range(n)],
+    }).sort("rating", descending=True)
+    order = ratings["strategy"].to_list()
+    return {"ratings": ratings, "matrix": matrix, "names": order,
+            "best": {"strategy": names[best], "share": float(share[best]),
+                     "tied": [names[k] for k in np.flatnonzero(tied)],
+                     "tables": len(tables), "resamples": resamples, "z": z_value()}}
+
+
+def best_sentence(t: dict[str, Any]) -> list:
+    """The verdict on the best strategy, in parts (plain strings and {"strong": name})."""
+    b = t["best"]
+    r = t["ratings"]
+    first = r.row(0, named=True)
+    share = f"it rates best in {b['share']:.0%} of {b['resamples']} resamples of the games"
+    if b["tied"]:
+        second = r.filter(pl.col("strategy").is_in(b["tied"])).row(0, named=True)
+        parts = [{"strong": b["strategy"]}, f" rates highest across the {b['tables']} tables "
+                 f"({first['rating']:+.0f} Elo), but it is tied with "]
+        for k, s in enumerate(b["tied"]):
+            if k:
+                parts.append(" and " if k == len(b["tied"]) - 1 else ", ")
+            parts.append({"strong": s})
+        parts.append(f": its lead over {second['strategy']} is {second['lead']:.0f} Elo points "
+                     f"(interval {second['lead_lo']:+.0f} to {second['lead_hi']:+.0f}, which reaches 0), and {share}.")
+        return parts
+    second = r.row(1, named=True) if len(r) > 1 else None
+    parts = [{"strong": b["strategy"]}, f" is the best strategy across the {b['tables']} tables "
+             f"({first['rating']:+.0f} Elo)"]
+    if second:
+        parts.append(f", ahead of the next, {second['strategy']}, by {second['lead']:.0f} Elo points "
+                     f"(interval {second['lead_lo']:.0f} to {second['lead_hi']:.0f})")
+    parts.append(f"; {share}.")
+    return parts
