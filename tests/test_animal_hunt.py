@@ -418,10 +418,12 @@ class Ref:
     def end_turn(self, again):
         self.turns += 1
         self.first = None
-        if not again:
+        if not (again and self.rules.pair_turns_again):
             self.cur = (self.cur + 1) % self.players
         if all(c is None for c in self.ground) or self.turns >= self.rules.max_turns:
             self.over = True
+        elif self.rules.empty_hand_ends == "turn" and not self.hands[self.cur]:
+            self.over = True                         # the variant: ends on that player's turn
 
     def step(self, a):
         if self.first is None:
@@ -451,8 +453,9 @@ class Ref:
                 return
         self.hands[giver].remove(k)
         self.gone(self.first)
-        self.pair([card, k])
-        if not self.hands[giver]:
+        ends = not self.hands[giver] and self.rules.empty_hand_ends == "any"
+        self.pair([card, k], ducky=not ends or self.rules.last_pair_takes_ducky)
+        if ends:
             self.over = True
             self.turns += 1
             return
@@ -469,14 +472,19 @@ def conserved(st, b):
     assert len(cards) == len(set(cards)) == 60, "cards lost, created or in two zones"
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_properties_over_random_games(players):
+VARIANTS = {"turn_no_again": {"empty_hand_ends": "turn", "pair_turns_again": False},
+            "last_pair_no_ducky": {"last_pair_takes_ducky": False}}
+
+
+@pytest.mark.parametrize("players,variant", [(2, None), (3, None), (4, None),
+                                             (3, "turn_no_again"), (4, "last_pair_no_ducky")])
+def test_properties_over_random_games(players, variant):
     """Mixed strategies (and recalls) at every player count: every action legal, every step the
     same as the reference game's, every observation the reference's public record (cards turned
     up and where, questions and refusals with their turns, pairs, duckies, hand sizes), cards
     conserved in every zone after every step, every game ends, and the final scores are a
     recount of the piles and duckies."""
-    B = 120
+    B = 120 if variant is None else 60
     keys = game_keys(10 + players, players, B)
     seat_rs = keys.seat.reshape(-1).copy()
     pool = [("rememberer", {}), ("prober", {"recall": 0.7}), ("guesser", {"recall": 0.9}),
@@ -485,7 +493,7 @@ def test_properties_over_random_games(players):
     for s in strats:
         s.reset(B, players)
     seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(strats)
-    r = G.make_rules()
+    r = G.make_rules(VARIANTS.get(variant, {}))
     st = G.init(r, players, keys.deal)
     refs = [Ref(st, b, r) for b in range(B)]
     for _ in range(20_000):
