@@ -82,7 +82,7 @@ class Memory:
         # the chance of each new sighting, worked out only where there is one
         new = fact & (dated > last.reshape(shape))
         at = np.flatnonzero(new)
-        age = np.repeat(now, new[0].size)[at] - dated.reshape(-1)[at]
+        age = now[at // max(new[0].size, 1)] - dated.reshape(-1)[at]
         new.reshape(-1)[at] = u[:, 1].reshape(-1)[at] < recall ** age.astype(np.float64)
         m[g, s] = keep | new
 
@@ -196,7 +196,7 @@ class Rememberer(JungleStrategy):
     class Params(_Params):
         recall: float = recall_knob(0.95)
         bold: float = bold_knob(0.3)
-        decline: float = decline_knob(1.0)
+        decline: float = decline_knob(0.0)
 
     def demand(self, obs, legal, rng):
         return self.demand_known(obs, legal, rng, obs.set_points.astype(np.float64),
