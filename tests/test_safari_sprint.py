@@ -949,3 +949,28 @@ def test_backer_spends_no_thrift_in_the_last_round():
     # the last card held is never played: in the last round the 6 goes where it moves most
     r, st = last_to_play([card(ELEPHANT, 6), card(ELEPHANT, 2)])
     assert decide(st, "backer", thrift=5.0) == card(ELEPHANT, 6)
+
+
+def test_each_race_shuffles_the_racing_cards_again():
+    # "The dealer shuffles the racing cards" is part of the setup every race returns to
+    B = 64
+    st = G.init(G.make_rules(), 3, deal_keys(B, 5))
+    first = st.rdeck.copy()
+    strat = get_strategy(G.id, "first_legal")()
+    seen_second = np.zeros(B, bool)
+    second = np.zeros_like(first)
+    for _ in range(200):
+        m = G.to_move(st)
+        live = np.flatnonzero(m >= 0)
+        if live.size == 0:
+            break
+        fresh = (st.g[:, ss.RACE] == 1) & ~seen_second
+        second[fresh] = st.rdeck[fresh]
+        seen_second |= fresh
+        a = np.zeros(B, np.int64)
+        a[live] = strat.act(G.observe(st, live), G.legal(st)[live], None)
+        G.step(st, a)
+    assert seen_second.all()
+    assert all(sorted(x) == list(range(12)) for x in second.tolist())
+    assert (first != second).any(axis=1).mean() > 0.9
+    assert len({tuple(x) for x in second.tolist()}) > 60, "the second race's order varies"
