@@ -98,6 +98,8 @@ def play_time_sentence(length: pl.DataFrame, seconds: float) -> str | None:
         r = turns.row(0, named=True)
         span = (f"about {_minutes(r['mean'] * seconds)} minutes at the table (the middle half of games "
                 f"{_minutes(r['q25'] * seconds)} to {_minutes(r['q75'] * seconds)} minutes)")
+    elif _minutes(lo * seconds) == _minutes(hi * seconds):
+        span = f"about {_minutes(lo * seconds)} minutes at the table on average in every variant"
     else:
         span = (f"about {_minutes(lo * seconds)} to {_minutes(hi * seconds)} minutes at the table on "
                 f"average, depending on the variant")

@@ -479,6 +479,11 @@ def test_play_time_estimate(tmp_path):
     res = CliRunner().invoke(app, ["report", str(path), "--format", "html", "--out", str(tmp_path / "c"),
                                    "--seconds-per-decision", "0"])
     assert res.exit_code == 2 and "--seconds-per-decision" in res.output
+    from reports.compute import play_time_sentence
+
+    two = pl.DataFrame({"statistic": ["turns", "turns"], "mean": [72.9, 73.5], "q25": [60.0] * 2, "q75": [85.0] * 2})
+    assert "about 12 minutes at the table on average in every variant" in play_time_sentence(two, 10)
+    assert "about 6.1 to 12 minutes" in play_time_sentence(two.with_columns(pl.Series("mean", [36.5, 73.5])), 10)
     with pytest.raises(reports.ReportError, match="seconds per decision"):
         reports.build_report(path, ["html"], out=tmp_path / "o", seconds_per_decision=-1)
 
