@@ -83,11 +83,11 @@ def neighbour_test(lf: pl.LazyFrame) -> dict:
     proj = vec[:, keep].T @ total
     stat = float((proj * proj / ev[keep]).sum())
     dof = int(keep.sum())
-    # the largest single effect: a strategy's win rate with one right-hand neighbour against its others
+    # the largest single effect: a strategy winning more with one right-hand neighbour than with its others
     cells = (d.group_by("variant_id", "strategy", "right").agg(pl.col("win").mean().alias("rate"), pl.len().alias("n"))
              .with_columns(((pl.col("rate") * pl.col("n")).sum().over("variant_id", "strategy") - pl.col("rate") * pl.col("n"))
                            .truediv(pl.col("n").sum().over("variant_id", "strategy") - pl.col("n")).alias("rate_other"))
-             .with_columns((pl.col("rate") - pl.col("rate_other")).abs().alias("gap")).sort("gap", descending=True))
+             .with_columns((pl.col("rate") - pl.col("rate_other")).alias("gap")).sort("gap", descending=True))
     top = cells.row(0, named=True)
     out.update(testable=True, statistic=stat, df=dof, p_value=float(chi2.sf(stat, dof)),
                strategy=top["strategy"], right=top["right"], rate=top["rate"], rate_other=top["rate_other"])
