@@ -21,6 +21,7 @@ for the worker comparison.
 from __future__ import annotations
 
 import importlib
+import math
 import shutil
 import tempfile
 import textwrap
@@ -109,22 +110,57 @@ def _experiment_text(game_id, players, rules, mix, batch, chunk) -> str:
 
 def _run_path(game_id, players, rules, mix, batch, games, jobs) -> tuple[float, float]:
     """(wall seconds, CPU seconds of this process) of a whole run of ``games`` games."""
+    # chunks of a quarter of the work at most, so 2 workers have something to share
+    chunk = max(batch, games // 8)
+    return _timed_run(_experiment_text(game_id, players, rules, mix, batch, chunk), games, jobs)[:2]
+
+
+def _timed_run(text: str, games: int, jobs: int) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of this process, games played) of a whole run of an
+    experiment file's text at ``games`` games per variant."""
     from .run.config import load_experiment
     from .run.runner import plan, prepare_output, run_tasks
 
     tmp = Path(tempfile.mkdtemp(prefix="safari-bench-"))
     try:
         f = tmp / "bench.yaml"
-        # chunks of a quarter of the work at most, so 2 workers have something to share
-        chunk = max(batch, games // 8)
-        f.write_text(_experiment_text(game_id, players, rules, mix, batch, chunk))
+        f.write_text(text)
         exp = load_experiment(f, games=games, output=str(tmp / "out"), jobs=jobs)
         w0, c0 = time.perf_counter(), time.process_time()
         prepare_output(exp, {})
-        run_tasks(plan(exp), jobs)
-        return time.perf_counter() - w0, time.process_time() - c0
+        tasks = plan(exp)
+        run_tasks(tasks, jobs)
+        return time.perf_counter() - w0, time.process_time() - c0, sum(t.n_games for t in tasks)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def seating_costs(game_id: str, batch: int = 4096, games: int = 24576) -> dict[str, float]:
+    """Games/s of the whole run path (one worker) under rotate, duplicate and a pool of every
+    shipped strategy (every table of the bench's player count, permuted seating): duplicate
+    deals and tournaments should cost no more per game than rotation."""
+    from strategies import strategies_for
+
+    cfg = bench_config(game_id) or {}
+    players = cfg.get("players", min(3, get_game(game_id).max_players))
+    rules = cfg.get("rules", {})
+    mix = [tuple(cfg["mix"][i % len(cfg["mix"])]) for i in range(players)]
+    chunk = max(batch, games // 8)
+    base = _experiment_text(game_id, players, rules, mix, batch, chunk)
+    names = list(strategies_for(game_id))  # every shipped strategy, random among them
+    head = base.split("strategies:")[0].replace(f"players: {players}\n", "")
+    pool = head + f"table: {players}\nseating: permute\npool:\n" + "".join(
+        f"  - {{name: {n}, use: {n}}}\n" for n in names)
+    texts = {"rotate": base, "duplicate": base.replace("strategies:", "seating: duplicate\nstrategies:"),
+             "pool": pool}
+    out = {}
+    for label, text in texts.items():
+        tables = max(1, math.comb(len(names), players)) if label == "pool" else 1
+        per = max(batch, games // tables)
+        _timed_run(text, min(per, batch), 1)  # warm: compile, import
+        wall, _, played = _timed_run(text, per, 1)
+        out[label] = played / wall
+    return out
 
 
 def _writing_per_game(game, rules, players, strats, batch) -> float:
@@ -187,8 +223,9 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
                 mixed_phases, mixed_strats, mixed_row = phases, strats, row
             table.add_row(gid, setup, label, f"{gps:,.0f}", f"{dps:,.0f}", f"{deal / gps:.1f}x")
         # the whole run path: marginal rate, start-up cancelled
-        per = max(8 * batch, int(mixed_row["games_per_s"] * seconds / 2))
-        _run_path(gid, players, cfg.get("rules", {}), mix, batch, min(per, 2 * batch), 1)  # warm
+        # about seconds/2 of play per run (slow games are not held to a fixed game count)
+        per = max(256, int(mixed_row["games_per_s"] * seconds / 2))
+        _run_path(gid, players, cfg.get("rules", {}), mix, batch, min(per, 256), 1)  # warm
         w1, c1 = _run_path(gid, players, cfg.get("rules", {}), mix, batch, per, 1)
         w2, c2 = _run_path(gid, players, cfg.get("rules", {}), mix, batch, 2 * per, 1)
         # start-up cancels in the difference; where noise swamps it, the plain rate (lower)
@@ -207,7 +244,7 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
         where.add_row(gid, *(f"{mixed_phases[k] * 1e6:.2f}" for k in PHASES),
                       "yes" if mixed_row["compiled"] else "no")
         if workers:
-            _run_path(gid, players, cfg.get("rules", {}), mix, batch, 4 * batch, 2)  # start them
+            _run_path(gid, players, cfg.get("rules", {}), mix, batch, min(per, 512), 2)  # start them
             w_1, _ = _run_path(gid, players, cfg.get("rules", {}), mix, batch, 2 * per, 1)
             w_2, _ = _run_path(gid, players, cfg.get("rules", {}), mix, batch, 2 * per, 2)
             rows.append({"game": gid, "workers_speedup": w_1 / w_2, "t1": w_1, "t2": w_2,
