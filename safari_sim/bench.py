@@ -111,7 +111,7 @@ def _experiment_text(game_id, players, rules, mix, batch, chunk) -> str:
 def _run_path(game_id, players, rules, mix, batch, games, jobs) -> tuple[float, float]:
     """(wall seconds, CPU seconds of this process) of a whole run of ``games`` games."""
     # chunks of a quarter of the work at most, so 2 workers have something to share
-    chunk = max(batch, games // 8)
+    chunk = max(32, games // 8)
     return _timed_run(_experiment_text(game_id, players, rules, mix, batch, chunk), games, jobs)[:2]
 
 
