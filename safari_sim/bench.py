@@ -136,7 +136,8 @@ def _timed_run(text: str, games: int, jobs: int) -> tuple[float, float, int]:
 
 
 def seating_costs(game_id: str, batch: int = 4096, games: int = 24576) -> dict[str, float]:
-    """Games/s of the whole run path (one worker) under rotate, duplicate and a pool of every
+    """Games per CPU second of the whole run path (one worker, in this process: robust on a
+    shared machine) under rotate, duplicate and a pool of every
     shipped strategy (every table of the bench's player count, permuted seating): duplicate
     deals and tournaments should cost no more per game than rotation."""
     from strategies import strategies_for
@@ -158,8 +159,8 @@ def seating_costs(game_id: str, batch: int = 4096, games: int = 24576) -> dict[s
         tables = max(1, math.comb(len(names), players)) if label == "pool" else 1
         per = max(batch, games // tables)
         _timed_run(text, min(per, batch), 1)  # warm: compile, import
-        wall, _, played = _timed_run(text, per, 1)
-        out[label] = played / wall
+        _, cpu, played = _timed_run(text, per, 1)
+        out[label] = played / cpu
     return out
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from .words import pct
 from .pairs import ELO, bradley_terry, head_to_head, rank_table, strategies
 
 RESAMPLES = 400
@@ -140,7 +141,7 @@ def best_sentence(t: dict[str, Any]) -> list:
     b = t["best"]
     r = t["ratings"]
     first = r.row(0, named=True)
-    share = f"it rates best in {b['share']:.0%} of {b['resamples']} resamples of the games"
+    share = f"it rates best in {pct(b['share'])} of {b['resamples']} resamples of the games"
     if b["tied"]:
         second = r.filter(pl.col("strategy").is_in(b["tied"])).row(0, named=True)
         parts = [{"strong": b["strategy"]}, f" rates highest across the {b['tables']} tables "
