@@ -74,8 +74,8 @@ class Rules:
         k = len(self.animal_values)
         if k == 0 or k % 3 != 0 or k > 9:
             raise RulesError("animal_values", "needs 3, 6 or 9 cards per animal (sets are of 3)")
-        if min(self.animal_values) < 0:
-            raise RulesError("animal_values", "numbers of animals must be 0 or more")
+        if min(self.animal_values) < 0 or max(self.animal_values) > 1000:
+            raise RulesError("animal_values", "numbers of animals must be from 0 to 1000")
         if not 0 <= self.hunter_cards <= 8:
             raise RulesError("hunter_cards", "must be from 0 to 8")
         if self.next_turn not in ("rotation", "asker"):
@@ -725,7 +725,7 @@ def _resume(games, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_o
 @njit(cache=True, _nrt=False)
 def _observe(games, g, pp, pair, pair_formed, pair_seen, setc, set_owner, set_state, set_since,
              refused, zone, zone_at, card_animal, card_value, params,
-             small, per, live, ref, sets, pairs, zones):
+             small, per, live, ref, sets, since, points, pair_animal, pairs, zones):
     """Fill the observation of ``games``; per-player values rotated so that index 0 is the mover
     and index o the player o seats to the left."""
     nplayers = params[P_PLAYERS]
@@ -758,26 +758,26 @@ def _observe(games, g, pp, pair, pair_formed, pair_seen, setc, set_owner, set_st
                 sets[0, i, s] = -1
                 sets[1, i, s] = -1
                 sets[2, i, s] = -1
-                sets[3, i, s] = -1
-                sets[4, i, s] = 0
+                since[i, s] = -1
+                points[i, s] = 0
             else:
                 off = set_owner[b, s] - p
                 off = off + nplayers if off < 0 else off
                 sets[0, i, s] = card_animal[setc[b, s, 0]]
                 sets[1, i, s] = off if st == S_HELD else -1
                 sets[2, i, s] = off if st == S_WON else -1
-                sets[3, i, s] = set_since[b, s]
-                sets[4, i, s] = _set_points(b, s, setc, card_value)
+                since[i, s] = set_since[b, s]
+                points[i, s] = _set_points(b, s, setc, card_value)
         for j in range(pair.shape[1]):
             if pair[b, j, 0] >= 0:
                 # every pair was made of two cards face up: a perfect memory knows its animal
-                pairs[0, i, j] = card_animal[pair[b, j, 0]]
-                pairs[1, i, j] = pair_formed[b, j]
-                pairs[2, i, j] = pair_seen[b, j]
+                pair_animal[i, j] = card_animal[pair[b, j, 0]]
+                pairs[0, i, j] = pair_formed[b, j]
+                pairs[1, i, j] = pair_seen[b, j]
             else:
+                pair_animal[i, j] = -1
                 pairs[0, i, j] = -1
                 pairs[1, i, j] = -1
-                pairs[2, i, j] = -1
         for c in range(zone.shape[1]):
             z = zone[b, c]
             zones[0, i, c] = z
@@ -816,12 +816,12 @@ class Obs(Observation):
                               #   taken (-1: none, or covered, or a Hunter)
     refused: np.ndarray       # int32[n, P, A] clock when that player refused a demand for that
                               #   animal (-1: never, or he has since made a set of it)
-    set_animal: np.ndarray    # int32[n, S] animal of each set slot (-1: slot unused)
-    set_holder: np.ndarray    # int32[n, S] offset of the player holding it (-1: not held)
-    set_won_by: np.ndarray    # int32[n, S] offset of the player who won it outright (-1: not won)
+    set_animal: np.ndarray    # int8[n, S] animal of each set slot (-1: slot unused)
+    set_holder: np.ndarray    # int8[n, S] offset of the player holding it (-1: not held)
+    set_won_by: np.ndarray    # int8[n, S] offset of the player who won it outright (-1: not won)
     set_since: np.ndarray     # int32[n, S] clock when its present owner got it
-    set_points: np.ndarray    # int32[n, S] animals on its three cards
-    pair_animal: np.ndarray   # int32[n, M] animal of the pair in each centre slot (-1: empty)
+    set_points: np.ndarray    # int16[n, S] animals on its three cards
+    pair_animal: np.ndarray   # int8[n, M] animal of the pair in each centre slot (-1: empty)
     pair_formed: np.ndarray   # int32[n, M] clock when it was made
     pair_seen: np.ndarray     # int32[n, M] clock when it was last seen face up
     zone: np.ndarray          # int8[n, C] where every card lies (Z_STACK ... Z_ASIDE)
@@ -837,7 +837,7 @@ class Obs(Observation):
 
     def demand_action(self, offset, animal) -> np.ndarray:
         """Action: demand the set of ``animal`` from the player ``offset`` seats to the left."""
-        return (np.asarray(offset) - 1) * self.animals + np.asarray(animal)
+        return (np.asarray(offset, np.int64) - 1) * self.animals + np.asarray(animal, np.int64)
 
     @property
     def card_animal_now(self) -> np.ndarray:
@@ -947,17 +947,21 @@ class JungleThrills(Game):
         per = np.empty((5, n, P), np.int32)
         live = np.empty((n, P), np.int32)
         ref = np.empty((n, P, state.rules.animals), np.int32)
-        sets = np.empty((5, n, S), np.int32)
-        pairs = np.empty((3, n, M), np.int32)
+        # narrow where the values allow: fresh memory costs page faults
+        sets = np.empty((3, n, S), np.int8)
+        since = np.empty((n, S), np.int32)
+        points = np.empty((n, S), np.int16)
+        pair_animal = np.empty((n, M), np.int8)
+        pairs = np.empty((2, n, M), np.int32)
         zones = np.empty((2, n, C), np.int8)
         _observe(games, state.g, state.pp, state.pair, state.pair_formed, state.pair_seen,
                  state.setc, state.set_owner, state.set_state, state.set_since, state.refused,
                  state.zone, state.zone_at, state.card_animal, state.card_value, state.params,
-                 small, per, live, ref, sets, pairs, zones)
+                 small, per, live, ref, sets, since, points, pair_animal, pairs, zones)
         r = state.rules
         return Obs(games, small[0], small[1], small[2], small[3], small[4], small[5], small[6],
                    small[7], per[0], per[1], per[2], per[3], per[4], live, ref,
-                   sets[0], sets[1], sets[2], sets[3], sets[4], pairs[0], pairs[1], pairs[2],
+                   sets[0], sets[1], sets[2], since, points, pair_animal, pairs[0], pairs[1],
                    zones[0], zones[1], state.card_animal, state.card_value, version=r.version,
                    animals=r.animals, sets_per_animal=len(r.animal_values) // 3)
 
