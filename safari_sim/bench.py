@@ -139,7 +139,8 @@ def seating_costs(game_id: str, batch: int = 4096, games: int = 24576) -> dict[s
     """Games per CPU second of the whole run path (one worker, in this process: robust on a
     shared machine) under rotate, duplicate and a pool of every
     shipped strategy (every table of the bench's player count, permuted seating): duplicate
-    deals and tournaments should cost no more per game than rotation."""
+    deals and tournaments should cost no more per game than rotation. A pool seats other
+    strategies than the bench's mix (some slower), so its reference is the same pool rotated."""
     from strategies import strategies_for
 
     cfg = bench_config(game_id) or {}
@@ -153,10 +154,10 @@ def seating_costs(game_id: str, batch: int = 4096, games: int = 24576) -> dict[s
     pool = head + f"table: {players}\nseating: permute\npool:\n" + "".join(
         f"  - {{name: {n}, use: {n}}}\n" for n in names)
     texts = {"rotate": base, "duplicate": base.replace("strategies:", "seating: duplicate\nstrategies:"),
-             "pool": pool}
+             "pool": pool, "pool, rotated": pool.replace("seating: permute", "seating: rotate")}
     out = {}
     for label, text in texts.items():
-        tables = max(1, math.comb(len(names), players)) if label == "pool" else 1
+        tables = max(1, math.comb(len(names), players)) if label.startswith("pool") else 1
         per = max(batch, games // tables)
         _timed_run(text, min(per, batch), 1)  # warm: compile, import
         _, cpu, played = _timed_run(text, per, 1)

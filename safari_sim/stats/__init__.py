@@ -7,6 +7,8 @@
     stats.head_to_head(lf)         # A ahead of B, in the games where both play
     stats.ratings(lf)              # Bradley-Terry ratings on the Elo scale
     stats.moved("results/a", "results/b")   # what changed between two runs, and what moved
+    stats.tournament(lf)           # a pool's strategies rated across all tables, the best and how sure
+    stats.neighbour_test(lf)       # under permute: does who sits on a strategy's right matter
 
 Every table has a ``variant_id`` column (0 when there is no sweep).
 """
@@ -20,6 +22,8 @@ from .pairs import bradley_terry, head_to_head, ratings, strategies
 from .scores import distribution, game_length, histogram, one_row_per_game, seat_statistics, winning_margin
 from .sweep import headlines, most_balanced, spread_intervals, sweep_table, tied_with_best
 from .wins import seat_advantage, seat_win_rates, versus_fair, win_rates
+from .neighbours import neighbour_test
+from .tournament import tournament
 
 __all__ = [
     "DatasetError", "chunk_files", "load_experiment", "per_game_columns", "scan", "stat_columns", "variants",
@@ -30,4 +34,5 @@ __all__ = [
     "distribution", "game_length", "histogram", "one_row_per_game", "seat_statistics", "winning_margin",
     "headlines", "most_balanced", "spread_intervals", "sweep_table", "tied_with_best",
     "seat_advantage", "seat_win_rates", "versus_fair", "win_rates",
+    "neighbour_test", "tournament",
 ]
