@@ -493,6 +493,8 @@ def test_rules_errors_name_the_field():
         G.make_rules(version=3)
     with pytest.raises(RulesError, match="rules.animal_values"):
         G.make_rules(animal_values=[1, 2])
+    with pytest.raises(RulesError, match="rules.animal_values"):
+        G.make_rules(animal_values=[1, 1, 2000])
     with pytest.raises(RulesError, match="rules.next_turn"):
         G.make_rules(next_turn="left")
     with pytest.raises(RulesError, match="rules.missed_calls"):
