@@ -465,7 +465,7 @@ def test_trace_replays_a_game_of_the_dataset(tmp_path):
 
 def test_duplicate_seating_plays_each_deal_once_per_rotation(tmp_path):
     exp = write(tmp_path, BASE.replace("parallel:", "seating: duplicate\nparallel:")
-                .replace("sweep: {rules.bruce_cards: [0, 6]}", ""))
+                .replace("chunk: 512", "chunk: 510").replace("sweep: {rules.bruce_cards: [0, 6]}", ""))
     out = tmp_path / "res"
     assert run_cli("run", exp, "--output", out, "--quiet", "--games", 600).exit_code == 0
     df = pl.read_parquet(str(out) + "/**/*.parquet")
@@ -732,3 +732,14 @@ def test_the_run_says_how_many_games_hit_a_safety_stop(tmp_path):
     assert r.exit_code == 0 and "300 of 300 games were ended by the safety stop" in text
     r = run_cli("run", write(tmp_path, BASE, "b.yaml"), "--output", tmp_path / "b", "--games", 300)
     assert "no game or round hit a safety stop (600 games)" in " ".join(r.output.split())
+
+
+def test_duplicate_seating_needs_whole_deals(tmp_path):
+    exp = write(tmp_path, BASE.replace("parallel:", "seating: duplicate\nparallel:")
+                .replace("chunk: 512", "chunk: 510"))  # 1500 = 500 x 3
+    assert run_cli("run", exp, "--output", tmp_path / "a", "--quiet", "--games", 1501).exit_code == 2
+    r = run_cli("run", exp, "--output", tmp_path / "a", "--quiet", "--games", 1501)
+    assert "games must be a multiple of 3 (e.g. 1,503)" in " ".join(r.output.split())
+    e = load_experiment(write(tmp_path, BASE.replace("parallel: {jobs: 1, batch: 256, chunk: 512}",
+                                                     "seating: duplicate"), "d.yaml"), games=60000)
+    assert all(t.first_game % 3 == 0 for t in plan(e))

@@ -238,6 +238,15 @@ def resolve(spec: ExperimentFile, path: Path, text: str = "") -> Experiment:
         raise ExperimentError(
             f"players: {game.id} is for {game.min_players} to {game.max_players} players, "
             f"not {spec.players}")
+    if spec.seating == "duplicate":
+        p = spec.players
+        if spec.games % p:
+            raise ExperimentError(
+                f"games: under seating: duplicate each deal is played once per rotation of the "
+                f"{p} seats, so games must be a multiple of {p} (e.g. {spec.games // p * p + p:,})")
+        if spec.parallel.chunk and spec.parallel.chunk % p:
+            raise ExperimentError(f"parallel.chunk: under seating: duplicate a chunk holds whole "
+                                  f"deals: a multiple of {p}")
     if spec.table is not None and spec.table != spec.players:
         raise ExperimentError(f"table: {spec.table} seats, but players is {spec.players}")
     if spec.pool and spec.strategies:

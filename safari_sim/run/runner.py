@@ -102,6 +102,8 @@ class ChunkTask:
 def plan(exp: Experiment) -> list[ChunkTask]:
     spec = exp.spec
     per_chunk = spec.parallel.chunk or CHUNK_TARGET
+    if spec.seating == "duplicate":  # whole deals in every chunk
+        per_chunk -= per_chunk % spec.players
     tasks = []
     fp = exp.fingerprint()
     chunks = range(math.ceil(spec.games / per_chunk))
