@@ -895,19 +895,18 @@ def test_trace_describes_a_whole_game():
 
 
 def test_runs_without_numba_and_gives_the_same_trace():
+    # both versions in one process per mode: starting Python and numba is most of the cost
     code = ("import numpy as np; from safari_sim.games import get_game; "
             "from safari_sim.engine.play import play_batch; from strategies import get_strategy; "
             "from safari_sim.engine.chance import game_keys; "
             "g = get_game('jungle_thrills'); s = get_strategy('jungle_thrills', 'rememberer')(); "
-            "r = play_batch(g, g.make_rules(version=VERSION), 3, [s], np.zeros((1, 3), int), "
-            "game_keys(9, 3, 1), log=True); print(g.describe(r.state, 0))")
-    for version in (1, 2):
-        src = code.replace("VERSION", str(version))
-        outs = []
-        for jit in ("0", "1"):
-            env = dict(os.environ, NUMBA_DISABLE_JIT=jit)
-            out = subprocess.run([sys.executable, "-c", src], env=env, capture_output=True,
-                                 text=True, timeout=300)
-            assert out.returncode == 0, out.stderr
-            outs.append(out.stdout)
-        assert outs[0] == outs[1] and "turns up" in outs[0]
+            "[print(g.describe(play_batch(g, g.make_rules(version=v), 3, [s], np.zeros((1, 3), int), "
+            "game_keys(9, 3, 1), log=True).state, 0)) for v in (1, 2)]")
+    outs = []
+    for jit in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=jit)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        outs.append(out.stdout)
+    assert outs[0] == outs[1] and "turns up" in outs[0]
