@@ -40,8 +40,9 @@ def _rank_counts(hand: np.ndarray) -> np.ndarray:
     return hand.reshape(-1, NA, NN).sum(axis=1)
 
 
-def track(obs: Obs) -> np.ndarray:
-    """uint8[n, 30]: the places each card can be in (0: on the table, known)."""
+def track(obs: Obs, fallback: bool = True) -> np.ndarray:
+    """uint8[n, 30]: the places each card can be in (0: on the table, known). With
+    ``fallback=False`` a contradiction is left as 0 (the soundness test looks for it)."""
     n, P = len(obs), obs.players
     me, mb = 1, 1 << P
     others = ((1 << P) - 1) & ~me
@@ -98,6 +99,8 @@ def track(obs: Obs) -> np.ndarray:
     poss[obs.table >= 0] = 0
     poss = _propagate(poss, obs, rows)
     # a contradiction (none should arise) falls back to "anywhere but here"
+    if not fallback:
+        return poss
     lost = (poss == 0) & (obs.table < 0)
     return np.where(lost, np.uint8(others | mb), poss)
 
@@ -170,10 +173,11 @@ def _fewest_rank_card(hand: np.ndarray, rng) -> np.ndarray:
 
 def _melds(obs: Obs, legal: np.ndarray, meld_at: int) -> np.ndarray:
     """Meld the number with most cards held when it has meld_at cards or this is the player's
-    last turn; else ask."""
+    last turn, and (add_to_meld) add to an own meld at once; else ask."""
     cnt = _rank_counts(obs.hand)
     last = (obs.q_left // 3 <= obs.players)[:, None]
-    ok = legal[:, A_MELD:A_MELD + NN] & ((cnt >= meld_at) | last)
+    legal_m = legal[:, A_MELD:A_MELD + NN]
+    ok = legal_m & ((cnt >= meld_at) | last | (cnt < 3))
     return np.where(ok.any(axis=1), A_MELD + np.argmax(np.where(ok, cnt, -1), axis=1), A_ASK)
 
 

@@ -129,6 +129,47 @@ def test_example_4_three_explorers_any_animal_but_explorer():
     assert got == expected and len(qs) == 30
 
 
+def _printed_questions(three):
+    """The questions three question cards allow, written again from the rulebook's bullets: each
+    pair of the three; an explorer takes the animal of either other card (one explorer), of the
+    third card (two), or any animal (three); then the pair's shape."""
+    cards = [(q // 6, q % 6 + 1) for q in three]
+    animals = [s for s, _ in cards if s != EXPLORER]
+    out = set()
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        (si, ni), (sj, nj) = cards[i], cards[j]
+        if len(animals) == 0:
+            choices = [(a, a) for a in range(5)]
+        else:
+            ai = [si] if si != EXPLORER else sorted(set(animals))
+            aj = [sj] if sj != EXPLORER else sorted(set(animals))
+            choices = [(x, y) for x in ai for y in aj]
+        for a1, a2 in choices:
+            if ni == nj:
+                out.add(how_many(ni))
+            elif a1 == a2:
+                lo, hi = min(ni, nj), max(ni, nj)
+                out.add(sequence(a1, range(lo, hi + 1)))
+                out.add(sequence(a1, list(range(hi, 7)) + list(range(1, lo + 1))))
+            else:
+                out.add(either(a1, a2, ni, nj))
+    return out
+
+
+def test_every_three_question_cards_allow_exactly_the_printed_questions():
+    """All 7,140 sets of three question cards, in two orders: the allowed questions (as card
+    sets, no two ids for one set) are the printed shapes, explorers wild as printed."""
+    import itertools
+    triples = np.array(list(itertools.combinations(range(36), 3)))
+    for order in ([0, 1, 2], [2, 0, 1]):
+        allowed = dk.allowed_questions(triples[:, order])
+        for three, row in zip(triples, allowed):
+            qs = np.flatnonzero(row)
+            got = [cards_of(dk.QMASK[q]) for q in qs]
+            assert len(set(got)) == len(got)
+            assert set(got) == _printed_questions(three.tolist()), three
+
+
 # ---- Setup ----------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("players,hand,up", [(2, 8, 1), (3, 8, 1), (4, 6, 1), (5, 5, 0)])
@@ -370,13 +411,23 @@ def _decode(q):
     return either(a1, a2, n1 + 1, n2 + 1)
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_properties_over_random_games(players):
+def _seated_actions(st, strats, seating, seat_rs, live, mover, legal, actions):
+    """Each live game's mover plays the strategy seated there (seating[b, seat] indexes strats)."""
+    for k, s in enumerate(strats):
+        idx = live[seating[live, mover[live]] == k]
+        if idx.size:
+            obs = G.observe(st, idx).freeze()
+            actions[idx] = s.act(obs, legal[idx], SeatRandom(seat_rs, idx * st.n_players + mover[idx]))
+
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {}), (4, {}), (5, {}),
+                                           (3, {"add_to_meld": True})])
+def test_properties_over_random_games(players, rules):
     B = 150
     names = ["naive", "collector", "deducer"]
     strats = [get_strategy(G.id, n)() for n in names]
     keys = game_keys(17, players, B)
-    st = G.init(G.make_rules(), players, keys.deal)
+    st = G.init(G.make_rules(rules), players, keys.deal)
     seat_rs = keys.seat.reshape(-1).copy()
     seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 3
     up0 = (st.loc == dk.FACEUP).sum(axis=1)
@@ -390,11 +441,7 @@ def test_properties_over_random_games(players):
             break
         legal = G.legal(st)
         actions = np.zeros(B, np.int64)
-        for k, s in enumerate(strats):
-            idx = live[seating[live, mover[live]] == k]
-            if idx.size:
-                obs = G.observe(st, idx).freeze()
-                actions[idx] = s.act(obs, legal[idx], SeatRandom(seat_rs, idx * players + mover[idx]))
+        _seated_actions(st, strats, seating, seat_rs, live, mover, legal, actions)
         assert legal[live, actions[live]].all()
         before_n = st.pp[:, :, dk.HAND_N].copy()
         before_loc = st.loc.copy()
@@ -497,8 +544,9 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(players):
         for b in games:
             p = mv[b]
             loc = alt.loc[b]
+            # the cards coming to the asker are hidden from it until the pass is over
             hidden = np.flatnonzero((loc < dk.MELD0) & (loc != p) & (loc != dk.FACEUP)
-                                    & (loc != dk.TO_ASKER) & (loc != dk.TO_TARGET))
+                                    & (loc != dk.TO_TARGET))
             perm = rng.permutation(hidden)
             mapping = dict(zip(hidden.tolist(), perm.tolist()))
             newloc = loc.copy()
@@ -522,18 +570,26 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(players):
             alt.guess[b, [s for s in range(players) if s != p]] = rng.integers(-1, 7)
         assert not np.array_equal(alt.loc[games], st.loc[games])
         _same(base, G.observe(alt, games))
+        # the face-up leftover is in every seat's view
+        assert ((base.table == players) == (st.loc[games] == dk.FACEUP)).all()
 
 
 def test_the_deducer_never_rules_out_where_a_card_really_is():
     """track() over-approximates: the true place of every card is always among its possible
-    places, at every decision where the deducer looks (and its estimate sums to the sizes)."""
+    places, at every decision where the deducer looks (and its estimate sums to the sizes).
+    The sets are taken without track's fallback (a contradiction would show as an empty set,
+    not as "anywhere but here"), while all three strategies play, so the questions, passes and
+    whole-hand exchanges are the ones the deducer really meets."""
     from strategies.deducktion import estimate, track
-    for players in (2, 3, 4, 5):
-        B = 120
+    names = ["naive", "collector", "deducer"]
+    strats = [get_strategy(G.id, n)() for n in names]
+    for players, rules in ((2, {}), (2, {"two_player_reserve": "aside"}), (3, {}), (4, {}),
+                           (5, {})):
+        B = 90
         keys = game_keys(21, players, B)
-        st = G.init(G.make_rules(), players, keys.deal)
-        strat = get_strategy(G.id, "naive")()
+        st = G.init(G.make_rules(rules), players, keys.deal)
         seat_rs = keys.seat.reshape(-1).copy()
+        seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 3
         narrowed = 0
         while True:
             mv = G.to_move(st)
@@ -541,8 +597,8 @@ def test_the_deducer_never_rules_out_where_a_card_really_is():
             if live.size == 0:
                 break
             obs = G.observe(st, live).freeze()
-            look = np.isin(obs.kind, [dk.TARGET, dk.QUESTION, dk.GUESS])
-            poss = track(obs)
+            look = np.isin(obs.kind, [dk.MELD, dk.TARGET, dk.QUESTION, dk.GUESS])
+            poss = track(obs, fallback=False)
             loc = st.loc[live].astype(int)
             off = (loc - mv[live][:, None]) % players
             truth = np.where(loc < 5, off, np.where(loc == dk.MISSING, players,
@@ -550,10 +606,11 @@ def test_the_deducer_never_rules_out_where_a_card_really_is():
             inside = np.where(truth >= 0, (poss >> np.maximum(truth, 0)) & 1, poss == 0)
             assert inside[look].all()
             narrowed += int(((poss > 0) & ((poss & (poss - 1)) == 0) & (loc != mv[live][:, None]))[look].sum())
-            w = estimate(obs, poss)
+            w = estimate(obs, track(obs))
             assert np.allclose(w.sum(axis=2)[(obs.table < 0) & look[:, None]], 1)
+            legal = G.legal(st)
             a = np.zeros(B, np.int64)
-            a[live] = strat.act(obs, G.legal(st)[live], SeatRandom(seat_rs, live * players + mv[live]))
+            _seated_actions(st, strats, seating, seat_rs, live, mv, legal, a)
             G.step(st, a)
         assert narrowed > 0          # it does pin cards down that are not its own
 
@@ -619,3 +676,56 @@ def test_baseline_experiments(players):
     assert 20_000 <= exp.spec.games <= 50_000
     used = {s.use for s in exp.variants[0].strategies}
     assert {"naive", "deducer"} <= used
+
+
+# ---- found in the audit -------------------------------------------------------------------------
+
+def test_two_player_draw_left_counts_the_reserve_hand_dealt():
+    """The observation's draw_left is the reserve hand's real size (hand_sizes[0]), not 8."""
+    for sizes, want in (((8, 6, 5), 8), ((7, 6, 5), 7)):
+        st = G.init(G.make_rules(hand_sizes=sizes), 2, deal_keys(4, 1))
+        obs = G.observe(st, np.arange(4))
+        assert (obs.draw_left == want).all()
+        assert ((st.loc == dk.DRAW).sum(axis=1) == want).all()
+
+
+def test_trace_names_the_cards_the_target_passes():
+    strat = [get_strategy(G.id, "collector")()]
+    res = play_batch(G, G.make_rules(), 3, strat, np.zeros((1, 3), int), game_keys(2, 3, 1),
+                     log=True)
+    text = G.describe(res.state, 0)
+    rows = res.state.hist[0, :int(res.state.g[0, dk.NH])]
+    asks = rows[(rows[:, 0] == dk.H_ASK) & (rows[:, 4] > 0)]
+    assert len(asks) > 0
+    lines = [ln for ln in text.splitlines() if ln.endswith("face down")]
+    assert len(lines) == len(asks)
+    for ln, row in zip(lines, asks):
+        named = ln.split("passes the ", 1)[1][:-len(" face down")].split(", ")
+        assert sorted(named) == sorted(G.card_name(c) for c in cards_of(row[6]))
+
+
+def _melded_twos_position(**rules):
+    """P0 has melded the lion, monkey and tiger 2 (3 points) and holds the elephant 2."""
+    melded = [card(LION, 2), card(MONKEY, 2), card(TIGER, 2)]
+    rest = [c for c in range(30) if c not in MISSING5 and c not in melded + [card(ELEPHANT, 2)]]
+    hands = {0: [card(ELEPHANT, 2)] + rest[:4], 1: rest[4:12], 2: rest[12:20]}
+    _, st = position(hands, MISSING5, faceup=melded + rest[20:], **rules)
+    for c in melded:
+        st.loc[0, c] = dk.MELD0
+    st.pp[0, 0, dk.MELD_PTS], st.pp[0, 0, dk.MELDS], st.pp[0, 0, dk.MELD_CARDS] = 3, 1, 3
+    from safari_sim.games.deducktion import _start_turn
+    st.g[0, dk.PHASE] = 0
+    _start_turn(0, st.g, st.pp, st.loc, st.qdeck, st.pile, st.hist, st.ev, st.rs, st.params)
+    G._refresh(st, np.array([0]), fresh=False)
+    return st
+
+
+def test_adding_to_an_own_meld_only_with_add_to_meld():
+    st = _melded_twos_position()
+    assert phase(st) == dk.TARGET                # printed: a meld needs three cards held
+    st = _melded_twos_position(add_to_meld=True)
+    assert phase(st) == dk.MELD and G.legal(st)[0, dk.A_MELD + 1]
+    assert not G.legal(st)[0, dk.A_MELD + 0]
+    act(st, dk.A_MELD + 1)
+    assert st.pp[0, 0, dk.MELD_PTS] == 5 and st.pp[0, 0, dk.MELDS] == 1
+    assert st.loc[0, card(ELEPHANT, 2)] == dk.MELD0 and phase(st) == dk.TARGET

@@ -62,6 +62,10 @@ class Rules:
                                    "unused ('aside')")
     final_meld: bool = rule(False, "when the question deck runs out, each player in turn order may "
                                    "meld once more before the guesses")
+    add_to_meld: bool = rule(False, "on a later turn a player may add the cards it holds of a "
+                                    "number it has melded to that meld, which then scores as the "
+                                    "larger meld (not printed: False, a meld needs three or more "
+                                    "cards held)")
 
     def validate(self) -> None:
         if len(self.hand_sizes) != 3:
@@ -153,7 +157,7 @@ HAND_N, MELD_PTS, MELDS, MELD_CARDS, RIGHT, WRONG, ASKS, RECEIVED, EMPTY_ANSWERS
 NPP = 10
 
 # params layout
-P_PLAYERS, P_HAND, P_DECKS, P_RIGHT, P_WRONG, P_DRAW, P_FINAL, P_M3, P_M4, P_M5 = range(10)
+P_PLAYERS, P_HAND, P_DECKS, P_RIGHT, P_WRONG, P_DRAW, P_FINAL, P_M3, P_M4, P_M5, P_ADD = range(11)
 
 # history rows hist[b, i] = (type, seat, target, question or number, count, asker hand, in, out)
 H_ASK, H_MELD, H_DRAW = 1, 2, 3
@@ -200,11 +204,31 @@ def _count(b, p, n, loc):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _meldable(b, p, loc):
+def _can_meld(b, p, n, loc, params):
+    """p may meld number n: three or more held, or (add_to_meld) one or more held and n is
+    already one of p's melds."""
+    k = _count(b, p, n, loc)
+    if k >= 3:
+        return True
+    if params[P_ADD] != 0 and k >= 1:
+        for a in range(NA):
+            if loc[b, a * NN + n] == MELD0 + p:
+                return True
+    return False
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _meldable(b, p, loc, params):
     for n in range(NN):
-        if _count(b, p, n, loc) >= 3:
+        if _can_meld(b, p, n, loc, params):
             return True
     return False
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _meld_value(m, params):
+    """Points of a meld of m cards (3, 4, 5)."""
+    return params[P_M3 + m - 3] if m >= 3 else 0
 
 
 @njit(cache=True, _nrt=False)
@@ -218,7 +242,7 @@ def _start_guesses(b, g, ev):
 def _next_final_meld(b, g, loc, ev, params, first):
     """With final_meld: the next player from seat ``first`` on who can meld does; then guesses."""
     for p in range(first, params[P_PLAYERS]):
-        if _meldable(b, p, loc):
+        if _meldable(b, p, loc, params):
             g[b, CUR] = p
             g[b, PHASE] = MELD
             return
@@ -262,7 +286,7 @@ def _start_turn(b, g, pp, loc, qdeck, pile, hist, ev, rs, params):
         hist[b, i, 6] = 1 << c
         g[b, NH] = i + 1
         log_event(ev, g, NEV, b, E_DRAW, p, c, 0, 0, 0)
-    if _meldable(b, p, loc):
+    if _meldable(b, p, loc, params):
         g[b, PHASE] = MELD
     else:
         _enter_ask(b, g, qdeck, ev, params)
@@ -327,15 +351,19 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
         n = act - A_MELD
         m = 0
         k = 0
+        had = 0
         for a in range(NA):
             c = a * NN + n
             if loc[b, c] == p:
                 loc[b, c] = MELD0 + p
                 m |= 1 << c
                 k += 1
+            elif loc[b, c] == MELD0 + p:
+                had += 1
         pp[b, p, HAND_N] -= k
-        pp[b, p, MELD_PTS] += params[P_M3 + k - 3]
-        pp[b, p, MELDS] += 1
+        pp[b, p, MELD_PTS] += _meld_value(had + k, params) - _meld_value(had, params)
+        if had == 0:
+            pp[b, p, MELDS] += 1
         pp[b, p, MELD_CARDS] += k
         i = g[b, NH]
         hist[b, i, 0] = H_MELD
@@ -344,8 +372,8 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
         hist[b, i, 4] = k
         hist[b, i, 6] = m
         g[b, NH] = i + 1
-        log_event(ev, g, NEV, b, E_MELD, p, n, k, 0, 0)
-        if not _meldable(b, p, loc):
+        log_event(ev, g, NEV, b, E_MELD, p, n, k, had, 0)
+        if not _meldable(b, p, loc, params):
             if g[b, FINAL] != 0:
                 _next_final_meld(b, g, loc, ev, params, g[b, CUR] + 1)
             else:
@@ -378,7 +406,7 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
         g[b, HOLD] = h
         pp[b, p, ASKS] += 1
         pp[b, p, RECEIVED] += k
-        log_event(ev, g, NEV, b, E_ASK, p, t, q, k, 0)
+        log_event(ev, g, NEV, b, E_ASK, p, t, q, k, inm)
         if k == 0:
             pp[b, p, EMPTY_ANSWERS] += 1
             _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
@@ -473,8 +501,12 @@ def _add_pair(b, a1, n1, a2, n2, legal):
     if n1 == n2:
         legal[b, A_QUESTION + n1] = True
     elif a1 == a2:
-        legal[b, A_QUESTION + Q_SEQ + a1 * 36 + n1 * NN + n2] = True
-        legal[b, A_QUESTION + Q_SEQ + a1 * 36 + n2 * NN + n1] = True
+        # both sequences, n1 up to n2 and n2 up to n1 (round from 6 to 1); a sequence of all
+        # six numbers is one question: its id is "from 1 up to 6"
+        for s, e in ((n1, n2), (n2, n1)):
+            if e == (s + NN - 1) % NN:
+                s, e = 0, NN - 1
+            legal[b, A_QUESTION + Q_SEQ + a1 * 36 + s * NN + e] = True
     else:
         lo_a, hi_a = (a1, a2) if a1 < a2 else (a2, a1)
         lo_n, hi_n = (n1, n2) if n1 < n2 else (n2, n1)
@@ -552,7 +584,7 @@ def _view(b, g, pp, loc, qdeck, params, mover, legal):
     if ph == MELD:
         legal[b, A_ASK] = True
         for n in range(NN):
-            legal[b, A_MELD + n] = _count(b, p, n, loc) >= 3
+            legal[b, A_MELD + n] = _can_meld(b, p, n, loc, params)
     elif ph == TARGET:
         for o in range(1, params[P_PLAYERS]):
             legal[b, A_TARGET + o - 1] = True
@@ -656,7 +688,7 @@ def _observe(games, g, pp, loc, qdeck, hist, start, guess, params, seen_guesses,
             for a in range(NA):
                 v = guess[b, s, a]
                 o_guess[i, o, a] = v if (o == 0 or seen_guesses) else -1
-        draw_left[i] = 8 - g[b, DRAWPOS] if params[P_DRAW] != 0 else 0
+        draw_left[i] = params[P_HAND] - g[b, DRAWPOS] if params[P_DRAW] != 0 else 0
         nh = g[b, NH]
         n_hist[i] = nh
         for j in range(nh):
@@ -782,7 +814,7 @@ class Deducktion(Game):
         draw = n_players == 2 and rules.two_player_reserve == "draw_when_empty"
         params = np.array([n_players, h, rules.question_decks, rules.guess_right,
                            rules.guess_wrong, 1 if draw else 0, 1 if rules.final_meld else 0,
-                           *rules.meld_points], np.int64)
+                           *rules.meld_points, 1 if rules.add_to_meld else 0], np.int64)
         st = State(n_players=n_players, rules=rules, params=params,
                    g=np.zeros((batch, NG), np.int32),
                    pp=np.zeros((batch, n_players, NPP), np.int32),
@@ -918,12 +950,16 @@ class Deducktion(Game):
             elif t == E_DRAW:
                 lines.append(f"{who} draws the {cn(a)} from the reserve hand")
             elif t == E_MELD:
-                lines.append(f"{who} melds {b_} cards of number {a + 1}")
+                lines.append(f"{who} melds {b_} cards of number {a + 1}" if c == 0 else
+                             f"{who} adds {b_} card(s) of number {a + 1} to the meld of {c}")
             elif t == E_FLIP:
                 lines.append(f"{who} turns up {self.qcard_name(a)}, {self.qcard_name(b_)}, "
                              f"{self.qcard_name(c)}")
             elif t == E_ASK:
                 lines.append(f"{who} asks P{a}: {QNAMES[b_]} P{a} has {c}")
+                if c > 0:
+                    given = [cn(x) for x in range(NC) if (int(d) >> x) & 1]
+                    lines.append(f"   P{a} passes the {', '.join(given)} face down")
             elif t == E_PASS:
                 lines.append(f"   {who} passes back the {cn(b_)}")
             elif t == E_WHOLE:
