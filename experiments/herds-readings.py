@@ -11,7 +11,7 @@ from strategies import get_strategy
 G=get_game("herds")
 names=["collector","blocker","sprinter"]
 P=int(sys.argv[1]); B=int(sys.argv[2])
-for label, over in [("printed",{}),("explorer any",{"trade_explorer_must_grow":False}),("flip plays on",{"flip_last_ends":False})]:
+for label, over in [("printed",{}),("explorer any",{"trade_explorer_must_grow":False}),("flip plays on",{"flip_last_ends":False}),("swap in opponents' herds",{"swap_in_opponents_herds":True}),("grass explorer must be played",{"grass_draw_explorer_kept":False})]:
     S=[get_strategy("herds",n)() for n in names]
     seating=(np.arange(P)[None,:]+np.arange(B)[:,None])%3
     keys=game_keys(11,P,B)

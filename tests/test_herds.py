@@ -135,15 +135,53 @@ def test_trade_debra_two_cards_for_three():
     assert hand(st, 0) == sorted(take + [c("lion", 1)])
 
 
-def test_no_trade_without_an_exact_total_and_never_the_whole_hand():
+def test_no_trade_without_an_exact_total():
     st = position({0: [c("lion", 6), c("tiger", 6)]}, [c("elephant", 1), c("zebra", 2)])
     assert H.A_TRADE not in legal(st)
-    # the whole hand (6 + 6 = 12) would match, but a player must keep a card to pass
+
+
+def test_a_trade_may_give_the_whole_hand():
+    """Audit: "play one or more cards from your hand" - the whole hand too; the cards taken
+    come into the hand, so a card is left to pass."""
     st = position({0: [c("lion", 6), c("tiger", 6)]},
                   [c("elephant", 6), c("zebra", 6), c("elephant", 6, 1)])
     act(st, H.A_TRADE)
     act(st, card_a(c("lion", 6)))
-    assert card_a(c("tiger", 6)) not in legal(st)
+    act(st, card_a(c("tiger", 6)))
+    act(st, H.A_GIVE_DONE)
+    act(st, card_a(c("elephant", 6)))
+    act(st, card_a(c("zebra", 6)))
+    assert hand(st, 0) == sorted([c("elephant", 6), c("zebra", 6)])
+    # a one-card hand may be traded too
+    st = position({0: [c("lion", 5)]}, [c("elephant", 2), c("zebra", 3)])
+    act(st, H.A_TRADE)
+    act(st, card_a(c("lion", 5)))
+    act(st, H.A_GIVE_DONE)
+    act(st, card_a(c("zebra", 3)))
+    act(st, card_a(c("elephant", 2)))
+    assert hand(st, 0) == sorted([c("elephant", 2), c("zebra", 3)])
+
+
+def test_a_whole_hand_trade_for_explorers_only_is_illegal():
+    """Both explorers could grow a herd, but with nothing else in hand one of them would have
+    to stay for step four: unplayable, so that trade is illegal; with an animal card it is not."""
+    herds = [(0, ZEBRA, [c("zebra", n) for n in (4, 5, 6)]),
+             (0, ELE, [c("elephant", n) for n in (3, 4, 5)])]
+    st = position({0: [c("lion", 5)]}, [c("explorer", 2), c("explorer", 3)], herds=herds)
+    assert H.A_TRADE not in legal(st)
+    st = position({0: [c("lion", 5)]}, [c("explorer", 2), c("explorer", 3), c("monkey", 5)],
+                  herds=herds)
+    act(st, H.A_TRADE)
+    act(st, card_a(c("lion", 5)))
+    act(st, H.A_GIVE_DONE)
+    assert legal(st) == [card_a(c("monkey", 5))]
+    # keeping a card, the two explorers may be taken
+    st = position({0: [c("lion", 5), c("tiger", 1)]}, [c("explorer", 2), c("explorer", 3)],
+                  herds=herds)
+    act(st, H.A_TRADE)
+    act(st, card_a(c("lion", 5)))
+    act(st, H.A_GIVE_DONE)
+    assert legal(st) == [card_a(c("explorer", 2)), card_a(c("explorer", 3))]
 
 
 # ---- Setup, steps one, two, four, five ----------------------------------------------------------
@@ -276,11 +314,44 @@ def test_swap_the_real_card_for_the_explorer_which_must_then_be_played():
     assert H.A_SWAP0 + 1 not in legal(st)
 
 
+def test_swap_in_an_opponents_herd_only_with_the_field():
+    """Audit: the text does not say whose herd; by default only the side's own (a card may not
+    be added to an opponent's herd); swap_in_opponents_herds allows the opponents' too."""
+    wild = [c("elephant", 1), c("explorer", 2), c("elephant", 3)]
+    zebra = [c("zebra", 3), c("zebra", 4), c("zebra", 5)]
+    hand0 = [c("elephant", 2, 1), c("lion", 6)]
+    st = herd_phase({0: hand0}, [(1, ELE, wild), (0, ZEBRA, zebra)])
+    assert H.A_SWAP0 + 1 not in legal(st)
+    st = herd_phase({0: hand0}, [(1, ELE, wild), (0, ZEBRA, zebra)],
+                    swap_in_opponents_herds=True)
+    act(st, H.A_SWAP0 + 1)
+    assert G.herds(st, 0)[0] == (1, ELE, [c("elephant", 1), c("elephant", 2, 1),
+                                          c("elephant", 3)])
+    assert legal(st) == [H.A_GROW0 + 2]  # the explorer must now grow the own zebra herd
+
+
 def test_an_explorer_drawn_may_be_kept():
     st = position({0: [c("elephant", 1), c("elephant", 3)]}, [c("explorer", 2)], deck_left=20)
     act(st, card_a(c("explorer", 2)))  # step two a, not a trade
     # with only three cards nothing can be laid: the explorer stays in hand to step four
     assert kind(st) == H.K_PASS and c("explorer", 2) in hand(st, 0)
+
+
+def test_an_explorer_taken_from_the_grassland_in_step_two_a_is_kept_unless_the_field():
+    """Audit: the must-play sentence names only the trade; grass_draw_explorer_kept false makes
+    an explorer taken from the grassland in step two a a must-play card too."""
+    zebra = [c("zebra", 3), c("zebra", 4), c("zebra", 5)]
+    hand0 = [c("lion", 6), c("tiger", 1)]
+    st = position({0: hand0}, [c("explorer", 2), c("monkey", 6)], herds=[(0, ZEBRA, zebra)])
+    act(st, card_a(c("explorer", 2)))
+    assert set(legal(st)) == {H.A_GROW0 + 0, H.A_DONE}
+    st = position({0: hand0}, [c("explorer", 2), c("monkey", 6)], herds=[(0, ZEBRA, zebra)],
+                  grass_draw_explorer_kept=False)
+    act(st, card_a(c("explorer", 2)))
+    assert legal(st) == [H.A_GROW0 + 0]
+    # with nowhere to play it, it may not be taken
+    st = position({0: hand0}, [c("explorer", 2), c("monkey", 6)], grass_draw_explorer_kept=False)
+    assert card_a(c("explorer", 2)) not in legal(st) and card_a(c("monkey", 6)) in legal(st)
 
 
 # ---- Ending and scoring the hand -------------------------------------------------------------
@@ -329,6 +400,25 @@ def test_no_hand_end_with_cards_left_or_without_a_full_herd():
     act(st, card_a(c("monkey", 1)))
     assert hand(st, 0) == [c("lion", 6)]
     assert st.g[0, H.HANDNO] == 0 and G.to_move(st)[0] == 1
+
+
+def test_flipping_the_last_card_ends_the_hand():
+    """Audit: step five takes the deck's last card: the deck has run out (flip_last_ends);
+    with the field false the next player plays steps two to four without step one."""
+    hands = {0: [c("lion", 6), c("zebra", 1)], 1: [c("lion", 1)]}
+    st = position(hands, [c("elephant", 1)], deck_left=1)
+    act(st, card_a(c("elephant", 1)))
+    act(st, card_a(c("lion", 6)))
+    assert st.g[0, H.HANDNO] == 1 and G.to_move(st)[0] == 1  # a new hand, dealt by seat 0
+    st = position(hands, [c("elephant", 1)], deck_left=1, flip_last_ends=False)
+    act(st, card_a(c("elephant", 1)))
+    act(st, card_a(c("lion", 6)))
+    assert st.g[0, H.HANDNO] == 0 and G.to_move(st)[0] == 1
+    assert hand(st, 1) == sorted([c("lion", 1), c("lion", 6)])  # no step one: the deck is empty
+    assert H.A_DECK not in legal(st)
+    act(st, legal(st)[0])  # a grassland card
+    act(st, card_a(c("lion", 1)))
+    assert st.g[0, H.HANDNO] == 1
 
 
 def test_hand_ends_when_the_deck_runs_out_after_the_pass():
@@ -411,6 +501,7 @@ def random_games(players, n, seed, strategies=None, **overrides):
     st = G.init(rules, players, keys.deal)
     seat_rs = keys.seat.reshape(-1).copy()
     steps = 0
+    trades = {}  # game -> cards taken so far in the trade being made
     while True:
         mover = G.to_move(st)
         live = np.flatnonzero(mover >= 0)
@@ -427,21 +518,42 @@ def random_games(players, n, seed, strategies=None, **overrides):
             obs = G.observe(st, live).freeze()
             a[live] = s.act(obs, lg[live].copy(), rng)
         assert lg[live, a[live]].all()
-        before = {b: (G.herds(st, b), int(st.g[b, H.HANDNO]), st.team_total[b].copy())
-                  for b in live}
+        before = {b: (G.herds(st, b), int(st.g[b, H.HANDNO]), st.team_total[b].copy(),
+                      G.zones(st, b), int(st.g[b, H.PHASE]), int(mover[b])) for b in live}
         G.step(st, a)
         steps += 1
+        teams = players == 4 and rules.teams_at_four
+        sides = 2 if teams else players
+        opponents = 2 if teams else players - 1
         for b in live:
             check_zones(st, b)
             check_herds(st, b)
-            herds, hand_no, tot = before[b]
-            sides = 2 if players == 4 else players
+            herds, hand_no, tot, z0, kind0, p = before[b]
+            # the hand ends only after a pass, when the deck has run out (or the flip takes its
+            # last card) or the mover's side has a 1-6 herd and the card passed was the last
+            side = p % 2 if teams else p
+            passing = kind0 == H.K_RECV or (kind0 == H.K_PASS and opponents == 1)
+            full = any(s == side and len(cs) == 6 for s, _, cs in herds)
+            deck0 = len(z0["deck"])
+            ends = passing and ((len(z0[f"hand{p}"]) == 1 and full) or deck0 == 0
+                                or (deck0 == 1 and rules.flip_last_ends))
+            assert (st.g[b, H.HANDNO] != hand_no) == ends
             if st.g[b, H.HANDNO] != hand_no:
                 assert st.g[b, H.HANDNO] == hand_no + 1
                 gained = [recount(herds, s) for s in range(sides)]
                 assert (st.team_total[b, :sides] - tot[:sides]).tolist() == gained
             else:
                 assert (st.team_total[b] == tot).all()
+                # a trade once made: the cards given went into the grassland and the cards
+                # taken from it add up to exactly the same total
+                if kind0 == H.K_TAKE:
+                    taken = int(a[b]) - H.A_CARD0
+                    assert taken in z0["grass"]
+                    trades.setdefault(b, []).append(taken)
+                    if not G.zones(st, b)["give"]:
+                        assert set(z0["give"]) <= set(G.zones(st, b)["grass"])
+                        took = trades.pop(b)
+                        assert sum(x % 6 + 1 for x in took) == sum(x % 6 + 1 for x in z0["give"])
         assert steps < 20000
     out = G.outcome(st)
     assert (out.score.max(axis=1) >= 60).all() or out.stats["capped"].any()
@@ -465,12 +577,15 @@ def test_properties_with_the_strategies(players):
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_properties_under_the_other_readings(players):
-    """Any explorer may be taken in a trade, and the last flip does not end the hand."""
+    """Any explorer may be taken in a trade, and the last flip does not end the hand; swaps in
+    opponents' herds, and explorers from the grassland that must be played."""
     strats = [get_strategy("herds", n)() for n in ("collector", "blocker", "sprinter")]
     random_games(players, 8, seed=20 + players, strategies=strats,
                  trade_explorer_must_grow=False, flip_last_ends=False)
     random_games(players, 8, seed=30 + players, trade_explorer_must_grow=False,
                  flip_last_ends=False)
+    random_games(players, 6, seed=40 + players, strategies=strats, swap_in_opponents_herds=True,
+                 grass_draw_explorer_kept=False)
 
 
 def test_observation_hides_other_hands_and_the_deck():

@@ -60,6 +60,14 @@ class Rules:
     flip_last_ends: bool = rule(
         True, "the hand ends when step five flips the deck's last card (the deck has run out); "
         "false: the next player skips step one, plays steps two to four, and the hand ends")
+    swap_in_opponents_herds: bool = rule(
+        False, "a player may also swap a held card for an explorer standing in for it in an "
+        "opponent's herd (the text does not say whose herd; default: only the player's side's, "
+        "since a card may not be added to an opponent's herd)")
+    grass_draw_explorer_kept: bool = rule(
+        True, "an explorer taken from the grassland in step two a (not a trade) may be kept "
+        "(the must-play sentence names only the trade); false: it must be played this turn "
+        "like one taken in a trade (and trade_explorer_must_grow applies to it)")
     max_hands: int = rule(60, "safety stop: the game ends after this many hands")
 
     def validate(self) -> None:
@@ -103,7 +111,7 @@ Z_DECK, Z_GRASS, Z_GIVE, Z_HERD, Z_ASIDE, Z_HAND0 = 0, 1, 2, 3, 4, 5  # aside: t
 
 # params
 P_PLAYERS, P_HANDSIZE, P_GRASS, P_TARGET, P_MAXHANDS, P_NTEAMS, P_FLAGS = range(7)
-F_MUSTGROW, F_FLIPENDS = 1, 2
+F_MUSTGROW, F_FLIPENDS, F_SWAPANY, F_GRASSMUST = 1, 2, 4, 8
 
 E_HAND, E_DRAW, E_TAKE, E_TRADE_GIVE, E_TRADE_TAKE, E_NEW, E_GROW, E_SWAP, E_PASS, E_FLIP, \
     E_SCORE, E_END, E_RETURN = range(1, 14)
@@ -187,6 +195,14 @@ def _sums_add(w0, w1, w2, w3, v):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _shift(w0, w1, w2, w3, v):
+    """The 256-bit set (four words) shifted up by v (1..6)."""
+    u = np.uint64(v)
+    r = np.uint64(64 - v)
+    return w0 << u, (w1 << u) | (w0 >> r), (w2 << u) | (w1 >> r), (w3 << u) | (w2 >> r)
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _has(w0, w1, w2, w3, s):
     if s < 0 or s > 255:
         return False
@@ -223,9 +239,31 @@ def _grass_sums(b, team, skip, g, zone, hown, hlo, hhi, params):
 
 
 @njit(cache=True, _nrt=False)
-def _can_give(b, p, skip, base, gw0, gw1, gw2, gw3, zone):
-    """Whether the hand of p without card ``skip`` holds a set E, not the whole rest, with
-    base + sum(E) a grassland sum (base > 0 or E non-empty)."""
+def _grass_whole_sums(b, team, skip, g, zone, hown, hlo, hhi, params):
+    """The grassland sums a trade that gives the whole hand may take: with
+    trade_explorer_must_grow, sums of sets holding at least one animal card (taking only
+    explorers, which must all be played, would leave no card to pass); else every sum."""
+    if not params[P_FLAGS] & F_MUSTGROW:
+        return _grass_sums(b, team, skip, g, zone, hown, hlo, hhi, params)
+    a0, a1, a2, a3 = np.uint64(1), np.uint64(0), np.uint64(0), np.uint64(0)  # any set
+    n0, n1, n2, n3 = np.uint64(0), np.uint64(0), np.uint64(0), np.uint64(0)  # with an animal
+    for c in range(NCARDS):
+        if c != skip and _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
+            v = c % 6 + 1
+            if c < 60:
+                s0, s1, s2, s3 = _shift(a0, a1, a2, a3, v)
+            else:
+                s0, s1, s2, s3 = _shift(n0, n1, n2, n3, v)
+            n0, n1, n2, n3 = n0 | s0, n1 | s1, n2 | s2, n3 | s3
+            a0, a1, a2, a3 = _sums_add(a0, a1, a2, a3, v)
+    return n0, n1, n2, n3
+
+
+@njit(cache=True, _nrt=False)
+def _can_give(b, p, skip, base, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3, zone):
+    """Whether the hand of p without card ``skip`` holds a set E with base + sum(E) > 0 a
+    grassland sum (``gw``), or ``hw`` (the sums a trade giving the whole hand may take) when E
+    is the whole rest."""
     z = Z_HAND0 + p
     w0, w1, w2, w3 = np.uint64(1), np.uint64(0), np.uint64(0), np.uint64(0)
     total = 0
@@ -233,10 +271,21 @@ def _can_give(b, p, skip, base, gw0, gw1, gw2, gw3, zone):
         if c != skip and zone[b, c] == z:
             w0, w1, w2, w3 = _sums_add(w0, w1, w2, w3, c % 6 + 1)
             total += c % 6 + 1
-    if total == 0:
-        return False
-    for s in range(0, total):  # s < total: the rest keeps at least one card
-        if base + s > 0 and _has(w0, w1, w2, w3, s) and _has(gw0, gw1, gw2, gw3, base + s):
+    for s in range(0, total + 1):
+        if base + s > 0 and _has(w0, w1, w2, w3, s):
+            if s < total and _has(gw0, gw1, gw2, gw3, base + s):
+                return True
+            if s == total and _has(hw0, hw1, hw2, hw3, base + s):  # the whole rest is given
+                return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _hand_free(b, p, g, zone):
+    """Whether p holds a card that is not an explorer that must be played this turn."""
+    z = Z_HAND0 + p
+    for c in range(NCARDS):
+        if zone[b, c] == z and (c < 60 or not g[b, MUST] & (1 << (c - 60))):
             return True
     return False
 
@@ -328,7 +377,7 @@ def _herd_legal(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hcard, cher
             if h < 0:
                 continue
             t = hsuit[b, h]
-            if hown[b, h] != team or t == EXPLORER:
+            if t == EXPLORER or (hown[b, h] != team and not params[P_FLAGS] & F_SWAPANY):
                 continue
             real = _hand_card(b, p, t, e, zone)
             if real < 0:
@@ -388,14 +437,18 @@ def _step2_options(b, p, g, zone, hown, hlo, hhi, legal, params, write):
         k += 1
         if write:
             legal[b, A_DECK] = True
+    team = _team(p, params)
     for c in range(NCARDS):
         if zone[b, c] == Z_GRASS:
+            if c >= 60 and params[P_FLAGS] & F_GRASSMUST and params[P_FLAGS] & F_MUSTGROW \
+                    and not _explorer_grows(b, team, c - 60, g, hown, hlo, hhi):
+                continue
             k += 1
             if write:
                 legal[b, A_CARD0 + c] = True
-    team = _team(p, params)
     gw0, gw1, gw2, gw3 = _grass_sums(b, team, -1, g, zone, hown, hlo, hhi, params)
-    if _can_give(b, p, -1, 0, gw0, gw1, gw2, gw3, zone):
+    hw0, hw1, hw2, hw3 = _grass_whole_sums(b, team, -1, g, zone, hown, hlo, hhi, params)
+    if _can_give(b, p, -1, 0, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3, zone):
         k += 1
         if write:
             legal[b, A_TRADE] = True
@@ -473,13 +526,19 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
         if ph == K_GIVE:
             team = _team(p, params)
             gw0, gw1, gw2, gw3 = _grass_sums(b, team, -1, g, zone, hown, hlo, hhi, params)
+            hw0, hw1, hw2, hw3 = _grass_whole_sums(b, team, -1, g, zone, hown, hlo, hhi, params)
             z = Z_HAND0 + p
             for c in range(NCARDS):
                 if zone[b, c] == z and _can_give(b, p, c, g[b, GSUM] + c % 6 + 1, gw0, gw1, gw2,
-                                                 gw3, zone):
+                                                 gw3, hw0, hw1, hw2, hw3, zone):
                     legal[b, A_CARD0 + c] = True
-            if g[b, GSUM] > 0 and _has(gw0, gw1, gw2, gw3, g[b, GSUM]):
-                legal[b, A_GIVE_DONE] = True
+            if g[b, GSUM] > 0:
+                if _hand_size(b, p, zone) > 0:
+                    done = _has(gw0, gw1, gw2, gw3, g[b, GSUM])
+                else:  # the whole hand is given
+                    done = _has(hw0, hw1, hw2, hw3, g[b, GSUM])
+                if done:
+                    legal[b, A_GIVE_DONE] = True
             return
         if ph == K_TAKE:
             need = g[b, NEED]
@@ -491,10 +550,17 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                 g[b, PHASE] = K_HERD
                 continue
             team = _team(p, params)
+            # the whole hand was given and nothing but must-play explorers taken yet: the rest
+            # of the take must hold an animal card (with trade_explorer_must_grow)
+            animal = params[P_FLAGS] & F_MUSTGROW and not _hand_free(b, p, g, zone)
             for c in range(NCARDS):
                 v = c % 6 + 1
                 if v <= need and _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
-                    w0, w1, w2, w3 = _grass_sums(b, team, c, g, zone, hown, hlo, hhi, params)
+                    if animal and c >= 60:
+                        w0, w1, w2, w3 = _grass_whole_sums(b, team, c, g, zone, hown, hlo, hhi,
+                                                           params)
+                    else:
+                        w0, w1, w2, w3 = _grass_sums(b, team, c, g, zone, hown, hlo, hhi, params)
                     if _has(w0, w1, w2, w3, need - v):
                         legal[b, A_CARD0 + c] = True
             return
@@ -624,6 +690,8 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
         else:
             c = a - A_CARD0
             zone[b, c] = z
+            if c >= 60 and params[P_FLAGS] & F_GRASSMUST:  # (a variant) it must be played
+                g[b, MUST] |= 1 << (c - 60)
             log_event(ev, g, NEV, b, E_TAKE, p, c, 0, 0, 0)
             g[b, PHASE] = K_HERD
     elif ph == K_GIVE:
@@ -859,7 +927,9 @@ class Herds(Game):
         B = len(keys)
         teams = rules.teams_at_four and n_players == 4
         flags = (F_MUSTGROW if rules.trade_explorer_must_grow else 0) | \
-            (F_FLIPENDS if rules.flip_last_ends else 0)
+            (F_FLIPENDS if rules.flip_last_ends else 0) | \
+            (F_SWAPANY if rules.swap_in_opponents_herds else 0) | \
+            (F_GRASSMUST if not rules.grass_draw_explorer_kept else 0)
         params = np.array([n_players, rules.hand_sizes[n_players - 2], rules.grassland,
                            rules.target_score, rules.max_hands, 2 if teams else n_players, flags],
                           np.int64)
