@@ -410,14 +410,16 @@ def new(
 def trace(
     game: Optional[str] = typer.Argument(None, help="game id (not needed with --from)"),
     seed: int = typer.Option(0, "--seed", help="seed of the game"),
-    strategies_: Optional[str] = typer.Option(None, "--strategies", help="one per seat, comma-separated, e.g. stop_at,random,card_counter"),
+    strategies_: Optional[str] = typer.Option(None, "--strategies", help="one per seat, comma-separated, knobs after colons, e.g. stop_at:cards=2,random,card_counter:risk=0.4"),
     rule: list[str] = typer.Option([], "--rule", help="a rules override FIELD=VALUE (YAML value); repeatable"),
     from_: Optional[Path] = typer.Option(None, "--from", help="a results folder: replay one of its games"),
+    experiment: Optional[Path] = typer.Option(None, "--experiment", help="an experiment file: play one of its games (as a run of it would)"),
     variant: Optional[str] = typer.Option(None, "--variant", help="with --from: the variant (its label or number; default the first)"),
     game_no: int = typer.Option(0, "--game", min=0, help="with --from: the game's number (the dataset's `game` column)"),
 ) -> None:
-    """Play one game and print it move by move: a new one (GAME --strategies ...), or one game of
-    a results folder exactly as it was played (--from RESULTS --variant V --game G)."""
+    """Play one game and print it move by move: a new one (GAME --strategies ...), one game of
+    a results folder exactly as it was played (--from RESULTS --variant V --game G), or one game
+    of an experiment file exactly as a run of it plays it (--experiment FILE --variant V --game G)."""
     import yaml
 
     from .engine.chance import game_keys
@@ -427,11 +429,21 @@ def trace(
 
     from strategies import StrategyNotFound
 
-    if from_ is not None:
-        meta = from_ / "experiment.json"
-        if not meta.is_file():
-            fail(f"--from: '{from_}' is not a safari-sim results folder (no experiment.json)")
-        rec = json.loads(meta.read_text())
+    if from_ is not None or experiment is not None:
+        if experiment is not None:
+            from .run import store
+            from .run.config import ExperimentError, load_experiment
+
+            try:
+                rec = store.experiment_record(load_experiment(experiment), {})
+            except ExperimentError as e:
+                fail(str(e))
+            from_ = experiment
+        else:
+            meta = from_ / "experiment.json"
+            if not meta.is_file():
+                fail(f"--from: '{from_}' is not a safari-sim results folder (no experiment.json)")
+            rec = json.loads(meta.read_text())
         g = _game_or_fail(rec["game"])
         vs = rec["variants"]
         pick = [v for v in vs if variant is None or v["label"] == variant or str(v["id"]) == variant]
@@ -465,10 +477,29 @@ def trace(
                 fail(f"--rule: expected FIELD=VALUE, got {r!r}")
             k, v_ = r.split("=", 1)
             overrides[k.strip()] = yaml.safe_load(v_)
+        specs = []
+        for i, n in enumerate(names):
+            use, *knobs = [part.strip() for part in n.split(":")]
+            params = {}
+            for kv in knobs:
+                if "=" not in kv:
+                    fail(f"--strategies: expected NAME:KNOB=VALUE, got {n!r}")
+                k, v_ = kv.split("=", 1)
+                params[k.strip()] = yaml.safe_load(v_)
+            specs.append({"name": n, "use": use, "params": params})
+        from pydantic import ValidationError
+
         try:
             rules_ = g.make_rules(overrides)
             g.check(rules_, len(names))
-            strats = build_strategies(g.id, [{"name": n, "use": n, "params": {}} for n in names], str(Path.cwd()))
+            strats = []
+            for spec in specs:
+                try:
+                    strats += build_strategies(g.id, [spec], str(Path.cwd()))
+                except ValidationError as e:
+                    err0 = e.errors()[0]
+                    fail(f"--strategies: {spec['use']}: {'.'.join(map(str, err0['loc']))}: "
+                         f"{err0['msg']}")
         except RulesError as e:
             fail(str(e))
         except StrategyNotFound as e:

@@ -743,3 +743,21 @@ def test_duplicate_seating_needs_whole_deals(tmp_path):
     e = load_experiment(write(tmp_path, BASE.replace("parallel: {jobs: 1, batch: 256, chunk: 512}",
                                                      "seating: duplicate"), "d.yaml"), games=60000)
     assert all(t.first_game % 3 == 0 for t in plan(e))
+
+
+def test_trace_takes_knobs_and_an_experiment_file(tmp_path):
+    r = run_cli("trace", "duck_duck_bruce", "--seed", 3, "--strategies",
+                "stop_at:cards=1,card_counter:risk=0.9", "--rule", "rounds=1")
+    assert r.exit_code == 0, r.output
+    assert "P0 stop_at:cards=1" in r.output
+    # cards=1 banks every first duck: every turn of P0 that draws is one card long
+    r = run_cli("trace", "duck_duck_bruce", "--strategies", "stop_at:cardz=1,random")
+    assert r.exit_code == 2 and "cardz" in r.output
+    exp = write(tmp_path, BASE)
+    out = tmp_path / "res"
+    assert run_cli("run", exp, "--output", out, "--quiet").exit_code == 0
+    a = run_cli("trace", "--experiment", exp, "--variant", "rules.bruce_cards=6", "--game", 77)
+    b = run_cli("trace", "--from", out, "--variant", "rules.bruce_cards=6", "--game", 77)
+    assert a.exit_code == 0 and b.exit_code == 0
+    game = lambda r: r.output[r.output.index("-- Round"):]  # noqa: E731 (after the header)
+    assert game(a) == game(b)  # the same game, move by move
