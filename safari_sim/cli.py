@@ -471,22 +471,21 @@ def trace(
         if not g.min_players <= len(names) <= g.max_players:
             fail(f"--strategies: {g.id} is for {g.min_players} to {g.max_players} players, "
                  f"got {len(names)} strategies")
-        overrides = {}
-        for r in rule:
-            if "=" not in r:
-                fail(f"--rule: expected FIELD=VALUE, got {r!r}")
-            k, v_ = r.split("=", 1)
-            overrides[k.strip()] = yaml.safe_load(v_)
-        specs = []
-        for i, n in enumerate(names):
-            use, *knobs = [part.strip() for part in n.split(":")]
-            params = {}
-            for kv in knobs:
+        def key_values(items, what):
+            """FIELD=VALUE pairs (YAML values) as a dict, or one clear error."""
+            out_ = {}
+            for kv in items:
                 if "=" not in kv:
-                    fail(f"--strategies: expected NAME:KNOB=VALUE, got {n!r}")
+                    fail(f"{what}: expected KEY=VALUE, got {kv!r}")
                 k, v_ = kv.split("=", 1)
-                params[k.strip()] = yaml.safe_load(v_)
-            specs.append({"name": n, "use": use, "params": params})
+                out_[k.strip()] = yaml.safe_load(v_)
+            return out_
+
+        overrides = key_values(rule, "--rule")
+        specs = []
+        for n in names:
+            use, *knobs = [part.strip() for part in n.split(":")]
+            specs.append({"name": n, "use": use, "params": key_values(knobs, "--strategies")})
         from pydantic import ValidationError
 
         try:
