@@ -524,25 +524,29 @@ class Obs(Observation):
     t_cls: np.ndarray        # int64[T] card classes (ANIMAL, WILD, COUNT_ONE, ALL_EQUAL, STOP)
     t_kind: np.ndarray       # int64[T] animal kind or -1
     t_val: np.ndarray        # int64[T] animals shown
-    n_kinds: int
+    n_kinds: int             # animal kinds in the deck (elephant, lion, fox, rabbit, mouse)
     max_claim: int           # the claim cap in force (rules.claim_cap(); 168 by default)
     first_claim: int
     point_limit: int
 
     @property
     def draw_action(self) -> int:
+        """The action: draw the draw pile's top card onto the pile instead of a hand card."""
         return HAND0 + len(self.t_cls)
 
     @property
     def no_card_action(self) -> int:
+        """The action: place no card (raise the claim only)."""
         return HAND0 + len(self.t_cls) + 1
 
     @property
     def count0(self) -> int:
+        """The first claim-count action (count c is count0 + c - 1)."""
         return HAND0 + len(self.t_cls) + 2
 
     @property
     def kind0(self) -> int:
+        """The first claim-kind action (kind k is kind0 + k)."""
         return HAND0 + len(self.t_cls) + 2 + self.max_claim
 
     def count_action(self, count) -> np.ndarray:

@@ -749,8 +749,8 @@ class Obs(Observation):
     start_hand: np.ndarray  # int64[n] the hand dealt to this player (30-bit set)
     guess: np.ndarray       # int8[n, P, 5] guesses made (own always; others' with guesses_seen)
     animal: np.ndarray      # int8[n] the animal being guessed (GUESS), else -1
-    players: int
-    two_player_draw: bool
+    players: int             # players at the table
+    two_player_draw: bool    # the two-player variant: the third hand is a draw pile
 
     @cached_property
     def seen(self) -> np.ndarray:

@@ -856,19 +856,19 @@ class Obs(Observation):
     herd_side: np.ndarray   # int8[n, MAXH]
     herd_suit: np.ndarray   # int8[n, MAXH]
     herd_lo: np.ndarray     # int8[n, MAXH] (number - 1)
-    herd_hi: np.ndarray
+    herd_hi: np.ndarray     # int8[n, MAXH] the herd's highest number - 1
     herd_cards: np.ndarray  # int16[n, MAXH, 6]
-    deck_left: np.ndarray
+    deck_left: np.ndarray   # int16[n] cards left in the face-down deck
     must: np.ndarray        # bitmask of explorers that must be played this turn
-    give_sum: np.ndarray
+    give_sum: np.ndarray    # total of the cards set out so far in a trade being made
     need: np.ndarray        # value still to take in a trade
     pass_card: np.ndarray   # the card being passed (kind K_RECV), else -1
-    hand_no: np.ndarray
+    hand_no: np.ndarray     # int16[n] hands finished so far (the deal passes left each hand)
     hand_table: np.ndarray  # int8[n, 36]: the hand by suit * 6 + number - 1
     want: np.ndarray        # bool[n, 2, 36]: (suit, number) growing a herd of an opponent (0)
                             # or of the player's side (1), as a real card of that suit
-    n_players: int
-    teams: bool
+    n_players: int          # players at the table
+    teams: bool             # four players: seats 0 and 2, 1 and 3 play as teams with one score
     target_score: int
 
     shared = ()

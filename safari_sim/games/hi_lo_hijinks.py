@@ -500,10 +500,11 @@ class Obs(Observation):
     values: int
     explorer_points: int
     explorer_own_type: bool
-    tie_discards: bool
+    tie_discards: bool       # rules.majority_tie is 'discard': tied majorities all discard
 
     @property
     def nak(self) -> int:
+        """Number of animal kinds of card (animals x values)."""
         return self.animals * self.values
 
     @cached_property

@@ -831,7 +831,7 @@ class Obs(Observation):
     card_value: np.ndarray    # int8[C] (shared)
     version: int
     animals: int
-    sets_per_animal: int
+    sets_per_animal: int     # sets of three each animal's cards can make
 
     shared = ("card_animal", "card_value")
 

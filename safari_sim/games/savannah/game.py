@@ -92,7 +92,9 @@ class Obs(Observation):
     0 is this player, the piles' sizes (``pile1``, ``pile2``) and ``blocked`` (face-down cards
     on the table), ``slot``, ``card``, ``y``, ``x`` of each candidate. On demand: ``valid``,
     ``unseen`` (cards of each type this player has not seen: not face up, not in hand),
-    ``table`` (the face-up layout).
+    ``table`` (the face-up layout). Also: ``width`` (W, the candidate lists' width), ``n_players``
+    (players at the table), ``S`` (the side of the square grid of spaces), ``prm`` (the rules
+    as numbers, for the lookahead), and ``cell`` (the flat grid index of a row and column).
 
     A snapshot: every array is made for this call (the candidate lists, the hand, the counts of
     face-up cards, and the table as lists: ``_up_pos`` / ``_up_card``, the face-up cards' spaces
