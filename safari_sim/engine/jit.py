@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 ENGINE = Path(__file__).parent
-KERNEL_HELPERS = (ENGINE / "chance.py", ENGINE / "events.py")
+KERNEL_HELPERS = (ENGINE / "chance.py", ENGINE / "events.py", ENGINE / "drama.py")
 
 
 def refresh_cache(path: str | os.PathLike, deps=KERNEL_HELPERS) -> None:

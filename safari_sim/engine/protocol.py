@@ -30,12 +30,27 @@ class RulesError(ValueError):
         super().__init__(f"rules.{field_name}: {message}" if field_name else message)
 
 
-def rule(default: Any, doc: str) -> Any:
-    """A Rules field with its printed default and a one-line meaning (shown by `safari-sim rules`)."""
+def rule(default: Any, doc: str, search: Any = None) -> Any:
+    """A Rules field with its printed default and a one-line meaning (shown by `safari-sim rules`).
+
+    ``search`` declares the values worth trying when tuning or screening the rules (`safari-sim
+    tune` and `sensitivity` need only the field's name then): a ``range(lo, hi + 1[, step])`` of
+    whole numbers, a ``(lo, hi)`` pair of floats for a continuous field, or a list of choices.
+    None (the default) leaves the field out unless a tune file gives its values."""
+    meta = {"doc": doc}
+    if search is not None:
+        meta["search"] = search if isinstance(search, range) else (
+            tuple(search) if isinstance(search, (list, tuple)) else search)
     if isinstance(default, (list, tuple)):
         value = tuple(default)
-        return field(default_factory=lambda: value, metadata={"doc": doc})
-    return field(default=default, metadata={"doc": doc})
+        return field(default_factory=lambda: value, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def search_space(rules_cls: type) -> dict[str, Any]:
+    """The declared ``search`` of every Rules field that has one, by field name."""
+    return {f.name: f.metadata["search"] for f in dataclasses.fields(rules_cls)
+            if "search" in f.metadata}
 
 
 @dataclass(frozen=True)
@@ -193,6 +208,41 @@ class Game(abc.ABC):
     def describe(self, state: Any, i: int) -> str:
         """A readable account of game ``i`` so far (needs ``init(..., log=True)``)."""
         ...
+
+    # ---- worlds, for search players ------------------------------------------------------
+    # Names of State fields that are not per-game arrays (constants shared by the batch) though
+    # their first axis may happen to equal the batch size; ``clone`` shares them.
+    constant_fields: ClassVar[tuple[str, ...]] = ()
+
+    def clone(self, state: Any, rows: np.ndarray) -> Any:
+        """A new state of ``len(rows)`` games, game i a deep copy of game ``rows[i]`` (rows may
+        repeat). Every array field whose first axis is the batch is copied by rows; other
+        fields (rules, constants, scalars) are shared; cached per-step buffers are dropped.
+        A game whose State does not fit this overrides it."""
+        rows = np.asarray(rows, np.int64)
+        batch = len(state.rs)
+        kw = {}
+        for f in dataclasses.fields(state):
+            v = getattr(state, f.name)
+            if (isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == batch
+                    and f.name not in self.constant_fields):
+                kw[f.name] = v[rows].copy()
+            elif f.default is None and not isinstance(v, np.ndarray) and v is not None:
+                kw[f.name] = None  # a cache (a view of the state): rebuilt on use
+        return dataclasses.replace(state, **kw)
+
+    def determinize(self, state: Any, games: np.ndarray, seat: np.ndarray,
+                    keys: np.ndarray) -> Any:
+        """Plausible worlds for search: a new state of ``len(games)`` games, game i a copy of
+        game ``games[i]`` in which everything ``seat[i]`` cannot see (other hands, the deck's
+        order, face-down cards) is dealt again, consistently with everything that seat has
+        seen, and whose chance stream is ``keys[i]`` (drawn from the seat's own stream: the
+        world's future dice and draws are not the real game's). ``games`` may repeat.
+
+        The worlds depend only on what the seat may know: permuting the hidden cards of the real
+        state leaves their distribution unchanged, and the seat's observation of each world
+        equals its observation of the real game."""
+        raise NotImplementedError(f"{self.id} cannot deal worlds for search yet")
 
 
 # ---- rules overrides ---------------------------------------------------------------------
