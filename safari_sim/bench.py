@@ -135,19 +135,21 @@ def _timed_run(text: str, games: int, jobs: int) -> tuple[float, float, int]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def seating_costs(game_id: str, batch: int = 4096, games: int = 24576) -> dict[str, float]:
+def seating_costs(game_id: str, batch: int = 4096, games: int = 24576,
+                  repeats: int = 3) -> dict[str, float]:
     """Games per CPU second of the whole run path (one worker, in this process: robust on a
     shared machine) under rotate, duplicate and a pool of every
     shipped strategy (every table of the bench's player count, permuted seating): duplicate
     deals and tournaments should cost no more per game than rotation. A pool seats other
-    strategies than the bench's mix (some slower), so its reference is the same pool rotated."""
+    strategies than the bench's mix (some slower), so its reference is the same pool rotated.
+    Each figure is the median of ``repeats`` runs taken in turn (drift hits all alike)."""
     from strategies import strategies_for
 
     cfg = bench_config(game_id) or {}
     players = cfg.get("players", min(3, get_game(game_id).max_players))
     rules = cfg.get("rules", {})
     mix = [tuple(cfg["mix"][i % len(cfg["mix"])]) for i in range(players)]
-    chunk = max(batch, games // 8)
+    chunk = -(-max(batch, games // 8) // players) * players  # whole duplicate deals
     base = _experiment_text(game_id, players, rules, mix, batch, chunk)
     names = list(strategies_for(game_id))  # every shipped strategy, random among them
     head = base.split("strategies:")[0].replace(f"players: {players}\n", "")
@@ -155,14 +157,48 @@ def seating_costs(game_id: str, batch: int = 4096, games: int = 24576) -> dict[s
         f"  - {{name: {n}, use: {n}}}\n" for n in names)
     texts = {"rotate": base, "duplicate": base.replace("strategies:", "seating: duplicate\nstrategies:"),
              "pool": pool, "pool, rotated": pool.replace("seating: permute", "seating: rotate")}
-    out = {}
+    per = {}
     for label, text in texts.items():
         tables = max(1, math.comb(len(names), players)) if label.startswith("pool") else 1
-        per = max(batch, games // tables)
-        _timed_run(text, min(per, batch), 1)  # warm: compile, import
-        _, cpu, played = _timed_run(text, per, 1)
-        out[label] = played / cpu
-    return out
+        # whole rounds of tables and of duplicate rotations, so every seating is complete
+        unit = players * tables * (math.factorial(players) if label == "pool" else 1)
+        per[label] = max(unit, (max(batch, games // tables) // unit) * unit)
+        _timed_run(text, min(per[label], -(-batch // unit) * unit), 1)  # warm: compile, import
+    rates: dict[str, list[float]] = {k: [] for k in texts}
+    for _ in range(repeats):
+        for label, text in texts.items():
+            _, cpu, played = _timed_run(text, per[label], 1)
+            rates[label].append(played / cpu)
+    return {k: float(np.median(v)) for k, v in rates.items()}
+
+
+def seating_table(console: Console, batch: int = 4096, only: str | None = None,
+                  seconds: float = 1.0) -> list[dict[str, Any]]:
+    """`safari-sim bench --seatings`: per game, games per CPU second of the run path under each
+    seating, beside rotation (about ``seconds`` of play per run)."""
+    table = Table("game", "rotate", "duplicate", "pool, permuted", "pool, rotated",
+                  "duplicate / rotate", "permuted / rotated",
+                  title="seatings: safari-sim run, one worker, games per CPU second (median of 3)")
+    rows = []
+    for gid in game_ids():
+        if only and gid != only:
+            continue
+        cfg = bench_config(gid)
+        if cfg is None:
+            continue
+        game = get_game(gid)
+        players = cfg.get("players", min(3, game.max_players))
+        rules = game.make_rules(cfg.get("rules", {}))
+        mix = [tuple(cfg["mix"][i % len(cfg["mix"])]) for i in range(players)]
+        strats = [_strategy(gid, u, p) for u, p in mix]
+        _time_play(game, rules, players, strats, min(batch, 64), 0.0)  # compile
+        gps, _, _ = _time_play(game, rules, players, strats, batch, 0.3)
+        r = seating_costs(gid, batch=batch, games=max(batch, int(gps * seconds)))
+        rows.append({"game": gid, "players": players, **{f"{k}_games_per_s": v for k, v in r.items()}})
+        table.add_row(gid, *(f"{r[k]:,.0f}" for k in ("rotate", "duplicate", "pool", "pool, rotated")),
+                      f"{r['duplicate'] / r['rotate']:.2f}", f"{r['pool'] / r['pool, rotated']:.2f}")
+    console.print(table)
+    return rows
 
 
 def _writing_per_game(game, rules, players, strats, batch) -> float:

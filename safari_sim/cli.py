@@ -300,14 +300,18 @@ def _game_or_fail(game_id: str):
 
 @app.command()
 def rules(game: str = typer.Argument(..., help="game id (see `safari-sim games`)")) -> None:
-    """Every rules field of a game: name, default (the printed rules), meaning."""
+    """Every rules field of a game: name, default (the printed rules), the values worth
+    searching (its declared `search`, used by `safari-sim tune`), meaning."""
+    from .tune.space import declared_text
+
     g = _game_or_fail(game)
-    t = Table("field", "default", "meaning", title=f"{g.name} rules", show_lines=False)
+    t = Table("field", "default", "search", "meaning", title=f"{g.name} rules", show_lines=False)
     for f in dataclasses.fields(g.Rules):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         if isinstance(default, tuple):
             default = list(default)
-        t.add_row(f.name, "null" if default is None else str(default), f.metadata.get("doc", ""))
+        t.add_row(f.name, "null" if default is None else str(default),
+                  declared_text(f.metadata.get("search")), f.metadata.get("doc", ""))
     out.print(t)
 
 
@@ -523,18 +527,23 @@ def bench(
     game: Optional[str] = typer.Option(None, "--game", help="only this game"),
     workers: bool = typer.Option(True, "--workers/--no-workers", help="also measure 2 workers against 1"),
     json_out: Optional[Path] = typer.Option(None, "--json", help="also write the figures to this JSON file"),
+    seatings: bool = typer.Option(False, "--seatings", help="instead: what duplicate deals and "
+                                  "tournaments cost per game against rotation (CPU time, run path)"),
 ) -> None:
     """Games/s and decisions/s per core against the cost of dealing, and the 2-worker speed-up."""
     import json
     import os
     import platform
 
-    from .bench import run_bench
+    from .bench import run_bench, seating_table
 
     if game is not None:
         _game_or_fail(game)
     wide = Console(width=max(out.width, 110))
-    rows = run_bench(wide, batch=batch, seconds=seconds, only=game, workers=workers)
+    if seatings:
+        rows = seating_table(wide, batch=batch, only=game, seconds=seconds)
+    else:
+        rows = run_bench(wide, batch=batch, seconds=seconds, only=game, workers=workers)
     if json_out is not None:
         from .files import atomic_write_bytes
         from .run.store import versions
@@ -543,6 +552,133 @@ def bench(
                   "machine": platform.machine(), "versions": versions(), "rows": rows}
         atomic_write_bytes(json_out, (json.dumps(record, indent=2) + "\n").encode())
         out.print(f"figures written to {json_out}", highlight=False)
+
+
+@app.command()
+def tune(
+    file: Path = typer.Argument(..., help="tune file (YAML): the experiment, what to search, the objectives, a budget"),
+    budget: Optional[int] = typer.Option(None, "--budget", min=1, help="games for the search's trials (overrides the file)"),
+    output: Optional[str] = typer.Option(None, "--output", help="results folder (overrides the file)"),
+    replace: bool = typer.Option(False, "--replace", help=(
+        "if the output folder holds another tune, move it aside (to OUTPUT.previous-DATE, kept)")),
+    quiet: bool = typer.Option(False, "--quiet", help="no line per trial"),
+) -> None:
+    """Search the rules (or a strategy's knobs) for the values that meet the file's objectives
+    (Optuna, in rungs of games, hopeless candidates pruned), confirm the best on fresh deals with
+    intervals, and write the report. Running the same file again resumes the search."""
+    from .tune.config import TuneError, load_tune
+    from .tune.runner import run_tune
+
+    try:
+        t = load_tune(file, budget=budget, output=output)
+    except TuneError as e:
+        fail(str(e))
+    say = (lambda s: None) if quiet else (lambda s: out.print(s, highlight=False, markup=False))
+    obj = "; ".join(o.text() for o in t.objectives)
+    out.print(f"[bold]{t.name}[/]: {t.experiment.game.name}, {t.players} players; searching "
+              f"{', '.join(p.key for p in t.params)} for {obj}; budget {t.spec.budget:,} games in "
+              f"rungs of {', '.join(f'{r:,}' for r in t.spec.rungs)} -> {t.output}", highlight=False)
+    try:
+        record = run_tune(t, say=say, replace=replace)
+    except TuneError as e:
+        fail(str(e))
+    except KeyboardInterrupt:
+        err.print("stopped: finished trials are kept; run the same command again to resume")
+        raise typer.Exit(130)
+    res = record["results"]
+    for line in _tune_summary(t, res):
+        out.print(line, highlight=False, markup=False)
+    for p in record.get("report", []):
+        out.print(f"report: {p}", highlight=False)
+
+
+def _tune_summary(t, res) -> list[str]:
+    from .tune.verdict import knobs_text
+
+    lines = []
+    for r in res["runs"]:
+        ms = ", ".join(f"{k} {m['value']:.4g} ({m['lo']:.4g} to {m['hi']:.4g})" for k, m in r["measures"].items())
+        what = "printed" if r["trial"] is None else f"trial {r['trial']}"
+        lines.append(f"{what}: {knobs_text(r['values'])}: {ms} at {r['games']:,} games")
+    lines += [v["sentence"] for v in res["verdicts"]]
+    return lines
+
+
+@app.command()
+def sensitivity(
+    experiment: Path = typer.Argument(..., help="experiment file (YAML) of one table, no sweep"),
+    fields: Optional[str] = typer.Option(None, "--fields", help="comma-separated rules fields "
+                                         "(default: every field that declares search values)"),
+    games: Optional[int] = typer.Option(None, "--games", min=1, help="games at each rules point "
+                                        "(default: the file's games)"),
+    method: str = typer.Option("auto", "--method", help="oat (one at a time), morris, or auto "
+                               "(Morris beyond 8 fields)"),
+    trajectories: int = typer.Option(10, "--trajectories", min=2, help="Morris trajectories"),
+    output: Optional[Path] = typer.Option(None, "--output", help="folder (default: "
+                                          "results/NAME-sensitivity)"),
+    jobs: Optional[int] = typer.Option(None, "--jobs", help="parallel workers per point"),
+    format: str = typer.Option("html", "--format", help="report formats: html, pdf or both"),
+) -> None:
+    """Which rules matter: each rules field moved one step either way (or a Morris screening),
+    and its effect on the first seat's edge, game length, the strategies' spread and drama, with
+    intervals; a tornado chart in sensitivity.html. Every rules point is a normal, resumable
+    dataset: running the same command again plays only what is missing."""
+    from reports.sensitivity import build_sensitivity_report
+    from .stats.sensitivity import SensitivityError, screen
+
+    formats = [f.strip() for f in format.split(",") if f.strip()]
+    if not formats or any(f not in ("html", "pdf") for f in formats):
+        fail(f"--format: expected html, pdf or both, got {format!r}")
+    names = [f.strip() for f in fields.split(",") if f.strip()] if fields else None
+    try:
+        res = screen(experiment, names, games, method, trajectories, output, jobs,
+                     on_point=lambda label, i, n: out.print(f"[{i + 1}/{n}] {label}", highlight=False))
+    except SensitivityError as e:
+        fail(str(e))
+    for line in res.sentences:
+        out.print("- " + line, highlight=False)
+    for line in res.skipped:
+        out.print(f"not played (rejected by the game): {line}", highlight=False)
+    for p in build_sensitivity_report(res, formats):
+        out.print(f"report: {p}", highlight=False)
+
+
+@app.command()
+def skill(
+    games_: list[str] = typer.Argument(None, metavar="[GAME ...]", help="game ids (default: every game)"),
+    games: int = typer.Option(4000, "--games", min=10, help="games per measured table"),
+    epsilon: float = typer.Option(0.25, "--epsilon", min=0.0, max=1.0,
+                                  help="the weakened copy's chance of a random move per decision"),
+    players: Optional[int] = typer.Option(None, "--players", help="player count (default: each "
+                                          "game's baseline)"),
+    seed: int = typer.Option(0, "--seed"),
+    output: Path = typer.Option(Path("results/skill"), "--output", help="results folder"),
+    jobs: int = typer.Option(1, "--jobs", help="parallel workers per table"),
+    format: str = typer.Option("html", "--format", help="report formats: html, pdf or both"),
+) -> None:
+    """Skill and luck per game: the best shipped strategy against random and against a copy of
+    itself that blunders (restricted play), one line per game, a plot across games."""
+    from reports.sensitivity import build_skill_report
+    from .games import game_ids
+    from .stats import skill as sk
+
+    ids = games_ or game_ids()
+    for g in ids:
+        _game_or_fail(g)
+    results = []
+    for g in ids:
+        try:
+            r = sk.measure_game(g, games=games, epsilon=epsilon, seed=seed, output=output, jobs=jobs,
+                                players=players, on_step=lambda m: out.print(m, highlight=False))
+        except Exception as e:  # one game's failure (a rules error at that count) names the game
+            fail(f"{g}: {e}", code=1)
+        out.print(r.line, highlight=False)
+        results.append(r)
+    stem = output / ("skill" if not games_ else "skill-" + "-".join(ids))
+    plots = sk.plot(results, stem)
+    formats = [f.strip() for f in format.split(",") if f.strip()]
+    for p in [*plots, *build_skill_report(results, output, plots, formats)]:
+        out.print(f"written: {p}", highlight=False)
 
 
 def main() -> None:  # pragma: no cover

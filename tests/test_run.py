@@ -287,6 +287,18 @@ def test_bench_reports_each_measure():
     assert [r for r in rows if "workers_speedup" in r][0]["workers_speedup"] > 0
 
 
+@pytest.mark.slow  # a pool of every Duck Duck Bruce strategy: minutes of CPU
+def test_bench_seatings_measures_every_seating():
+    from rich.console import Console
+
+    from safari_sim.bench import seating_table
+
+    (row,) = seating_table(Console(file=open("/dev/null", "w")), batch=63, only="duck_duck_bruce",
+                           seconds=0.02)
+    for k in ("rotate", "duplicate", "pool", "pool, rotated"):
+        assert row[f"{k}_games_per_s"] > 0
+
+
 def test_pure_python_mode_plays_the_same_game():
     """NUMBA_DISABLE_JIT=1 runs the kernels as plain Python (for debugging and coverage): the
     game must come out exactly as compiled, since both draw from the same Mersenne Twister."""
