@@ -19,6 +19,7 @@ from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
 from safari_sim.games import hi_lo_hijinks as hl
 from strategies import get_strategy
+from worlds_check import check_worlds
 
 G = get_game("hi_lo_hijinks")
 R = G.make_rules()
@@ -830,3 +831,142 @@ def test_pure_python_mode_plays_the_same_game():
                         timeout=180)
     assert "Game over after 61 turn(s)" in jit.stdout and "exact match" in jit.stdout
     assert py.stdout == jit.stdout
+
+
+# ---- Worlds for search (docs "Worlds for search") -----------------------------------------------
+
+def permute_for_mover(st, rng, games=None):
+    """A copy of ``st`` whose hidden cards are permuted as each game's mover cannot tell: the other
+    hands (sizes kept, and the cards the mover gave them kept) and the deck's order."""
+    cp = G.clone(st, np.arange(len(st.g)))
+    mover = G.to_move(st)
+    for b in (np.flatnonzero(mover >= 0) if games is None else games):
+        p = int(mover[b])
+        others = [q for q in range(st.n_players) if q != p]
+        forced = {q: cp.known[b, p, q].astype(int) for q in others}
+        pos, end = int(cp.g[b, hl.POS]), int(cp.g[b, hl.END])
+        hidden = list(cp.deck[b, pos:end])
+        for q in others:
+            free = cp.hand[b, q].astype(int) - forced[q]
+            assert (free >= 0).all(), "the mover knows a card that is not there"
+            hidden += [k for k in range(free.size) for _ in range(free[k])]
+        perm = rng.permutation(np.array(hidden, np.int64))
+        cp.deck[b, pos:end] = perm[:end - pos]
+        i = end - pos
+        for q in others:
+            n = int(cp.pp[b, q, hl.HAND_LEN]) - int(forced[q].sum())
+            cp.hand[b, q] = forced[q] + np.bincount(perm[i:i + n], minlength=cp.hand.shape[2])
+            i += n
+    G._refresh(cp, cp.all_games)
+    return cp
+
+
+def _play_some(players, steps, B, seed, rules=None):
+    r = G.make_rules(rules or {})
+    keys = game_keys(seed, players, B)
+    seat_rs = keys.seat.reshape(-1).copy()
+    strats = [get_strategy(G.id, n)() for n in ("giver", "random", "safe")]
+    st = G.init(r, players, keys.deal)
+    for _ in range(steps):
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        legal = G.legal(st)
+        a = np.zeros(B, np.int64)
+        for k, s in enumerate(strats):
+            idx = live[(live + mover[live]) % 3 == k]
+            if idx.size:
+                a[idx] = s.act(G.observe(st, idx), legal[idx],
+                               SeatRandom(seat_rs, idx * players + mover[idx]))
+        G.step(st, a)
+    return st
+
+
+@pytest.mark.parametrize("players,steps", [(2, 5), (3, 20), (4, 40), (3, 70)])
+def test_worlds_of_random_positions(players, steps):
+    st = _play_some(players, steps, 40, 100 + steps)
+    live = np.flatnonzero(G.to_move(st) >= 0)
+    assert live.size
+    cp = permute_for_mover(st, np.random.default_rng(steps))
+    check_worlds(G, st, cp, live[:12])
+    # every card in exactly one zone in every world, each hand its real size
+    games = np.repeat(live[:12], 3)
+    w = G.determinize(st, games, G.to_move(st)[games], deal_keys(len(games), 9))
+    for i in range(len(games)):
+        consistent(w, i)
+        assert (w.pp[i, :, hl.HAND_LEN] == st.pp[games[i], :, hl.HAND_LEN]).all()
+
+
+def _gift_position():
+    """Seat 0 matches the 3 Lion, keeps the direction and gives the 6 Zebra to seat 1; seats 1
+    and 2 play their 5s; seat 0 is to move again, knowing seat 1 holds the 6 Zebra."""
+    st = position(hands={0: [K(LION, 3), K(ZEBRA, 6)]}, players=3)
+    act(st, play(LION, 3))
+    act(st, LAY[3]["keep"])
+    act(st, give(K(ZEBRA, 6), 1, 3))
+    act(st, play(MONKEY, 5))   # seat 1's filler
+    act(st, play(LION, 5))     # seat 2's filler
+    assert G.to_move(st)[0] == 0 and sorted(G.zones(st, 0)["hand1"])[-1] == K(ZEBRA, 6)
+    return st
+
+
+def test_worlds_keep_the_card_the_seat_gave():
+    st = _gift_position()
+    assert st.known[0, 0, 1, K(ZEBRA, 6)] == 1 and st.known[0].sum() == 1
+    check_worlds(G, st, permute_for_mover(st, np.random.default_rng(1)), [0], worlds_per_game=8)
+    w = G.determinize(st, np.zeros(200, np.int64), np.zeros(200, np.int64), deal_keys(200, 4))
+    assert (w.hand[:, 1, K(ZEBRA, 6)] >= 1).all(), "the given card stays in seat 1's hand"
+    assert (w.hand[:, 0] == st.hand[0, 0]).all()
+    assert len({tuple(h) for h in w.hand[:, 2].tolist()}) > 20  # seat 2's card is dealt again
+    # once seat 1 plays a 6 Zebra, seat 0 knows nothing more of its hand
+    st2 = position(hands={0: [K(LION, 3), K(ZEBRA, 6)], 1: [K(MONKEY, 5), K(ZEBRA, 5)]}, players=3)
+    act(st2, play(LION, 3))
+    act(st2, LAY[3]["keep"])
+    act(st2, give(K(ZEBRA, 6), 1, 3))
+    act(st2, play(ZEBRA, 6))   # the top of the Zebra stack is 3 and Higher: wanted
+    assert st2.known[0].sum() == 0
+
+
+def test_a_third_seat_loses_track_of_a_card_passed_on():
+    """Seat 0 gives seat 1 a card; seat 1 matches and gives a card to seat 2 face down: seat 0
+    cannot tell which, so its worlds no longer hold the card in seat 1's hand (counted LOST)."""
+    st = position(hands={0: [K(LION, 3), K(ZEBRA, 6)], 1: [K(TIGER, 3), K(MONKEY, 5)]}, players=3)
+    act(st, play(LION, 3))
+    act(st, LAY[3]["keep"])
+    act(st, give(K(ZEBRA, 6), 1, 3))
+    act(st, play(TIGER, 3))
+    act(st, LAY[3]["keep"])
+    act(st, give(K(MONKEY, 5), 1, 3))  # seat 1 to seat 2
+    assert st.known[0, 0].sum() == 0 and st.g[0, hl.LOST] == 1
+    assert st.known[0, 1, 2, K(MONKEY, 5)] == 1  # what seat 1 knows
+    act(st, play(LION, 5))  # seat 2 plays its filler
+    assert G.to_move(st)[0] == 0
+    w = G.determinize(st, np.zeros(300, np.int64), np.zeros(300, np.int64), deal_keys(300, 2))
+    assert (w.known[:, 1, 2] == 0).all(), "what seat 1 knows is not seat 0's to know"
+    assert (w.hand[:, 1, K(ZEBRA, 6)] == 0).any()
+    check_worlds(G, st, permute_for_mover(st, np.random.default_rng(2)), [0])
+
+
+def test_worlds_deal_each_hidden_card_with_the_rulebook_probability():
+    """In the gift position, seat 0 cannot see seat 1's other card, seat 2's card and the deck:
+    a uniform deal of those cards (less the known 6 Zebra). The chance that seat 2 holds a
+    given kind is its unseen copies over the unseen cards, counted here from the zones."""
+    st = _gift_position()
+    z = G.zones(st, 0)
+    every = Counter(st.fresh.tolist())
+    seen = Counter([k for s in range(5) for k in z[f"stack{s}"]] + z["hand0"] + [K(ZEBRA, 6)])
+    unseen = every - seen
+    n_unseen = sum(unseen.values())
+    assert n_unseen == len(z["deck"]) + 2  # seat 1's other card and seat 2's card
+    n = 20000
+    w = G.determinize(st, np.zeros(n, np.int64), np.zeros(n, np.int64), deal_keys(n, 77))
+    for kind, where in ((K(TIGER, 1), 2), (E(6), 2), (K(ZEBRA, 6), 1)):
+        p = unseen[kind] / n_unseen
+        if where == 1:
+            freq = np.mean(w.hand[:, 1, kind] == 2)  # the other copy besides the given one
+        else:
+            freq = np.mean(w.hand[:, 2, kind] == 1)
+        se = np.sqrt(p * (1 - p) / n)
+        assert abs(freq - p) < 4 * se, (kind, freq, p)
+        # and the deck's top card
+        top = np.mean(w.deck[np.arange(n), w.g[:, hl.POS]] == kind)
+        assert abs(top - p) < 4 * se, (kind, top, p)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..engine import drama
 from ..engine.chance import shuffle_row
 from ..engine.events import log_event
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
@@ -90,11 +91,12 @@ GIVE = 2      # an exact match: give a card to another player, or not
 OVER = 3
 
 # Per-game fields: g[b, ...]
-CUR, PHASE, POS, END, TURNS, HOLDER, MSTACK, NEV = range(8)
-NG = 8
+CUR, PHASE, POS, END, TURNS, HOLDER, MSTACK, NEV, LOST = range(9)
+NG = 9   # LOST: gifted cards a third player lost track of (see State.known)
 # Per-player fields: pp[b, p, ...]
-HAND_LEN, PILE_LEN, TAKES, MATCHES, REVERSALS, GIVES, GOT, EXPLORER_PLAYS, DISCARDED, SCORE = range(10)
-NPP = 10
+(HAND_LEN, PILE_LEN, TAKES, MATCHES, REVERSALS, GIVES, GOT, EXPLORER_PLAYS, DISCARDED, SCORE,
+ STANDING) = range(11)
+NPP = 11  # STANDING: the score if the game ended now (the running score of Drama)
 
 # params vector
 (P_PLAYERS, P_ANIMALS, P_VALUES, P_CARDS, P_HAND, P_HIGHER, P_EXPTS, P_FLAGS, P_NAK, P_K,
@@ -139,6 +141,9 @@ class State:
     pile: np.ndarray         # int8[B, P, K]: each player's face-down pile by kind
     ptype: np.ndarray        # int16[B, P, T]: the piles by type
     pub: np.ndarray          # int8[B, K]: cards of each kind on the stacks or in the piles
+    known: np.ndarray        # int8[B, P, P, K]: known[b, o, q, k] cards of kind k that seat o
+                             #   knows are in q's hand (cards o gave q face down, not yet played)
+    dr: np.ndarray           # int32[B, drama width]: the lead over the turns (engine.drama)
     ev: np.ndarray           # int32[B, L, 6]
     rs: np.ndarray           # uint64[B]
     view: Any = None
@@ -239,10 +244,10 @@ def _play(b, p, k, s, g, pp, hand, stack, slen, higher, stype, pile, ptype, pub,
 
 # ---- Ending the Game / Scoring and Winning ------------------------------------------------------
 
-@njit(cache=True, _nrt=False)
-def _score(b, g, pp, ptype, ev, params):
+@njit(cache=True, inline="always", _nrt=False)
+def _count(b, g, pp, ptype, params, col):
     """Each type's majority holder discards it (ties: `majority_tie`); the rest counts, plus the
-    explorer points for the ducky's holder."""
+    explorer points for the ducky's holder: into pp[b, :, col] (DISCARDED as it goes)."""
     nplayers = params[P_PLAYERS]
     ntypes = params[P_ANIMALS] + (1 if params[P_FLAGS] & F_EXP_TYPE else 0)
     for p in range(nplayers):
@@ -265,16 +270,27 @@ def _score(b, g, pp, ptype, ev, params):
         sc = pp[b, p, PILE_LEN] - pp[b, p, DISCARDED]
         if g[b, HOLDER] == p:
             sc += params[P_EXPTS]
-        pp[b, p, SCORE] = sc
+        pp[b, p, col] = sc
+
+
+@njit(cache=True, _nrt=False)
+def _score(b, g, pp, ptype, ev, params):
+    """The final count (``_count``), logged."""
+    _count(b, g, pp, ptype, params, SCORE)
+    for p in range(params[P_PLAYERS]):
+        sc = pp[b, p, SCORE]
         log_event(ev, g, NEV, b, E_SCORE, p, sc, pp[b, p, PILE_LEN], pp[b, p, DISCARDED],
                   1 if g[b, HOLDER] == p else 0)
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _finish_turn(b, g, pp, deck, hand, ptype, ev, params):
+def _finish_turn(b, g, pp, deck, hand, ptype, dr, ev, params):
     """Draw a card (`draw_per_turn`) if the deck has any, then the next player to the left with
-    cards in hand; the game ends when every hand is empty."""
+    cards in hand; the game ends when every hand is empty. The running score (what each pile
+    would count now) is recorded for Drama once a turn."""
     p = g[b, CUR]
+    _count(b, g, pp, ptype, params, STANDING)
+    drama.drama_update(dr, b, pp[b, :, STANDING], True)
     for _ in range(params[P_DRAW]):
         if g[b, POS] >= g[b, END]:
             break
@@ -305,14 +321,14 @@ def _finish_turn(b, g, pp, deck, hand, ptype, ev, params):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _after_match(b, g, pp, deck, hand, ptype, ev, params, from_reverse):
+def _after_match(b, g, pp, deck, hand, ptype, dr, ev, params, from_reverse):
     """After an exact match: the reversal decision, then the gift, then the draw."""
     if not from_reverse and params[P_FLAGS] & F_REVERSE:
         g[b, PHASE] = REVERSE
     elif params[P_FLAGS] & F_GIVE and pp[b, g[b, CUR], HAND_LEN] > 0:
         g[b, PHASE] = GIVE
     else:
-        _finish_turn(b, g, pp, deck, hand, ptype, ev, params)
+        _finish_turn(b, g, pp, deck, hand, ptype, dr, ev, params)
 
 
 # ---- What the player to move sees ---------------------------------------------------------------
@@ -425,9 +441,34 @@ def _init(g, pp, deck, rs, hand, stack, slen, higher, stype, pub, ev, fresh, par
         _setup(b, g, pp, deck, rs, hand, stack, slen, higher, stype, pub, ev, fresh, params, True)
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _played_known(b, p, k, known, nplayers):
+    """Seat p plays kind k face up: whoever knew p held a k knows one less (the played copy may
+    be the known one or another: the cards of a kind are alike, so either way one fewer)."""
+    for o in range(nplayers):
+        if known[b, o, p, k] > 0:
+            known[b, o, p, k] -= 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _gift_known(b, p, q, k, g, known, nplayers):
+    """Seat p gives kind k face down to q: p knows q holds it; q sees the card (as a play seen by
+    q alone); any third seat cannot tell what left p's hand and forgets what it knew of it
+    (counted in LOST: the only approximation of the worlds, docs "Worlds for search")."""
+    known[b, p, q, k] += 1
+    if known[b, q, p, k] > 0:
+        known[b, q, p, k] -= 1
+    for o in range(nplayers):
+        if o != p and o != q:
+            for x in range(known.shape[3]):
+                if known[b, o, p, x] > 0:
+                    g[b, LOST] += known[b, o, p, x]
+                    known[b, o, p, x] = 0
+
+
 @njit(cache=True, _nrt=False)
-def _step(actions, g, pp, deck, hand, stack, slen, higher, stype, pile, ptype, pub, ev,
-          kind_total, params, mover, legal, small, deck_left, vhand, board, stack_types, piles,
+def _step(actions, g, pp, deck, hand, stack, slen, higher, stype, pile, ptype, pub, known, dr,
+          ev, kind_total, params, mover, legal, small, deck_left, vhand, board, stack_types, piles,
           hand_sizes, unseen):
     nplayers = params[P_PLAYERS]
     values = params[P_VALUES]
@@ -443,19 +484,20 @@ def _step(actions, g, pp, deck, hand, stack, slen, higher, stype, pile, ptype, p
                 s = a // (2 * values)
                 j = a - s * 2 * values
                 k = s * values + j if j < values else nak + j - values
+                _played_known(b, p, k, known, nplayers)
                 if _play(b, p, k, s, g, pp, hand, stack, slen, higher, stype, pile, ptype, pub,
                          ev, params):
                     g[b, MSTACK] = s
-                    _after_match(b, g, pp, deck, hand, ptype, ev, params, False)
+                    _after_match(b, g, pp, deck, hand, ptype, dr, ev, params, False)
                 else:
-                    _finish_turn(b, g, pp, deck, hand, ptype, ev, params)
+                    _finish_turn(b, g, pp, deck, hand, ptype, dr, ev, params)
             elif ph == REVERSE:
                 if a == keep + 1:
                     s = g[b, MSTACK]
                     higher[b, s] = 1 - higher[b, s]
                     pp[b, p, REVERSALS] += 1
                     log_event(ev, g, NEV, b, E_REVERSE, p, s, higher[b, s], 0, 0)
-                _after_match(b, g, pp, deck, hand, ptype, ev, params, True)
+                _after_match(b, g, pp, deck, hand, ptype, dr, ev, params, True)
             else:  # GIVE
                 if a != keep + 2:
                     k = (a - give0) // (nplayers - 1)
@@ -468,10 +510,64 @@ def _step(actions, g, pp, deck, hand, stack, slen, higher, stype, pile, ptype, p
                     pp[b, q, HAND_LEN] += 1
                     pp[b, p, GIVES] += 1
                     pp[b, q, GOT] += 1
+                    _gift_known(b, p, q, k, g, known, nplayers)
                     log_event(ev, g, NEV, b, E_GIVE, p, k, q, 0, 0)
-                _finish_turn(b, g, pp, deck, hand, ptype, ev, params)
+                _finish_turn(b, g, pp, deck, hand, ptype, dr, ev, params)
         _view(b, g, pp, hand, stack, slen, higher, stype, ptype, pub, kind_total, params,
               mover, legal, small, deck_left, vhand, board, stack_types, piles, hand_sizes, unseen)
+
+
+# ---- Worlds for search (docs/rules/hi_lo_hijinks.md, "Worlds for search") ----------------------
+
+@njit(cache=True, _nrt=False)
+def _deal_worlds(seat, g, pp, deck, hand, pub, known, kind_total, params, rs, buf, bad):
+    """Row i (a copy of a real game) dealt again for ``seat[i]``: the cards it cannot see (the
+    other hands and the deck, less the cards it knows are in a hand because it gave them) as a
+    multiset in kind order, shuffled from stream i, dealt back into the other hands (each keeps
+    its size and the known cards) and the deck. What other seats know of third hands is not the
+    seat's to know: dropped from the world."""
+    nplayers = params[P_PLAYERS]
+    nk = kind_total.shape[0]
+    for i in range(seat.shape[0]):
+        s = seat[i]
+        m = 0
+        for k in range(nk):
+            c = kind_total[k] - pub[i, k] - hand[i, s, k]
+            for q in range(nplayers):
+                if q != s:
+                    c -= known[i, s, q, k]
+            if c < 0:
+                bad[i] = 1
+            for _ in range(c):
+                buf[i, m] = k
+                m += 1
+        shuffle_row(buf[i], m, rs, i)
+        j = 0
+        for q in range(nplayers):
+            if q == s:
+                continue
+            need = pp[i, q, HAND_LEN]
+            for k in range(nk):
+                hand[i, q, k] = known[i, s, q, k]
+                need -= known[i, s, q, k]
+            if need < 0 or j + need > m:
+                bad[i] = 1
+                need = 0
+            for _ in range(need):
+                hand[i, q, buf[i, j]] += 1
+                j += 1
+        pos = g[i, POS]
+        end = g[i, END]
+        if j + end - pos != m:
+            bad[i] = 1
+        for x in range(deck.shape[1]):
+            deck[i, x] = buf[i, j + x - pos] if pos <= x < end and j + x - pos < m else 0
+        for o in range(nplayers):
+            if o != s:
+                for q in range(nplayers):
+                    if q != s:
+                        for k in range(nk):
+                            known[i, o, q, k] = 0
 
 
 @dataclass
@@ -547,6 +643,7 @@ class HiLoHijinks(Game):
     lower_score_wins = True
     decision_kinds = ("play a card", "exact match: keep or reverse the stack",
                       "exact match: give a card or not")
+    constant_fields = ("fresh", "kind_total", "params")
 
     def check(self, rules: Rules, n_players: int) -> None:
         super().check(rules, n_players)
@@ -612,6 +709,8 @@ class HiLoHijinks(Game):
             higher=np.zeros((batch, S), np.int8), stype=np.zeros((batch, S, T), np.int8),
             pile=np.zeros((batch, n_players, nk), np.int8),
             ptype=np.zeros((batch, n_players, T), np.int16), pub=np.zeros((batch, nk), np.int8),
+            known=np.zeros((batch, n_players, n_players, nk), np.int8),
+            dr=drama.drama_new(batch, n_players),
             ev=np.zeros((batch, 1000 if log else 0, 6), np.int32),
             rs=np.array(keys, dtype=np.uint64), all_games=np.arange(batch))
 
@@ -673,7 +772,7 @@ class HiLoHijinks(Game):
                                     r.animals, r.animals + 1, len(state.kind_total))
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.deck, state.hand,
               state.stack, state.slen, state.higher, state.stype, state.pile, state.ptype,
-              state.pub, state.ev, state.kind_total, state.params, v.mover, v.legal, v.small,
+              state.pub, state.known, state.dr, state.ev, state.kind_total, state.params, v.mover, v.legal, v.small,
               v.deck_left, v.hand, v.board, v.stack_types, v.piles, v.hand_sizes, v.unseen)
 
     def outcome(self, state: State) -> Outcome:
@@ -694,8 +793,35 @@ class HiLoHijinks(Game):
                 "explorer_ducky": (state.g[:, HOLDER][:, None]
                                    == np.arange(state.n_players)[None, :]).astype(np.int8),
                 "left_on_board": state.slen.sum(axis=1).astype(np.int32),
+                **drama.drama_stats(state.dr, score, win, True),
             },
         )
+
+    # -- worlds for search
+    def clone(self, state: State, rows: np.ndarray) -> State:
+        st = super().clone(state, rows)
+        st.all_games = np.arange(len(st.g))
+        self._refresh(st, st.all_games)
+        return st
+
+    def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
+                    keys: np.ndarray) -> State:
+        """Worlds for ``seat[i]`` of game ``games[i]``: the other hands and the deck dealt again
+        from what it cannot see, the cards it gave kept where it gave them (``_deal_worlds``)."""
+        games = np.asarray(games, np.int64)
+        w = super().clone(state, games)
+        n = len(games)
+        w.rs = np.array(keys, dtype=np.uint64)
+        w.ev = np.zeros((n, 0, 6), np.int32)
+        bad = np.zeros(n, np.int8)
+        _deal_worlds(np.asarray(seat, np.int64), w.g, w.pp, w.deck, w.hand, w.pub, w.known,
+                     w.kind_total, w.params, w.rs, np.zeros((n, w.deck.shape[1]), np.int8), bad)
+        if bad.any():
+            raise ValueError(f"games {games[bad > 0][:5].tolist()}: the seat's knowledge "
+                             "does not fit the cards (a position set up inconsistently)")
+        w.all_games = np.arange(n)
+        self._refresh(w, w.all_games)
+        return w
 
     # -- positions (for the rulebook's examples and tests)
     def position(self, state: State, b: int, stacks: list[list[int]], higher: list[int],
@@ -725,6 +851,8 @@ class HiLoHijinks(Game):
         st.ptype[b] = 0
         st.stype[b] = 0
         st.pub[b] = 0
+        st.known[b] = 0
+        st.dr[b] = drama.drama_new(1, st.n_players)[0]
         st.deck[b] = 0
         st.deck[b, :len(deck)] = deck
         st.g[b, END] = len(deck)
