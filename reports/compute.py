@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from safari_sim import stats
-from safari_sim.stats import caps
+from safari_sim.stats import caps, drama
 from safari_sim.stats.words import ci, number, pct, points, signed_points
 
 
@@ -61,7 +61,7 @@ def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl
                    .join(margin.group_by("variant_id").agg(pl.col("tied").mean().alias("tied_share")).collect(),
                          on="variant_id"))
     t["hist_margin"] = stats.histogram(margin, "margin", by=None)
-    per_game = stats.per_game_columns(lf)
+    per_game = [c for c in stats.per_game_columns(lf) if c not in drama.COLUMNS]  # drama: its own table
     t["length"] = stats.game_length(lf, per_game)
     games = stats.one_row_per_game(lf)
     t["hist_length"] = pl.concat(
@@ -74,6 +74,7 @@ def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl
         t["headlines"] = t["headlines"].join(t["sweep"], on="variant_id", how="left")
     t["balance"] = stats.most_balanced(t["headlines"])
     t["safety_stops"] = caps.safety_stops(lf)
+    t["drama"] = drama.table(lf)  # lead changes, lead for good, comeback, margin (when kept)
     return t
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from safari_sim.stats import caps
+from safari_sim.stats import caps, drama
 from safari_sim.stats.sweep import sweep_value_text
 
 from . import figures
@@ -119,6 +119,8 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
         "safety_stops": stop_line,
         "length": _rows(t["length"], vid),
         "stat_cols": stat_cols, "stat_rows": stat_rows,
+        "drama": [{**r, "sentence": drama.sentence(r, score_unit(experiment))}
+                  for r in _rows(t.get("drama", pl.DataFrame()), vid)],
         "figures": figs,
     }
 

@@ -677,7 +677,7 @@ def skill(
     stem = output / ("skill" if not games_ else "skill-" + "-".join(ids))
     plots = sk.plot(results, stem)
     formats = [f.strip() for f in format.split(",") if f.strip()]
-    for p in [*plots, *build_skill_report(results, output, plots, formats)]:
+    for p in [*plots, *build_skill_report(results, output, plots, formats, stem.name)]:
         out.print(f"written: {p}", highlight=False)
 
 

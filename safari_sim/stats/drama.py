@@ -1,0 +1,81 @@
+"""Drama: how the lead moved in each game (the kernels' lead_changes, lead_from, comeback and
+margin; safari_sim/engine/drama.py says how each is counted), per variant and in words.
+
+    from safari_sim.stats import drama
+    d = drama.table(lf)          # per variant and column: n, mean, sd, quantiles, and shares
+    drama.sentences(d, "points") # one plain sentence per column (of one variant's rows)
+
+A tie for the win has no winner: its ``lead_from``, ``comeback`` and ``margin`` are NaN and are
+left out of those columns' distributions (``n`` counts the games that had one).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from .scores import QUANTILES, one_row_per_game
+from .words import number, pct
+
+COLUMNS = ("lead_changes", "lead_from", "comeback", "margin")
+
+
+def columns(lf: pl.LazyFrame) -> list[str]:
+    """The drama columns the dataset has (none for a game whose kernels do not keep them)."""
+    schema = lf.collect_schema()
+    return [c for c in COLUMNS if c in schema]
+
+
+def table(lf: pl.LazyFrame) -> pl.DataFrame:
+    """Per variant and drama column (long form, ``statistic``): n (games with a value), mean, sd,
+    min, q10 ... q90, max, ``zero`` (share of those games where it is 0: no lead change, led from
+    the first update, never behind, ...) and ``all_games`` (games in the variant). Empty when the
+    dataset has no drama columns."""
+    cols = columns(lf)
+    if not cols:
+        return pl.DataFrame()
+    games = one_row_per_game(lf)
+    parts = []
+    for c in cols:
+        x = pl.col(c).cast(pl.Float64)
+        valid = games.filter(x.is_not_nan() & x.is_not_null())
+        agg = valid.group_by("variant_id").agg(
+            pl.len().alias("n"), x.mean().alias("mean"), x.std().alias("sd"), x.min().alias("min"),
+            *[x.quantile(q, "linear").alias(f"q{round(q * 100):02d}") for q in QUANTILES],
+            x.max().alias("max"), (x == 0).mean().alias("zero"))
+        every = games.group_by("variant_id").agg(pl.len().alias("all_games"))
+        parts.append(every.join(agg, on="variant_id", how="left").with_columns(pl.lit(c).alias("statistic")))
+    order = {c: k for k, c in enumerate(cols)}
+    return (pl.concat(pl.collect_all(parts), how="diagonal_relaxed")
+            .sort("variant_id", pl.col("statistic").replace_strict(order))
+            .select("variant_id", "statistic", pl.exclude("variant_id", "statistic")))
+
+
+def sentence(row: dict, unit: str = "points") -> str:
+    """One plain sentence for one variant's row of ``table``."""
+    c, n, mean = row["statistic"], row["n"] or 0, row["mean"]
+    if not n:
+        return f"{c}: no game with a sole winner to measure."
+    median = row["q50"]
+    if c == "lead_changes":
+        return (f"The lead changes hands {number(mean, 2)} times a game on average (median "
+                f"{number(median, 1)}, 90% of games at most {number(row['q90'], 1)}); in "
+                f"{pct(row['zero'])} of games it never changes.")
+    if c == "lead_from":
+        return (f"The winner takes the lead for good {pct(mean)} of the way through the game on "
+                f"average (median {pct(median)}); {pct(row['zero'])} of winners lead from the first "
+                f"score on, and in a quarter of games the winner only goes ahead for good after "
+                f"{pct(row['q75'])} of the game.")
+    if c == "comeback":
+        behind = 1 - row["zero"]
+        return (f"{pct(behind)} of winners were behind at some point; the largest deficit a winner "
+                f"overcame averages {number(mean, 2)} {unit} (median {number(median, 1)}, one game in "
+                f"ten more than {number(row['q90'], 1)}).")
+    if c == "margin":
+        return (f"The winner finishes {number(mean, 2)} {unit} ahead of the best other player on "
+                f"average (median {number(median, 1)}; a quarter of games are won by "
+                f"{number(row['q25'], 1)} or less).")
+    return f"{c}: mean {number(mean, 2)}."
+
+
+def sentences(rows: list[dict], unit: str = "points") -> list[str]:
+    return [sentence(r, unit) for r in rows]

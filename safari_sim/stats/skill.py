@@ -1,0 +1,231 @@
+"""Skill and luck (restricted play, after Jaffe et al.): how much of a game the better player's
+play decides.
+
+The measure: a table of one copy of a stronger strategy A and P - 1 copies of a weaker one B,
+seated in rotation (A in every seat equally often). Model each game as decided by skill with
+probability s (then A wins) and by luck otherwise (then every seat is equally likely to win):
+A wins w = s + (1 - s) / P of the games, so
+
+    s = (w - 1/P) / (1 - 1/P)
+
+is the share of games skill decides: 0 when A does no better than a fair share, 1 when A wins
+every game (it may be negative when A does worse than fair). Its interval is A's win-rate interval
+(stats.win_rates: Wilson, clustered by deal) mapped through the same line. Luck is the other side:
+how often the weaker strategy wins a single game, 1 - w (under pure luck (P - 1) / P, under pure
+skill 0); with two players, exactly how often the weaker of the two wins.
+
+Per game (``measure_game``), at its baseline player count (the BENCHMARK's ``players``, else the
+fewest of 3 the game allows, as `safari-sim new` does):
+
+- **the best shipped strategy** is the game's own strategy (default knobs) with the highest win
+  rate against random players in a screening run of its own seed (seed + 1), so that the games
+  that choose it are not the games that measure it (the winner's curse);
+- **best against random**: s with B = random;
+- **best against a weakened copy of itself**: s with B = ``blunder`` (the best with a uniformly
+  random legal move at each decision with probability ``epsilon``); and the luck line: how often
+  that weaker copy wins.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import polars as pl
+
+from .wins import win_rates
+
+EPSILON = 0.25
+
+
+def skill_share(rate: Any, players: int) -> Any:
+    """s = (w - 1/P) / (1 - 1/P): the share of games skill decides (arrays or numbers)."""
+    fair = 1.0 / players
+    return (np.asarray(rate, dtype=float) - fair) / (1.0 - fair)
+
+
+@dataclass
+class Pairing:
+    strong: str
+    weak: str
+    players: int
+    games: int
+    rate: float          # the strong strategy's win rate
+    lo: float
+    hi: float
+    skill: float         # share of games skill decides
+    skill_lo: float
+    skill_hi: float
+    upset: float         # share of games a weaker player wins (1 - rate)
+    upset_lo: float
+    upset_hi: float
+
+
+def pairing(lf: pl.LazyFrame, strong: str, weak: str = "") -> Pairing:
+    """The skill and luck of a dataset whose table is ``strong`` against copies of one weaker
+    strategy (any names for the copies)."""
+    rates = win_rates(lf).filter(pl.col("strategy") == strong)
+    if not len(rates):
+        raise ValueError(f"no strategy '{strong}' in the dataset")
+    r = rates.row(0, named=True)
+    p = int(lf.select(pl.col("players").first()).collect().item())
+    s, s_lo, s_hi = (float(x) for x in skill_share([r["rate"], r["lo"], r["hi"]], p))
+    return Pairing(strong, weak, p, int(r["games"]), r["rate"], r["lo"], r["hi"], s, s_lo, s_hi,
+                   1 - r["rate"], 1 - r["hi"], 1 - r["lo"])
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.0f}%" if abs(x) >= 0.095 else f"{100 * x:.1f}%"
+
+
+def line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: float) -> str:
+    """The one line per game."""
+    p = vs_random.players
+    return (f"{game_name} ({p} players): skill decides {pct(vs_random.skill)} (interval "
+            f"{pct(vs_random.skill_lo)} to {pct(vs_random.skill_hi)}) of games between the best "
+            f"({vs_random.strong}) and random players, and {pct(vs_weak.skill)} ({pct(vs_weak.skill_lo)} "
+            f"to {pct(vs_weak.skill_hi)}) between it and a copy that blunders {pct(epsilon)} of its moves; "
+            f"luck: the weaker copy wins {pct(vs_weak.upset)} of games"
+            + (f" (a fair share would be {pct((p - 1) / p)} for its {p - 1} seats)" if p > 2 else
+               " (50% under pure luck)") + ".")
+
+
+def baseline_players(game: Any, bench: dict | None) -> int:
+    if bench and bench.get("players"):
+        return int(bench["players"])
+    return max(game.min_players, min(3, game.max_players))
+
+
+@dataclass
+class GameSkill:
+    game: str
+    game_name: str
+    players: int
+    best: str
+    screen: dict[str, float]     # each candidate's win rate against random in the screening
+    vs_random: Pairing
+    vs_weak: Pairing
+    epsilon: float
+    line: str
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        return d
+
+
+def _table(strong: dict, weak: dict, players: int) -> list[dict]:
+    seats = [strong]
+    for i in range(players - 1):
+        seats.append({**weak, "name": weak["name"] + (f"_{i + 1}" if players > 2 else "")})
+    return seats
+
+
+def measure_game(game_id: str, games: int = 2000, screen_games: int | None = None,
+                 epsilon: float = EPSILON, seed: int = 0, output: str | Path = "results/skill",
+                 jobs: int | None = 1, players: int | None = None, rules: dict | None = None,
+                 on_step: Callable[[str], None] | None = None) -> GameSkill:
+    """Screen, then measure, one game (every run a normal, resumable dataset under ``output``),
+    under the printed rules with ``rules`` overrides."""
+    import importlib
+
+    from ..games import get_game
+    from .sensitivity import run_point
+    from strategies import strategies_for
+    from . import scan
+
+    game = get_game(game_id)
+    try:
+        bench = getattr(importlib.import_module(f"strategies.{game_id}"), "BENCHMARK", None)
+    except ModuleNotFoundError:
+        bench = None
+    p = players or baseline_players(game, bench)
+    own = [n for n, c in strategies_for(game_id).items() if c.game == game_id]
+    if not own:
+        raise ValueError(f"{game_id} has no strategies of its own to measure")
+    tag = "-" + ",".join(f"{k}={json.dumps(v)}" for k, v in sorted((rules or {}).items())) if rules else ""
+    root = Path(output) / f"{game_id}-{p}p{tag}"
+    rnd = {"name": "random", "use": "random", "params": {}}
+    base = {"game": game_id, "players": p, "seating": "rotate", "rules": dict(rules or {}),
+            "parallel": {"jobs": jobs or 1}}
+    screen = {}
+    n_screen = screen_games or max(games // 4, 200)
+    n_screen -= n_screen % p
+    if len(own) > 1:
+        for name in own:
+            if on_step:
+                on_step(f"{game_id}: screening {name} against random")
+            raw = {**base, "name": f"skill-screen-{game_id}-{name}", "games": n_screen, "seed": seed + 1,
+                   "strategies": _table({"name": name, "use": name, "params": {}}, rnd, p)}
+            out = run_point(raw, Path.cwd(), root / f"screen-{name}", jobs)
+            screen[name] = pairing(scan(out), name).rate
+        best = max(own, key=lambda n: screen[n])
+    else:
+        best = own[0]
+    strong = {"name": best, "use": best, "params": {}}
+    weak = {"name": f"{best}_blunder", "use": "blunder",
+            "params": {"base": f"{game_id}.{best}", "epsilon": epsilon}}
+    n = games - games % p
+    results = {}
+    for key, other in (("random", rnd), ("blunder", weak)):
+        if on_step:
+            on_step(f"{game_id}: {best} against {other['name']}")
+        raw = {**base, "name": f"skill-{game_id}-{key}", "games": n, "seed": seed,
+               "strategies": _table(strong, other, p)}
+        out = run_point(raw, Path.cwd(), root / key, jobs)
+        results[key] = pairing(scan(out), best, other["name"])
+    res = GameSkill(game_id, game.name, p, best, screen, results["random"], results["blunder"], epsilon,
+                    line(game.name, results["random"], results["blunder"], epsilon))
+    (root / "skill.json").write_text(json.dumps(res.to_json(), indent=2) + "\n")
+    return res
+
+
+def table(results: list[GameSkill]) -> pl.DataFrame:
+    rows = []
+    for r in results:
+        for key, pr in (("random", r.vs_random), ("weakened", r.vs_weak)):
+            rows.append({"game": r.game, "game_name": r.game_name, "players": r.players, "best": r.best,
+                         "against": key, **{k: v for k, v in asdict(pr).items()
+                                            if k not in ("players", "strong")}})
+    return pl.DataFrame(rows)
+
+
+def plot(results: list[GameSkill], path_stem: str | Path) -> list[Path]:
+    """One figure across games: the share of games skill decides against random and against the
+    weakened copy, with intervals; written as .png and .svg."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from reports.figures import COLOURS, STYLE
+
+    order = sorted(results, key=lambda r: r.vs_random.skill)
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(6.4, 0.42 * len(order) + 1.2))
+        y = np.arange(len(order))
+        for k, (attr, label, dy) in enumerate((("vs_random", "best against random", 0.18),
+                                               ("vs_weak", "best against its weakened copy", -0.18))):
+            pr = [getattr(r, attr) for r in order]
+            s = np.array([x.skill for x in pr])
+            err = np.vstack([s - [x.skill_lo for x in pr], [x.skill_hi for x in pr] - s])
+            ax.barh(y + dy, s, height=0.34, color=COLOURS[k], alpha=0.85, label=label)
+            ax.errorbar(s, y + dy, xerr=err, fmt="none", ecolor="black", capsize=2, lw=0.8)
+        ax.set_yticks(y, [f"{r.game_name} ({r.players}p, {r.best})" for r in order])
+        ax.axvline(0, color="#555555", lw=0.8)
+        ax.set_xlim(min(0.0, ax.get_xlim()[0]), 1.0)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+        ax.set_xlabel("share of games skill decides, (w - 1/P) / (1 - 1/P), with 95% interval")
+        ax.grid(axis="y", visible=False)
+        ax.legend(frameon=False, loc="lower right")
+        fig.tight_layout()
+        written = []
+        for ext in ("png", "svg"):
+            out = Path(f"{path_stem}.{ext}")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(out, dpi=150, metadata={"Date": None} if ext == "svg" else None)
+            written.append(out)
+        plt.close(fig)
+    return written

@@ -1,0 +1,224 @@
+"""Which rules matter (safari_sim/stats/sensitivity.py, `safari-sim sensitivity`) and drama in
+the report (safari_sim/stats/drama.py), on a game whose truths are known (tests/synthetic_game.py:
+``bonus`` moves the first seat's edge and nothing else, ``length`` the game's length and nothing
+else, ``decoy`` and ``colour`` nothing at all)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).parent))
+from synthetic_game import Rules, registered  # noqa: E402
+import report_data  # noqa: E402
+
+from safari_sim.cli import app  # noqa: E402
+from safari_sim.stats import drama, sensitivity as sens  # noqa: E402
+
+
+def experiment(tmp: Path, games: int = 1000, rules: dict | None = None, **extra) -> Path:
+    raw = {"name": "coin", "game": "coin_race_test", "players": 2, "games": games, "seed": 3,
+           "rules": rules or {}, "strategies": [{"name": "a", "use": "random"},
+                                                {"name": "b", "use": "first_legal"}],
+           "parallel": {"jobs": 1}, **extra}
+    path = tmp / "coin.yaml"
+    path.write_text(json.dumps(raw))
+    return path
+
+
+def invoke(*args):
+    with registered():
+        r = CliRunner().invoke(app, [str(a) for a in args])
+    return r
+
+
+def rows(html: str, measure: str) -> list[dict]:
+    """The effect rows of one measure's table, as the page prints them."""
+    out = []
+    for m in re.finditer(r'<tr data-field="([^"]+)" data-measure="%s"[^>]*data-effect="([^"]+)" '
+                         r'data-detectable="(true|false)"' % measure, html):
+        out.append({"field": m[1], "effect": float(m[2]), "detectable": m[3] == "true"})
+    return out
+
+
+@pytest.fixture(scope="module")
+def oat(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("oat")
+    path = experiment(tmp, games=600)
+    r = invoke("sensitivity", path, "--fields", "bonus,decoy,length,colour", "--output", tmp / "out")
+    assert r.exit_code == 0, r.output
+    return tmp, path, r.output, (tmp / "out" / "sensitivity.html").read_text()
+
+
+def test_the_present_effect_is_found_and_the_absent_ones_said_plainly(oat):
+    _, _, output, html = oat
+    edge = rows(html, "edge")
+    assert edge[0]["field"] == "bonus"  # the tornado's table: largest effect first
+    bonus = [r for r in edge if r["field"] == "bonus"]
+    assert len(bonus) == 2 and all(r["detectable"] for r in bonus)
+    # the truth: seat 0's weight 1 + bonus/2 against 1, so 1.5/2.5 at 1, 1/2 at 0, 2/3 at 2
+    down, up = sorted(bonus, key=lambda r: r["effect"])
+    assert down["effect"] == pytest.approx(0.5 - 0.6, abs=0.03)
+    assert up["effect"] == pytest.approx(2 / 3 - 0.6, abs=0.03)
+    assert not any(r["detectable"] for r in edge if r["field"] != "bonus")
+    turns = rows(html, "turns")
+    assert {r["field"] for r in turns if r["detectable"]} == {"length"}
+    assert sorted(r["effect"] for r in turns if r["field"] == "length") == [-2.0, 2.0]  # 2 seats x 1 step
+    for m in ("spread", "lead_changes", "margin"):
+        assert not any(r["detectable"] for r in rows(html, m)), m
+    assert "decoy (from 2 to 1 and to 3): no detectable effect on any measure." in html
+    assert "colour (from red to green): no detectable effect on any measure." in html
+    assert re.search(r"bonus \(from 1 to 0 and to 2\): first seat&#39;s edge −\d+\.\d percentage points at 0",
+                     html)
+    assert "no detectable effect on game length" in html.split("bonus (from")[1].split("</li>")[0]
+    assert "decoy (from 2 to 1 and to 3): no detectable effect on any measure." in " ".join(output.split())
+    assert html.count("<img") == 5  # one tornado per measure: edge, turns, spread, 2 drama columns
+
+
+def test_points_are_normal_datasets_and_a_second_run_plays_nothing_again(oat):
+    tmp, path, _, _ = oat
+    points = tmp / "out" / "points"
+    assert sorted(p.name for p in points.iterdir()) == sorted(
+        ["base", "bonus=0", "bonus=2", "decoy=1", "decoy=3", "length=2", "length=4", "colour=green"])
+    rec = json.loads((points / "bonus=2" / "experiment.json").read_text())
+    assert rec["finished"] and rec["variants"][0]["rules"]["bonus"] == 2
+    assert rec["variants"][0]["rules"]["decoy"] == 2  # every other field at the experiment's value
+    before = {f: f.stat().st_mtime_ns for f in points.glob("*/chunks/*/*.parquet")}
+    r = invoke("sensitivity", path, "--fields", "bonus,decoy,length,colour,skill", "--output", tmp / "out")
+    assert r.exit_code == 0, r.output
+    after = {f: f.stat().st_mtime_ns for f in points.glob("*/chunks/*/*.parquet")}
+    assert {f: after[f] for f in before} == before  # finished points not played again
+    assert sorted(set(after) - set(before)) == sorted(points.glob("skill=0.1/chunks/*/*.parquet"))
+
+
+def test_paired_standard_error_is_the_paired_difference_s(oat):
+    """bonus 1 -> 0 plays the same games: the edge changes exactly in the games whose winner moves
+    off seat 0, so its standard error is that of a mean of 0/-1 values over the games."""
+    tmp, _, _, _ = oat
+    points = tmp / "out" / "points"
+    est = sens.estimates([points / "base", points / "bonus=0"], seed=3)
+    d, se = sens._diff(est, "edge", 0, 1)
+    a = pl.read_parquet(points / "base" / "chunks" / "**" / "*.parquet").filter(pl.col("seat") == 0).sort("game")
+    b = pl.read_parquet(points / "bonus=0" / "chunks" / "**" / "*.parquet").filter(pl.col("seat") == 0).sort("game")
+    diff = b["win"].to_numpy() - a["win"].to_numpy()
+    assert d == pytest.approx(diff.mean())
+    assert se == pytest.approx(diff.std(ddof=1) / np.sqrt(len(diff)), rel=0.15)
+
+
+def test_morris_screening_separates_the_fields(tmp_path):
+    path = experiment(tmp_path, games=300)
+    with registered():
+        res = sens.screen(path, ["bonus", "decoy", "length", "colour"], method="morris", trajectories=5,
+                          output=tmp_path / "m")
+    e = res.effects
+    def verdicts(field):
+        return dict(e.filter(pl.col("field") == field).select("measure", "detectable").iter_rows())
+    assert verdicts("bonus")["edge"] and verdicts("length")["turns"]
+    assert not any(verdicts("decoy").values()) and not any(verdicts("colour").values())
+    lengths = e.filter((pl.col("field") == "length") & (pl.col("measure") == "turns")).row(0, named=True)
+    assert lengths["mu_star"] == pytest.approx(8.0)  # length 1 -> 5 is 2 x 4 more turns over the range
+    assert "decoy: no detectable effect on any measure." in res.sentences
+    assert res.method == "morris" and (tmp_path / "m" / "effects.csv").exists()
+
+
+def test_steps_of_every_kind_of_field():
+    r = Rules()
+    f = {s.name: s for s in sens.screened_fields(Rules, r)}
+    assert f["bonus"].neighbours() == [("down", 0), ("up", 2)]
+    assert f["colour"].neighbours() == [("up", "green")]
+    assert f["skill"].kind == "continuous" and f["skill"].neighbours() == [("up", pytest.approx(0.1))]
+    edge = sens.screened_fields(Rules, Rules(length=5), ["length"])[0]
+    assert edge.neighbours() == [("down", 4)]
+    made = sens._made_up("x", True, bool)
+    assert made.neighbours() == [("down", False)] and not made.declared
+    assert sens._made_up("n", 7, int).neighbours() == [("down", 6), ("up", 8)]
+    with pytest.raises(sens.SensitivityError, match="did you mean 'bonus'"):
+        sens.screened_fields(Rules, r, ["bonsu"])
+    with pytest.raises(sens.SensitivityError, match="not a number"):
+        sens._made_up("s", "text", str)
+
+
+def test_steps_stop_at_the_declared_range_and_bad_input_is_refused(tmp_path):
+    path = experiment(tmp_path, games=200, rules={"length": 1})
+    # length's declared search starts at 1: one step down from 1 does not exist, so only up
+    with registered():
+        res = sens.screen(path, ["length", "skill"], output=tmp_path / "o")
+    assert set(res.effects.filter(pl.col("field") == "length")["value"].to_list()) == {"2"}
+    r = invoke("sensitivity", path, "--fields", "length", "--output", tmp_path / "o2", "--method", "sobol")
+    assert r.exit_code == 2 and "--method" in r.output
+    r = invoke("sensitivity", experiment(tmp_path, sweep={"rules.bonus": [0, 1]}), "--output", tmp_path / "o3")
+    assert r.exit_code == 2 and "sweep" in r.output
+
+
+def test_rejected_rules_values_are_reported(tmp_path, monkeypatch):
+    import synthetic_game
+
+    monkeypatch.setattr(synthetic_game.CoinRace, "check", lambda self, rules, n: (
+        (_ for _ in ()).throw(sens.RulesError("decoy", "3 is not allowed")) if rules.decoy == 3 else None))
+    path = experiment(tmp_path, games=200)
+    with registered():
+        res = sens.screen(path, ["decoy"], output=tmp_path / "o")
+    assert res.skipped == ["decoy=3: rules.decoy: 3 is not allowed"]
+    assert res.effects["value"].unique().to_list() == ["1"]
+
+
+# ---- drama in the standard report ----------------------------------------------------------------
+
+def with_drama(out: Path) -> pl.DataFrame:
+    """Add drama columns with known values to a synthetic dataset (the same value on every row
+    of a game, as the runner writes per-game statistics)."""
+    frames = []
+    for f in sorted(out.glob("chunks/*/*.parquet")):
+        df = pl.read_parquet(f)
+        g = df["game"].to_numpy()
+        df = df.with_columns(pl.Series("lead_changes", (g % 4).astype(np.int32)),
+                             pl.Series("lead_from", np.where(g % 5 == 0, np.nan, (g % 10) / 10)),
+                             pl.Series("comeback", np.where(g % 5 == 0, np.nan, (g % 3).astype(float))),
+                             pl.Series("margin", np.where(g % 5 == 0, np.nan, 1.0 + g % 2)))
+        df.write_parquet(f)
+        frames.append(df)
+    return pl.concat(frames)
+
+
+def test_drama_distributions_and_sentences_in_the_report(tmp_path):
+    from reports import build_report
+
+    out = report_data.write_dataset(tmp_path / "d", games=300, sweep={"rules.bruce_cards": [0, 6]})
+    df = with_drama(out)
+    html = build_report(out, ["html"])[0].read_text()
+    games = df.filter(pl.col("seat") == 0)
+    for vid in (0, 1):
+        g = games.filter(pl.col("variant_id") == vid)
+        lc = g["lead_changes"].to_numpy()
+        section = html.split(f'id="v{vid}"')[1].split("</section>")[0]
+        m = re.search(r'data-statistic="lead_changes" data-mean="([^"]+)">The lead changes hands ([\d.]+) times',
+                      section)
+        assert float(m[1]) == pytest.approx(lc.mean()) and m[2] == f"{lc.mean():.2f}"
+        assert f"in {100 * (lc == 0).mean():.1f}% of games it never changes" in section
+        lf = g["lead_from"].to_numpy()
+        lf = lf[~np.isnan(lf)]
+        assert f"{100 * (lf == 0).mean():.1f}% of winners lead from the first score on" in section
+        cb = g["comeback"].drop_nans().to_numpy()
+        assert f"{100 * (cb > 0).mean():.1f}% of winners were behind at some point" in section
+        mg = g["margin"].drop_nans().to_numpy()
+        assert f"finishes {mg.mean():.2f} game points ahead of the best other player" in section
+        n_row = re.search(r'data-statistic="margin"><td>[^<]+</td><td class="num">([\d,]+)</td>', section)
+        assert int(n_row[1].replace(",", "")) == len(mg)  # tied games (NaN) left out
+    t = drama.table(pl.scan_parquet(str(out / "chunks" / "**" / "*.parquet")))
+    assert set(t["statistic"]) == set(drama.COLUMNS) and t["all_games"].to_list() == [300] * 8
+
+
+def test_no_drama_table_without_the_columns(tmp_path):
+    from reports import compute_tables, open_results
+
+    out = report_data.write_dataset(tmp_path / "d", games=300)
+    lf, exp = open_results(out)
+    t = compute_tables(lf, exp)
+    assert drama.columns(lf) == [] and t["drama"].is_empty()  # the template shows the section only with rows
