@@ -1,0 +1,232 @@
+"""The tune report: the best rules (or knobs) with their confirmed intervals, the search's
+landscape, and the dominant-strategy verdict; HTML (and PDF) from a tune's results folder.
+
+    from reports.tune import build_tune_report
+    build_tune_report("results/duck_duck_bruce-tune", ["html"])
+
+Reads tune.json (written by ``safari_sim.tune.runner``), history.parquet and the Optuna study.
+The landscape figures: each searched value against each objective (every trial with its 95%
+interval at the games it played, pruned ones lighter, the confirmed candidates in red), the
+optimisation history and the parameters' importances (optuna.visualization.matplotlib), and the
+Pareto front when there are several objectives.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+from safari_sim.files import atomic_write_bytes  # noqa: E402
+
+from .compute import ReportError  # noqa: E402
+from .figures import COLOURS, STYLE, panel_title, plain, to_data_uri  # noqa: E402
+
+CONFIRMED = "#D55E00"
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, (list, tuple)):
+        return json.dumps(list(v))
+    return "null" if v is None else str(v)
+
+
+def _num(x: float | None, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "–"
+    return f"{x:.{digits}g}"
+
+
+def _history(out: Path) -> pl.DataFrame:
+    path = out / "history.parquet"
+    return pl.read_parquet(path) if path.exists() else pl.DataFrame()
+
+
+def landscape(history: pl.DataFrame, record: dict[str, Any]) -> list[str]:
+    """Per searched key: each objective against the key's value, with intervals."""
+    figs = []
+    objectives = record["objectives"]
+    runs = record["results"]["runs"]
+    confirmed = [r for r in runs if r["trial"] is not None]
+    for p in record["params"]:
+        key = p["key"]
+        if key not in history.columns:
+            continue
+        with plt.rc_context(STYLE):
+            fig, axes = plt.subplots(1, len(objectives), figsize=(3.3 * len(objectives) + 0.6, 2.8),
+                                     squeeze=False)
+            for ax, o in zip(axes[0], objectives):
+                name = o["name"]
+                if name not in history.columns:
+                    continue
+                h = history.filter(pl.col(name).is_not_null())
+                xs_raw = h[key].to_list()
+                cats = p["kind"] == "choice"
+                order = sorted({str(x) for x in xs_raw}) if cats else None
+
+                def xpos(vals):
+                    if cats:
+                        return np.array([order.index(str(v)) for v in vals], float)
+                    return np.array(vals, float)
+
+                for state, colour, alpha, label in (("COMPLETE", COLOURS[0], 0.9, "trials"),
+                                                    ("PRUNED", "#999999", 0.6, "pruned")):
+                    g = h.filter(pl.col("state") == state)
+                    if g.height == 0:
+                        continue
+                    x = xpos(g[key].to_list())
+                    if cats:
+                        x = x + np.random.default_rng(0).uniform(-0.15, 0.15, len(x))
+                    y = g[name].to_numpy().astype(float)
+                    se = g[f"{name}.se"].to_numpy().astype(float) if f"{name}.se" in g.columns else 0 * y
+                    ax.errorbar(x, y, yerr=1.96 * se, fmt="o", ms=3, lw=0.7, color=colour, alpha=alpha,
+                                label=label)
+                if confirmed:
+                    cx = [r["values"].get(key) for r in confirmed]
+                    keep = [i for i, v in enumerate(cx) if v is not None and (not cats or str(v) in order)]
+                    if keep:
+                        x = xpos([cx[i] for i in keep])
+                        m = [confirmed[i]["measures"][name] for i in keep]
+                        y = np.array([v["value"] for v in m])
+                        err = np.array([[v["value"] - v["lo"] for v in m], [v["hi"] - v["value"] for v in m]])
+                        ax.errorbar(x, y, yerr=err, fmt="D", ms=5, lw=1.2, color=CONFIRMED,
+                                    label="confirmed")
+                if cats:
+                    ax.set_xticks(range(len(order)), [plain(c) for c in order])
+                ax.set_xlabel(plain(key))
+                panel_title(ax, plain(o["text"]))
+            axes[0][0].legend(loc="best", frameon=False)
+            fig.tight_layout()
+            figs.append(to_data_uri(fig))
+    return figs
+
+
+def optuna_figures(out: Path, record: dict[str, Any]) -> list[dict[str, str]]:
+    """optuna.visualization.matplotlib's history, importances and (several objectives) Pareto
+    front of the stored study; a figure Optuna cannot draw (too few trials) is left out."""
+    import optuna
+    from optuna.visualization import matplotlib as ovm
+
+    from safari_sim.tune.runner import storage_url
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    study = optuna.load_study(study_name=record["name"], storage=storage_url(out))
+    objectives = record["objectives"]
+    multi = len(objectives) > 1
+    figs = []
+
+    def grab(title: str, draw) -> None:
+        try:
+            with warnings.catch_warnings(), plt.rc_context(STYLE):
+                warnings.simplefilter("ignore")
+                ax = draw()
+                a = np.ravel(ax)[0] if isinstance(ax, np.ndarray) else ax
+                fig = a.get_figure()
+                fig.set_size_inches(max(fig.get_figwidth(), 5.5), 3.4)
+                figs.append({"title": title, "src": to_data_uri(fig)})
+        except Exception:  # noqa: BLE001 - a figure Optuna cannot draw is left out, not fatal
+            plt.close("all")
+
+    for i, o in enumerate(objectives):
+        target = (lambda t, i=i: t.values[i]) if multi else None
+        grab(f"Optimisation history: {o['text']}",
+             lambda: ovm.plot_optimization_history(study, target=target, target_name=o["name"]))
+        if len(record["params"]) > 1:
+            grab(f"Which searched values matter for {o['text']} (fANOVA importances)",
+                 lambda: ovm.plot_param_importances(study, target=target, target_name=o["name"]))
+    if multi:
+        grab("Pareto front (the first two objectives)",
+             lambda: ovm.plot_pareto_front(study, target_names=[o["name"] for o in objectives[:2]],
+                                           targets=lambda t: tuple(t.values[:2])))
+    return figs
+
+
+def summary(record: dict[str, Any]) -> list[str]:
+    """The plain-words answer: the best candidate and the printed rules at the confirmation."""
+    res = record["results"]
+    runs = res["runs"]
+    objectives = record["objectives"]
+    printed = runs[0]
+    tuned = [r for r in runs if r["trial"] is not None]
+    lines = []
+    if not tuned:
+        return ["No trial finished its last rung, so nothing was confirmed: raise the budget."]
+    from safari_sim.tune.verdict import knobs_text
+
+    def measure_text(m, o):
+        return f"{_num(m['value'])} (95% interval {_num(m['lo'])} to {_num(m['hi'])})"
+
+    if len(objectives) == 1:
+        o = objectives[0]
+        b = res["best"]
+        mb, mp = b["measures"][o["name"]], printed["measures"][o["name"]]
+        apart = mb["hi"] < mp["lo"] if o["direction"] == "minimize" else mb["lo"] > mp["hi"]
+        lines.append(f"Best found: {knobs_text(b['values'])}. At the confirmation ({b['games']:,} fresh "
+                     f"games) {o['text']} is {measure_text(mb, o)}, against {measure_text(mp, o)} as "
+                     f"printed ({knobs_text(printed['values'])}): "
+                     + ("a real improvement (the intervals do not overlap)." if apart else
+                        "the intervals overlap, so the improvement is not shown beyond noise."))
+    else:
+        lines.append(f"{len(tuned)} candidates from the Pareto front of {', '.join(o['text'] for o in objectives)} "
+                     f"were confirmed on {tuned[0]['games']:,} fresh games each; the table gives each "
+                     "objective with its 95% interval, the printed rules first.")
+    for v in res["verdicts"]:
+        lines.append(f"Is there a dominant strategy? {v['sentence']}")
+    return lines
+
+
+def tune_view(out: str | Path) -> dict[str, Any]:
+    out = Path(out)
+    path = out / "tune.json"
+    if not path.is_file():
+        raise ReportError(f"{out}: no tune.json; is this a tune's results folder?")
+    record = json.loads(path.read_text())
+    if not record.get("results"):
+        raise ReportError(f"{out}: the tune has not finished its confirmation yet; run it again")
+    history = _history(out)
+    states = history["state"].value_counts().to_dicts() if history.height else []
+    keys = [p["key"] for p in record["params"]]
+    rows = []
+    for r in record["results"]["runs"]:
+        cells = []
+        for o in record["objectives"]:
+            m = r["measures"][o["name"]]
+            s = r["search"].get(o["name"]) if r["search"] else None
+            cells.append({"value": _num(m["value"]), "lo": _num(m["lo"]), "hi": _num(m["hi"]),
+                          "search": _num(s["value"]) if s else "–"})
+        rows.append({"label": r["label"], "vals": [_fmt(r["values"].get(k)) for k in keys],
+                     "cells": cells, "folder": r["folder"]})
+    return {
+        "record": record, "keys": keys, "rows": rows,
+        "states": {d["state"]: d["count"] for d in states},
+        "summary": summary(record),
+        "landscape": landscape(history, record) if history.height else [],
+        "optuna": optuna_figures(out, record),
+        "verdicts": record["results"]["verdicts"],
+    }
+
+
+def build_tune_report(out: str | Path, formats: Sequence[str] = ("html",)) -> list[Path]:
+    """Write report.html (and report.pdf) into the tune's folder; the paths written."""
+    from .render import environment, html_to_pdf
+
+    out = Path(out)
+    view = tune_view(out)
+    html = environment().get_template("tune.html.j2").render(**view)
+    written = []
+    for fmt in formats:
+        p = out / f"report.{fmt}"
+        atomic_write_bytes(p, html.encode("utf-8") if fmt == "html" else html_to_pdf(html))
+        written.append(p)
+    return written

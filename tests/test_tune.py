@@ -1,0 +1,283 @@
+"""The rules tuner: the search finds a known optimum, the tune file's errors are clear, a tiny
+real tune runs and resumes through the CLI, and the dominant-strategy verdict is honest."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import optuna
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from report_data import frame
+from safari_sim.cli import app
+from safari_sim.tune.objectives import Measure, Measurer, Objective
+from safari_sim.tune.search import NoisePruner, candidates, games_used, open_study, search
+from safari_sim.tune.space import Param, declared_text, from_declared
+from safari_sim.tune.verdict import dominant_verdict
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENT = ROOT / "experiments" / "duck_duck_bruce-3p.yaml"
+
+
+def cli(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+# ---- the search, on a synthetic objective of known optimum --------------------------------
+
+def noisy(f, sigma=0.3):
+    """An evaluation: f(values) plus noise of sd sigma / sqrt(games), the same for the same
+    trial and rung (as games are), with its standard error."""
+    def evaluate(number, values, games):
+        rng = np.random.default_rng([number, games])
+        se = sigma / math.sqrt(games)
+        out = {}
+        for name, v in f(values).items():
+            x = v + rng.normal(0, se)
+            out[name] = Measure(x, x - 1.96 * se, x + 1.96 * se, se, games)
+        return out
+    return evaluate
+
+
+SPACE = [Param("rules.x", "float", 0.0, 1.0), Param("rules.kind", "choice", choices=("a", "b", "c"))]
+
+
+def bowl(v):
+    return {"loss": (v["rules.x"] - 0.3) ** 2 + (0.0 if v["rules.kind"] == "b" else 0.2)}
+
+
+def test_search_finds_a_known_optimum_and_prunes_the_hopeless():
+    objectives = [Objective("loss", "column", "minimize", column="loss")]
+    study = open_study(None, "bowl", objectives, seed=3)
+    ran = search(study, SPACE, objectives, noisy(bowl), rungs=[100, 1600], budget=1600 * 30)
+    assert ran == len(study.trials) and games_used(study) >= 1600 * 30
+    best = candidates(study, objectives, 3)
+    assert best[0].params["rules.kind"] == "b"
+    assert abs(best[0].params["rules.x"] - 0.3) < 0.08
+    states = [t.state.name for t in study.trials]
+    assert "PRUNED" in states  # hopeless ones stopped at the first rung...
+    pruned = [t for t in study.trials if t.state.name == "PRUNED"]
+    assert all(t.user_attrs["games"] == 100 for t in pruned)
+    # ...and only clearly worse ones: each pruned trial's true loss is above the optimum's 0
+    assert all(bowl(t.params)["loss"] > 0.02 for t in pruned)
+    # candidates are distinct and in order of their values
+    vals = [t.value for t in best]
+    assert vals == sorted(vals) and len({tuple(sorted(t.params.items())) for t in best}) == len(best)
+
+
+def test_pareto_front_of_two_objectives():
+    objectives = [Objective("near_left", "column", "minimize", column="a"),
+                  Objective("near_right", "column", "minimize", column="b")]
+
+    def f(v):
+        pen = 0.0 if v["rules.kind"] == "a" else 0.5
+        return {"near_left": (v["rules.x"] - 0.2) ** 2 + pen, "near_right": (v["rules.x"] - 0.8) ** 2 + pen}
+
+    study = open_study(None, "front", objectives, seed=1)
+    search(study, SPACE, objectives, noisy(f, 0.05), rungs=[100, 400], budget=400 * 30)
+    front = candidates(study, objectives, 5)
+    assert front and all(t.params["rules.kind"] == "a" for t in front)
+    assert all(0.1 < t.params["rules.x"] < 0.9 for t in front)
+    # the best on each objective comes first
+    assert front[0].values[0] == min(t.values[0] for t in front)
+
+
+def test_noise_pruner_prunes_only_beyond_noise():
+    objectives = [Objective("loss", "column", "minimize", column="loss")]
+    study = open_study(None, "p", objectives)
+    for v in (1.0, 1.2):
+        study.add_trial(optuna.trial.create_trial(value=v, user_attrs={"se": 0.05}))
+
+    def at(value, se):
+        t = optuna.trial.create_trial(state=optuna.trial.TrialState.RUNNING,
+                                      intermediate_values={100: value}, user_attrs={"step100.se": se})
+        return t
+
+    pruner = NoisePruner()
+    assert pruner.prune(study, at(1.5, 0.1))        # 1.5 - 0.2 > 1.0 + 0.1: hopeless
+    assert not pruner.prune(study, at(1.25, 0.1))   # intervals overlap: go on
+    assert not pruner.prune(study, at(3.0, 1.0))    # bad but very noisy: go on
+
+
+# ---- the search space and the objectives' measures -----------------------------------------
+
+def test_declared_search_values():
+    assert declared_text(range(20, 121, 5)) == "20 to 120 step 5"
+    assert declared_text((0.5, 2.0)) == "0.5 to 2"
+    assert declared_text(("between", "row")) == "one of between, row"
+    p = from_declared("rules.t", range(20, 121, 5))
+    assert (p.kind, p.low, p.high, p.step) == ("int", 20, 120, 5) and p.corners() == [20, 120]
+    assert from_declared("rules.f", (0.5, 2.0)).kind == "float"
+    assert from_declared("rules.c", ("between", "row")).choices == ("between", "row")
+
+
+def test_rules_command_shows_the_search_column():
+    r = cli("rules", "duck_duck_bruce")
+    assert r.exit_code == 0 and "search" in r.output
+
+
+def test_objectives_measure_a_known_dataset():
+    # strengths (2, 1, 1): the first strategy wins exactly 50%; seat factors (1.2, 1, 1): the
+    # first seat 37.5%, an edge of 37.5% - 33.3% = 4.2 points
+    df = frame(players=3, games=20000, strategies=["a", "b", "c"], strengths=[2, 1, 1],
+               seat_factors=[1.2, 1, 1], rng=5)
+    m = Measurer(df.lazy())
+    edge = m.measure(Objective("e", "seat_edge", "minimize"))
+    assert edge.lo < 0.375 - 1 / 3 < edge.hi and edge.lo > 0
+    win = m.measure(Objective("w", "win_rate", "maximize", strategy="a"))
+    assert win.lo < 0.5 < win.hi
+    spread = m.measure(Objective("s", "spread", "minimize"))
+    assert spread.lo > 0.1  # 50% against 25%
+    turns = df.filter(pl.col("seat") == 0)["turns"].mean()  # turns are 20..59, mean 39.5
+    band = m.measure(Objective("l", "length", "minimize", band=(45.0, 60.0), column="turns"))
+    assert band.value == pytest.approx(45 - turns) and band.lo < 45 - 39.5 < band.hi
+    inside = m.measure(Objective("l", "length", "minimize", band=(30.0, 50.0), column="turns"))
+    assert inside.value == 0 and inside.lo == 0
+
+
+# ---- the dominant-strategy verdict -----------------------------------------------------------
+
+def test_verdict_says_no_when_the_best_response_is_the_field_itself():
+    # the best response plays exactly as the field does: all strengths equal
+    tuned = [({"strategies.br.params.k": k}, frame(players=3, games=6000, strategies=["br", "f1", "f2"],
+                                                   rng=10 + k).lazy()) for k in range(3)]
+    v = dominant_verdict("br", tuned, frame(players=3, games=6000, strategies=["br", "f1", "f2"], rng=99).lazy())
+    assert v["answer"] == "no" and not v["dominant"]
+    assert v["sentence"].startswith("No:") and "within noise" in v["sentence"]
+    assert all(c["p_holm"] >= 0.05 for c in v["candidates"])
+
+
+def test_verdict_says_yes_when_the_best_response_beats_the_field():
+    tuned = [({"strategies.br.params.k": 1}, frame(players=3, games=6000, strategies=["br", "f1", "f2"],
+                                                  strengths=[1.5, 1, 1], rng=3).lazy())]
+    v = dominant_verdict("br", tuned)
+    assert v["answer"] == "yes" and "k=1" in v["sentence"]
+    assert v["best"]["lo"] > 1 / 3
+
+
+# ---- the tune file's errors ----------------------------------------------------------------
+
+GOOD = {
+    "experiment": str(EXPERIMENT),
+    "search": {"rules.target_score": {"low": 20, "high": 90}},
+    "objectives": [{"kind": "seat_edge"}],
+    "budget": 600, "rungs": [60, 150], "confirm": {"top": 1, "games": 300},
+}
+
+
+def _write(tmp_path: Path, changes: dict, drop: tuple = ()) -> Path:
+    import yaml
+
+    d = {**GOOD, **changes}
+    for k in drop:
+        d.pop(k)
+    d["output"] = str(tmp_path / "out")
+    p = tmp_path / "t.yaml"
+    p.write_text(yaml.safe_dump(d))
+    return p
+
+
+@pytest.mark.parametrize("changes, drop, says", [
+    ({"objectivs": []}, (), "objectivs: unknown key; did you mean 'objectives'?"),
+    ({}, ("budget",), "budget: required key is missing"),
+    ({"search": {"rules.target_scor": None}}, (), "search.rules.target_scor: no such rules field in "
+                                                  "duck_duck_bruce; did you mean 'rules.target_score'?"),
+    ({"search": {"rules.target_score": None}}, (), "search.rules.target_score: the field declares no search"),
+    ({"search": {"rules.target_score": {"low": 0, "high": 50}}}, (),
+     "search.rules.target_score: the value 0 cannot be played: rules.target_score: must be at least 1"),
+    ({"search": {"rules.target_score": {"low": 50, "high": 20}}}, (), "search.rules.target_score: low (50)"),
+    ({"search": {"rules.target_score": {"low": 20.5, "high": 50}}}, (), "search.rules.target_score.low: "
+                                                                        "the value is a whole number"),
+    ({"search": {"strategies.counterr.params.risk": None}}, (), "no strategy named 'counterr' in the "
+                                                                "experiment; did you mean 'counter'?"),
+    ({"search": {"strategies.counter.params.rsk": None}}, (), "'counter' has no parameter 'rsk'; did you "
+                                                              "mean 'risk'?"),
+    ({"search": {"strategies.cautious.params.cards": None}}, (), "search.strategies.cautious.params.cards: "
+                                                                "the knob has no upper and lower bound"),
+    ({"objectives": [{"kind": "column", "column": "lead_chnges", "direction": "maximize"}]}, (),
+     "objectives[0].column: the dataset has no column 'lead_chnges'"),
+    ({"objectives": [{"kind": "column", "column": "turns"}]}, (), "objectives[0].direction: minimize or "
+                                                                  "maximize"),
+    ({"objectives": [{"kind": "win_rate"}]}, (), "objectives[0].strategy: required key is missing"),
+    ({"objectives": [{"kind": "win_rate", "strategy": "conter"}]}, (), "objectives[0].strategy: no "
+                                                                       "strategy named 'conter'"),
+    ({"objectives": [{"kind": "length", "band": [80, 40]}]}, (), "objectives[0].band: give [low, high]"),
+    ({"objectives": [{"kind": "seat_edge"}, {"kind": "seat_edge"}]}, (), "two objectives are named 'seat_edge'"),
+    ({"rungs": [150, 60]}, (), "rungs: "),
+    ({"budget": 10}, (), "budget: 10 games cannot pay for one trial of 60"),
+    ({"rungs": [60, 151]}, (), ""),  # fine under rotation (no error expected): checked below
+    ({"experiment": str(ROOT / "experiments" / "quickstart.yaml")}, (), "has a sweep: but the tuner chooses"),
+    ({"experiment": "nowhere.yaml"}, (), "experiment: "),
+    ({"overrides": {"players": 9}}, (), "overrides: players: duck_duck_bruce is for 2 to 6 players, not 9"),
+])
+def test_tune_file_errors_are_clear(tmp_path, changes, drop, says):
+    path = _write(tmp_path, changes, drop)
+    from safari_sim.tune.config import TuneError, load_tune
+
+    if not says:
+        load_tune(path)  # valid
+        return
+    with pytest.raises(TuneError) as e:
+        load_tune(path)
+    assert says in str(e.value), str(e.value)
+    r = cli("tune", path)
+    assert r.exit_code == 2 and "error:" in r.output
+    assert not (tmp_path / "out").exists()  # nothing half-written
+
+
+def test_duplicate_rungs_must_be_whole_deals(tmp_path):
+    from safari_sim.tune.config import TuneError, load_tune
+
+    path = _write(tmp_path, {"overrides": {"seating": "duplicate"}, "rungs": [60, 100]})
+    with pytest.raises(TuneError, match=r"rungs\[1\]: under seating: duplicate .* multiple of 3"):
+        load_tune(path)
+
+
+# ---- a tiny real tune, end to end, and its resumption ---------------------------------------
+
+def test_tiny_real_tune_runs_and_resumes(tmp_path):
+    path = _write(tmp_path, {
+        "search": {"rules.target_score": {"low": 20, "high": 90},
+                   "strategies.counter.params.risk": None},        # the knob's own bounds 0..1
+        "objectives": [{"kind": "seat_edge"}, {"kind": "win_rate", "strategy": "counter"}],
+        "budget": 450, "report": ["html"], "overrides": {"parallel": {"jobs": 1}}})
+    out = tmp_path / "out"
+    r = cli("tune", path, "--quiet")
+    assert r.exit_code == 0, r.output
+    rec = json.loads((out / "tune.json").read_text())
+    assert rec["games_used"] >= 450 and rec["trials"] == 3
+    runs = rec["results"]["runs"]
+    assert runs[0]["label"] == "printed" and runs[0]["values"]["rules.target_score"] == 77
+    for run in runs:  # every confirmation is a normal dataset, with each objective's interval
+        from safari_sim import stats
+
+        lf = stats.scan(out / run["folder"])
+        assert stats.variants(lf)["games"][0] == 300
+        for m in run["measures"].values():
+            assert m["lo"] <= m["value"] <= m["hi"]
+    v = rec["results"]["verdicts"][0]
+    assert v["strategy"] == "counter" and v["answer"] in ("yes", "no")
+    html = (out / "report.html").read_text()
+    assert "Is there a dominant strategy?" in html and "data:image/svg+xml" in html
+    hist = pl.read_csv(out / "history.csv")
+    assert hist.height == 3 and {"rules.target_score", "strategies.counter.params.risk",
+                                 "rung0.seat_edge"} <= set(hist.columns)
+    chunks = {p: p.stat().st_mtime_ns for p in (out / "trials").glob("*/chunks/*/*.parquet")}
+    assert len(chunks) >= 3
+    # again with a larger budget: the three finished trials stay, new ones follow
+    r = cli("tune", path, "--budget", 750)
+    assert r.exit_code == 0, r.output
+    assert "resuming: 3 trial(s), 450 of the 750 games already played" in r.output
+    hist2 = pl.read_csv(out / "history.csv")
+    assert hist2.height >= 5 and hist2.head(3).select("number", "started").equals(hist.select("number", "started"))
+    for p, mtime in chunks.items():  # their games were not played again
+        assert p.stat().st_mtime_ns == mtime
+    # and once more with the same budget: nothing left to search
+    r = cli("tune", path, "--budget", 750, "--quiet")
+    assert r.exit_code == 0 and pl.read_csv(out / "history.csv").height == hist2.height
