@@ -765,6 +765,16 @@ def _fields(o):
     return {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
 
 
+def _deal_stacks(st, b, order):
+    """Put the cards ``order`` into game b's face-down stacks, bottom first, sizes kept."""
+    i = 0
+    for p in range(st.n_players):
+        for j in range(st.pp[b, p, jt.NSTACK]):
+            st.stack[b, p, j] = order[i]
+            st.zone_at[b, order[i]] = p
+            i += 1
+
+
 @pytest.mark.parametrize("version", [1, 2])
 def test_observation_unchanged_when_every_hidden_card_is_permuted(version):
     """Mid-game decisions: shuffle every face-down stack card among the stacks (sizes kept):
@@ -789,12 +799,7 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(version):
             perm = rng.permutation(hidden)
             if (perm == np.array(hidden)).all():
                 perm = np.roll(perm, 1)
-            i = 0
-            for p in range(players):
-                for j in range(st.pp[b, p, jt.NSTACK]):
-                    st.stack[b, p, j] = perm[i]
-                    st.zone_at[b, perm[i]] = p
-                    i += 1
+            _deal_stacks(st, b, perm)
             assert not np.array_equal(st.stack[b], saved[0])
             after = _fields(G.observe(st, np.array([b])))
             for name in before:
@@ -910,3 +915,213 @@ def test_runs_without_numba_and_gives_the_same_trace():
         assert out.returncode == 0, out.stderr
         outs.append(out.stdout)
     assert outs[0] == outs[1] and "turns up" in outs[0]
+
+
+# ---- Worlds for search (issue 16) ---------------------------------------------------------------
+
+from tests.worlds_check import check_worlds  # noqa: E402
+
+
+def _permute_stacks(st, rng, games=None):
+    """A copy of ``st`` in which, in every game, the face-down stack cards (the only hidden
+    cards, hidden from every seat) are permuted among the stack places, sizes kept (as in the
+    observation permutation test)."""
+    perm = G.clone(st, np.arange(len(st.rs)))
+    players = st.n_players
+    for b in (range(len(st.rs)) if games is None else games):
+        hidden = [x for p in range(players) for x in perm.stack[b, p, :perm.pp[b, p, jt.NSTACK]]]
+        _deal_stacks(perm, b, rng.permutation(hidden))
+    return perm
+
+
+def _random_steps(r, players, B, steps, seed):
+    st = G.init(r, players, game_keys(seed, players, B).deal)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        mv = G.to_move(st)
+        if (mv < 0).all():
+            break
+        legal = G.legal(st)
+        a = np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in legal])
+        G.step(st, a)
+    return st
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_worlds_of_random_positions(players, version):
+    r = G.make_rules(version=version)
+    st = _random_steps(r, players, 12, 4, seed=20 + players)
+    mv = G.to_move(st)
+    hidden = (st.zone == jt.Z_STACK).sum(axis=1)
+    games = np.flatnonzero((mv >= 0) & (hidden >= 2))
+    assert games.size >= 3
+    check_worlds(G, st, _permute_stacks(st, np.random.default_rng(players)), games)
+    # the world's stacks hold exactly the real game's face-down cards, each stack its size
+    w = G.determinize(st, games, mv[games], deal_keys(len(games), 9))
+    for i, b in enumerate(games):
+        assert sorted(w.stack[i][w.stack[i] >= 0].tolist()) == sorted(
+            np.flatnonzero(st.zone[b] == jt.Z_STACK).tolist())
+        assert (w.pp[i, :, jt.NSTACK] == st.pp[b, :, jt.NSTACK]).all()
+        conserved(w, i)
+
+
+def test_worlds_keep_refusals_held_sets_and_pairs():
+    # P0's Hunter demands lions from P1: refused; P1 (to move) now knows who holds what, who
+    # refused what and which pair lies where; only the order of the stacks is dealt again
+    r, st = position(players=4, stacks={0: [H(0)], 1: [c(ZEBRA, 0), c(MONKEY, 1)],
+                                        2: [c(ZEBRA, 2), c(HIPPO, 0), c(MONKEY, 4)],
+                                        3: [c(ZEBRA, 4), c(HIPPO, 3)]},
+                     pairs=[(c(GIRAFFE, 0), c(GIRAFFE, 2))],
+                     held={0: [animal_set(ELEPHANT)], 1: [animal_set(TIGER)],
+                           2: [animal_set(LION)]})
+    act(st, demand(1, LION))
+    assert mover(st) == 1 and obs(st).kind[0] == jt.K_REFUSED
+    check_worlds(G, st, _permute_stacks(st, np.random.default_rng(1)), [0], worlds_per_game=8)
+    w = G.determinize(st, np.zeros(8, np.int64), np.ones(8, np.int64), deal_keys(8, 2))
+    assert (w.refused[:, 1, LION] == st.refused[0, 1, LION]).all()
+    assert (w.pair[:, 0] == st.pair[0, 0]).all() and (w.setc == st.setc[0]).all()
+    assert len({tuple(row.ravel()) for row in w.stack}) > 1
+
+
+def test_worlds_second_version_face_down_pairs_kept():
+    r, st = position(players=3, version=2, stacks={0: [c(LION, 4), c(TIGER, 1)],
+                                                   1: [c(ZEBRA, 0), c(HIPPO, 1)],
+                                                   2: [c(ZEBRA, 2), c(HIPPO, 2)]},
+                     pairs=[(c(TIGER, 0), c(TIGER, 2)), (c(LION, 0), c(LION, 2))])
+    assert mover(st) == 0 and obs(st).kind[0] == jt.K_HUNT
+    check_worlds(G, st, _permute_stacks(st, np.random.default_rng(2)), [0], worlds_per_game=8)
+
+
+def test_worlds_deal_the_stacks_uniformly():
+    # P0's Hunter is up; face down: P1 holds 1 card, P2 holds 3, of {1 lion, 3 lions, 1 tiger,
+    # 1 hippo}. By the rulebook the deal was a shuffle, so every order of those four cards in
+    # the four places is as likely: worked out here by listing the 24 of them
+    import itertools
+    cards = [c(LION, 0), c(LION, 5), c(TIGER, 0), c(HIPPO, 0)]
+    r, st = position(players=3, stacks={0: [H(0)], 1: [cards[0]], 2: cards[1:]},
+                     held={1: [animal_set(ZEBRA)]})
+    assert mover(st) == 0
+    orders = list(itertools.permutations(cards))
+    p_lion_alone = sum(o[0] == cards[0] for o in orders) / len(orders)        # 1/4
+    p_both_lions_p2 = sum(cards[0] in o[1:] and cards[1] in o[1:] for o in orders) / len(orders)
+    p_tiger_top_p2 = sum(o[3] == cards[2] for o in orders) / len(orders)      # top: last dealt
+    n = 6000
+    w = G.determinize(st, np.zeros(n, np.int64), np.zeros(n, np.int64), deal_keys(n, 11))
+    alone = w.stack[:, 1, 0] == cards[0]
+    p2 = w.stack[:, 2, :3]
+    both = (p2 == cards[0]).any(axis=1) & (p2 == cards[1]).any(axis=1)
+    top = w.stack[:, 2, 2] == cards[2]
+    for got, want in ((alone.mean(), p_lion_alone), (both.mean(), p_both_lions_p2),
+                      (top.mean(), p_tiger_top_p2)):
+        se = (want * (1 - want) / n) ** 0.5
+        assert abs(got - want) < 4 * se, (got, want)
+    assert np.array_equal(st.stack[0, 1, :1], [cards[0]])   # the real game is untouched
+
+
+def test_clone_keeps_the_constants_when_the_batch_equals_the_pack():
+    # a batch of 44 games (the pack's size) and of 13 (the params' length): constants shared
+    for B in (44, 13):
+        st = G.init(R1, 3, deal_keys(B, 1))
+        w = G.clone(st, np.array([0, 0, 1]))
+        assert w.card_animal is st.card_animal and w.params is st.params
+        assert (G.to_move(w) == G.to_move(st)[[0, 0, 1]]).all()
+
+
+# ---- Drama (issue 14) ---------------------------------------------------------------------------
+
+def _running(st, b, players, rules):
+    """The running score from the state, by the rulebook: points of the finished games of the
+    match, plus the animals on the sets won outright in this game (the final totals at the
+    end)."""
+    if G.to_move(st)[b] < 0:
+        return [int(x) for x in st.pp[b, :, jt.TOTAL]]
+    z = G.zones(st, b)
+    k = len(rules.animal_values)
+    return [int(st.pp[b, p, jt.TOTAL]) + sum(rules.animal_values[x % k] for x in z[f"won{p}"])
+            for p in range(players)]
+
+
+def _drama_oracle(history, final, win):
+    """Lead changes, when the winner took the lead for good (share of the updates), the
+    largest deficit the winner overcame, and the margin; from the list of running scores."""
+    leader, changes, not_leading, deficit = None, 0, 0, 0
+    sole = max(win) == 1.0
+    w = int(np.argmax(win))
+    for k, sc in enumerate(history, 1):
+        top = max(sc)
+        lead = [p for p, v in enumerate(sc) if v == top]
+        if len(lead) == 1:
+            if leader is not None and lead[0] != leader:
+                changes += 1
+            leader = lead[0]
+        if lead != [w]:
+            not_leading = k
+        deficit = max(deficit, top - sc[w])
+    if not sole:
+        return changes, None, None, None
+    margin = final[w] - max(v for p, v in enumerate(final) if p != w)
+    return changes, not_leading / max(len(history), 1), deficit, margin
+
+
+@pytest.mark.parametrize("version,rounds,players", [(1, 1, 3), (2, 1, 4), (1, 2, 2), (2, 3, 3)])
+def test_drama_columns_equal_a_recount_from_the_running_scores(version, rounds, players):
+    r = G.make_rules(version=version, rounds=rounds)
+    B = 24
+    st = G.init(r, players, game_keys(40 + players, players, B).deal)
+    strat = get_strategy(G.id, "rememberer")()
+    strat.reset(B, players)
+    seat_rs = game_keys(40 + players, players, B).seat.reshape(-1).copy()
+    hist = [[] for _ in range(B)]
+    last = [_running(st, b, players, r) for b in range(B)]
+    assert all(sum(x) == 0 for x in last)
+    while True:
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            break
+        actions = np.zeros(B, np.int64)
+        actions[live] = strat.act(G.observe(st, live).freeze(), G.legal(st)[live],
+                                  SeatRandom(seat_rs, live * players + mv[live]))
+        G.step(st, actions)
+        for b in live:
+            now = _running(st, b, players, r)
+            if now != last[b]:
+                hist[b].append(now)
+                last[b] = now
+    out = G.outcome(st)
+    changed = 0
+    for b in range(B):
+        ch, lf, cb, mg = _drama_oracle(hist[b], out.score[b].tolist(), out.win[b].tolist())
+        assert out.stats["lead_changes"][b] == ch, b
+        changed += ch > 0
+        for col, want in (("lead_from", lf), ("comeback", cb), ("margin", mg)):
+            got = out.stats[col][b]
+            assert (np.isnan(got) if want is None else np.isclose(got, want)), (b, col, got, want)
+    assert changed > 0
+
+
+# ---- Searchable rules (issue 14) ----------------------------------------------------------------
+
+def _search_values(space):
+    if isinstance(space, range):
+        return list(space)
+    if isinstance(space, tuple) and len(space) == 2 and all(isinstance(v, float) for v in space):
+        return [space[0], (space[0] + space[1]) / 2, space[1]]
+    return list(space)
+
+
+def test_every_searchable_value_makes_valid_rules_that_play_to_the_end():
+    from safari_sim.engine.protocol import search_space
+    space = search_space(jt.Rules)
+    assert {"version", "animals", "hunter_cards", "missed_calls", "rounds"} <= set(space)
+    assert "max_turns" not in space and "animal_values" not in space
+    for name, values in space.items():
+        for v in _search_values(values):
+            r = G.make_rules({name: v})
+            for players in (2, 5):
+                G.check(r, players)
+                st = _random_steps(r, players, 3, 100_000, seed=players)
+                assert (G.to_move(st) < 0).all(), (name, v)
+                out = G.outcome(st)
+                assert (out.win.sum(axis=1) > 0.99).all()

@@ -16,12 +16,14 @@ Only the order and the owners of the face-down stacks are hidden.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from ..engine.chance import shuffle_row, uniform
+from ..engine.drama import drama_new, drama_stats, drama_update
 from ..engine.events import log_event
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
                                rule)
@@ -34,34 +36,41 @@ ANIMAL_NAMES = ("lion", "tiger", "elephant", "monkey", "hippo", "giraffe", "zebr
 @dataclass(frozen=True)
 class Rules:
     version: int = rule(1, "1: the first version (Hunter cards, held sets, asking); "
-                           "2: the second version (no Hunters, pairs face down, going hunting)")
-    animals: int = rule(7, "number of different animals")
+                           "2: the second version (no Hunters, pairs face down, going hunting)",
+                        search=[1, 2])
+    animals: int = rule(7, "number of different animals", search=range(3, 11))
     animal_values: tuple[int, ...] = rule(
         (1, 1, 2, 2, 3, 3), "the cards of one animal, by the number of animals pictured")
-    hunter_cards: int = rule(2, "Hunter cards in the pack (first version; the second discards them)")
+    hunter_cards: int = rule(2, "Hunter cards in the pack (first version; the second discards them)",
+                             search=range(0, 5))
     held_count_at_end: bool = rule(
-        False, "sets still 'held' when a game ends count for their holder (the text is silent)")
+        False, "sets still 'held' when a game ends count for their holder (the text is silent)",
+        search=[False, True])
     sole_holder_ends: bool = rule(
         False, "note 2 read as an end: the asking phase ends as soon as one player holds every "
-               "set not won outright (default: the others go on asking him)")
+               "set not won outright (default: the others go on asking him)",
+        search=[False, True])
     next_turn: str = rule(
         "rotation", "after a demand in the asking phase the turn goes to 'rotation': the player "
-                    "after the one whose turn it was; 'asker': the player after the last asker")
+                    "after the one whose turn it was; 'asker': the player after the last asker",
+        search=["rotation", "asker"])
     may_decline: bool = rule(
         False, "a Hunter card's 'right to demand' and a refused player's 'right to ask anyone "
                "else' may be declined (default: 'This continues until whoever is asking has made "
-               "a correct request': each must ask); the asking phase's turn must ask either way")
+               "a correct request': each must ask); the asking phase's turn must ask either way",
+        search=[False, True])
     hunt_first: bool = rule(
         True, "second version: a card that could also pair with another player's exposed card "
               "may go hunting first (if it does not, or hunts wrongly, it then pairs); false: "
-              "the pair is made at once and the card cannot go hunting")
+              "the pair is made at once and the card cannot go hunting", search=[True, False])
     missed_calls: float = rule(
         0.0, "chance that the table misses a pair or a set that a card could make (0: 'any "
-             "player calls' read as automatic, every pair and set is made at once)")
+             "player calls' read as automatic, every pair and set is made at once)",
+        search=(0.0, 0.5))
     rounds: int | None = rule(1, "games in a match (the winner has most points after them); "
-                                 "null: play until someone reaches target")
+                                 "null: play until someone reaches target", search=[1, 2, 3, 5])
     target: int = rule(100, "with rounds null: the match ends after the game in which someone "
-                            "reaches this many points")
+                            "reaches this many points", search=range(50, 151, 25))
     max_turns: int = rule(3000, "safety stop: a game ends after this many turns (cards turned "
                                 "up and demands made), counted in the statistic 'capped'")
     max_rounds: int = rule(100, "safety stop: a match ends after this many games")
@@ -114,8 +123,8 @@ PASS, HUNT0 = 0, 1
 NG = 16
 # per-player fields pp[b, p, ...]
 (NSTACK, NPILE, LIVE, HELD, WONPTS, TOTAL, BARRED, SETS_MADE, DEMANDS, DEMANDS_WON, HUNTS,
- HUNTS_WON, HELD_END) = range(13)
-NPP = 13
+ HUNTS_WON, HELD_END, RUNNING) = range(14)
+NPP = 14  # RUNNING: scratch for the running score handed to drama_update
 
 # params vector
 (P_PLAYERS, P_CARDS, P_ANIMALS, P_PER, P_NAC, P_VERSION, P_ROUNDS, P_TARGET, P_MAXTURNS,
@@ -153,6 +162,7 @@ class State:
     tmp: np.ndarray          # int8[B, C] scratch for gathering and shuffling
     ev: np.ndarray           # int32[B, L, 6]
     rs: np.ndarray           # uint64[B]
+    dr: np.ndarray           # int32[B, drama_width(P)] how the lead moved (engine.drama)
     mover: np.ndarray = None  # int64[B] (new at every step)
     legal: np.ndarray = None  # bool[B, A] (new at every step)
 
@@ -296,6 +306,19 @@ def _set_points(b, s, setc, card_value):
 
 
 @njit(cache=True, _nrt=False)
+def _drama(b, pp, setc, set_owner, set_state, card_value, params, dr):
+    """Record the running score after it changed: the points of the match's finished games,
+    plus the sets won outright in this one (plus the sets held, when they count at the end)."""
+    for p in range(params[P_PLAYERS]):
+        pp[b, p, RUNNING] = pp[b, p, TOTAL] + pp[b, p, WONPTS]
+    if params[P_FLAGS] & F_HELD_COUNT:
+        for s in range(setc.shape[1]):
+            if set_state[b, s] == S_HELD:
+                pp[b, set_owner[b, s], RUNNING] += _set_points(b, s, setc, card_value)
+    drama_update(dr, b, pp[b, :, RUNNING], False)
+
+
+@njit(cache=True, _nrt=False)
 def _end_game(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
               set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal,
               card_value, params):
@@ -426,7 +449,7 @@ def _pair_exposed(b, p, c, g, pp, pair, pair_formed, pair_seen, zone, zone_at, r
 @njit(cache=True, _nrt=False)
 def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
              set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, card_value,
-             params, fparams):
+             params, fparams, dr):
     """Play on until someone must decide or the match is over."""
     nplayers = params[P_PLAYERS]
     version = params[P_VERSION]
@@ -518,6 +541,8 @@ def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owne
                     pp[b, p, SETS_MADE] += 1
                     refused[b, p, x] = -1  # he holds one now
                     log_event(ev, g, NEV, b, E_SET, p, x, s, 0, 0)
+                    if params[P_FLAGS] & F_HELD_COUNT:
+                        _drama(b, pp, setc, set_owner, set_state, card_value, params, dr)
                     if g[b, LEFT] == 0:
                         _hunters_aside(b, g, pp, stack, pile, zone, zone_at, ev, params)
                         g[b, HOLDER_TURN] = _nxt(p, nplayers)
@@ -563,7 +588,7 @@ def _demands_over(b, g, params):
 @njit(cache=True, _nrt=False)
 def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
            set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, card_value,
-           params, fparams):
+           params, fparams, dr):
     nplayers = params[P_PLAYERS]
     nanimals = params[P_ANIMALS]
     if g[b, PHASE] == DEMAND and a == (nplayers - 1) * nanimals:
@@ -601,6 +626,7 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
                 zone[b, setc[b, s, k]] = Z_WON
                 zone_at[b, setc[b, s, k]] = asker
             log_event(ev, g, NEV, b, E_DEMAND, asker, q, x, 1, s)
+            _drama(b, pp, setc, set_owner, set_state, card_value, params, dr)
         else:
             # "his request is refused ... the player who refused has the right to ask anyone else"
             refused[b, q, x] = g[b, CLOCK]
@@ -633,6 +659,7 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
                 pp[b, p, SETS_MADE] += 1
                 animal_won[b, x] += 1
                 log_event(ev, g, NEV, b, E_HUNT, p, j, x, 1, s)
+                _drama(b, pp, setc, set_owner, set_state, card_value, params, dr)
                 if g[b, LEFT] == 0:
                     g[b, PHASE] = ENDING  # every set is won: the game is over
                     return
@@ -682,42 +709,72 @@ def _write_decision(b, g, pp, pair, animal_won, params, mover, legal):
 @njit(cache=True, _nrt=False)
 def _init(g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
           set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, card_value,
-          params, fparams, mover, legal):
+          params, fparams, mover, legal, dr):
     for b in range(g.shape[0]):
         _new_game(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner,
                   set_state, set_since, refused, animal_won, zone, zone_at, tmp, rs, ev,
                   card_animal, params)
         _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
                  set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal,
-                 card_value, params, fparams)
+                 card_value, params, fparams, dr)
         _write_decision(b, g, pp, pair, animal_won, params, mover, legal)
 
 
 @njit(cache=True, _nrt=False)
 def _step(actions, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
           set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, card_value,
-          params, fparams, mover, legal):
+          params, fparams, mover, legal, dr):
     for b in range(g.shape[0]):
         if g[b, PHASE] != OVER:
             _apply(b, actions[b], g, pp, stack, pile, pair, pair_formed, pair_seen, setc,
                    set_owner, set_state, set_since, refused, animal_won, zone, zone_at, tmp, rs,
-                   ev, card_animal, card_value, params, fparams)
+                   ev, card_animal, card_value, params, fparams, dr)
             _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner,
                      set_state, set_since, refused, animal_won, zone, zone_at, tmp, rs, ev,
-                     card_animal, card_value, params, fparams)
+                     card_animal, card_value, params, fparams, dr)
         _write_decision(b, g, pp, pair, animal_won, params, mover, legal)
 
 
 @njit(cache=True, _nrt=False)
 def _resume(games, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
             set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, card_value,
-            params, fparams, mover, legal):
+            params, fparams, mover, legal, dr):
     """Play a position set up by hand on to its first decision."""
     for b in games:
         _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
                  set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal,
-                 card_value, params, fparams)
+                 card_value, params, fparams, dr)
         _write_decision(b, g, pp, pair, animal_won, params, mover, legal)
+
+
+# ---- Worlds for search --------------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _redeal_stacks(g, pp, stack, zone, zone_at, tmp, rs, params):
+    """Every row a world: the face-down stack cards (the only cards no one has seen), gathered
+    in card order (a seat knows them only as a set), shuffled with the row's own stream and dealt
+    back into the stacks, each stack keeping its size; everything else stays."""
+    nplayers = params[P_PLAYERS]
+    ncards = zone.shape[1]
+    for b in range(g.shape[0]):
+        n = 0
+        for c in range(ncards):
+            if zone[b, c] == Z_STACK:
+                tmp[b, n] = c
+                n += 1
+        shuffle_row(tmp[b], n, rs, b)
+        i = 0
+        for p in range(nplayers):
+            for k in range(stack.shape[2]):
+                if k < pp[b, p, NSTACK]:
+                    c = tmp[b, i]
+                    stack[b, p, k] = c
+                    zone_at[b, c] = p
+                    i += 1
+                else:
+                    stack[b, p, k] = -1  # (turned-up cards: known, and never read again)
+        for k in range(ncards):
+            tmp[b, k] = 0  # scratch: it would keep the real game's last shuffle
 
 
 # ---- What the player to move may know ------------------------------------------------------------
@@ -852,6 +909,7 @@ class JungleThrills(Game):
     max_players = 6
     Rules = Rules
     score_name = "animals"
+    constant_fields = ("card_animal", "card_value", "params", "fparams")
     decision_kinds = ("Hunter card: demand a set", "refused: demand a set from anyone",
                       "asking phase: demand a set", "go hunting for a pair, or not")
 
@@ -918,11 +976,11 @@ class JungleThrills(Game):
             zone=np.zeros((batch, ncards), np.int8), zone_at=np.zeros((batch, ncards), np.int8),
             tmp=np.zeros((batch, ncards), np.int8),
             ev=np.zeros((batch, 30000 if log else 0, 6), np.int32),
-            rs=np.array(keys, dtype=np.uint64),
+            rs=np.array(keys, dtype=np.uint64), dr=drama_new(batch, n_players),
         )
         st.mover = np.full(batch, -1, np.int64)
         st.legal = np.zeros((batch, self.n_actions(rules, n_players)), np.bool_)
-        _init(*self._arrays(st), st.fparams, st.mover, st.legal)
+        _init(*self._arrays(st), st.fparams, st.mover, st.legal, st.dr)
         return st
 
     @staticmethod
@@ -970,7 +1028,19 @@ class JungleThrills(Game):
         state.mover = np.empty_like(state.mover)
         state.legal = np.empty_like(state.legal)
         _step(np.asarray(actions, np.int64), *self._arrays(state), state.fparams, state.mover,
-              state.legal)
+              state.legal, state.dr)
+
+    def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
+                    keys: np.ndarray) -> State:
+        """Worlds for search (docs/rules/jungle_thrills.md, "Worlds for search"): only the
+        face-down stacks are hidden, and from every seat alike (``seat`` is not needed): each
+        world deals them again from its own stream ``keys[i]``."""
+        # (a world keeps no event log: search never describes it, and copying one is costly)
+        nolog = dataclasses.replace(state, ev=np.zeros((len(state.rs), 0, 6), np.int32))
+        w = self.clone(nolog, games)
+        w.rs = np.array(keys, dtype=np.uint64).copy()
+        _redeal_stacks(w.g, w.pp, w.stack, w.zone, w.zone_at, w.tmp, w.rs, w.params)
+        return w
 
     def outcome(self, state: State) -> Outcome:
         total = state.pp[:, :, TOTAL].astype(np.float64)
@@ -988,6 +1058,7 @@ class JungleThrills(Game):
                 "hunts": pp[:, :, HUNTS].copy(),
                 "hunts_won": pp[:, :, HUNTS_WON].copy(),
                 "held_at_end": pp[:, :, HELD_END].copy(),
+                **drama_stats(state.dr, total, win, False),
             },
         )
 
@@ -1031,6 +1102,7 @@ class JungleThrills(Game):
         st.setc[b] = -1
         st.refused[b] = -1
         st.animal_won[b] = 0
+        st.dr[b] = drama_new(1, P)[0]
         nac = int(st.params[P_NAC])
         left = nac
         for p in range(P):
@@ -1076,7 +1148,7 @@ class JungleThrills(Game):
         g[b, HOLDER_TURN] = cur
         g[b, STAGE] = ASKING if asking else TURNING
         g[b, PHASE] = RUN
-        _resume(np.array([b], np.int64), *self._arrays(st), st.fparams, st.mover, st.legal)
+        _resume(np.array([b], np.int64), *self._arrays(st), st.fparams, st.mover, st.legal, st.dr)
 
     def zones(self, state: State, b: int) -> dict[str, list[int]]:
         """The cards of game b by zone, read from the zone arrays' own sources."""
