@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import os
 from collections import Counter
+from math import comb
 import subprocess
 import sys
 
@@ -16,12 +17,13 @@ import pytest
 
 from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
 from safari_sim.engine.play import play_batch
-from safari_sim.engine.protocol import Observation, RulesError
+from safari_sim.engine.protocol import Observation, RulesError, search_space
 from safari_sim.games import bluff_in_zoo as bz
 from safari_sim.games import get_game
 from strategies import bluff_in_zoo as sbz
 from strategies import get_strategy
-from strategies.base import Strategy
+from strategies.base import Strategy, random_legal
+from worlds_check import check_worlds, play_out
 
 G = get_game("bluff_in_zoo")
 R = G.make_rules()
@@ -430,26 +432,27 @@ def _mid_game(seed, players=4):
     return st
 
 
-def _swap_hidden(st, rng):
+def _swap_hidden(st, rng, games=(0,)):
     """Another game the mover cannot tell apart: every card hidden from it (the other players'
     hands, the cards they put on the current pile, the draw pile) gathered, shuffled and dealt
-    back into zones of the same sizes."""
+    back into zones of the same sizes (in each of ``games``; the rest are copied)."""
     other = st.__class__(**{k: (v.copy() if isinstance(v, np.ndarray) else v)
                             for k, v in st.__dict__.items()})
-    me = G.to_move(st)[0]
-    pos = other.g[0, bz.POS]
-    zones = [other.hand[0, q] for q in range(st.n_players) if q != me]
-    zones += [other.placed[0, q] for q in range(st.n_players) if q != me]
-    pool = np.concatenate([np.repeat(np.arange(len(z)), z) for z in zones]
-                          + [other.deck[0, pos:]]).astype(np.int64)
-    pool = rng.permutation(pool)
-    i = 0
-    for z in zones:
-        n = int(z.sum())
-        z[:] = np.bincount(pool[i:i + n], minlength=len(z))
-        i += n
-    other.deck[0, pos:] = pool[i:]
-    other.pile[0] = other.placed[0].sum(axis=0)
+    for b in games:
+        me = G.to_move(st)[b]
+        pos = other.g[b, bz.POS]
+        zones = [other.hand[b, q] for q in range(st.n_players) if q != me]
+        zones += [other.placed[b, q] for q in range(st.n_players) if q != me]
+        pool = np.concatenate([np.repeat(np.arange(len(z)), z) for z in zones]
+                              + [other.deck[b, pos:]]).astype(np.int64)
+        pool = rng.permutation(pool)
+        i = 0
+        for z in zones:
+            n = int(z.sum())
+            z[:] = np.bincount(pool[i:i + n], minlength=len(z))
+            i += n
+        other.deck[b, pos:] = pool[i:]
+        other.pile[b] = other.placed[b].sum(axis=0)
     return other
 
 
@@ -1125,3 +1128,182 @@ def test_knobs_move_the_numbers_the_way_they_say():
     doubter = get_strategy("bluff_in_zoo", "doubter")
     s = stats(doubter(doubt_at=0.8), doubter(doubt_at=0.3))
     assert s["doubts"][1] > 1.5 * s["doubts"][0]
+
+
+# ---- Worlds for search (determinize) -----------------------------------------------------------
+
+class _NpRng:
+    def __init__(self, seed):
+        self.g = np.random.default_rng(seed)
+
+    def random(self, size=None):
+        return self.g.random(size)
+
+
+def _random_positions(players, steps, batch=10, seed=0):
+    """``batch`` games played ``steps`` random decisions in (games already over stay over)."""
+    st = G.init(R, players, deal_keys(batch, 100 + seed))
+    rng = _NpRng(seed)
+    for _ in range(steps):
+        mover = G.to_move(st)
+        live = mover >= 0
+        a = np.zeros(batch, np.int64)
+        a[live] = random_legal(G.legal(st)[live], rng)
+        G.step(st, a)
+    return st
+
+
+def _world_conserved(w, i, seat, st, b):
+    """World i of real game b, for ``seat``: every zone the size it was, the seat's own cards and
+    every shown card where they were, and cards conserved."""
+    conserved(w, i)
+    assert np.array_equal(w.hand[i, seat], st.hand[b, seat])
+    assert np.array_equal(w.placed[i, seat], st.placed[b, seat])
+    assert np.array_equal(w.taken[i], st.taken[b])
+    assert np.array_equal(w.pp[i, :, bz.HAND_N], st.pp[b, :, bz.HAND_N])
+    assert np.array_equal(w.pp[i, :, bz.PILE_BY], st.pp[b, :, bz.PILE_BY])
+    assert (w.placed[i].sum(axis=1) == st.placed[b].sum(axis=1)).all()
+    assert w.g[i, bz.POS] == st.g[b, bz.POS]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_worlds_of_random_positions_depend_only_on_what_the_seat_knows(players):
+    for steps in (3, 17, 60):
+        st = _random_positions(players, steps, seed=players * 10 + steps)
+        games = np.flatnonzero(G.to_move(st) >= 0)
+        if len(games) == 0:
+            continue
+        permuted = _swap_hidden(st, np.random.default_rng(steps), games)
+        check_worlds(G, st, permuted, games)
+        seat = G.to_move(st)[games]
+        w = G.determinize(st, games, seat, deal_keys(len(games), 7))
+        for i, b in enumerate(games):
+            _world_conserved(w, i, seat[i], st, b)
+
+
+def _learnt_position():
+    """3 players. P0 places the stop card and claims one mouse; P1 doubts: the stop card is
+    shown and goes to P0's points. P0 refills with the fox 1; P1 starts the round, draws the
+    second stop card, looks at it and places it: P1 is about to claim."""
+    r, st = position(HANDS3, top=["fox 1", "stop"])
+    place(st, "stop")
+    claim(st, 1, MOUSE)
+    act(st, bz.DOUBT)
+    assert list(st.pp[0, :, bz.POINTS]) == [1, 0, 0] and G.to_move(st)[0] == 1
+    draw(st)
+    assert obs(st).kind[0] == bz.COUNT and obs(st).my_pile[0, c("stop")] == 1
+    return st
+
+
+def test_worlds_keep_the_shown_cards_and_the_card_the_seat_drew():
+    st = _learnt_position()
+    permuted = _swap_hidden(st, np.random.default_rng(1))
+    assert not np.array_equal(permuted.hand, st.hand)
+    check_worlds(G, st, permuted, [0])
+    n = 200
+    w = G.determinize(st, np.zeros(n, np.int64), np.ones(n, np.int64), deal_keys(n, 4))
+    for i in range(n):
+        _world_conserved(w, i, 1, st, 0)
+        assert w.taken[i, 0, c("stop")] == 1 and w.placed[i, 1, c("stop")] == 1
+    # the others' hands and the draw pile really are dealt again
+    assert len({w.hand[i, 0].tobytes() for i in range(n)}) > n // 2
+    assert len({w.deck[i, w.g[i, bz.POS]] for i in range(n)}) > 5
+
+
+def test_worlds_deal_the_unseen_cards_uniformly():
+    """P1 (above) has seen its five cards, the stop card it drew and the stop card a doubt
+    showed: 107 - 7 = 100 cards it cannot place, 8 - 2 = 6 of them stop cards (the printed
+    box: 5 animals x 15, 12 wild, 12 action, 8 stop). So the draw pile's top is a stop card with
+    chance 6/100, and P0's five cards hold one with chance 1 - C(94, 5) / C(100, 5)."""
+    box = 5 * 15 + 12 + 12 + 8
+    hidden = box - 5 - 1 - 1
+    stops = 8 - 2
+    p_top = stops / hidden
+    p_hand = 1 - comb(hidden - stops, 5) / comb(hidden, 5)
+    st = _learnt_position()
+    n = 6000
+    w = G.determinize(st, np.zeros(n, np.int64), np.ones(n, np.int64), deal_keys(n, 11))
+    top = w.deck[np.arange(n), w.g[:, bz.POS]] == c("stop")
+    held = w.hand[:, 0, c("stop")] > 0
+    for freq, p in ((top.mean(), p_top), (held.mean(), p_hand)):
+        se = np.sqrt(p * (1 - p) / n)
+        assert abs(freq - p) < 4 * se, (freq, p)
+
+
+def test_worlds_do_not_carry_the_event_log_and_play_on_their_own_stream():
+    st = _learnt_position()               # made with log=True: the log names P0's hand cards
+    w = G.determinize(st, np.array([0, 0]), np.array([1, 1]), deal_keys(2, 2))
+    assert w.ev.shape[1] == 0
+    assert not np.array_equal(w.rs, st.rs[[0, 0]])
+
+
+# ---- Drama --------------------------------------------------------------------------------------
+
+def ref_drama(history, lower):
+    """The four drama numbers, from the running scores after each update (plain Python)."""
+    key = [[-x if lower else x for x in row] for row in history]
+    last, changes = None, 0
+    for row in key:
+        top = max(row)
+        leaders = [s for s, x in enumerate(row) if x == top]
+        if len(leaders) == 1:
+            if last is not None and leaders[0] != last:
+                changes += 1
+            last = leaders[0]
+    final = key[-1]
+    best = max(final)
+    winners = [s for s, x in enumerate(final) if x == best]
+    if len(winners) > 1:
+        return changes, None, None, None
+    w = winners[0]
+    not_sole = [k + 1 for k, row in enumerate(key)
+                if row[w] != max(row) or sum(x == max(row) for x in row) > 1]
+    lead_from = (not_sole[-1] if not_sole else 0) / len(key)
+    comeback = max(max(row) - row[w] for row in key)
+    margin = final[w] - max(x for s, x in enumerate(final) if s != w)
+    return changes, lead_from, comeback, margin
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_drama_columns_follow_the_points_round_by_round(players):
+    """The running score is the points taken after each doubt (one update per round), read here
+    from the event log: who took how many cards."""
+    names = ("honest", "bluffer", "doubter")
+    strats = [get_strategy("bluff_in_zoo", n)() for n in names]
+    n = 12
+    seating = (np.arange(n * players).reshape(n, players) + np.arange(n)[:, None]) % 3
+    res = play_batch(G, R, players, strats, seating, game_keys(21, players, n), log=True)
+    stats = res.outcome.stats
+    changes_seen = 0
+    for b in range(n):
+        pts, history = [0] * players, []
+        for t, seat, a, *_ in res.state.ev[b, :res.state.g[b, bz.NEV]]:
+            if t == bz.E_TAKE:
+                pts[seat] += a
+                history.append(tuple(pts))
+        assert list(history[-1]) == list(res.outcome.score[b])
+        changes, lead_from, comeback, margin = ref_drama(history, lower=True)
+        changes_seen += changes
+        assert stats["lead_changes"][b] == changes
+        for col, want in (("lead_from", lead_from), ("comeback", comeback), ("margin", margin)):
+            got = stats[col][b]
+            assert (np.isnan(got) if want is None else np.isclose(got, want)), (b, col, got, want)
+    assert changes_seen > 0 or players == 6   # six players seldom have a sole leader
+
+
+# ---- Searchable rules ---------------------------------------------------------------------------
+
+def test_every_searchable_rules_value_makes_a_game_that_plays_to_its_end():
+    space = search_space(bz.Rules)
+    assert {"point_limit", "hand_size", "next_starter", "stop_cards", "max_claim"} <= set(space)
+    for name, values in space.items():
+        assert getattr(R, name) in values, f"{name}: the printed value is not among its search"
+        for v in values:
+            r = G.make_rules({name: v})
+            for players in range(2, 7):
+                G.check(r, players)
+            players = 6 if name == "hand_size" else 3
+            st = G.init(r, players, deal_keys(3, 3))
+            play_out(G, st)                   # random legal moves until every game is over
+            assert (G.to_move(st) == -1).all(), (name, v)
+            assert (G.outcome(st).score.sum(axis=1) > 0).all()

@@ -22,13 +22,15 @@ pile, who placed how many cards and how (public), every claim, and every card sh
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 from numba import njit
 
-from ..engine.chance import shuffle_rows
+from ..engine import drama
+from ..engine.chance import shuffle_row, shuffle_rows
 from ..engine.events import log_event
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
                                rule)
@@ -44,20 +46,26 @@ class Rules:
     animal_cards: tuple[int, ...] = rule(
         (5, 5, 5), "cards of each animal kind showing 1, 2, 3, ... animals (entry v-1: showing v)")
     wild_cards: tuple[int, ...] = rule((6, 6), "wild cards counting 1, 2, ... animals")
-    count_one_cards: int = rule(6, "'All cards count 1' action cards")
-    all_equal_cards: int = rule(6, "'All animals are equal' action cards")
-    stop_cards: int = rule(8, "stop cards (an odd number in the pile cancels the action cards)")
-    hand_size: int = rule(5, "cards dealt to each player, and refilled to after every doubt")
-    first_claim: int = rule(1, "the starting player's first claim names exactly this many animals")
-    point_limit: int = rule(30, "the game ends when a player has this many points or more")
+    count_one_cards: int = rule(6, "'All cards count 1' action cards", search=range(0, 13, 2))
+    all_equal_cards: int = rule(6, "'All animals are equal' action cards",
+                                search=range(0, 13, 2))
+    stop_cards: int = rule(8, "stop cards (an odd number in the pile cancels the action cards)",
+                           search=range(0, 13, 2))
+    hand_size: int = rule(5, "cards dealt to each player, and refilled to after every doubt",
+                          search=range(3, 9))
+    first_claim: int = rule(1, "the starting player's first claim names exactly this many animals",
+                            search=range(1, 4))
+    point_limit: int = rule(30, "the game ends when a player has this many points or more",
+                            search=range(15, 46, 5))
     next_starter: str = rule(
         "left", "who starts the next round: 'left' (the starting player card passes left, as "
-        "printed) or 'loser' (the player who just took the points; a common house rule)")
+        "printed) or 'loser' (the player who just took the points; a common house rule)",
+        search=["left", "loser"])
     max_claim: int | None = rule(
         None, "highest number a claim may name (not printed; the cap makes every round end: at "
         "max_claim of the biggest animal the next player must doubt). null: the most animals "
         "of one kind a pile can hold with this deck (168 with the printed cards), so that every "
-        "claim that can be true can be made")
+        "claim that can be true can be made", search=[None, 20, 40, 60])
 
     def validate(self) -> None:
         if len(self.animals) < 1:
@@ -154,6 +162,7 @@ class State:
     taken: np.ndarray        # int16[B, P, T]: each player's point cards
     ev: np.ndarray           # int32[B, L, 6]; L = 0 unless logging
     rs: np.ndarray           # uint64[B]: each game's chance stream (engine.chance)
+    dr: np.ndarray           # int32[B, drama_width(P)]: the lead's story (engine.drama)
 
 
 def card_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -220,7 +229,8 @@ def _place(b, p, t, drawn, g, pp, placed, pile, ev):
 
 
 @njit(cache=True)
-def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_val, params):
+def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind, t_val,
+          params):
     nplayers = params[P_PLAYERS]
     ntypes = params[P_TYPES]
     nkinds = params[P_KINDS]
@@ -238,7 +248,7 @@ def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_
                 if g[b, CLAIM_N] == params[P_MAXCLAIM] and g[b, CLAIM_K] == nkinds - 1:
                     g[b, FORCED] += 1
                 g[b, TURNS] += 1
-                _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_val,
+                _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind, t_val,
                        params)
             else:
                 g[b, PHASE] = SOURCE
@@ -328,7 +338,7 @@ def _legal(g, hand, params, nactions):
 # ---- Doubting ---------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_val, params):
+def _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind, t_val, params):
     """Flip the pile open and count the claimed kind: a true claim costs the doubter the pile,
     a lie costs the claimant."""
     p = g[b, CUR]
@@ -346,7 +356,7 @@ def _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, t_cls, t_kind, t_val, 
         taker = liar
         pp[b, p, DOUBTS_RIGHT] += 1
         pp[b, liar, CAUGHT] += 1
-    _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, params)
+    _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, dr, params)
 
 
 # ---- Wild Cards, Action Cards, The Stop Cards -------------------------------------------------
@@ -384,7 +394,7 @@ def count_animals(pile, kind, t_cls, t_kind, t_val):
 # ---- End of Turn, End of Game -----------------------------------------------------------------
 
 @njit(cache=True)
-def _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, params):
+def _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, dr, params):
     """The taker puts the discard pile in front of him as points; then the game ends, or every
     hand is refilled and the starting player card moves on."""
     nplayers = params[P_PLAYERS]
@@ -400,6 +410,7 @@ def _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, params):
         pp[b, p, SAID_N] = 0
         pp[b, p, SAID_K] = -1
     pp[b, taker, POINTS] += n
+    drama.drama_update(dr, b, pp[b, :, POINTS], True)  # the running score: points after a round
     g[b, PILE_N] = 0
     g[b, PILE_DRAWN] = 0
     g[b, ROUND] += 1
@@ -490,6 +501,64 @@ def _observe(games, g, pp, hand, placed, taken, comp, params):
     return (seat, kind, rnd, my_hand, my_pile, revealed, unseen, pile_n, pile_drawn, draw_left,
             claim_n, claim_k, claimant, claims, just, pending, points, hand_n, pile_by, said_n,
             said_k)
+
+
+# ---- Worlds for search ------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _deal_counts(zone, n, pool, j):
+    """A zone of ``n`` cards (counts per type) from ``pool[j:j + n]``; returns j + n."""
+    for t in range(zone.shape[0]):
+        zone[t] = 0
+    for x in range(j, j + n):
+        zone[pool[x]] += 1
+    return j + n
+
+
+@njit(cache=True)
+def _determinize(seat, g, pp, deck, hand, placed, pile, taken, comp, rs, pool):
+    """Deal row i of a cloned state again for ``seat[i]``: the cards it cannot place (the other
+    hands, the cards the others put on the current pile, the draw pile) gathered as a multiset in
+    card-type order, shuffled from stream i, and dealt back into zones of the same sizes. Its own
+    hand, its own pile cards and every card shown by a doubt (the point stacks) stay."""
+    nplayers = hand.shape[1]
+    ntypes = comp.shape[0]
+    for i in range(seat.shape[0]):
+        p = seat[i]
+        n = 0
+        for t in range(ntypes):
+            k = comp[t] - hand[i, p, t] - placed[i, p, t]
+            for q in range(nplayers):
+                k -= taken[i, q, t]
+            for _ in range(k):
+                pool[i, n] = t
+                n += 1
+        shuffle_row(pool[i], n, rs, i)
+        j = 0
+        for q in range(nplayers):
+            if q != p:
+                j = _deal_counts(hand[i, q], pp[i, q, HAND_N], pool[i], j)
+        for q in range(nplayers):
+            if q != p:
+                j = _deal_counts(placed[i, q], pp[i, q, PILE_BY], pool[i], j)
+        for t in range(ntypes):
+            s = 0
+            for q in range(nplayers):
+                s += placed[i, q, t]
+            pile[i, t] = s
+        pos = g[i, POS]
+        for x in range(j, n):            # the draw pile, from its top
+            deck[i, pos + x - j] = pool[i, x]
+        # the cards already drawn: every card not in the draw pile, in type order (never read)
+        left = 0
+        for t in range(ntypes):
+            k = comp[t]
+            for x in range(j, n):
+                if pool[i, x] == t:
+                    k -= 1
+            for _ in range(k):
+                deck[i, left] = t
+                left += 1
 
 
 @dataclass
@@ -644,6 +713,7 @@ class BluffInZoo(Game):
             pile=np.zeros((batch, ntypes), np.int16),
             taken=np.zeros((batch, n_players, ntypes), np.int16),
             ev=np.zeros((batch, 20000 if log else 0, 6), np.int32), rs=rs,
+            dr=drama.drama_new(batch, n_players),
         )
         _init(st.g, st.pp, st.deck, st.hand, st.ev, st.params)
         return st
@@ -703,13 +773,14 @@ class BluffInZoo(Game):
     def step(self, state: State, actions: np.ndarray) -> None:
         # No chance after the deal: the draw pile was shuffled in init.
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.deck, state.hand,
-              state.placed, state.pile, state.taken, state.ev, state.t_cls, state.t_kind,
-              state.t_val, state.params)
+              state.placed, state.pile, state.taken, state.ev, state.dr, state.t_cls,
+              state.t_kind, state.t_val, state.params)
 
     def outcome(self, state: State) -> Outcome:
         points = state.pp[:, :, POINTS].astype(np.float64)
         rank, win = ranks_and_wins(-points)   # fewest points wins; ties share
         pp = state.pp
+        lead = drama.drama_stats(state.dr, points, win, True)
         return Outcome(
             score=points, rank=rank, win=win, turns=state.g[:, TURNS].copy(),
             stats={
@@ -724,8 +795,25 @@ class BluffInZoo(Game):
                 "caught_lying": pp[:, :, CAUGHT].copy(),
                 "cards_drawn": pp[:, :, DRAWN].copy(),
                 "claims_without_card": pp[:, :, NO_CARDS].copy(),
+                **lead,
             },
         )
+
+    # -- worlds for search
+    constant_fields = ("t_cls", "t_kind", "t_val", "comp", "params")
+
+    def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
+                    keys: np.ndarray) -> State:
+        """Worlds for search (docs/rules/bluff_in_zoo.md, "Worlds for search"): every card the
+        seat cannot place dealt again from ``keys[i]``; nothing else changes. The event log is
+        dropped (it names hidden cards)."""
+        games = np.asarray(games, np.int64)
+        w = self.clone(dataclasses.replace(state, ev=state.ev[:, :0]), games)
+        w.rs = np.array(keys, dtype=np.uint64)
+        pool = np.empty((len(games), int(state.comp.sum())), np.int16)
+        _determinize(np.asarray(seat, np.int64), w.g, w.pp, w.deck, w.hand, w.placed, w.pile,
+                     w.taken, state.comp, w.rs, pool)
+        return w
 
     # -- words
     def describe(self, state: State, i: int) -> str:
