@@ -88,9 +88,10 @@ def line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: float) -
             f"{pct(vs_random.skill_lo)} to {pct(vs_random.skill_hi)}) of games between the best "
             f"({vs_random.strong}) and random players, and {pct(vs_weak.skill)} ({pct(vs_weak.skill_lo)} "
             f"to {pct(vs_weak.skill_hi)}) between it and a copy that blunders {pct(epsilon)} of its moves; "
-            f"luck: the weaker copy wins {pct(vs_weak.upset)} of games"
-            + (f" (a fair share would be {pct((p - 1) / p)} for its {p - 1} seats)" if p > 2 else
-               " (50% under pure luck)") + ".")
+
+            + (f"luck: one of the {p - 1} weakened copies wins {pct(vs_weak.upset)} of games "
+               f"({pct((p - 1) / p)} under pure luck)" if p > 2 else
+               f"luck: the weakened copy wins {pct(vs_weak.upset)} of games (50% under pure luck)") + ".")
 
 
 def baseline_players(game: Any, bench: dict | None) -> int:
@@ -146,7 +147,8 @@ def measure_game(game_id: str, games: int = 2000, screen_games: int | None = Non
     if not own:
         raise ValueError(f"{game_id} has no strategies of its own to measure")
     tag = "-" + ",".join(f"{k}={json.dumps(v)}" for k, v in sorted((rules or {}).items())) if rules else ""
-    root = Path(output) / f"{game_id}-{p}p{tag}"
+    root = Path(output) / (f"{game_id}-{p}p{tag}" + (f"-seed{seed}" if seed else "") + (
+        f"-epsilon{epsilon:g}" if epsilon != EPSILON else ""))
     rnd = {"name": "random", "use": "random", "params": {}}
     base = {"game": game_id, "players": p, "seating": "rotate", "rules": dict(rules or {}),
             "parallel": {"jobs": jobs or 1}}

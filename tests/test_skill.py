@@ -1,0 +1,138 @@
+"""Skill and luck (safari_sim/stats/skill.py, `safari-sim skill`, the `blunder` strategy), checked
+where the truth is known: synthetic datasets whose win rates are set, and a synthetic game
+(tests/synthetic_game.py) whose skill can be worked out by hand."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).parent))
+from synthetic_game import registered  # noqa: E402
+import report_data  # noqa: E402
+
+from safari_sim.cli import app  # noqa: E402
+from safari_sim.engine.chance import SeatRandom, game_keys  # noqa: E402
+from safari_sim.stats import skill  # noqa: E402
+from strategies import StrategyNotFound  # noqa: E402
+from strategies.generic import Blunder, Random  # noqa: E402
+
+
+@pytest.mark.parametrize("players,strength", [(2, 3.0), (3, 2.0), (4, 1.0), (3, 0.5)])
+def test_skill_share_recovers_a_known_truth(players, strength):
+    """Plackett-Luce tables: the strong strategy wins exactly a / (a + P - 1), so the share of
+    games skill decides is known; its interval holds it, and the luck is the rest."""
+    w = strength / (strength + players - 1)
+    truth = (w - 1 / players) / (1 - 1 / players)
+    names = ["strong", *[f"weak{i}" for i in range(players - 1)]]
+    df = report_data.frame(players=players, games=6000, strategies=names,
+                           strengths=[strength] + [1.0] * (players - 1), integer_scores=False,
+                           rng=players * 10 + int(strength * 4))
+    p = skill.pairing(df.lazy(), "strong", "weak")
+    assert p.skill_lo <= truth <= p.skill_hi
+    assert p.skill_hi - p.skill_lo < 0.06
+    assert p.upset == pytest.approx(1 - p.rate) and p.upset_lo <= 1 - w <= p.upset_hi
+    if strength == 1.0:  # equal strategies: nothing for skill to decide
+        assert p.skill_lo <= 0 <= p.skill_hi
+
+
+def test_the_intervals_cover_the_truth_nineteen_times_in_twenty():
+    players, strength = 3, 1.5
+    w = strength / (strength + players - 1)
+    truth = (w - 1 / players) / (1 - 1 / players)
+    hits = 0
+    for seed in range(60):
+        df = report_data.frame(players=players, games=900, strategies=["s", "w1", "w2"],
+                               strengths=[strength, 1, 1], integer_scores=False, rng=1000 + seed)
+        p = skill.pairing(df.lazy(), "s")
+        hits += p.skill_lo <= truth <= p.skill_hi
+    assert hits >= 52  # 95% nominal: at least 52 of 60 (binomial 1% tail)
+
+
+def test_the_measure_on_a_game_whose_skill_is_known(tmp_path):
+    """Coin race with skill 0.6, 3 decisions each, 2 players: a player who chose 1 every time
+    wins outright with chance 0.6 (a coin between two such players). `ones` always does; random
+    does with chance 1/8, its 25%-blunder copy with chance (1 - 0.25 / 2)^3. Otherwise a fair
+    draw (the seat bonus averages out under rotation)."""
+    with registered():
+        r = skill.measure_game("coin_race_test", games=3000, output=tmp_path, players=2, seed=1,
+                               rules={"skill": 0.6, "bonus": 0})
+    def truth(q):
+        w = 0.6 * ((1 - q) + q / 2) + 0.4 * 0.5
+        return (w - 0.5) / 0.5
+
+    assert r.best == "ones" and r.players == 2 and r.screen == {}  # one own strategy: no screening
+    assert r.vs_random.skill_lo <= truth(1 / 8) <= r.vs_random.skill_hi
+    assert r.vs_weak.skill_lo <= truth(0.875 ** 3) <= r.vs_weak.skill_hi
+    assert r.vs_weak.skill < r.vs_random.skill
+    assert r.line.startswith("Coin Race (test) (2 players): skill decides ")
+    assert f"{100 * r.vs_random.skill:.0f}%" in r.line and "(50% under pure luck)" in r.line
+    assert (tmp_path / "coin_race_test-2p-bonus=0,skill=0.6-seed1" / "blunder" / "experiment.json").exists()
+
+
+def test_blunder_is_its_base_at_epsilon_0_and_random_at_1():
+    from strategies.base import Strategy
+
+    class Second(Strategy):
+        name = "second"
+
+        def act(self, obs, legal, rng):
+            return np.full(len(legal), 1)
+
+    n = 4000
+    legal = np.ones((n, 5), bool)
+    legal[:, 3] = False
+    keys = game_keys(5, 2, n)
+
+    def play(strategy):
+        rng = SeatRandom(keys.seat.reshape(-1).copy(), np.arange(n) * 2)
+        return strategy.act(None, legal, rng)
+
+    import strategies.generic as generic
+
+    generic.STRATEGIES.append(Second)
+    try:
+        assert (play(Blunder(base="second", epsilon=0.0)) == 1).all()
+        a = play(Blunder(base="second", epsilon=1.0))
+        assert not (a == 3).any() and set(np.unique(a)) == {0, 1, 2, 4}
+        half = play(Blunder(base="second", epsilon=0.5))
+        # the slips are uniform over the 4 legal moves, one of which is the base's own
+        assert (half != 1).mean() == pytest.approx(0.5 * 3 / 4, abs=0.03)
+    finally:
+        generic.STRATEGIES.remove(Second)
+    assert isinstance(Blunder(base="duck_duck_bruce.stop_at", base_params={"cards": 2}).base, object)
+    with pytest.raises(StrategyNotFound, match="GAME.NAME"):
+        Blunder(base="stop_at")
+    with pytest.raises(StrategyNotFound, match="unknown strategy"):
+        Blunder(base="duck_duck_bruce.nobody")
+    assert isinstance(Blunder().base, Random)
+
+
+def test_the_command_writes_the_line_the_plot_and_the_page(tmp_path):
+    with registered():
+        r = CliRunner().invoke(app, ["skill", "coin_race_test", "--games", "400", "--players", "2",
+                                           "--output", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert "Coin Race (test) (2 players): skill decides" in " ".join(r.output.split())
+    for ext in ("png", "svg", "html"):
+        assert (tmp_path / f"skill-coin_race_test.{ext}").stat().st_size > 1000
+    html = (tmp_path / "skill-coin_race_test.html").read_text()
+    assert 'data-key="skill-line" data-game="coin_race_test"' in html
+    tab = skill.table([skill.GameSkill(**{**_load(tmp_path)})])
+    assert set(tab["against"]) == {"random", "weakened"}
+    r = CliRunner().invoke(app, ["skill", "no_such_game", "--output", str(tmp_path)])
+    assert r.exit_code == 2 and "unknown game" in r.output
+
+
+def _load(tmp: Path) -> dict:
+    import json
+
+    d = json.loads((tmp / "coin_race_test-2p" / "skill.json").read_text())
+    d["vs_random"] = skill.Pairing(**d["vs_random"])
+    d["vs_weak"] = skill.Pairing(**d["vs_weak"])
+    return d
