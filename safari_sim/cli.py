@@ -665,20 +665,28 @@ def skill(
     ids = games_ or game_ids()
     for g in ids:
         _game_or_fail(g)
-    results = []
+    results, failed = [], []
     for g in ids:
         try:
             r = sk.measure_game(g, games=games, epsilon=epsilon, seed=seed, output=output, jobs=jobs,
                                 players=players, on_step=lambda m: out.print(m, highlight=False))
-        except Exception as e:  # one game's failure (a rules error at that count) names the game
-            fail(f"{g}: {e}", code=1)
+        except Exception as e:  # one game's failure names the game; the others are still measured
+            from rich.markup import escape
+
+            err.print(f"[bold red]error:[/] {escape(f'{g}: {type(e).__name__}: {e}')}", highlight=False)
+            failed.append(g)
+            continue
         out.print(r.line, highlight=False)
         results.append(r)
+    if not results:
+        fail("no game could be measured", code=1)
     stem = output / ("skill" if not games_ else "skill-" + "-".join(ids))
     plots = sk.plot(results, stem)
     formats = [f.strip() for f in format.split(",") if f.strip()]
     for p in [*plots, *build_skill_report(results, output, plots, formats, stem.name)]:
         out.print(f"written: {p}", highlight=False)
+    if failed:
+        fail(f"not measured: {', '.join(failed)} (see the errors above)", code=1)
 
 
 def main() -> None:  # pragma: no cover

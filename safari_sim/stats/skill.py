@@ -78,7 +78,8 @@ def pairing(lf: pl.LazyFrame, strong: str, weak: str = "") -> Pairing:
 
 
 def pct(x: float) -> str:
-    return f"{100 * x:.0f}%" if abs(x) >= 0.095 else f"{100 * x:.1f}%"
+    """Whole percents, with a decimal near 0 and near 100% (so 99.6% does not read as 100%)."""
+    return f"{100 * x:.1f}%" if abs(x) < 0.095 or 0.995 <= x < 1 else f"{100 * x:.0f}%"
 
 
 def line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: float) -> str:
