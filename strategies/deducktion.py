@@ -15,13 +15,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GUESS, A_QUESTION,
-                                         A_TARGET, GIVE, GUESS, H_ASK, H_DRAW, H_MELD, MELD, NA,
-                                         NC, NN, PASS, QMASK, QUESTION, TARGET, Obs)
+                                         A_TARGET, BITS, GIVE, GUESS, MELD, NA, NC, NN, PASS,
+                                         QBITS, QUESTION, TARGET, Obs, place_sizes, track)
 
 from .base import Strategy, random_legal
 
-BITS = np.arange(NC)
-QBITS = ((QMASK[:, None] >> BITS) & 1).astype(bool)      # [336, 30]
 QBITS_T = np.ascontiguousarray(QBITS.T.astype(np.float64))  # [30, 336]
 RANK = BITS % NN
 ANIMAL = BITS // NN
@@ -31,115 +29,9 @@ class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _bits(mask: np.ndarray) -> np.ndarray:
-    return ((mask.astype(np.int64)[:, None] >> BITS) & 1).astype(bool)
-
-
 def _rank_counts(hand: np.ndarray) -> np.ndarray:
     """int[n, 6]: cards of each number in the hand."""
     return hand.reshape(-1, NA, NN).sum(axis=1)
-
-
-def track(obs: Obs, fallback: bool = True) -> np.ndarray:
-    """uint8[n, 30]: the places each card can be in (0: on the table, known). With
-    ``fallback=False`` a contradiction is left as 0 (the soundness test looks for it)."""
-    n, P = len(obs), obs.players
-    me, mb = 1, 1 << P
-    others = ((1 << P) - 1) & ~me
-    rows = np.arange(n)
-    poss = np.full((n, NC), others | mb | ((1 << (P + 1)) if P == 2 else 0), np.uint8)
-    poss[_bits(obs.start_hand)] = me
-    poss[obs.table == P] = 0          # the face-up card (melds are replayed in order)
-    for j in range(int(obs.n_hist.max(initial=0))):
-        h = obs.hist[:, j]
-        ty, who, tg = h[:, 0], h[:, 1], h[:, 2]
-        inb, outb = _bits(h[:, 6]), _bits(h[:, 7])
-        live = j < obs.n_hist
-        if ((ty == H_MELD) & live).any():
-            poss[inb & ((ty == H_MELD) & live)[:, None]] = 0
-        dr = (ty == H_DRAW) & live
-        if dr.any():
-            mine = dr & (who == 0)
-            poss[inb & mine[:, None]] = me
-            other = dr & (who != 0)
-            add = (np.uint8(1) << np.minimum(who, 7).astype(np.uint8))[:, None]
-            has_pile = ((poss >> (P + 1)) & 1).astype(bool) & other[:, None]
-            poss = np.where(has_pile, poss | add, poss)
-        ask = (ty == H_ASK) & live
-        if not ask.any():
-            continue
-        q = np.where(ask, h[:, 3], 0)
-        Q = QBITS[q] & ask[:, None]
-        k, hold = h[:, 4][:, None], h[:, 5][:, None]
-        A = (np.uint8(1) << who.astype(np.uint8))[:, None]
-        T = (np.uint8(1) << tg.astype(np.uint8))[:, None]
-        asker = (ask & (who == 0))[:, None]
-        target = (ask & (tg == 0))[:, None]
-        third = ask[:, None] & ~asker & ~target
-        # the asker knows what came and went; the rest of the question was not at the target
-        poss = np.where(Q & asker, poss & ~T, poss)
-        poss = np.where(inb & asker, me, poss)
-        poss = np.where(outb & asker, T, poss)
-        # the target knows both sides of the exchange
-        poss = np.where(outb & target, A, poss)
-        poss = np.where(inb & target, me, poss)
-        # everybody else: the count only
-        hasT = (poss & T) != 0
-        sat = ((Q & hasT).sum(axis=1, keepdims=True) == k) & third
-        old = np.where(Q & hasT & sat, T, poss)
-        hasA, hasT = (old & A) != 0, (old & T) != 0
-        a_part = np.where(hasA, np.where(hold > k, A | T, T), 0)
-        t_part = np.where(hasT, np.where(Q, np.where(hold < k, A | T, A), T), 0)
-        moved = (old & ~(A | T)) | a_part.astype(np.uint8) | t_part.astype(np.uint8)
-        none_ = (k == 0) & third
-        poss = np.where(third & ~none_, moved, poss)
-        poss = np.where(Q & none_, poss & ~T, poss)
-    # my hand is known exactly, and so is the table
-    poss = np.where(obs.hand, me, poss & ~np.uint8(me))
-    poss[obs.table >= 0] = 0
-    poss = _propagate(poss, obs, rows)
-    # a contradiction (none should arise) falls back to "anywhere but here"
-    if not fallback:
-        return poss
-    lost = (poss == 0) & (obs.table < 0)
-    return np.where(lost, np.uint8(others | mb), poss)
-
-
-def _sizes(obs: Obs) -> np.ndarray:
-    """int[n, X]: cards in each place (hands, the box, the reserve hand)."""
-    P = obs.players
-    size = np.zeros((len(obs), P + 2), np.int64)
-    size[:, :P] = obs.hand_size
-    size[:, P] = NA
-    if P == 2:
-        size[:, P + 1] = np.maximum(
-            0, NC - NA - obs.hand_size.sum(axis=1) - (obs.table >= 0).sum(axis=1))
-    return size
-
-
-def _propagate(poss: np.ndarray, obs: Obs, rows) -> np.ndarray:
-    """Hand sizes and one missing card per animal, a few rounds."""
-    P = obs.players
-    X = P + 2 if P == 2 else P + 1
-    size = _sizes(obs)
-    mb = np.uint8(1 << P)
-    for _ in range(3):
-        for x in range(X):
-            bit = np.uint8(1 << x)
-            has = (poss & bit) != 0
-            sure = poss == bit
-            full = (sure.sum(axis=1) >= size[:, x])[:, None]
-            poss = np.where(has & ~sure & full, poss & ~bit, poss)
-            has = (poss & bit) != 0
-            tight = (has.sum(axis=1) == size[:, x])[:, None]
-            poss = np.where(has & tight, bit, poss)
-        m = ((poss & mb) != 0).reshape(-1, NA, NN)
-        sure = (poss == mb).reshape(-1, NA, NN)
-        one = (m.sum(axis=2, keepdims=True) == 1) & m
-        poss = np.where(one.reshape(-1, NC), mb, poss)
-        done = sure.any(axis=2, keepdims=True) & ~sure & m
-        poss = np.where(done.reshape(-1, NC), poss & ~mb, poss)
-    return poss
 
 
 def estimate(obs: Obs, poss: np.ndarray, rounds: int = 4) -> np.ndarray:
@@ -148,7 +40,7 @@ def estimate(obs: Obs, poss: np.ndarray, rounds: int = 4) -> np.ndarray:
     P = obs.players
     X = P + 2 if P == 2 else P + 1
     w = ((poss[:, :, None] >> np.arange(X).astype(np.uint8)) & 1).astype(np.float64)
-    size = _sizes(obs)[:, None, :X].astype(np.float64)
+    size = place_sizes(obs)[:, None, :X].astype(np.float64)
     for _ in range(rounds):
         w = w / np.maximum(w.sum(axis=2, keepdims=True), 1e-12)
         col = w.sum(axis=1, keepdims=True)

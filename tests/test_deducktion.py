@@ -50,10 +50,12 @@ def cards_of(mask):
 
 # ---- positions ----------------------------------------------------------------------------------------
 
-def position(hands, missing, faceup=(), questions=None, players=3, cur=0, pile=(), seed=0, **rules):
+def position(hands, missing, faceup=(), questions=None, players=3, cur=0, pile=(), seed=0,
+             qpos=0, **rules):
     r = G.make_rules(rules)
     st = G.init(r, players, deal_keys(1, seed), log=True)
-    G.position(st, 0, hands, missing, faceup=faceup, questions=questions, cur=cur, pile=pile)
+    G.position(st, 0, hands, missing, faceup=faceup, questions=questions, cur=cur, pile=pile,
+               qpos=qpos)
     return r, st
 
 
@@ -525,6 +527,44 @@ def _same(o1, o2):
             assert v1 == v2, f.name
 
 
+def permute_hidden(alt, b, p, rng, same_animal=False, keep=()):
+    """Move the cards seat ``p`` of game ``b`` cannot see (other hands, the box, the reserve
+    hand, the cards coming to it in an exchange) to one another's places, in place, with the
+    others' exchanges, draws and dealt hands relabelled alike; shuffle the question deck's unseen
+    part and the others' sealed guesses. ``same_animal``: only cards of one animal trade places
+    (the box keeps one of each: a state the seat cannot tell from the real one); ``keep``: cards
+    left where they are (what a hand-built position lets the seat know)."""
+    players = alt.n_players
+    loc = alt.loc[b]
+    known = int(alt.g[b, dk.OUTM]) if alt.g[b, dk.PHASE] in (dk.PASS, dk.GIVE) else 0
+    hidden = np.array([c for c in range(30) if loc[c] < dk.MELD0 and loc[c] not in (p, dk.FACEUP)
+                       and loc[c] != dk.TO_TARGET and not (known >> c) & 1 and c not in keep],
+                      np.int64)
+    mapping = {}
+    for group in ([hidden[hidden // 6 == a] for a in range(5)] if same_animal else [hidden]):
+        mapping.update(zip(group.tolist(), rng.permutation(group).tolist()))
+    newloc = loc.copy()
+    for c, d in mapping.items():
+        newloc[d] = loc[c]
+    alt.loc[b] = newloc
+    alt.pile[b] = [mapping.get(int(c), int(c)) for c in alt.pile[b]]
+    relabel = lambda m: sum(1 << mapping.get(c, c) for c in range(30) if (int(m) >> c) & 1)
+    for j in range(int(alt.g[b, dk.NH])):
+        row = alt.hist[b, j]
+        mine = row[0] == dk.H_ASK and p in (row[1], row[2])
+        if row[0] == dk.H_ASK and not mine or (row[0] == dk.H_DRAW and row[1] != p):
+            for col in (6, 7):
+                row[col] = relabel(row[col])
+    for p2 in range(players):
+        if p2 != p:
+            alt.start[b, p2] = relabel(alt.start[b, p2])
+    q0 = int(alt.g[b, dk.QPOS]) + 3
+    alt.qdeck[b, q0:] = rng.permutation(alt.qdeck[b, q0:])
+    if not alt.rules.guesses_seen:
+        alt.guess[b, [s for s in range(players) if s != p]] = rng.integers(-1, 7)
+    return mapping
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_observation_unchanged_when_every_hidden_card_is_permuted(players):
     """Swap the cards the mover cannot see (other hands, the box, the reserve hand, the rest of
@@ -542,32 +582,7 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(players):
         base = G.observe(st, games)
         alt = copy.deepcopy(st)
         for b in games:
-            p = mv[b]
-            loc = alt.loc[b]
-            # the cards coming to the asker are hidden from it until the pass is over
-            hidden = np.flatnonzero((loc < dk.MELD0) & (loc != p) & (loc != dk.FACEUP)
-                                    & (loc != dk.TO_TARGET))
-            perm = rng.permutation(hidden)
-            mapping = dict(zip(hidden.tolist(), perm.tolist()))
-            newloc = loc.copy()
-            for c, d in mapping.items():
-                newloc[d] = loc[c]
-            alt.loc[b] = newloc
-            alt.pile[b] = [mapping.get(int(c), int(c)) for c in alt.pile[b]]
-            for j in range(int(alt.g[b, dk.NH])):
-                row = alt.hist[b, j]
-                mine = row[0] == dk.H_ASK and p in (row[1], row[2])
-                if row[0] == dk.H_ASK and not mine or (row[0] == dk.H_DRAW and row[1] != p):
-                    for col in (6, 7):
-                        m = int(row[col])
-                        row[col] = sum(1 << mapping.get(c, c) for c in range(30) if (m >> c) & 1)
-            for p2 in range(players):
-                if p2 != p:
-                    m = int(alt.start[b, p2])
-                    alt.start[b, p2] = sum(1 << mapping.get(c, c) for c in range(30) if (m >> c) & 1)
-            q0 = int(alt.g[b, dk.QPOS]) + 3
-            alt.qdeck[b, q0:] = rng.permutation(alt.qdeck[b, q0:])
-            alt.guess[b, [s for s in range(players) if s != p]] = rng.integers(-1, 7)
+            permute_hidden(alt, b, mv[b], rng)
         assert not np.array_equal(alt.loc[games], st.loc[games])
         _same(base, G.observe(alt, games))
         # the face-up leftover is in every seat's view
@@ -729,3 +744,165 @@ def test_adding_to_an_own_meld_only_with_add_to_meld():
     act(st, dk.A_MELD + 1)
     assert st.pp[0, 0, dk.MELD_PTS] == 5 and st.pp[0, 0, dk.MELDS] == 1
     assert st.loc[0, card(ELEPHANT, 2)] == dk.MELD0 and phase(st) == dk.TARGET
+
+
+# ---- worlds for search (determinize) ------------------------------------------------------------------
+
+def _world_invariants(st, games, w):
+    """Every world is a whole game: each card in one place, the hand sizes of the real game, the
+    box one card of each animal, the face-up and melded cards where they really are, and each
+    card ``track`` pins to one place there."""
+    from safari_sim.games.deducktion import track
+    loc = w.loc
+    players = st.n_players
+    assert ((loc >= 0) & (loc < dk.MELD0 + players)).all()
+    assert ((loc == dk.MISSING).reshape(len(games), 5, 6).sum(axis=2) == 1).all()
+    for p in range(players):
+        assert (w.pp[:, p, dk.HAND_N] == (loc == p).sum(axis=1)).all()
+    real = st.loc[games]
+    table = (real == dk.FACEUP) | (real >= dk.MELD0)
+    assert (loc[table] == real[table]).all()
+    mv = G.to_move(st)[games]
+    mine = real == mv[:, None]
+    assert ((loc == mv[:, None]) == mine).all()
+    plain = ~np.isin(st.g[games, dk.PHASE], [dk.PASS, dk.GIVE])
+    if plain.any():
+        poss = track(G.observe(st, games[plain]), fallback=False)
+        off = (loc[plain] - mv[plain][:, None]) % players
+        where = np.where(loc[plain] < 5, off, np.where(loc[plain] == dk.MISSING, players, players + 1))
+        one = (poss > 0) & ((poss & (poss - 1)) == 0)
+        assert (((poss >> where) & 1) | ~one | (where > players + 1)).all()
+        assert (where[one] == np.log2(poss[one]).astype(int)).all()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_worlds_of_random_positions(players):
+    """check_worlds at positions several steps into random games (every decision kind, the
+    guesses included), with the hidden cards of each animal permuted among their places."""
+    import copy
+    from tests.worlds_check import check_worlds
+    B = 24
+    keys = game_keys(31, players, B)
+    st = G.init(G.make_rules(), players, keys.deal)
+    strats = [get_strategy(G.id, n)() for n in ("naive", "collector", "deducer")]
+    seat_rs = keys.seat.reshape(-1).copy()
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 3
+    rng = np.random.default_rng(players)
+    kinds, how, checked = set(), [], 0
+    for step in range(400):
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            break
+        ph = st.g[:, dk.PHASE]
+        if step in (0, 4, 9, 17, 30) or (step > 30 and (ph[live] == dk.GUESS).any() and
+                                         dk.GUESS not in kinds):
+            games = live[np.argsort(rng.random(live.size))[:8]]
+            if step > 30:
+                games = live[ph[live] == dk.GUESS][:8]
+            alt = copy.deepcopy(st)
+            for b in games:
+                permute_hidden(alt, b, mv[b], rng, same_animal=True)
+            check_worlds(G, st, alt, games)
+            w = G.determinize(st, np.repeat(games, 5), np.repeat(mv[games], 5),
+                              deal_keys(5 * len(games), step))
+            _world_invariants(st, np.repeat(games, 5), w)
+            how.append(w.dealt)
+            kinds |= set(ph[games].tolist())
+            checked += len(games)
+        a = np.zeros(B, np.int64)
+        _seated_actions(st, strats, seating, seat_rs, live, mv, G.legal(st), a)
+        G.step(st, a)
+    assert checked >= 40 and dk.GUESS in kinds and (dk.QUESTION in kinds or dk.TARGET in kinds)
+    how = np.concatenate(how)
+    assert (how == 0).mean() >= 0.9, np.bincount(how)
+
+
+def _target_position():
+    """Three players; P2 asks P0 'how many 1s?' (P0 gives the elephant and lion 1), passes back
+    the tiger 2 and 3; then P0's turn (it melds the 2s or asks)."""
+    cards = spread()
+    hands = {0: cards[:8], 1: cards[8:16], 2: cards[16:24]}
+    _, st = position(hands, MISSING5, faceup=cards[24:], cur=2,
+                     questions=[qc(ELEPHANT, 1), qc(LION, 1), qc(MONKEY, 2)])
+    act(st, dk.A_TARGET + 0)
+    act(st, dk.A_QUESTION + 0)
+    assert st.g[0, dk.KCOUNT] == 2
+    act(st, dk.A_CARD + card(TIGER, 2))
+    act(st, dk.A_CARD + card(TIGER, 3))
+    assert G.to_move(st)[0] == 0
+    return st
+
+
+def _zero_answer_position():
+    """Two players, the last turn: P0 asks P1 'how many 3s?', P1 has none; the deck is used up
+    and P0 is the first to guess. P0 knows its hand, the face-up tiger 2, and that none of the
+    five 3s is in P1's hand."""
+    E, L, M, T, Z = ELEPHANT, LION, MONKEY, TIGER, ZEBRA
+    mine = [card(E, 1), card(E, 2), card(L, 1), card(L, 4), card(M, 2), card(M, 5), card(T, 4),
+            card(Z, 5)]
+    p1 = [card(E, 4), card(E, 5), card(L, 2), card(L, 5), card(M, 1), card(M, 4), card(T, 1),
+          card(T, 5)]
+    up = [card(T, 2)]
+    pile = [c for c in range(30) if c not in mine + p1 + up + MISSING5]
+    _, st = position({0: mine, 1: p1}, MISSING5, faceup=up, players=2, pile=pile, qpos=33,
+                     questions=[qc(E, 3), qc(L, 3), qc(M, 1)])
+    assert phase(st) == dk.QUESTION
+    act(st, dk.A_QUESTION + 2)
+    assert st.g[0, dk.KCOUNT] == 0 and phase(st) == dk.GUESS and G.to_move(st)[0] == 0
+    return st, mine, up
+
+
+def test_worlds_keep_what_the_seat_learnt():
+    """The target knows where the cards it gave are (P2 has not traded since); the asker of an
+    empty answer knows the target holds none of the question's cards."""
+    import copy
+    from tests.worlds_check import check_worlds
+    st = _target_position()
+    given = [card(ELEPHANT, 1), card(LION, 1)]
+    alt = copy.deepcopy(st)
+    permute_hidden(alt, 0, 0, np.random.default_rng(1), same_animal=True, keep=given)
+    check_worlds(G, st, alt, [0], worlds_per_game=6)
+    w = G.determinize(st, np.zeros(200, np.int64), np.zeros(200, np.int64), deal_keys(200, 2))
+    _world_invariants(st, np.zeros(200, np.int64), w)
+    assert (w.loc[:, given] == 2).all() and (w.dealt == 0).all()
+    assert len({w.loc[i].tobytes() for i in range(200)}) > 150
+
+    st, mine, up = _zero_answer_position()
+    threes = [card(a, 3) for a in range(5)]
+    alt = copy.deepcopy(st)
+    permute_hidden(alt, 0, 0, np.random.default_rng(2), same_animal=True, keep=threes)
+    check_worlds(G, st, alt, [0], worlds_per_game=6)
+    w = G.determinize(st, np.zeros(200, np.int64), np.zeros(200, np.int64), deal_keys(200, 3))
+    _world_invariants(st, np.zeros(200, np.int64), w)
+    assert (w.loc[:, threes] != 1).all() and (w.dealt == 0).all()
+    # the reserve is the cards where the world put them, in a new order
+    assert all(sorted(w.pile[i].tolist()) == np.flatnonzero(w.loc[i] == dk.DRAW).tolist()
+               for i in range(200))
+
+
+def test_worlds_deal_as_the_rulebook_deals():
+    """In the zero-answer position the chance that the elephant 3 is the missing elephant, and
+    that the elephant 4 is in P1's hand, worked out from the printed deal (one card of each
+    animal removed at random, the rest dealt at random) and the answer (P1 had no 3), by
+    enumerating the box: every deal consistent with what P0 saw is equally likely."""
+    import itertools
+    from math import comb
+    st, mine, up = _zero_answer_position()
+    seen = set(mine) | set(up)
+    unseen = [[card(a, n) for n in range(1, 7) if card(a, n) not in seen] for a in range(5)]
+    e3, e4 = card(ELEPHANT, 3), card(ELEPHANT, 4)
+    tot = p_e3 = p_e4 = 0.0
+    for box in itertools.product(*unseen):
+        threes_left = 5 - sum(1 for c in box if c % 6 == 2)
+        rest = 21 - 5
+        ways = comb(rest - threes_left, 8)          # P1's 8 cards, none a 3; the reserve the rest
+        tot += ways
+        p_e3 += ways * (e3 in box)
+        p_e4 += ways * (e4 not in box) * 8 / (rest - threes_left)
+    p_e3, p_e4 = p_e3 / tot, p_e4 / tot
+    N = 4000
+    w = G.determinize(st, np.zeros(N, np.int64), np.zeros(N, np.int64), deal_keys(N, 11))
+    for f, p in (((w.loc[:, e3] == dk.MISSING).mean(), p_e3), ((w.loc[:, e4] == 1).mean(), p_e4)):
+        se = np.sqrt(p * (1 - p) / N)
+        assert abs(f - p) < 4 * se, (f, p, se)

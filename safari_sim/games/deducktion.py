@@ -185,6 +185,7 @@ class State:
     rs: np.ndarray         # uint64[B]
     mover: np.ndarray = None
     legal_: np.ndarray = None
+    dealt: np.ndarray = None   # int8[B] in a world (determinize): how it was dealt (_deal_worlds)
 
 
 def hist_len(rules: Rules) -> int:
@@ -716,6 +717,224 @@ def _observe(games, g, pp, loc, qdeck, hist, start, guess, params, seen_guesses,
         animal[i] = g[b, GANIMAL] if ph == GUESS else -1
 
 
+# ---- worlds for search (Game.determinize) ---------------------------------------------------------
+
+# place bits of the world kernel: 0..4 a seat's hand, then the box, the reserve, in transit
+W_MISSING, W_DRAW, W_TRANSIT = 5, 6, 7
+W_LOC = np.array([0, 1, 2, 3, 4, MISSING, DRAW, TO_ASKER], np.int8)
+WORLD_TRIES = 20000      # rejection tries of a world within the card sets, then the fallback
+
+
+@njit(cache=True)
+def _deal_one(i, hid, nh, al, cap, rs, tries, out):
+    """Deal the hidden cards ``hid[:nh]`` (canonical order) to places: each card to a place of
+    its set ``al[c]`` (bits), place x taking ``cap[x]`` cards, the box one card of each animal.
+    Uniform over such deals (rejection: the box first, then a shuffle dealt round the places);
+    returns False after ``tries`` failures. ``out[c]`` gets the place of card c."""
+    left = cap.copy()
+    free = np.empty(nh, np.int64)
+    nf = 0
+    # a card with one possible place is there; the box's animals it fills are done
+    box_done = np.zeros(NA, np.bool_)
+    for j in range(nh):
+        c = hid[j]
+        a = al[c]
+        if a == 0:
+            return False
+        if a & (a - 1) == 0:
+            x = 0
+            while (a >> x) & 1 == 0:
+                x += 1
+            out[c] = x
+            left[x] -= 1
+            if left[x] < 0:
+                return False
+            if x == W_MISSING:
+                if box_done[c // NN]:
+                    return False
+                box_done[c // NN] = True
+        else:
+            free[nf] = c
+            nf += 1
+    cand = np.empty((NA, NN), np.int64)
+    ncand = np.zeros(NA, np.int64)
+    for j in range(nf):
+        c = free[j]
+        if (al[c] >> W_MISSING) & 1 and not box_done[c // NN]:
+            a = c // NN
+            cand[a, ncand[a]] = c
+            ncand[a] += 1
+    for a in range(NA):
+        if not box_done[a] and ncand[a] == 0:
+            return False
+    rest = np.empty(nf, np.int64)
+    chosen = np.zeros(NC, np.bool_)
+    for _ in range(tries):
+        for a in range(NA):
+            if not box_done[a]:
+                chosen[cand[a, below(rs, i, ncand[a])]] = True
+        m = 0
+        for j in range(nf):
+            c = free[j]
+            if chosen[c]:
+                out[c] = W_MISSING
+            else:
+                rest[m] = c
+                m += 1
+        shuffle_row(rest, m, rs, i)
+        ok = True
+        j = 0
+        for x in range(8):
+            if x == W_MISSING:
+                continue
+            for _k in range(left[x]):
+                c = rest[j]
+                j += 1
+                if (al[c] >> x) & 1 == 0:
+                    ok = False
+                    break
+                out[c] = x
+            if not ok:
+                break
+        for j2 in range(nf):
+            chosen[free[j2]] = False
+        if ok and j == m:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _deal_worlds(seat, g, pp, loc, qdeck, pile, start, hist, guess, rs, params, allowed, qmask,
+                 seen_guesses, tries, how):
+    """Row i of these arrays is a copy of a real game: deal again, from stream i, everything
+    ``seat[i]`` cannot see. ``allowed[i, c]``: the places (bits, W_*) card c can be in after
+    the finished exchanges (``track``); the exchange under way is added here. ``how[i]``: 0
+    dealt within the card sets, 1 within the structure only (the sets had no deal within
+    ``tries``), 2 the box and hand sizes only."""
+    nplayers = params[P_PLAYERS]
+    hid = np.empty(NC, np.int64)
+    al = np.zeros(NC, np.int64)
+    out = np.zeros(NC, np.int64)
+    cap = np.zeros(8, np.int64)
+    draw = np.empty(NC, np.int64)
+    for i in range(g.shape[0]):
+        s = seat[i]
+        ph = g[i, PHASE]
+        exchange = ph == PASS or ph == GIVE
+        known = g[i, OUTM] if exchange else 0
+        cap[:] = 0
+        nh = 0
+        for c in range(NC):
+            x = loc[i, c]
+            if (known >> c) & 1:
+                continue
+            if x < nplayers and x != s:
+                w = x
+            elif x == MISSING:
+                w = W_MISSING
+            elif x == DRAW:
+                w = W_DRAW
+            elif x == TO_ASKER:
+                w = W_TRANSIT
+            else:
+                continue
+            cap[w] += 1
+            hid[nh] = c
+            nh += 1
+        capm = 0
+        for x in range(8):
+            if cap[x] > 0:
+                capm |= 1 << x
+        t = g[i, TGT]
+        qm = qmask[g[i, QUEST]] if exchange else 0
+        for j in range(nh):
+            c = hid[j]
+            a = np.int64(allowed[i, c])
+            if (qm >> c) & 1:
+                if ph == PASS and (a >> t) & 1:
+                    a |= 1 << W_TRANSIT      # every card of the question the target held
+                if ph == PASS or (g[i, INM] >> c) & 1 == 0:
+                    a &= ~(1 << t)
+            al[c] = a & capm
+        level = 0
+        if not _deal_one(i, hid, nh, al, cap, rs, tries, out):
+            # fallback: any hand, the box any card of its animal, transit the question's cards
+            level = 1
+            for j in range(nh):
+                c = hid[j]
+                a = capm & ~(1 << W_TRANSIT)
+                if (qm >> c) & 1:
+                    a |= capm & (1 << W_TRANSIT)
+                al[c] = a
+            if not _deal_one(i, hid, nh, al, cap, rs, tries, out):
+                level = 2
+                for j in range(nh):
+                    al[hid[j]] = capm
+                _deal_one(i, hid, nh, al, cap, rs, tries, out)
+        how[i] = level
+        # the world: hidden cards where dealt, the reserve in a new order
+        nd = 0
+        inm = 0
+        for j in range(nh):
+            c = hid[j]
+            loc[i, c] = W_LOC[out[c]]
+            if out[c] == W_DRAW:
+                draw[nd] = c
+                nd += 1
+            elif out[c] == W_TRANSIT:
+                inm |= np.int64(1) << c
+        shuffle_row(draw, nd, rs, i)
+        d0 = pile.shape[1] - nd
+        for j in range(pile.shape[1]):
+            pile[i, j] = draw[j - d0] if j >= d0 else -1
+        # the question deck's unseen part, in a new order
+        q0 = g[i, QPOS]
+        if ph == TARGET or ph == QUESTION or exchange:
+            q0 += 3
+        if q0 < NQC:
+            rest = qdeck[i, q0:]
+            rest.sort()
+            shuffle_row(rest, NQC - q0, rs, i)
+        # what others alone know: their dealt hands, their own exchanges and draws
+        if ph == PASS:
+            g[i, INM] = inm
+        elif not exchange:
+            g[i, INM] = 0
+            g[i, OUTM] = 0
+        for p in range(nplayers):
+            if p != s:
+                m = np.int64(0)
+                for c in range(NC):
+                    if loc[i, c] == p:
+                        m |= np.int64(1) << c
+                start[i, p] = m
+        for j in range(g[i, NH]):
+            ty = hist[i, j, 0]
+            if ty == H_ASK and hist[i, j, 1] != s and hist[i, j, 2] != s:
+                hist[i, j, 6] = 0
+                hist[i, j, 7] = 0
+            elif ty == H_DRAW and hist[i, j, 1] != s:
+                hist[i, j, 6] = 0
+        # sealed guesses of others: made (the order is public) but unknown, counted as none
+        for p in range(nplayers):
+            for a in range(NA):
+                if p != s and not seen_guesses:
+                    made = ph == GUESS and (p < g[i, GUESSER] or
+                                            (p == g[i, GUESSER] and a < g[i, GANIMAL]))
+                    guess[i, p, a] = 0 if made else -1
+            right = 0
+            wrong = 0
+            for a in range(NA):
+                v = guess[i, p, a]
+                if v > 0:
+                    if loc[i, a * NN + v - 1] == MISSING:
+                        right += 1
+                    else:
+                        wrong += 1
+            pp[i, p, RIGHT] = right
+            pp[i, p, WRONG] = wrong
+
+
 # ---- the observation ----------------------------------------------------------------------------
 
 @dataclass
@@ -767,6 +986,125 @@ class Obs(Observation):
         """bool[n, N_QUESTIONS]: the questions the three flipped cards allow (TARGET and
         QUESTION; all False otherwise)."""
         return read_only(allowed_questions(self.flipped))
+
+
+# ---- what a seat can know: the places each card can be in ----------------------------------------
+# (the deducer strategy reads it, and so does ``determinize``: one account of the seat's knowledge)
+
+BITS = np.arange(NC)
+QBITS = ((QMASK[:, None] >> BITS) & 1).astype(bool)      # [336, 30]
+
+
+def _bits(mask: np.ndarray) -> np.ndarray:
+    return ((mask.astype(np.int64)[:, None] >> BITS) & 1).astype(bool)
+
+
+def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray:
+    """uint8[n, 30]: the places each card can be in (0: on the table, known). With
+    ``fallback=False`` a contradiction is left as 0 (the soundness test looks for it).
+    ``propagate`` (default) narrows the sets by the hand sizes and the one missing card of each
+    animal; it needs a position outside an exchange (at PASS and GIVE the cards in transit are
+    in no hand), so ``determinize`` leaves it out there and the current exchange to its own
+    kernel."""
+    n, P = len(obs), obs.players
+    me, mb = 1, 1 << P
+    others = ((1 << P) - 1) & ~me
+    rows = np.arange(n)
+    poss = np.full((n, NC), others | mb | ((1 << (P + 1)) if P == 2 else 0), np.uint8)
+    poss[_bits(obs.start_hand)] = me
+    poss[obs.table == P] = 0          # the face-up card (melds are replayed in order)
+    for j in range(int(obs.n_hist.max(initial=0))):
+        h = obs.hist[:, j]
+        ty, who, tg = h[:, 0], h[:, 1], h[:, 2]
+        inb, outb = _bits(h[:, 6]), _bits(h[:, 7])
+        live = j < obs.n_hist
+        if ((ty == H_MELD) & live).any():
+            poss[inb & ((ty == H_MELD) & live)[:, None]] = 0
+        dr = (ty == H_DRAW) & live
+        if dr.any():
+            mine = dr & (who == 0)
+            poss[inb & mine[:, None]] = me
+            other = dr & (who != 0)
+            add = (np.uint8(1) << np.minimum(who, 7).astype(np.uint8))[:, None]
+            has_pile = ((poss >> (P + 1)) & 1).astype(bool) & other[:, None]
+            poss = np.where(has_pile, poss | add, poss)
+        ask = (ty == H_ASK) & live
+        if not ask.any():
+            continue
+        q = np.where(ask, h[:, 3], 0)
+        Q = QBITS[q] & ask[:, None]
+        k, hold = h[:, 4][:, None], h[:, 5][:, None]
+        A = (np.uint8(1) << who.astype(np.uint8))[:, None]
+        T = (np.uint8(1) << tg.astype(np.uint8))[:, None]
+        asker = (ask & (who == 0))[:, None]
+        target = (ask & (tg == 0))[:, None]
+        third = ask[:, None] & ~asker & ~target
+        # the asker knows what came and went; the rest of the question was not at the target
+        poss = np.where(Q & asker, poss & ~T, poss)
+        poss = np.where(inb & asker, me, poss)
+        poss = np.where(outb & asker, T, poss)
+        # the target knows both sides of the exchange
+        poss = np.where(outb & target, A, poss)
+        poss = np.where(inb & target, me, poss)
+        # everybody else: the count only
+        hasT = (poss & T) != 0
+        sat = ((Q & hasT).sum(axis=1, keepdims=True) == k) & third
+        old = np.where(Q & hasT & sat, T, poss)
+        hasA, hasT = (old & A) != 0, (old & T) != 0
+        a_part = np.where(hasA, np.where(hold > k, A | T, T), 0)
+        t_part = np.where(hasT, np.where(Q, np.where(hold < k, A | T, A), T), 0)
+        moved = (old & ~(A | T)) | a_part.astype(np.uint8) | t_part.astype(np.uint8)
+        none_ = (k == 0) & third
+        poss = np.where(third & ~none_, moved, poss)
+        poss = np.where(Q & none_, poss & ~T, poss)
+    # my hand is known exactly, and so is the table
+    poss = np.where(obs.hand, me, poss & ~np.uint8(me))
+    poss[obs.table >= 0] = 0
+    if propagate:
+        poss = _propagate(poss, obs, rows)
+    # a contradiction (none should arise) falls back to "anywhere but here"
+    if not fallback:
+        return poss
+    lost = (poss == 0) & (obs.table < 0)
+    return np.where(lost, np.uint8(others | mb), poss)
+
+
+def place_sizes(obs: Obs) -> np.ndarray:
+    """int[n, X]: cards in each place (hands, the box, the reserve hand)."""
+    P = obs.players
+    size = np.zeros((len(obs), P + 2), np.int64)
+    size[:, :P] = obs.hand_size
+    size[:, P] = NA
+    if P == 2:
+        size[:, P + 1] = np.maximum(
+            0, NC - NA - obs.hand_size.sum(axis=1) - (obs.table >= 0).sum(axis=1))
+    return size
+
+
+def _propagate(poss: np.ndarray, obs: Obs, rows) -> np.ndarray:
+    """Hand sizes and one missing card per animal, a few rounds."""
+    P = obs.players
+    X = P + 2 if P == 2 else P + 1
+    size = place_sizes(obs)
+    mb = np.uint8(1 << P)
+    for _ in range(3):
+        for x in range(X):
+            bit = np.uint8(1 << x)
+            has = (poss & bit) != 0
+            sure = poss == bit
+            full = (sure.sum(axis=1) >= size[:, x])[:, None]
+            poss = np.where(has & ~sure & full, poss & ~bit, poss)
+            has = (poss & bit) != 0
+            tight = (has.sum(axis=1) == size[:, x])[:, None]
+            poss = np.where(has & tight, bit, poss)
+        m = ((poss & mb) != 0).reshape(-1, NA, NN)
+        sure = (poss == mb).reshape(-1, NA, NN)
+        one = (m.sum(axis=2, keepdims=True) == 1) & m
+        poss = np.where(one.reshape(-1, NC), mb, poss)
+        done = sure.any(axis=2, keepdims=True) & ~sure & m
+        poss = np.where(done.reshape(-1, NC), poss & ~mb, poss)
+    return poss
+
 
 
 class Deducktion(Game):
@@ -838,6 +1176,46 @@ class Deducktion(Game):
         _views(np.asarray(games, np.int64), st.g, st.pp, st.loc, st.qdeck, st.params, st.mover,
                st.legal_)
 
+    # -- worlds for search
+    constant_fields = ("params",)
+
+    def clone(self, state: State, rows: np.ndarray) -> State:
+        st = super().clone(state, rows)
+        self._refresh(st, np.arange(len(st.g)))
+        return st
+
+    def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
+                    keys: np.ndarray) -> State:
+        """Worlds for search (see ``Game.determinize`` and the rules notes, "Worlds for
+        search"): the cards ``seat`` cannot see are dealt again within the sets of places
+        ``track`` leaves them (its answers, passes, draws, melds and the hand sizes), the box one
+        card of each animal, the reserve and the question deck's unseen part in a new order."""
+        games = np.asarray(games, np.int64)
+        seat = np.asarray(seat, np.int64)
+        if not np.array_equal(seat, state.mover[games]):
+            raise ValueError("deducktion deals worlds for the seat to move only")
+        n, P = len(games), state.n_players
+        w = self.clone(state, games)
+        w.rs = np.array(keys, dtype=np.uint64)
+        obs = self.observe(state, games)
+        ph = state.g[games, PHASE]
+        poss = np.zeros((n, NC), np.uint8)
+        for rows, prop in ((np.flatnonzero((ph != PASS) & (ph != GIVE)), True),
+                           (np.flatnonzero((ph == PASS) | (ph == GIVE)), False)):
+            if rows.size:
+                poss[rows] = track(obs.take(rows), fallback=False, propagate=prop)
+        allowed = np.zeros((n, NC), np.int32)
+        for o in range(P):
+            allowed |= ((poss >> o) & 1).astype(np.int32) << ((seat + o) % P)[:, None].astype(np.int32)
+        allowed |= ((poss >> P) & 1).astype(np.int32) << W_MISSING
+        if P == 2:
+            allowed |= ((poss >> (P + 1)) & 1).astype(np.int32) << W_DRAW
+        w.dealt = np.zeros(n, np.int8)
+        _deal_worlds(seat, w.g, w.pp, w.loc, w.qdeck, w.pile, w.start, w.hist, w.guess, w.rs,
+                     w.params, allowed, QMASK, state.rules.guesses_seen, WORLD_TRIES, w.dealt)
+        self._refresh(w, np.arange(n))
+        return w
+
     def to_move(self, state: State) -> np.ndarray:
         return state.mover
 
@@ -900,11 +1278,12 @@ class Deducktion(Game):
     # -- positions (for tests)
     def position(self, state: State, b: int, hands: dict[int, list[int]], missing: list[int],
                  faceup: list[int] = (), questions: list[int] | None = None, cur: int = 0,
-                 pile: list[int] = ()) -> None:
+                 pile: list[int] = (), qpos: int = 0) -> None:
         """Set game ``b`` to the start of ``cur``'s turn: ``hands[p]`` the cards in p's hand,
         ``missing`` the five cards in the box, ``faceup`` the face-up cards, ``pile`` the
         two-player draw pile (top first), ``questions`` the question deck from its top (the
-        rest of the deck follows in its present order)."""
+        rest of the deck follows in its present order), ``qpos`` question cards already used
+        (the deck's top is then at ``qpos``)."""
         st = state
         st.g[b] = 0
         st.pp[b] = 0
@@ -929,7 +1308,8 @@ class Deducktion(Game):
             raise ValueError(f"cards without a place: {np.flatnonzero(st.loc[b] < 0).tolist()}")
         if questions is not None:
             rest = [int(q) for q in st.qdeck[b] if int(q) not in questions]
-            st.qdeck[b] = list(questions) + rest
+            st.qdeck[b] = rest[:qpos] + list(questions) + rest[qpos:]
+        st.g[b, QPOS] = qpos
         st.g[b, CUR] = cur
         _start_turn(b, st.g, st.pp, st.loc, st.qdeck, st.pile, st.hist, st.ev, st.rs, st.params)
         self._refresh(st, np.array([b]), fresh=False)
