@@ -22,13 +22,15 @@ players, else a player).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from ..engine.chance import shuffle_row
+from ..engine.chance import below, shuffle_row
+from ..engine.drama import drama_new, drama_stats, drama_update
 from ..engine.events import log_event
 from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, rule
 
@@ -142,6 +144,11 @@ class State:
     hc: np.ndarray        # int32[B, 6, 6] scratch: hand counts by suit and number
     ev: np.ndarray
     rs: np.ndarray
+    poss: np.ndarray      # int8[B, P, 66]: what seat s knows of a card it cannot see: 0 nothing
+                          #   (the deck or any other hand), else the bits 1 << q of the hands it
+                          #   must be in (taken from the grassland, passed by s, passed on)
+    dr: np.ndarray        # int32[B, drama_width(sides)]: how the lead moved (engine.drama)
+    fallback: np.ndarray  # int8[B]: in a world, 1 if its hands fell back (see determinize)
 
 
 # ---- helpers -------------------------------------------------------------------------------
@@ -288,6 +295,29 @@ def _hand_free(b, p, g, zone):
         if zone[b, c] == z and (c < 60 or not g[b, MUST] & (1 << (c - 60))):
             return True
     return False
+
+
+# ---- What each seat knows of the cards it cannot see ----------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _seen_into(b, p, c, poss):
+    """Card c went openly (from the grassland or a herd) into p's hand: every seat knows."""
+    for s in range(poss.shape[1]):
+        poss[b, s, c] = 1 << p
+
+
+@njit(cache=True, _nrt=False)
+def _passed(b, p, q, c, poss):
+    """p passed c face down to q: p knows where it is; every other seat (not q, who sees it)
+    knows only that each card that was surely in p's hand may now be in q's."""
+    bp = 1 << p
+    for s in range(poss.shape[1]):
+        if s == p:
+            poss[b, s, c] = 1 << q
+        elif s != q:
+            for x in range(NCARDS):
+                if poss[b, s, x] & bp:
+                    poss[b, s, x] |= 1 << q
 
 
 # ---- Step Three: placements ----------------------------------------------------------------
@@ -456,7 +486,7 @@ def _step2_options(b, p, g, zone, hown, hlo, hhi, legal, params, write):
 
 
 @njit(cache=True, _nrt=False)
-def _score_hand(b, g, pp, team_total, hsuit, hown, hlo, hhi, hcard, epts, apts, params, ev):
+def _score_hand(b, g, pp, team_total, hsuit, hown, hlo, hhi, hcard, epts, apts, params, ev, dr):
     nt = params[P_NTEAMS]
     for t in range(nt):
         pts = 0
@@ -473,14 +503,18 @@ def _score_hand(b, g, pp, team_total, hsuit, hown, hlo, hhi, hcard, epts, apts, 
                 pts += apts[a]
         team_total[b, t] += pts
         log_event(ev, g, NEV, b, E_SCORE, t, pts, team_total[b, t], 0, 0)
+    # drama: the sides' scores move once a hand, when it is scored
+    drama_update(dr, b, team_total[b, :nt], False)
 
 
 @njit(cache=True, _nrt=False)
-def _start_hand(b, g, deck, zone, cherd, rs, ev, params):
+def _start_hand(b, g, deck, zone, cherd, rs, ev, params, poss):
     for c in range(NCARDS):
         deck[b, c] = c
         zone[b, c] = Z_DECK
         cherd[b, c] = -1
+        for s in range(poss.shape[1]):
+            poss[b, s, c] = 0
     shuffle_row(deck[b], NCARDS, rs, b)
     g[b, POS] = 0
     g[b, HN] = 0
@@ -505,7 +539,7 @@ def _start_hand(b, g, deck, zone, cherd, rs, ev, params):
 
 @njit(cache=True, _nrt=False)
 def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp, legal,
-             rs, ev, epts, apts, params):
+             rs, ev, epts, apts, params, poss, dr):
     """From the start of a turn (PHASE = K_STEP2 set by the caller, step one not yet done), or
     from a phase whose legal actions must be written, to the next real decision."""
     while True:
@@ -603,6 +637,7 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                 return
             q = (p + last) % nplayers
             zone[b, g[b, PCARD]] = Z_HAND0 + q
+            _passed(b, p, q, g[b, PCARD], poss)
             log_event(ev, g, NEV, b, E_PASS, p, g[b, PCARD], q, 0, 0)
             g[b, PHASE] = -2
             continue
@@ -632,7 +667,8 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
             g[b, PHASE] = -3
             continue
         if ph == -3:  # the hand ends
-            _score_hand(b, g, pp, team_total, hsuit, hown, hlo, hhi, hcard, epts, apts, params, ev)
+            _score_hand(b, g, pp, team_total, hsuit, hown, hlo, hhi, hcard, epts, apts, params, ev,
+                        dr)
             g[b, HANDNO] += 1
             best = 0
             for t in range(params[P_NTEAMS]):
@@ -643,7 +679,7 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                 log_event(ev, g, NEV, b, E_END, -1, g[b, HANDNO], 0, 0, 0)
                 return
             g[b, DEALER] = (g[b, DEALER] + 1) % params[P_PLAYERS]
-            _start_hand(b, g, deck, zone, cherd, rs, ev, params)
+            _start_hand(b, g, deck, zone, cherd, rs, ev, params, poss)
             g[b, PHASE] = -1
             continue
         return
@@ -675,7 +711,7 @@ def _place(b, p, h, cards, ncard, lo, t, g, zone, hsuit, hown, hlo, hhi, hcard, 
 
 
 @njit(cache=True, _nrt=False)
-def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp, params, ev):
+def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp, params, ev, poss):
     p = g[b, CUR]
     ph = g[b, PHASE]
     z = Z_HAND0 + p
@@ -690,6 +726,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
         else:
             c = a - A_CARD0
             zone[b, c] = z
+            _seen_into(b, p, c, poss)
             if c >= 60 and params[P_FLAGS] & F_GRASSMUST:  # (a variant) it must be played
                 g[b, MUST] |= 1 << (c - 60)
             log_event(ev, g, NEV, b, E_TAKE, p, c, 0, 0, 0)
@@ -705,6 +742,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
     elif ph == K_TAKE:
         c = a - A_CARD0
         zone[b, c] = z
+        _seen_into(b, p, c, poss)
         g[b, NEED] -= c % 6 + 1
         if c >= 60:  # an explorer from the grassland in a trade must be played this turn
             g[b, MUST] |= 1 << (c - 60)
@@ -740,6 +778,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
             zone[b, real] = Z_HERD
             cherd[b, real] = h
             zone[b, c] = z
+            _seen_into(b, p, c, poss)
             cherd[b, c] = -1
             g[b, MUST] |= 1 << e
             pp[b, p, SWAPS] += 1
@@ -750,37 +789,136 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
     elif ph == K_RECV:
         q = (p + a - A_RECV0 + 1) % params[P_PLAYERS]
         zone[b, g[b, PCARD]] = Z_HAND0 + q
+        _passed(b, p, q, g[b, PCARD], poss)
         log_event(ev, g, NEV, b, E_PASS, p, g[b, PCARD], q, 0, 0)
         g[b, PHASE] = -2
 
 
 @njit(cache=True, _nrt=False)
 def _step(actions, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
-          legal, rs, ev, epts, apts, params):
+          legal, rs, ev, epts, apts, params, poss, dr):
     for b in range(g.shape[0]):
         if g[b, PHASE] == OVER:
             continue
         _apply(b, actions[b], g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
-               params, ev)
+               params, ev, poss)
         _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
-                 legal, rs, ev, epts, apts, params)
+                 legal, rs, ev, epts, apts, params, poss, dr)
 
 
 @njit(cache=True, _nrt=False)
-def _init(g, deck, zone, cherd, rs, ev, params):
+def _init(g, deck, zone, cherd, rs, ev, params, poss):
     for b in range(g.shape[0]):
         g[b, DEALER] = params[P_PLAYERS] - 1
-        _start_hand(b, g, deck, zone, cherd, rs, ev, params)
+        _start_hand(b, g, deck, zone, cherd, rs, ev, params, poss)
         g[b, PHASE] = -1
 
 
 @njit(cache=True, _nrt=False)
 def _advance_all(games, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc,
-                 tmp, legal, rs, ev, epts, apts, params):
+                 tmp, legal, rs, ev, epts, apts, params, poss, dr):
     for i in range(games.shape[0]):
         b = games[i]
         _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
-                 legal, rs, ev, epts, apts, params)
+                 legal, rs, ev, epts, apts, params, poss, dr)
+
+
+# ---- Worlds for search ------------------------------------------------------------------------
+
+WORLD_TRIES = 1000  # rejection tries for the hands of a world (then the fallback; see the notes)
+
+
+@njit(cache=True, _nrt=False)
+def _worlds(seat, g, zone, deck, poss, hc, rs, params, fallback, gen, grp, slot_hand, nfree):
+    """Row i of the cloned worlds, for seat[i]: the cards it cannot see are dealt again.
+
+    Hidden places: the deck and the other hands. A card the seat knows the place of (taken
+    openly, or passed by it, poss = one bit) stays. The others are gathered in card order: the
+    generic ones (poss 0: the deck or any other hand) and those known to lie in one of some hands
+    (poss several bits). Generic cards are shuffled; the first (free hand slots - constrained
+    ones) join the constrained cards as the hands' cards, the rest is the deck in shuffled order.
+    The hands' cards are then shuffled into the free hand slots until every constrained card
+    lies in a hand it may be in (each try as likely as any other arrangement: rejection gives
+    the uniform world among the consistent ones)."""
+    nplayers = params[P_PLAYERS]
+    for i in range(g.shape[0]):
+        s = seat[i]
+        for q in range(nplayers):
+            nfree[i, q] = 0
+        ng = 0
+        nk = 0
+        for c in range(NCARDS):
+            z = zone[i, c]
+            if z == Z_DECK:
+                gen[i, ng] = c
+                ng += 1
+            elif z >= Z_HAND0 and z != Z_HAND0 + s:
+                m = poss[i, s, c]
+                if m != 0 and (m & (m - 1)) == 0:
+                    continue  # its place is known: it stays
+                nfree[i, z - Z_HAND0] += 1
+                if m == 0:
+                    gen[i, ng] = c
+                    ng += 1
+                else:
+                    grp[i, nk] = c
+                    nk += 1
+        nh = 0
+        for q in range(nplayers):
+            for j in range(nfree[i, q]):
+                slot_hand[i, nh] = q
+                nh += 1
+        shuffle_row(gen[i], ng, rs, i)
+        for j in range(nh - nk):
+            grp[i, nk + j] = gen[i, j]
+        pos = g[i, POS]
+        for j in range(nh - nk, ng):
+            c = gen[i, j]
+            deck[i, pos] = c
+            zone[i, c] = Z_DECK
+            pos += 1
+        for j in range(g[i, POS]):
+            deck[i, j] = -1  # the cards drawn so far, in the real deal's order: never read again
+        ok = False
+        for t in range(WORLD_TRIES):
+            shuffle_row(grp[i], nh, rs, i)
+            ok = True
+            for j in range(nh):
+                m = poss[i, s, grp[i, j]]
+                if m != 0 and (m >> slot_hand[i, j]) & 1 == 0:
+                    ok = False
+                    break
+            if ok:
+                break
+        if ok:
+            for j in range(nh):
+                zone[i, grp[i, j]] = Z_HAND0 + slot_hand[i, j]
+        else:
+            # fallback: the constrained cards stay where they really are, the generic ones
+            # fill the other free hand slots (sound, but it shows which hand they are in)
+            fallback[i] = 1
+            for j in range(nh):
+                c = grp[i, j]
+                if poss[i, s, c] != 0:
+                    nfree[i, zone[i, c] - Z_HAND0] -= 1
+            q = 0
+            for j in range(nh):
+                c = grp[i, j]
+                if poss[i, s, c] == 0:
+                    while nfree[i, q] == 0:
+                        q += 1
+                    zone[i, c] = Z_HAND0 + q
+                    nfree[i, q] -= 1
+        # scratch and the other seats' memories are not part of the world
+        for x in range(6):
+            for y in range(6):
+                hc[i, x, y] = 0
+        for r in range(nplayers):
+            if r != s:
+                for c in range(NCARDS):
+                    poss[i, r, c] = 0
+        if g[i, PHASE] != K_RECV:
+            g[i, PCARD] = -1
 
 
 # ---- What the player to move sees ----------------------------------------------------------
@@ -881,6 +1019,7 @@ class Herds(Game):
     max_players = 4
     Rules = Rules
     score_name = "points"
+    constant_fields = ("params", "epts", "apts")
     decision_kinds = ("step two: draw or trade", "trade: give", "trade: take",
                       "step three: herds", "step four: card to pass", "step four: receiver")
 
@@ -948,8 +1087,10 @@ class Herds(Game):
             legal_=np.zeros((B, self.n_actions(rules, n_players)), np.bool_),
             hc=np.zeros((B, 6, 6), np.int32),
             ev=np.zeros((B, 30000 if log else 0, 6), np.int32),
-            rs=np.array(keys, dtype=np.uint64))
-        _init(st.g, st.deck, st.zone, st.cherd, st.rs, st.ev, st.params)
+            rs=np.array(keys, dtype=np.uint64),
+            poss=np.zeros((B, n_players, NCARDS), np.int8),
+            dr=drama_new(B, 2 if teams else n_players), fallback=np.zeros(B, np.int8))
+        _init(st.g, st.deck, st.zone, st.cherd, st.rs, st.ev, st.params, st.poss)
         self._advance(st, np.arange(B))
         return st
 
@@ -957,7 +1098,8 @@ class Herds(Game):
         st.legal_ = np.zeros_like(st.legal_)
         _advance_all(np.asarray(games, np.int64), st.g, st.pp, st.team_total, st.deck, st.zone,
                      st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc,
-                     np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params)
+                     np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params,
+                     st.poss, st.dr)
 
     def to_move(self, state: State) -> np.ndarray:
         return np.where(state.g[:, PHASE] == OVER, -1, state.g[:, CUR]).astype(np.int64)
@@ -970,7 +1112,7 @@ class Herds(Game):
         st.legal_ = np.zeros_like(st.legal_)
         _step(np.asarray(actions, np.int64), st.g, st.pp, st.team_total, st.deck, st.zone,
               st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc, np.zeros(3, np.int64),
-              st.legal_, st.rs, st.ev, st.epts, st.apts, st.params)
+              st.legal_, st.rs, st.ev, st.epts, st.apts, st.params, st.poss, st.dr)
 
     def observe(self, state: State, games: np.ndarray) -> Obs:
         st = state
@@ -999,12 +1141,30 @@ class Herds(Game):
                    small[:, 5], table, want, n_players=P, teams=bool(st.params[P_NTEAMS] < P),
                    target_score=st.rules.target_score)
 
+    def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
+                    keys: np.ndarray) -> State:
+        """Worlds for search (docs/rules/herds.md, "Worlds for search"): the other hands and the
+        deck's order dealt again for ``seat[i]``, keeping every card it knows the place of and
+        every card it knows to be in one of some hands; from the world's own stream keys[i]."""
+        # (a world keeps no event log: search never describes it, and copying one is costly)
+        nolog = dataclasses.replace(state, ev=np.zeros((len(state.rs), 0, 6), np.int32))
+        w = self.clone(nolog, games)
+        n = len(w.rs)
+        w.rs = np.array(keys, dtype=np.uint64).copy()
+        w.fallback = np.zeros(n, np.int8)
+        _worlds(np.asarray(seat, np.int64), w.g, w.zone, w.deck, w.poss, w.hc, w.rs, w.params,
+                w.fallback, np.zeros((n, NCARDS), np.int16), np.zeros((n, NCARDS), np.int16),
+                np.zeros((n, NCARDS), np.int8), np.zeros((n, w.n_players), np.int32))
+        return w
+
     def outcome(self, state: State) -> Outcome:
         st = state
         P = st.n_players
         teams = np.array([p % 2 if st.params[P_NTEAMS] < P else p for p in range(P)])
         score = st.team_total[:, teams].astype(np.float64)
         rank, win = ranks_and_wins(score)
+        sides = st.team_total[:, :int(st.params[P_NTEAMS])].astype(np.float64)
+        drama = drama_stats(st.dr, sides, ranks_and_wins(sides)[1], False)
         return Outcome(score=score, rank=rank, win=win, turns=st.g[:, TURNS].copy(), stats={
             "hands": st.g[:, HANDNO].copy(),
             "full_herd_ends": st.g[:, FULLENDS].copy(),
@@ -1014,6 +1174,7 @@ class Herds(Game):
             "swaps": st.pp[:, :, SWAPS].copy(),
             "capped": ((st.g[:, HANDNO] >= st.rules.max_hands)
                        & (st.team_total.max(axis=1) < st.rules.target_score)).astype(np.int8),
+            **drama,
         })
 
     # -- positions for tests
@@ -1055,6 +1216,8 @@ class Herds(Game):
             pile = pile[:deck_left]
         st.zone[b, :] = Z_ASIDE  # cards cut from the pile are set aside
         st.cherd[b, :] = -1
+        st.poss[b] = 0
+        st.dr[b] = drama_new(1, int(st.params[P_NTEAMS]))[0]
         for p, cs in hands.items():
             for c in cs:
                 st.zone[b, c] = Z_HAND0 + p
@@ -1086,7 +1249,8 @@ class Herds(Game):
         st.legal_[b] = False
         _advance_all(np.array([b], np.int64), st.g, st.pp, st.team_total, st.deck, st.zone,
                      st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc,
-                     np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params)
+                     np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params,
+                     st.poss, st.dr)
 
     def describe(self, state: State, i: int) -> str:
         st = state
