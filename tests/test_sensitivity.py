@@ -222,3 +222,15 @@ def test_no_drama_table_without_the_columns(tmp_path):
     lf, exp = open_results(out)
     t = compute_tables(lf, exp)
     assert drama.columns(lf) == [] and t["drama"].is_empty()  # the template shows the section only with rows
+
+
+def test_a_relative_output_is_taken_from_the_current_folder(tmp_path, monkeypatch):
+    """As for `safari-sim run --output`: the shell's folder, not the experiment file's."""
+    elsewhere = tmp_path / "experiments"
+    elsewhere.mkdir()
+    monkeypatch.chdir(tmp_path)
+    raw = json.loads(experiment(elsewhere, games=50).read_text())
+    with registered():
+        out = sens.run_point(raw, elsewhere, Path("rel") / "p")
+    assert out == tmp_path / "rel" / "p" and (out / "experiment.json").exists()
+    assert not (elsewhere / "rel").exists()

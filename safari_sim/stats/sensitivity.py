@@ -262,7 +262,7 @@ def run_point(raw: dict, base_dir: Path, output: Path, jobs: int | None = None,
     from ..run.config import ExperimentError, ExperimentFile, _pydantic_message, resolve
     from ..run.runner import RunError, plan, prepare_output, run_tasks
 
-    raw = {**raw, "output": str(output)}
+    raw = {**raw, "output": str(Path(output).absolute())}  # from here, not from the file's folder
     if jobs is not None:
         raw["parallel"] = {**(raw.get("parallel") or {}), "jobs": jobs}
     text = yaml.safe_dump(raw, sort_keys=False)
