@@ -19,6 +19,7 @@ from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
 from safari_sim.games import hi_lo_hijinks as hl
 from strategies import get_strategy
+from mixed_play import mixed_actions, play_mixed, ref_drama
 from worlds_check import check_worlds
 
 G = get_game("hi_lo_hijinks")
@@ -861,24 +862,8 @@ def permute_for_mover(st, rng, games=None):
     return cp
 
 
-def _play_some(players, steps, B, seed, rules=None):
-    r = G.make_rules(rules or {})
-    keys = game_keys(seed, players, B)
-    seat_rs = keys.seat.reshape(-1).copy()
-    strats = [get_strategy(G.id, n)() for n in ("giver", "random", "safe")]
-    st = G.init(r, players, keys.deal)
-    for _ in range(steps):
-        mover = G.to_move(st)
-        live = np.flatnonzero(mover >= 0)
-        legal = G.legal(st)
-        a = np.zeros(B, np.int64)
-        for k, s in enumerate(strats):
-            idx = live[(live + mover[live]) % 3 == k]
-            if idx.size:
-                a[idx] = s.act(G.observe(st, idx), legal[idx],
-                               SeatRandom(seat_rs, idx * players + mover[idx]))
-        G.step(st, a)
-    return st
+def _play_some(players, steps, B, seed):
+    return play_mixed(G, R, players, ("giver", "random", "safe"), B, seed, steps)
 
 
 @pytest.mark.parametrize("players,steps", [(2, 5), (3, 20), (4, 40), (3, 70)])
@@ -970,3 +955,56 @@ def test_worlds_deal_each_hidden_card_with_the_rulebook_probability():
         # and the deck's top card
         top = np.mean(w.deck[np.arange(n), w.g[:, hl.POS]] == kind)
         assert abs(top - p) < 4 * se, (kind, top, p)
+
+
+# ---- Drama (docs "Drama") -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_drama_columns_match_a_recount_of_the_running_score(players):
+    """The running score is what each pile would count now (recount of the zones after every
+    turn); the dataset's drama columns equal the plain-Python numbers from that history."""
+    B = 40
+    keys = game_keys(31 + players, players, B)
+    seat_rs = keys.seat.reshape(-1).copy()
+    strats = [get_strategy(G.id, n)() for n in ("giver", "dumper", "safe", "random")]
+    st = G.init(R, players, keys.deal)
+    history = [[] for _ in range(B)]
+    while (G.to_move(st) >= 0).any():
+        a = mixed_actions(G, st, strats, seat_rs, players)
+        turns = st.g[:, hl.TURNS].copy()
+        G.step(st, a)
+        for b in np.flatnonzero(st.g[:, hl.TURNS] > turns):
+            z = G.zones(st, b)
+            history[b].append(recount([z[f"pile{p}"] for p in range(players)],
+                                      int(st.g[b, hl.HOLDER]), R))
+    out = G.outcome(st)
+    seen_change = 0
+    for b in range(B):
+        assert len(history[b]) == out.turns[b]
+        ch, lf, cb, mg = ref_drama(history[b], out.score[b].tolist())
+        seen_change += ch > 0
+        assert out.stats["lead_changes"][b] == ch
+        for col, v in (("lead_from", lf), ("comeback", cb), ("margin", mg)):
+            got = out.stats[col][b]
+            assert (np.isnan(got) if v is None else np.isclose(got, v)), (b, col, got, v)
+    assert seen_change > B // 2
+
+
+# ---- Searchable rules ---------------------------------------------------------------------------
+
+def test_every_declared_search_value_makes_rules_that_play():
+    from safari_sim.engine.protocol import search_space
+    space = search_space(hl.Rules)
+    assert set(space) == {f.name for f in dataclasses.fields(hl.Rules)}
+    rnd = get_strategy(G.id, "random")()
+    for name, values in space.items():
+        values = list(values)
+        assert getattr(R, name) in values, f"{name}: the printed value is among the searched"
+        for v in values:
+            r = G.make_rules({name: v})
+            for players in (2, 4):
+                G.check(r, players)
+                out = play_batch(G, r, players, [rnd], np.zeros((4, players), np.int64),
+                                 game_keys(3, players, 4)).outcome
+                assert np.allclose(out.win.sum(axis=1), 1), (name, v)
+                assert (out.turns > 0).all()

@@ -8,6 +8,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -18,6 +19,8 @@ from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
 from safari_sim.games import safari_sprint as ss
 from strategies import get_strategy
+from mixed_play import mixed_actions, play_mixed, ref_drama
+from worlds_check import check_worlds
 
 G = get_game("safari_sprint")
 ELEPHANT, LION, MONKEY, TIGER, ZEBRA, X = range(6)
@@ -974,3 +977,204 @@ def test_each_race_shuffles_the_racing_cards_again():
     assert all(sorted(x) == list(range(12)) for x in second.tolist())
     assert (first != second).any(axis=1).mean() > 0.9
     assert len({tuple(x) for x in second.tolist()}) > 60, "the second race's order varies"
+
+
+# ---- Worlds for search (docs "Worlds for search") -------------------------------------------
+
+def permute_for_mover(st, rng):
+    """A copy of ``st`` whose hidden cards are permuted as each game's mover cannot tell: the
+    explorer cards among the other players still holding theirs and the cards set aside, the
+    animal cards among the other hands (the extra card a player took stays with it while it has
+    it), and the face-down racing cards."""
+    cp = G.clone(st, np.arange(len(st.g)))
+    mover = G.to_move(st)
+    x = st.rules.extra_card
+    for b in np.flatnonzero(mover >= 0):
+        p = int(mover[b])
+        others = [q for q in range(st.n_players) if q != p]
+        extra = {q: (int(cp.pp[b, q, ss.MARKER]) * 6 + x - 1 if cp.pp[b, q, ss.EXTRA_HELD] else -1)
+                 for q in others}
+        xs, an = [], []
+        for q in others:
+            h = cp.hand[b, q].astype(int)
+            if extra[q] >= 0:
+                h[extra[q]] -= 1
+            assert h[30:].sum() == cp.pp[b, q, ss.XHELD]
+            xs += [t for t in range(30, 36) for _ in range(h[t])]
+            an += [t for t in range(30) for _ in range(h[t])]
+        xs += [t for t in range(36) for _ in range(cp.pile[b, ss.ASIDE, t])]
+        xs, an = list(rng.permutation(xs)), list(rng.permutation(an))
+        for q in others:
+            h = np.zeros(36, np.int8)
+            if extra[q] >= 0:
+                h[extra[q]] += 1
+            for _ in range(cp.pp[b, q, ss.XHELD]):
+                h[xs.pop()] += 1
+            while h.sum() < cp.pp[b, q, ss.HAND_N]:
+                h[an.pop()] += 1
+            cp.hand[b, q] = h
+        assert not an
+        cp.pile[b, ss.ASIDE] = np.bincount(np.array(xs, np.int64), minlength=36)
+        k = int(cp.g[b, ss.RC_POS])
+        cp.rdeck[b, k:] = rng.permutation(cp.rdeck[b, k:])
+    G._refresh(cp, cp.all_games)
+    return cp
+
+
+def _play_some(players, steps, B, seed, rules=None):
+    return play_mixed(G, G.make_rules(rules or {}), players, ("backer", "random", "spoiler"), B,
+                      seed, steps)
+
+
+@pytest.mark.parametrize("players,steps,rules", [(3, 1, {}), (4, 12, {}), (5, 30, {}),
+                                                 (4, 70, {}), (3, 40, {"extra_card": 0})])
+def test_worlds_of_random_positions(players, steps, rules):
+    st = _play_some(players, steps, 30, 200 + steps, rules)
+    live = np.flatnonzero(G.to_move(st) >= 0)
+    cp = permute_for_mover(st, np.random.default_rng(steps))
+    check_worlds(G, st, cp, live[:10])
+    games = np.repeat(live[:10], 3)
+    seat = G.to_move(st)[games]
+    w = G.determinize(st, games, seat, deal_keys(len(games), 9))
+    for i, b in enumerate(games):
+        conserved(w, i)
+        assert (w.hand[i].sum(axis=1) == st.hand[b].sum(axis=1)).all()
+        assert (w.hand[i, :, 30:].sum(axis=1) == st.pp[b, :, ss.XHELD]).all()
+        assert w.pile[i, ss.ASIDE].sum() == st.pile[b, ss.ASIDE].sum()
+        k = int(st.g[b, ss.RC_POS])
+        assert (w.rdeck[i, :k] == st.rdeck[b, :k]).all()
+        assert sorted(w.rdeck[i, k:]) == sorted(st.rdeck[b, k:])
+
+
+def _after_claims(players=4, seed=3):
+    """A series with every animal claimed (each on the lowest free space, no steals) and one
+    round played: seat 0's worlds."""
+    r = G.make_rules()
+    st = G.init(r, players, deal_keys(1, seed))
+    for a in st.active[:-1]:
+        free = np.flatnonzero(G.legal(st)[0, ss.CLAIM0 + a * 10: ss.CLAIM0 + a * 10 + 10])
+        act(st, claim(r, int(a), int(free[0]) + 1))
+    return r, st
+
+
+def test_worlds_keep_the_extra_cards_and_the_explorer_cards_played():
+    r, st = _after_claims()
+    # one round: whoever plays its explorer card, and whoever plays its own extra 6, is seen
+    for _ in range(4):
+        p = int(G.to_move(st)[0])
+        mine = int(st.pp[0, p, ss.MARKER])
+        h = st.hand[0, p]
+        if p % 2 and h[30:].sum():
+            act(st, int(np.flatnonzero(h[30:])[0]) + 30)   # seats 1, 3: the explorer card
+        elif p == 2:
+            act(st, card(mine, 6))                         # seat 2: a 6 of its own animal
+        else:
+            act(st, int(np.flatnonzero(h[:30])[0]))
+    while G.to_move(st)[0] != 0:
+        p = int(G.to_move(st)[0])
+        act(st, int(np.flatnonzero(st.hand[0, p])[0]))
+    assert st.pp[0, :, ss.XHELD].tolist()[1::2] == [0, 0]
+    extra_held = st.pp[0, :, ss.EXTRA_HELD].copy()
+    assert extra_held[2] == 0 and extra_held[1] == 1
+    n = 400
+    w = G.determinize(st, np.zeros(n, np.int64), np.zeros(n, np.int64), deal_keys(n, 6))
+    for q in (1, 2, 3):
+        mine = int(st.pp[0, q, ss.MARKER])
+        if extra_held[q]:
+            assert (w.hand[:, q, card(mine, 6)] >= 1).all(), "the extra 6 seen taken stays"
+        assert (w.hand[:, q, 30:].sum(axis=1) == st.pp[0, q, ss.XHELD]).all()
+    assert (w.hand[:, 0] == st.hand[0, 0]).all()
+    check_worlds(G, st, permute_for_mover(st, np.random.default_rng(3)), [0], worlds_per_game=8)
+
+
+def test_worlds_deal_each_hidden_card_with_the_rulebook_probability():
+    """Seat 0 (the dealer) about to choose, four players: the four explorer cards it has not
+    seen lie one in each other hand and one aside; the animal cards it has not seen fill the
+    other hands (ten each); the racing cards are face down. Probabilities counted here from the
+    rulebook's deal, compared with 20,000 worlds within 4 binomial standard errors."""
+    from math import comb
+    r = G.make_rules()
+    st = G.init(r, 4, deal_keys(1, 11))
+    assert G.to_move(st)[0] == 0 and st.g[0, ss.PHASE] == ss.CLAIM
+    mine = st.hand[0, 0]
+    n = 20000
+    w = G.determinize(st, np.zeros(n, np.int64), np.zeros(n, np.int64), deal_keys(n, 12))
+    checks = []
+    xunseen = [v for v in r.explorer_cards if not mine[card(X, v)]]
+    assert len(xunseen) == 4
+    checks.append((np.mean(w.hand[:, 2, card(X, xunseen[0])] == 1), 1 / 4))
+    checks.append((np.mean(w.pile[:, ss.ASIDE, card(X, xunseen[1])] == 1), 1 / 4))
+    # animal cards: the animals in play x deck_cards, less seat 0's; 30 unseen, 10 a hand
+    pool = Counter(card(a, v) for a in range(4) for v in r.deck_cards)
+    pool -= Counter({t: int(mine[t]) for t in range(30)})
+    size = sum(pool.values())
+    assert size == 30
+    for t in (card(LION, 4), card(ELEPHANT, 1), card(MONKEY, 6)):
+        c = pool[t]
+        checks.append((np.mean(w.hand[:, 3, t] >= 1), 1 - comb(size - c, 10) / comb(size, 10)))
+    checks.append((np.mean(w.rdeck[:, 0] == 5), 1 / 12))
+    for freq, p in checks:
+        assert abs(freq - p) < 4 * np.sqrt(p * (1 - p) / n), (freq, p)
+
+
+# ---- Drama (docs "Drama") -------------------------------------------------------------------
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_drama_columns_match_a_recount_of_the_running_score(players):
+    """The running score after each round: the series points so far plus the points each
+    player's animal would get for its place now (recounted from the board in plain Python); at a
+    race's end, the series points. The dataset's drama columns equal the numbers of that history
+    computed without engine/drama.py."""
+    r = G.make_rules()
+    B = 30
+    keys = game_keys(41 + players, players, B)
+    seat_rs = keys.seat.reshape(-1).copy()
+    strats = [get_strategy(G.id, n)() for n in ("backer", "spoiler", "projector", "random")]
+    st = G.init(r, players, keys.deal)
+    animals = [int(a) for a in st.active[:-1]]
+    history = [[] for _ in range(B)]
+    while (G.to_move(st) >= 0).any():
+        a = mixed_actions(G, st, strats, seat_rs, players)
+        clock = st.g[:, [ss.RACE, ss.ROUND]].copy()
+        G.step(st, a)
+        for b in np.flatnonzero((st.g[:, [ss.RACE, ss.ROUND]] != clock).any(axis=1)):
+            total = [int(x) for x in st.pp[b, :, ss.TOTAL]]
+            if st.g[b, ss.RACE] == clock[b, 0]:  # a round ended within the race
+                pos = {d: int(st.pos[b, d]) for d in animals + [X]}
+                owner = {d: int(st.owner[b, d]) for d in animals}
+                now = ref_places(pos, owner, r.race_points)
+                total = [t + now[q] for q, t in enumerate(total)]
+            history[b].append(total)
+    out = G.outcome(st)
+    changes = 0
+    for b in range(B):
+        assert len(history[b]) == r.races * r.rounds
+        ch, lf, cb, mg = ref_drama(history[b], out.score[b].tolist(), lower_wins=False)
+        changes += ch
+        assert out.stats["lead_changes"][b] == ch
+        for col, v in (("lead_from", lf), ("comeback", cb), ("margin", mg)):
+            got = out.stats[col][b]
+            assert (np.isnan(got) if v is None else np.isclose(got, v)), (b, col, got, v)
+    assert changes > B
+
+
+# ---- Searchable rules -----------------------------------------------------------------------
+
+def test_every_declared_search_value_makes_rules_that_play():
+    from safari_sim.engine.protocol import search_space
+    space = search_space(ss.Rules)
+    left_out = {"animals", "explorer_cards", "deck_cards", "racing_cards", "race_points"}
+    assert set(space) == {f.name for f in dataclasses.fields(ss.Rules)} - left_out
+    printed = G.make_rules()
+    rnd = get_strategy(G.id, "random")()
+    for name, values in space.items():
+        values = list(values)
+        assert getattr(printed, name) in values, f"{name}: the printed value is among the searched"
+        for v in values:
+            r = G.make_rules({name: v})
+            for players in (3, 5):
+                G.check(r, players)
+                out = play_batch(G, r, players, [rnd], np.zeros((3, players), np.int64),
+                                 game_keys(5, players, 3)).outcome
+                assert np.allclose(out.win.sum(axis=1), 1), (name, v)
+                assert (out.turns > 0).all()

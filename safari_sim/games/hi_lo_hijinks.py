@@ -37,25 +37,34 @@ ANIMAL_NAMES = ("Elephant", "Lion", "Monkey", "Tiger", "Zebra")
 
 @dataclass(frozen=True)
 class Rules:
-    animals: int = rule(5, "animal types, one stack each (elephant, lion, monkey, tiger, zebra)")
-    copies: int = rule(2, "sets of cards of each animal (two sets numbered 1 to `values`)")
-    values: int = rule(6, "cards are numbered 1 to this (the explorer set too)")
+    animals: int = rule(5, "animal types, one stack each (elephant, lion, monkey, tiger, zebra)",
+                         search=range(3, 6))
+    copies: int = rule(2, "sets of cards of each animal (two sets numbered 1 to `values`)",
+                        search=range(1, 4))
+    values: int = rule(6, "cards are numbered 1 to this (the explorer set too)",
+                        search=range(4, 10))
     higher_up_to: int = rule(
         3, "a starter numbered up to this puts its ducky on Higher (wants >= the top card); "
-           "above it, on Lower (wants <=)")
-    hand_size: int = rule(4, "cards dealt to each player")
-    draw_per_turn: int = rule(1, "cards drawn at the end of a turn, while the deck has any")
-    reverse_on_match: bool = rule(True, "an exact match may reverse the stack's direction")
+           "above it, on Lower (wants <=)", search=range(0, 7))
+    hand_size: int = rule(4, "cards dealt to each player", search=range(2, 8))
+    draw_per_turn: int = rule(1, "cards drawn at the end of a turn, while the deck has any",
+                               search=range(0, 3))
+    reverse_on_match: bool = rule(True, "an exact match may reverse the stack's direction",
+                                  search=[True, False])
     give_on_match: bool = rule(
-        True, "an exact match may give one card from the hand to another player (off when younger)")
-    explorer_points: int = rule(4, "added to the total of the player with the explorer ducky at the end")
+        True, "an exact match may give one card from the hand to another player (off when younger)",
+        search=[True, False])
+    explorer_points: int = rule(4, "added to the total of the player with the explorer ducky at "
+                                   "the end", search=range(0, 9))
     explorer_own_type: bool = rule(
         True, "the explorer cards are a type of their own at scoring (its majority discards them); "
-              "false: they belong to no type and always count")
+              "false: they belong to no type and always count", search=[True, False])
     majority_tie: str = rule(
         "keep", "players tied for the most cards of a type: 'keep' (none discards: 'more than any "
-                "other player') or 'discard' (every tied player discards)")
-    younger: bool = rule(False, "For Younger Players: no explorer cards or ducky, no giving on a match")
+                "other player') or 'discard' (every tied player discards)",
+        search=["keep", "discard"])
+    younger: bool = rule(False, "For Younger Players: no explorer cards or ducky, no giving on a "
+                                 "match", search=[False, True])
 
     def validate(self) -> None:
         if not 1 <= self.animals <= len(ANIMAL_NAMES):

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..engine import drama
 from ..engine.chance import shuffle_row
 from ..engine.events import log_event
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
@@ -59,13 +60,15 @@ RACING_CARDS = (
 
 @dataclass(frozen=True)
 class Rules:
-    races: int = rule(3, "races in the series")
-    rounds: int = rule(11, "rounds in a race (one card played by each player per round)")
+    races: int = rule(3, "races in the series", search=range(1, 6))
+    rounds: int = rule(11, "rounds in a race (one card played by each player per round)",
+                        search=range(6, 12))
     animals: tuple[str, ...] = rule(
         (), "the animals in the race, one per player (empty: the first ones of elephant, lion, "
             "monkey, tiger, zebra; which ones cannot change who wins)")
     explorer_start: int = rule(11, "space Ducktor Livingstone starts each race on; animals are "
-                                   "placed on empty spaces behind him")
+                                   "placed on empty spaces behind him",
+                                search=range(7, 16))
     explorer_cards: tuple[int, ...] = rule(
         (2, 3, 4, 5, 6), "the Ducktor Livingstone cards shuffled and dealt one to each player "
                          "(the 1 goes back in the box); the rest are set aside unseen")
@@ -74,30 +77,35 @@ class Rules:
         "each animal's cards shuffled and dealt out: two sets of 1-6 less one 1 (back in the "
         "box) and the extra 6 (kept by the board)")
     extra_card: int = rule(6, "each animal's card kept face up by the board and added to its "
-                              "owner's hand once every animal is claimed (0: none)")
+                              "owner's hand once every animal is claimed (0: none)",
+                           search=range(0, 7))
     steals: bool = rule(True, "while choosing, a player may take an animal another player has "
-                              "claimed by moving it to a new empty lower space")
+                              "claimed by moving it to a new empty lower space",
+                       search=[True, False])
     racing_cards: tuple[tuple[int, ...], ...] = rule(
         RACING_CARDS, "the racing cards: movement for the 1st, 2nd, ... spot (values not printed: "
                       "assumed; contains the example card 4, 4, 3, 1); shuffled at each race")
     tie_order: str = rule(
         "later_ahead", "a card equal to cards already in the line: 'later_ahead' goes ahead of "
-                       "them (Example B), 'earlier_ahead' behind them")
-    track_spaces: int = rule(19, "numbered spaces on the board")
+                       "them (Example B), 'earlier_ahead' behind them",
+        search=["later_ahead", "earlier_ahead"])
+    track_spaces: int = rule(19, "numbered spaces on the board", search=range(15, 32, 4))
     track_end: str = rule(
         "open", "beyond the last space: 'open' the track goes on (a ducky may pass space 19, "
-                "places count the spaces moved), 'stop' a ducky stops on the last space")
+                "places count the spaces moved), 'stop' a ducky stops on the last space",
+        search=["open", "stop"])
     below_one: str = rule(
         "extend", "a push that would put a ducky below space 1: 'extend' it goes off the board "
                   "behind space 1 (spaces 0, -1, ... keep their order), 'ahead' the moving ducky "
-                  "goes on to the first empty space beyond the one it landed on and pushes nobody")
+                  "goes on to the first empty space beyond the one it landed on and pushes nobody",
+        search=["extend", "ahead"])
     race_points: tuple[int, ...] = rule((6, 4, 3, 2, 1, 0),
                                         "series points for 1st, 2nd, ... place, the explorer "
                                         "included")
     explorer_lead_dealer: str = rule(
         "best_animal", "the next race's dealer when Ducktor Livingstone led: 'best_animal' the "
                        "owner of the animal furthest ahead, 'same' the same dealer, 'left' the "
-                       "player to the dealer's left")
+                       "player to the dealer's left", search=["best_animal", "same", "left"])
 
     def validate(self) -> None:
         if not 1 <= self.races <= 20:
@@ -157,8 +165,11 @@ OFF = -(1 << 20)   # position of an animal not on the board (not yet claimed in 
  EXPL_WINS, PUSHES, BELOW_ONE, PAST_END, EXPL_PTS) = range(17)
 NG = 17
 # Per-player fields pp[b, p, ...]
-TOTAL, MARKER, STOLE, LOST, LED, HAND_N = range(6)
-NPP = 6
+TOTAL, MARKER, STOLE, LOST, LED, HAND_N, XHELD, EXTRA_HELD, RUN = range(9)
+NPP = 9
+# XHELD: explorer cards everyone knows the player holds (dealt one, face down; gone once played);
+# EXTRA_HELD: the extra card of its animal everyone saw the player take (gone once it plays a card
+# of that type); RUN: the running score (series points + the place now), for Drama
 # Piles pile[b, k, type]: cards face up this race, explorer cards set aside, extras by the board
 DISCARD, ASIDE, BOARD = range(3)
 
@@ -192,6 +203,7 @@ class State:
     seq: np.ndarray          # int8[B, 2, 5]: the line (card types by spot), the play order
     rdeck: np.ndarray        # int8[B, K]: racing cards in order; rdeck[RC_POS] is next
     deck: np.ndarray         # int16[B, C]: shuffle buffer
+    dr: np.ndarray           # int32[B, drama width]: the lead round by round (engine.drama)
     ev: np.ndarray           # int32[B, L, 6]
     rs: np.ndarray           # uint64[B]
     view: Any = None
@@ -218,6 +230,8 @@ def _setup_race(b, g, pp, pos, owner, hand, pile, rdeck, deck, ev, rs, active, d
             pile[b, k, t] = 0
     for p in range(n):
         pp[b, p, MARKER] = -1
+        pp[b, p, XHELD] = 1
+        pp[b, p, EXTRA_HELD] = 0
     # the explorer cards: one face down to each player from the dealer's left, the rest aside
     nxc = params[P_NXC]
     for i in range(nxc):
@@ -302,6 +316,7 @@ def _claim(b, a, s, g, pp, pos, owner, hand, pile, seq, rdeck, ev, racing, activ
             pile[b, BOARD, t] -= 1
             hand[b, q, t] += 1
             pp[b, q, HAND_N] += 1
+            pp[b, q, EXTRA_HELD] = 1
             log_event(ev, g, NEV, b, E_EXTRA, q, t, 0, 0, 0)
     _start_round(b, g, pp, pos, seq, rdeck, ev, racing, params)
 
@@ -403,8 +418,8 @@ def _move(b, d, v, g, pos, ev, active, params):
 
 
 @njit(cache=True, _nrt=False)
-def _resolve_round(b, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, ev, rs, active,
-                   deck_types, xtypes, racing, points, params):
+def _resolve_round(b, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, dr, ev, rs,
+                   active, deck_types, xtypes, racing, points, params):
     """Step C (every ducky by its card's spot) and Step D (the explorer catches up; the round
     or the race ends)."""
     n = params[P_PLAYERS]
@@ -420,6 +435,17 @@ def _resolve_round(b, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, ev,
     if pos[b, EXPLORER] < rear - 1:
         log_event(ev, g, NEV, b, E_CATCHUP, -1, pos[b, EXPLORER], rear - 1, 0, 0)
         pos[b, EXPLORER] = rear - 1
+    # Drama: who is ahead after the round: series points so far + the place's points now
+    for k in range(n + 1):
+        d = active[k]
+        if d != EXPLORER:
+            place = 0
+            for j in range(n + 1):
+                if pos[b, active[j]] > pos[b, d]:
+                    place += 1
+            q = owner[b, d]
+            pp[b, q, RUN] = pp[b, q, TOTAL] + points[place]
+    drama.drama_update(dr, b, pp[b, :, RUN], False)
     for i in range(n):
         pile[b, DISCARD, seq[b, 0, i]] += 1
     g[b, LINE_LEN] = 0
@@ -603,7 +629,7 @@ def _views(games, g, pp, pos, owner, hand, pile, seq, rdeck, active, racing, par
 
 
 @njit(cache=True, _nrt=False)
-def _step(actions, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, ev, rs, active,
+def _step(actions, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, dr, ev, rs, active,
           deck_types, xtypes, racing, points, params,
           mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif):
     n = params[P_PLAYERS]
@@ -621,16 +647,98 @@ def _step(actions, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, ev, rs
             else:
                 hand[b, p, a] -= 1
                 pp[b, p, HAND_N] -= 1
+                if a // NV == EXPLORER and pp[b, p, XHELD] > 0:
+                    pp[b, p, XHELD] -= 1
+                if (pp[b, p, EXTRA_HELD] > 0
+                        and a == pp[b, p, MARKER] * NV + params[P_EXTRA] - 1):
+                    pp[b, p, EXTRA_HELD] = 0  # this copy or the other: alike
                 spot = _insert(b, a, g, seq, params)
                 log_event(ev, g, NEV, b, E_PLAY, p, a, spot, 0, 0)
                 g[b, ORD_I] += 1
                 if g[b, ORD_I] < n:
                     g[b, CUR] = seq[b, 1, g[b, ORD_I]]
                 else:
-                    _resolve_round(b, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, ev,
-                                   rs, active, deck_types, xtypes, racing, points, params)
+                    _resolve_round(b, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, dr,
+                                   ev, rs, active, deck_types, xtypes, racing, points, params)
         _view(b, g, pp, pos, owner, hand, pile, seq, rdeck, active, racing, params,
               mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif)
+
+
+# ---- Worlds for search (docs/rules/safari_sprint.md, "Worlds for search") ------------------
+
+@njit(cache=True, _nrt=False)
+def _deal_worlds(seat, g, pp, owner, hand, pile, seq, rdeck, deck, deck_total, params, rs, buf,
+                 bad):
+    """Row i (a copy of a real game) dealt again for ``seat[i]``: the cards it has not seen (the
+    other hands and the explorer cards set aside) as a multiset in type order, the explorer cards
+    and the animal cards shuffled apart from stream i; every other player gets back its known
+    cards (the extra card it took, while it still has it) and as many explorer cards as it is
+    known to hold (one until it plays it), then animal cards up to its hand's size; the rest of
+    the explorer cards go aside. The racing cards still face down are shuffled."""
+    n = params[P_PLAYERS]
+    x = params[P_EXTRA]
+    for i in range(seat.shape[0]):
+        s = seat[i]
+        for t in range(NTYPES):
+            c = deck_total[t] - hand[i, s, t] - pile[i, DISCARD, t] - pile[i, BOARD, t]
+            for j in range(g[i, LINE_LEN]):
+                if seq[i, 0, j] == t:
+                    c -= 1
+            buf[i, t] = c
+        for q in range(n):
+            if q != s and pp[i, q, EXTRA_HELD] > 0:
+                buf[i, pp[i, q, MARKER] * NV + x - 1] -= 1
+        # explorer cards first (positions NTYPES on), then animal cards
+        m = NTYPES
+        for t in range(EXPLORER * NV, NTYPES):
+            for _ in range(buf[i, t]):
+                buf[i, m] = t
+                m += 1
+        nx = m - NTYPES
+        for t in range(EXPLORER * NV):
+            if buf[i, t] < 0:
+                bad[i] = 1
+            for _ in range(buf[i, t]):
+                buf[i, m] = t
+                m += 1
+        na = m - NTYPES - nx
+        shuffle_row(buf[i, NTYPES:], nx, rs, i)
+        shuffle_row(buf[i, NTYPES + nx:], na, rs, i)
+        jx = NTYPES
+        ja = NTYPES + nx
+        for q in range(n):
+            if q == s:
+                continue
+            for t in range(NTYPES):
+                hand[i, q, t] = 0
+            if pp[i, q, EXTRA_HELD] > 0:
+                hand[i, q, pp[i, q, MARKER] * NV + x - 1] += 1
+            for _ in range(pp[i, q, XHELD]):
+                if jx < NTYPES + nx:
+                    hand[i, q, buf[i, jx]] += 1
+                jx += 1
+            for _ in range(pp[i, q, HAND_N] - pp[i, q, XHELD] - pp[i, q, EXTRA_HELD]):
+                if ja < m:
+                    hand[i, q, buf[i, ja]] += 1
+                ja += 1
+        for t in range(NTYPES):
+            pile[i, ASIDE, t] = 0
+        while jx < NTYPES + nx:
+            pile[i, ASIDE, buf[i, jx]] += 1
+            jx += 1
+        if jx != NTYPES + nx or ja != m:
+            bad[i] = 1
+        for t in range(deck.shape[1]):
+            deck[i, t] = 0
+        k = g[i, RC_POS]
+        for j in range(k + 1, rdeck.shape[1]):  # the face-down racing cards in canonical order
+            c = rdeck[i, j]
+            h = j
+            while h > k and rdeck[i, h - 1] > c:
+                rdeck[i, h] = rdeck[i, h - 1]
+                h -= 1
+            rdeck[i, h] = c
+        shuffle_row(rdeck[i, k:], rdeck.shape[1] - k, rs, i)
 
 
 @dataclass
@@ -728,6 +836,7 @@ class SafariSprint(Game):
     Rules = Rules
     score_name = "series points"
     decision_kinds = ("choose an animal and its space", "play a card into the line")
+    constant_fields = ("active", "deck_types", "xtypes", "racing", "points", "params")
 
     def check(self, rules: Rules, n_players: int) -> None:
         super().check(rules, n_players)
@@ -801,7 +910,7 @@ class SafariSprint(Game):
             hand=np.zeros((batch, n, NTYPES), np.int8),
             pile=np.zeros((batch, 3, NTYPES), np.int8), seq=np.zeros((batch, 2, MAXP), np.int8),
             rdeck=np.zeros((batch, len(rules.racing_cards)), np.int8),
-            deck=np.zeros((batch, ncbuf), np.int16),
+            deck=np.zeros((batch, ncbuf), np.int16), dr=drama.drama_new(batch, n),
             ev=np.zeros((batch, 6000 * rules.races if log else 0, 6), np.int32),
             rs=np.array(keys, dtype=np.uint64),
         )
@@ -850,7 +959,7 @@ class SafariSprint(Game):
         st = state
         v = st.view = View.empty(len(st.g), st.n_players, st.view.legal.shape[1])
         _step(np.asarray(actions, np.int64), st.g, st.pp, st.rpts, st.pos, st.owner, st.hand,
-              st.pile, st.seq, st.rdeck, st.deck, st.ev, st.rs, st.active, st.deck_types,
+              st.pile, st.seq, st.rdeck, st.deck, st.dr, st.ev, st.rs, st.active, st.deck_types,
               st.xtypes, st.racing, st.points, st.params, v.mover, v.legal, v.small, v.hand,
               v.played, v.line, v.pos, v.owner, v.seen, v.total, v.ifplay)
 
@@ -869,9 +978,44 @@ class SafariSprint(Game):
             "pushes": state.g[:, PUSHES].copy(),
             "pushes_below_one": state.g[:, BELOW_ONE].copy(),
             "moves_past_track_end": state.g[:, PAST_END].copy(),
+            **drama.drama_stats(state.dr, total, win, False),
         })
         return Outcome(score=total, rank=rank, win=win, turns=state.g[:, TURNS].copy(),
                        stats=stats)
+
+    # -- worlds for search
+    def _cloned(self, state: State, rows: np.ndarray) -> State:
+        st = super().clone(state, rows)
+        for name in ("racing_ro", "in_play_ro", "deck_total_ro", "points_ro"):
+            setattr(st, name, getattr(state, name))
+        st.all_games = np.arange(len(st.g))
+        return st
+
+    def clone(self, state: State, rows: np.ndarray) -> State:
+        st = self._cloned(state, rows)
+        self._refresh(st, st.all_games)
+        return st
+
+    def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
+                    keys: np.ndarray) -> State:
+        """Worlds for ``seat[i]`` of game ``games[i]`` (``_deal_worlds``): the other hands, the
+        explorer cards set aside and the face-down racing cards dealt again, what every player
+        saw kept (the extras taken, who still holds an explorer card)."""
+        games = np.asarray(games, np.int64)
+        w = self._cloned(state, games)
+        n = len(games)
+        w.rs = np.array(keys, dtype=np.uint64)
+        w.ev = np.zeros((n, 0, 6), np.int32)
+        bad = np.zeros(n, np.int8)
+        size = NTYPES + int(np.asarray(state.deck_total_ro).sum())
+        _deal_worlds(np.asarray(seat, np.int64), w.g, w.pp, w.owner, w.hand, w.pile, w.seq,
+                     w.rdeck, w.deck, np.asarray(state.deck_total_ro), w.params, w.rs,
+                     np.zeros((n, size), np.int16), bad)
+        if bad.any():
+            raise ValueError(f"games {games[bad > 0][:5].tolist()}: what the seat knows does "
+                             "not fit the cards (a position set up inconsistently)")
+        self._refresh(w, w.all_games)
+        return w
 
     # -- positions (rulebook examples and tests)
     def stack(self, state: State, b: int, pos: dict[int, int], owner: dict[int, int],
@@ -911,6 +1055,8 @@ class SafariSprint(Game):
         st.pp[b, :, :] = 0
         st.pp[b, :, MARKER] = -1
         st.pp[b, :, HAND_N] = size
+        st.pp[b, :, XHELD] = st.hand[b, :, EXPLORER * NV:].sum(axis=1)
+        st.dr[b] = drama.drama_new(1, n)[0]
         for d, s in pos.items():
             st.pos[b, d] = s
         for d, p in owner.items():

@@ -1,0 +1,65 @@
+"""Test helpers shared by games: a table of strategies seated round the games (random positions),
+and the drama numbers of one game recounted in plain Python (the oracle of a game's drama test,
+never calling engine/drama.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from safari_sim.engine.chance import SeatRandom, game_keys
+from strategies import get_strategy
+
+
+def mixed_actions(game, st, strats, seat_rs, players):
+    """One action for every game of ``st``: in game b the mover p plays strategy
+    ``strats[(b + p) % len(strats)]`` (0 where the game is over)."""
+    mover = game.to_move(st)
+    live = np.flatnonzero(mover >= 0)
+    legal = game.legal(st)
+    a = np.zeros(len(mover), np.int64)
+    for k, s in enumerate(strats):
+        idx = live[(live + mover[live]) % len(strats) == k]
+        if idx.size:
+            a[idx] = s.act(game.observe(st, idx), legal[idx],
+                           SeatRandom(seat_rs, idx * players + mover[idx]))
+    return a
+
+
+def play_mixed(game, rules, players, names, batch, seed, steps):
+    """``batch`` games dealt from ``seed``, played ``steps`` decisions by the strategies ``names``
+    seated round (``mixed_actions``); the state."""
+    keys = game_keys(seed, players, batch)
+    seat_rs = keys.seat.reshape(-1).copy()
+    strats = [get_strategy(game.id, n)() for n in names]
+    st = game.init(rules, players, keys.deal)
+    for _ in range(steps):
+        game.step(st, mixed_actions(game, st, strats, seat_rs, players))
+    return st
+
+
+def ref_drama(history, final, lower_wins=True):
+    """The four drama numbers of one game, in plain Python, from its running scores (one row a
+    turn) and its final scores: sole leader changes (ties keep the last sole leader), the share of
+    updates before the winner led for good, the largest deficit it overcame, its winning margin."""
+    sign = -1 if lower_wins else 1
+    key = lambda row: [sign * x for x in row]  # noqa: E731
+    best = max(key(final))
+    winners = [p for p, x in enumerate(key(final)) if x == best]
+    changes, last = 0, None
+    for row in history:
+        k = key(row)
+        top = max(k)
+        lead = [p for p, x in enumerate(k) if x == top]
+        if len(lead) == 1:
+            if last is not None and lead[0] != last:
+                changes += 1
+            last = lead[0]
+    if len(winners) > 1:
+        return changes, None, None, None
+    w = winners[0]
+    not_lead = [i + 1 for i, row in enumerate(history)
+                if not (key(row)[w] == max(key(row)) and key(row).count(max(key(row))) == 1)]
+    lead_from = (not_lead[-1] if not_lead else 0) / max(len(history), 1)
+    comeback = max([0] + [max(key(row)) - key(row)[w] for row in history])
+    margin = key(final)[w] - max(x for p, x in enumerate(key(final)) if p != w)
+    return changes, lead_from, comeback, margin
