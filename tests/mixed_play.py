@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from safari_sim.engine.play import play_batch
+from safari_sim.engine.protocol import search_space
+
 from safari_sim.engine.chance import SeatRandom, game_keys
 from strategies import get_strategy
 
@@ -63,3 +66,35 @@ def ref_drama(history, final, lower_wins=True):
     comeback = max([0] + [max(key(row)) - key(row)[w] for row in history])
     margin = key(final)[w] - max(x for p, x in enumerate(key(final)) if p != w)
     return changes, lead_from, comeback, margin
+
+
+def assert_drama(out, b, history, lower_wins):
+    """Game b's drama columns in ``out`` equal ``ref_drama`` of its running-score history;
+    returns the lead changes."""
+    ch, lf, cb, mg = ref_drama(history, out.score[b].tolist(), lower_wins)
+    assert out.stats["lead_changes"][b] == ch
+    for col, v in (("lead_from", lf), ("comeback", cb), ("margin", mg)):
+        got = out.stats[col][b]
+        assert (np.isnan(got) if v is None else np.isclose(got, v)), (b, col, got, v)
+    return ch
+
+
+def check_search_space(game, player_counts, left_out=()):
+    """Every field but ``left_out`` declares a search; each declared value alone (the others
+    printed) passes ``check`` at each player count and a small batch of random play ends."""
+    import dataclasses
+    space = search_space(game.Rules)
+    assert set(space) == {f.name for f in dataclasses.fields(game.Rules)} - set(left_out)
+    printed = game.make_rules()
+    rnd = get_strategy(game.id, "random")()
+    for name, values in space.items():
+        values = list(values)
+        assert getattr(printed, name) in values, f"{name}: the printed value is among the searched"
+        for v in values:
+            r = game.make_rules({name: v})
+            for players in player_counts:
+                game.check(r, players)
+                out = play_batch(game, r, players, [rnd], np.zeros((3, players), np.int64),
+                                 game_keys(5, players, 3)).outcome
+                assert np.allclose(out.win.sum(axis=1), 1), (name, v)
+                assert (out.turns > 0).all(), (name, v)

@@ -19,7 +19,7 @@ from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
 from safari_sim.games import hi_lo_hijinks as hl
 from strategies import get_strategy
-from mixed_play import mixed_actions, play_mixed, ref_drama
+from mixed_play import assert_drama, check_search_space, mixed_actions, play_mixed
 from worlds_check import check_worlds
 
 G = get_game("hi_lo_hijinks")
@@ -981,30 +981,11 @@ def test_drama_columns_match_a_recount_of_the_running_score(players):
     seen_change = 0
     for b in range(B):
         assert len(history[b]) == out.turns[b]
-        ch, lf, cb, mg = ref_drama(history[b], out.score[b].tolist())
-        seen_change += ch > 0
-        assert out.stats["lead_changes"][b] == ch
-        for col, v in (("lead_from", lf), ("comeback", cb), ("margin", mg)):
-            got = out.stats[col][b]
-            assert (np.isnan(got) if v is None else np.isclose(got, v)), (b, col, got, v)
+        seen_change += assert_drama(out, b, history[b], lower_wins=True) > 0
     assert seen_change > B // 2
 
 
 # ---- Searchable rules ---------------------------------------------------------------------------
 
 def test_every_declared_search_value_makes_rules_that_play():
-    from safari_sim.engine.protocol import search_space
-    space = search_space(hl.Rules)
-    assert set(space) == {f.name for f in dataclasses.fields(hl.Rules)}
-    rnd = get_strategy(G.id, "random")()
-    for name, values in space.items():
-        values = list(values)
-        assert getattr(R, name) in values, f"{name}: the printed value is among the searched"
-        for v in values:
-            r = G.make_rules({name: v})
-            for players in (2, 4):
-                G.check(r, players)
-                out = play_batch(G, r, players, [rnd], np.zeros((4, players), np.int64),
-                                 game_keys(3, players, 4)).outcome
-                assert np.allclose(out.win.sum(axis=1), 1), (name, v)
-                assert (out.turns > 0).all()
+    check_search_space(G, (2, 4))
