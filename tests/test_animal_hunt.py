@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from itertools import permutations
 
 import numpy as np
 import pytest
 
 from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
 from safari_sim.engine.play import play_batch
-from safari_sim.engine.protocol import RulesError
+from safari_sim.engine.protocol import RulesError, search_space
 from safari_sim.games import animal_hunt as ah
 from safari_sim.games import get_game
 from strategies import get_strategy
+from worlds_check import check_worlds, play_out
 
 G = get_game("animal_hunt")
 K = 30                      # kinds: 5 animals x numbers 1-6
@@ -837,3 +839,310 @@ def test_guesser_flips_at_random_and_asks_a_random_opponent_with_chance_ask():
     assert abs((a[asks] == ask(st, 1)).mean() - 0.5) < 4 * np.sqrt(0.25 / asks.sum())
     flips = a[~asks]
     assert (flips != 3).all() and set(flips.tolist()) == {0, 1, 2, 4, 5, 6}
+
+
+# ---- Worlds for search (determinize) -----------------------------------------------------------------
+
+def _facts(st, b, seat):
+    """What ``seat`` knows of game b, read from the state in plain Python: its hand, the kind at
+    each place seen, who was asked for what in vain, what is paired, hand sizes."""
+    nk = st.hand.shape[2]
+    return {"hand": set(np.flatnonzero(st.hand[b, seat]).tolist()),
+            "known": {j: int(st.known[b, j]) for j in range(places(st)) if st.known[b, j] >= 0},
+            "lack": {(q, k) for q in range(st.n_players) for k in range(nk) if st.lack[b, q, k] >= 0},
+            "scored": set(np.flatnonzero(st.scored[b] >= 0).tolist()),
+            "sizes": st.hand[b].sum(axis=1).tolist(),
+            "down": set(np.flatnonzero(st.ground[b] >= 0).tolist())}
+
+
+def _consistent(st, b, seat):
+    """Whether game b is a deal ``seat`` cannot tell from what it knows: each unpaired kind has its
+    two cards in play (a hand holds copy 0, its twin copy 1 is in the ground), no kind is in two
+    hands, nobody holds a kind it was asked for in vain, and the kinds at the places seen are as
+    seen."""
+    nk = st.hand.shape[2]
+    f = _facts(st, b, seat)
+    where = {k: [] for k in range(nk)}
+    for q in range(st.n_players):
+        for k in np.flatnonzero(st.hand[b, q]):
+            where[int(k)].append(("h", q, 0))
+            if (q, int(k)) in f["lack"]:
+                return False
+    for j in f["down"]:
+        c = int(st.ground[b, j])
+        where[c % nk].append(("g", j, c // nk))
+        if j in f["known"] and f["known"][j] != c % nk:
+            return False
+    for k, locs in where.items():
+        if k in f["scored"]:
+            if locs:
+                return False
+        elif len(locs) != 2 or sorted(x[2] for x in locs) != [0, 1] or \
+                sum(x[0] == "h" for x in locs) > 1:
+            return False
+    return True
+
+
+def _permute_hidden(st, games, rng, moves=400):
+    """The same positions with every card hidden from the seat to move (other hands, places never
+    seen) moved by random swaps that keep what it knows (each hand a set, no kind in two hands,
+    no refused kind held), and every copy label in the ground drawn again."""
+    other = copy.deepcopy(st)
+    nk = st.hand.shape[2]
+    for b in games:
+        p = int(G.to_move(st)[b])
+        slots = [("h", q) for q in range(st.n_players) if q != p
+                 for _ in range(int(st.hand[b, q].sum()))]
+        kinds = [int(k) for q in range(st.n_players) if q != p for k in np.flatnonzero(st.hand[b, q])]
+        slots += [("g", j) for j in range(places(st)) if st.ground[b, j] >= 0 and st.known[b, j] < 0]
+        kinds += [int(st.ground[b, j]) % nk for t, j in slots if t == "g"]
+        lack = {(q, k) for q in range(st.n_players) for k in range(nk) if st.lack[b, q, k] >= 0}
+        mine = set(np.flatnonzero(st.hand[b, p]).tolist())
+
+        def valid(ks):
+            held = [k for (t, _), k in zip(slots, ks) if t == "h"]
+            by = [(q, k) for (t, q), k in zip(slots, ks) if t == "h"]
+            return (len(set(held)) == len(held) and not set(held) & mine
+                    and not set(by) & lack)
+
+        for _ in range(moves):
+            i, j = rng.integers(len(slots), size=2)
+            trial = list(kinds)
+            trial[i], trial[j] = trial[j], trial[i]
+            if valid(trial):
+                kinds = trial
+        for q in range(st.n_players):
+            if q != p:
+                other.hand[b, q] = False
+        for (t, j), k in zip(slots, kinds):
+            if t == "h":
+                other.hand[b, j, k] = True
+            else:
+                other.ground[b, j] = k
+        for j in range(places(st)):
+            if other.ground[b, j] >= 0 and st.known[b, j] >= 0:
+                other.ground[b, j] = st.known[b, j]
+        in_hand = set(np.flatnonzero(other.hand[b].any(axis=0)).tolist())
+        ground = [j for j in range(places(st)) if other.ground[b, j] >= 0]
+        for k in range(nk):
+            at = [j for j in ground if other.ground[b, j] == k]
+            labels = [1] if k in in_hand else list(rng.permutation([0, 1]))
+            for j, c in zip(at, labels):
+                other.ground[b, j] = k + nk * c
+        assert _consistent(other, b, p)
+    G._refresh(other, np.arange(len(other.g)))
+    return other
+
+
+def _strategy_positions(players, steps, batch=12, seed=0):
+    """Games played ``steps`` decisions in by probers and rememberers (who ask, so players are
+    seen to lack kinds)."""
+    keys = game_keys(50 + seed, players, batch)
+    strats = [get_strategy(G.id, "prober")(), get_strategy(G.id, "rememberer")(recall=0.8)]
+    for s in strats:
+        s.reset(batch, players)
+    st = G.init(G.make_rules(), players, keys.deal)
+    seat_rs = keys.seat.reshape(-1).copy()
+    for _ in range(steps):
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        if live.size == 0:
+            break
+        a = np.zeros(batch, np.int64)
+        for k, s in enumerate(strats):
+            idx = live[(live + mover[live]) % 2 == k]
+            if idx.size:
+                a[idx] = s.act(G.observe(st, idx).freeze(), G.legal(st)[idx],
+                               SeatRandom(seat_rs, idx * players + mover[idx]))
+        G.step(st, a)
+    return st
+
+
+def _world_keeps(w, i, st, b, seat):
+    conserved(w, i)
+    assert _consistent(w, i, seat)
+    assert _facts(w, i, seat) == _facts(st, b, seat)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_worlds_of_played_positions_depend_only_on_what_the_seat_knows(players):
+    lacks = 0
+    for steps in (1, 12, 45):
+        st = _strategy_positions(players, steps, seed=steps)
+        games = np.flatnonzero(G.to_move(st) >= 0)
+        permuted = _permute_hidden(st, games, np.random.default_rng(steps))
+        check_worlds(G, st, permuted, games)
+        seat = G.to_move(st)[games]
+        w = G.determinize(st, games, seat, deal_keys(len(games), 5))
+        for i, b in enumerate(games):
+            _world_keeps(w, i, st, b, int(seat[i]))
+        lacks += int((st.lack[games] >= 0).sum())
+    assert lacks > 0
+
+
+def _refused_position():
+    """3 players, P0 to move. P0 holds the elephant 1 and the lion 1; P1 the tiger 4, the monkey 2
+    and the zebra 6 (and was asked for the lion 2 and the zebra 5 in vain); P2 the lion 2, the
+    elephant 2 and the zebra 5. Places 0-3 were seen: the lion 1's twin, a lion 2, a zebra 5 and
+    an elephant 3. Every other kind is already paired."""
+    hands = {0: [kind(ELEPHANT, 1), kind(LION, 1)],
+             1: [kind(TIGER, 4), kind(MONKEY, 2), kind(ZEBRA, 6)],
+             2: [kind(LION, 2), kind(ELEPHANT, 2), kind(ZEBRA, 5)]}
+    ground = [twin(kind(LION, 1)), twin(kind(LION, 2)), twin(kind(ZEBRA, 5)), kind(ELEPHANT, 3),
+              twin(kind(ELEPHANT, 3)), twin(kind(ELEPHANT, 1)), twin(kind(TIGER, 4)),
+              twin(kind(MONKEY, 2)), twin(kind(ZEBRA, 6)), twin(kind(ELEPHANT, 2)),
+              kind(TIGER, 1), twin(kind(TIGER, 1))]
+    in_play = {k for h in hands.values() for k in h} | {c % K for c in ground}
+    scored = {k: k % 3 for k in range(K) if k not in in_play}   # every other kind is paired
+    return position(hands, ground, players=3, cur=0, turns=6, scored=scored,
+                    known={0: 1, 1: 2, 2: 3, 3: 4},
+                    lacks={(1, kind(LION, 2)): 2, (1, kind(ZEBRA, 5)): 3})
+
+
+def test_worlds_keep_the_places_seen_and_every_refusal():
+    r, st = _refused_position()
+    permuted = _permute_hidden(st, [0], np.random.default_rng(3))
+    assert not np.array_equal(permuted.hand, st.hand)
+    check_worlds(G, st, permuted, [0])
+    n = 400
+    w = G.determinize(st, np.zeros(n, np.int64), np.zeros(n, np.int64), deal_keys(n, 8))
+    held = {q: set() for q in (1, 2)}
+    for i in range(n):
+        _world_keeps(w, i, st, 0, 0)
+        assert not w.hand[i, 1, kind(LION, 2)] and not w.hand[i, 1, kind(ZEBRA, 5)]
+        assert not w.hand[i, 1:, kind(LION, 1)].any()          # P0 holds it: its twin is down
+        for q in (1, 2):
+            held[q] |= set(np.flatnonzero(w.hand[i, q]).tolist())
+    # the seat's knowledge is all that is kept: the lion 2 and zebra 5 may be with P2 or down
+    assert kind(LION, 2) in held[2] and kind(ZEBRA, 5) in held[2]
+    assert kind(ELEPHANT, 3) in held[1] | held[2] and kind(TIGER, 1) in held[1] | held[2]
+    assert not (w.hand[:, 2, kind(LION, 2)]).all()
+
+
+def _tiny_position():
+    """One animal numbered 1-5 (five kinds, ten cards), three players with one card each, a
+    hunting ground of 10 - 3 = 7 places. P0 holds kind 0, P1 kind 3, P2 kind 1. Place 0 was seen
+    (kind 1) and place 2 (kind 2); P1 was asked for kind 2 in vain."""
+    r = G.make_rules(animals=1, numbers=5, hand_sizes=[2, 1, 1])
+    st = G.init(r, 3, deal_keys(1, 0))
+    G.position(st, 0, {0: [0], 1: [3], 2: [1]}, [5 + 1, 5 + 0, 5 + 2, 5 + 3, 5 + 4, 2, 4],
+               cur=0, turns=3, known={0: 1, 2: 2}, lacks={(1, 2): 2})
+    return st
+
+
+def test_worlds_deal_the_hidden_cards_as_a_fair_deal_would():
+    """The chance of each kind in each other hand, and at an unseen place, over every deal the
+    rulebook can make (the dealt deck in any order, one card to each player, its two leftovers
+    shuffled with the other deck into the seven places, every labelled card apart) that agrees
+    with what P0 knows, against the frequency over 6,000 worlds."""
+    want = {}
+    total = 0
+    for deal in permutations(range(5)):
+        h0, h1, h2, *left = deal
+        if h0 != 0 or h1 == 2:
+            continue
+        for ground in permutations([(left[0], 0), (left[1], 0)] + [(k, 1) for k in range(5)]):
+            if ground[0][0] != 1 or ground[2][0] != 2:
+                continue
+            total += 1
+            for key in (("P1", h1), ("P2", h2), ("place 3", ground[3][0])):
+                want[key] = want.get(key, 0) + 1
+    st = _tiny_position()
+    n = 6000
+    w = G.determinize(st, np.zeros(n, np.int64), np.zeros(n, np.int64), deal_keys(n, 13))
+    assert w.hand[:, 1].sum(axis=1).tolist() == [1] * n
+    got = {}
+    for i in range(n):
+        for key in (("P1", int(np.flatnonzero(w.hand[i, 1])[0])),
+                    ("P2", int(np.flatnonzero(w.hand[i, 2])[0])),
+                    ("place 3", int(w.ground[i, 3]) % 5)):
+            got[key] = got.get(key, 0) + 1
+    assert set(got) <= set(want)
+    for key, count in want.items():
+        p = count / total
+        se = np.sqrt(p * (1 - p) / n)
+        assert abs(got.get(key, 0) / n - p) < 4 * se + 1e-12, (key, got.get(key, 0) / n, p)
+    # not the uniform choice of hand kinds: a kind never seen (two cards hidden) is likelier
+    assert want[("P1", 4)] > want[("P1", 1)]
+
+
+# ---- Drama ------------------------------------------------------------------------------------------
+
+def ref_drama(history):
+    """The four drama numbers from the running scores after each turn (plain Python; highest
+    leads)."""
+    last, changes = None, 0
+    for row in history:
+        leaders = [s for s, x in enumerate(row) if x == max(row)]
+        if len(leaders) == 1:
+            if last is not None and leaders[0] != last:
+                changes += 1
+            last = leaders[0]
+    final = history[-1]
+    winners = [s for s, x in enumerate(final) if x == max(final)]
+    if len(winners) > 1:
+        return changes, None, None, None
+    w = winners[0]
+    not_sole = [t + 1 for t, row in enumerate(history)
+                if row[w] != max(row) or sum(x == max(row) for x in row) > 1]
+    lead_from = (not_sole[-1] if not_sole else 0) / len(history)
+    comeback = max(max(row) - row[w] for row in history)
+    margin = final[w] - max(x for s, x in enumerate(final) if s != w)
+    return changes, lead_from, comeback, margin
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_drama_columns_follow_the_score_turn_by_turn(players):
+    """The running score (2 per pair, 2 per ducky held) after every turn, read from the event
+    log: a turn ends at the next turn's start or at the end; each pair scores and moves its
+    animal's ducky to the pair's maker when the event says it took it."""
+    names = ("rememberer", "prober", "guesser")
+    strats = [get_strategy(G.id, n)() for n in names]
+    n = 12
+    seating = (np.arange(n * players).reshape(n, players) + np.arange(n)[:, None]) % 3
+    res = play_batch(G, G.make_rules(), players, strats, seating, game_keys(31, players, n),
+                     log=True)
+    stats = res.outcome.stats
+    changes_seen = 0
+    for b in range(n):
+        score, holder, history, started = [0] * players, {}, [], False
+        for t, seat, a, before, took, _ in res.state.ev[b, :res.state.g[b, ah.NEV]]:
+            if t in (ah.E_TURN, ah.E_END):
+                if started:
+                    history.append(tuple(score))
+                started = True
+            elif t == ah.E_PAIR:
+                score[seat] += 2
+                if took:
+                    animal = a // 6
+                    if animal in holder:
+                        score[holder[animal]] -= 2
+                    holder[animal] = seat
+                    score[seat] += 2
+        assert len(history) == res.outcome.turns[b]
+        assert list(history[-1]) == res.outcome.score[b].tolist()
+        changes, lead_from, comeback, margin = ref_drama(history)
+        changes_seen += changes
+        assert stats["lead_changes"][b] == changes
+        for col, want in (("lead_from", lead_from), ("comeback", comeback), ("margin", margin)):
+            got = stats[col][b]
+            assert (np.isnan(got) if want is None else np.isclose(got, want)), (b, col, got, want)
+    assert changes_seen > 0
+
+
+# ---- Searchable rules -----------------------------------------------------------------------------
+
+def test_every_searchable_rules_value_makes_a_game_that_plays_to_its_end():
+    space = search_space(ah.Rules)
+    assert {"pair_turns_again", "ducky_points", "empty_hand_ends", "numbers"} <= set(space)
+    printed = G.make_rules()
+    strat = [get_strategy(G.id, "rememberer")()]
+    for name, values in space.items():
+        assert getattr(printed, name) in values, f"{name}: the printed value is not searched"
+        for v in values:
+            r = G.make_rules({name: v})
+            for players in (2, 3, 4):
+                G.check(r, players)
+            res = play_batch(G, r, 3, strat, np.zeros((3, 3), int), game_keys(4, 3, 3))
+            assert (G.to_move(res.state) == -1).all(), (name, v)
+            assert res.outcome.stats["capped"].sum() == 0

@@ -18,6 +18,7 @@ each ducky, and the player's own hand. Strategies decide how much of it they rem
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -25,7 +26,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from ..engine.chance import shuffle_row
+from ..engine import drama
+from ..engine.chance import shuffle_row, uniform
 from ..engine.events import log_event
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
                                rule)
@@ -36,18 +38,22 @@ from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and
 @dataclass(frozen=True)
 class Rules:
     animals: int = rule(5, "animals in each deck (elephant, lion, monkey, tiger, zebra); the six "
-                           "Ducktor Livingstone cards stay in the box")
-    numbers: int = rule(6, "cards of each animal in one deck, numbered 1 to this")
+                           "Ducktor Livingstone cards stay in the box", search=range(4, 9))
+    numbers: int = rule(6, "cards of each animal in one deck, numbered 1 to this",
+                        search=range(5, 10))
     hand_sizes: tuple[int, ...] = rule((10, 7, 5), "cards dealt to each player with 2, 3, 4 players")
-    pair_turns_again: bool = rule(True, "completing a pair (choice A, B or C) gives another turn")
-    card_points: int = rule(1, "points per card in the score pile at the end")
-    ducky_points: int = rule(2, "points per ducky in front of a player at the end")
+    pair_turns_again: bool = rule(True, "completing a pair (choice A, B or C) gives another turn",
+                                  search=[True, False])
+    card_points: int = rule(1, "points per card in the score pile at the end", search=range(1, 4))
+    ducky_points: int = rule(2, "points per ducky in front of a player at the end",
+                             search=range(0, 7))
     empty_hand_ends: str = rule(
         "any", "'any': the game ends as soon as any player's hand is empty (also an asked player "
                "who gave up the last card); 'turn': only when the player about to take a turn "
-               "has an empty hand")
+               "has an empty hand", search=["any", "turn"])
     last_pair_takes_ducky: bool = rule(
-        True, "the pair that empties a hand and ends the game still takes its animal's ducky")
+        True, "the pair that empties a hand and ends the game still takes its animal's ducky",
+        search=[True, False])
     max_turns: int = rule(3000, "safety stop: the game ends after this many turns (counted in "
                                 "the `capped` statistic)")
 
@@ -95,7 +101,8 @@ NPP = 10
 END_NONE, END_HAND, END_GROUND, END_CAP = range(4)
 
 # params layout
-P_PLAYERS, P_KINDS, P_NUMBERS, P_HAND, P_GROUND, P_FLAGS, P_MAXTURNS = range(7)
+P_PLAYERS, P_KINDS, P_NUMBERS, P_HAND, P_GROUND, P_FLAGS, P_MAXTURNS, P_CARD_PTS, P_DUCKY_PTS = \
+    range(9)
 F_AGAIN, F_END_ANY, F_LAST_DUCKY = 1, 2, 4
 
 # Event log: ev[b, i] = (type, seat, a, b, c, d)
@@ -106,7 +113,7 @@ E_TURN, E_FLIP, E_SHOW, E_ASK, E_FLIP2, E_PAIR, E_END = range(1, 8)
 class State:
     n_players: int
     rules: Rules
-    params: np.ndarray       # int64[7]
+    params: np.ndarray       # int64[9]
     g: np.ndarray            # int32[B, NG]
     pp: np.ndarray           # int32[B, P, NPP]
     hand: np.ndarray         # bool[B, P, K]: player p holds (copy 0 of) kind k
@@ -121,6 +128,8 @@ class State:
     ev: np.ndarray           # int32[B, L, 6]
     rs: np.ndarray           # uint64[B]: each game's chance stream
     rot: np.ndarray          # int8[P, P + 1]: seat s as an offset from seat p at [p, s + 1]
+    run: np.ndarray          # int32[B, P]: the running score (cards in the pile, duckies)
+    dr: np.ndarray           # int32[B, drama_width(P)]: the lead's story (engine.drama)
     mover: np.ndarray = None  # int64[B], fresh at each step
     legal_: np.ndarray = None  # bool[B, G + P], fresh at each step
 
@@ -192,14 +201,18 @@ def _take_up(b, pos, ground, known, seen, g):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _pair(b, p, kind, take_ducky, g, pp, scored, ducky, ev, params):
+def _pair(b, p, kind, take_ducky, g, pp, scored, ducky, run, ev, params):
     """Catching Duckies: the pair goes to p's score pile; p takes that animal's ducky."""
     scored[b, kind] = p
     pp[b, p, PAIRS] += 1
+    run[b, p] += 2 * params[P_CARD_PTS]
     a = kind // params[P_NUMBERS]
     before = ducky[b, a]
     if take_ducky:
         ducky[b, a] = p
+        if before >= 0:
+            run[b, before] -= params[P_DUCKY_PTS]
+        run[b, p] += params[P_DUCKY_PTS]
     log_event(ev, g, NEV, b, E_PAIR, p, kind, before, 1 if take_ducky else 0, 0)
 
 
@@ -210,16 +223,18 @@ def _emptied(b, t, pp, params):
 
 
 @njit(cache=True, _nrt=False)
-def _end_now(b, g, ev):
+def _end_now(b, g, run, dr, ev):
     g[b, END] = END_HAND
     g[b, PHASE] = OVER
     log_event(ev, g, NEV, b, E_END, -1, END_HAND, g[b, TURNS] + 1, 0, 0)
     g[b, TURNS] += 1  # the turn that emptied the hand is played
+    drama.drama_update(dr, b, run[b], False)
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _next_turn(b, again, g, pp, hand, ev, params):
+def _next_turn(b, again, g, pp, hand, run, dr, ev, params):
     g[b, TURNS] += 1
+    drama.drama_update(dr, b, run[b], False)  # the running score after every turn
     if not (again and (params[P_FLAGS] & F_AGAIN) != 0):
         nxt = g[b, CUR] + 1
         g[b, CUR] = 0 if nxt >= params[P_PLAYERS] else nxt
@@ -227,7 +242,8 @@ def _next_turn(b, again, g, pp, hand, ev, params):
 
 
 @njit(cache=True, _nrt=False)
-def _apply(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, ev, params):
+def _apply(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, run, dr, ev,
+           params):
     """One decision of game b (On Your Turn)."""
     nk = params[P_KINDS]
     ng = params[P_GROUND]
@@ -259,11 +275,11 @@ def _apply(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, e
             _take_up(b, first, ground, known, seen, g)
             _take_up(b, a, ground, known, seen, g)
             pp[b, p, BY_FLIP] += 1
-            _pair(b, p, k1, True, g, pp, scored, ducky, ev, params)
-            _next_turn(b, True, g, pp, hand, ev, params)
+            _pair(b, p, k1, True, g, pp, scored, ducky, run, ev, params)
+            _next_turn(b, True, g, pp, hand, run, dr, ev, params)
         else:
             pp[b, p, MISSES] += 1
-            _next_turn(b, False, g, pp, hand, ev, params)
+            _next_turn(b, False, g, pp, hand, run, dr, ev, params)
     elif a == ng:
         # Choice A: show the matching card from the hand
         hand[b, p, k1] = False
@@ -273,11 +289,11 @@ def _apply(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, e
         log_event(ev, g, NEV, b, E_SHOW, p, k1, 0, 0, 0)
         ends = _emptied(b, p, pp, params)
         _pair(b, p, k1, not ends or (params[P_FLAGS] & F_LAST_DUCKY) != 0, g, pp, scored, ducky,
-              ev, params)
+              run, ev, params)
         if ends:
-            _end_now(b, g, ev)
+            _end_now(b, g, run, dr, ev)
         else:
-            _next_turn(b, True, g, pp, hand, ev, params)
+            _next_turn(b, True, g, pp, hand, run, dr, ev, params)
     else:
         # Choice B: ask the player o seats to the left
         o = a - ng
@@ -295,16 +311,16 @@ def _apply(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, e
             pp[b, p, BY_ASK] += 1
             ends = _emptied(b, t, pp, params)
             _pair(b, p, k1, not ends or (params[P_FLAGS] & F_LAST_DUCKY) != 0, g, pp, scored,
-                  ducky, ev, params)
+                  ducky, run, ev, params)
             if ends:
-                _end_now(b, g, ev)
+                _end_now(b, g, run, dr, ev)
             else:
-                _next_turn(b, True, g, pp, hand, ev, params)
+                _next_turn(b, True, g, pp, hand, run, dr, ev, params)
         else:
             # everyone now knows t lacks it; the flipped card turns back face down in its place
             lack[b, t, k1] = t_now
             pp[b, p, ASKS_FAILED] += 1
-            _next_turn(b, False, g, pp, hand, ev, params)
+            _next_turn(b, False, g, pp, hand, run, dr, ev, params)
 
 
 # ---- What the player to move sees -----------------------------------------------------------------
@@ -341,12 +357,12 @@ def _views(games, g, hand, ground, params, mover, legal):
 
 
 @njit(cache=True, _nrt=False)
-def _step(actions, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, ev, params, mover,
-          legal):
+def _step(actions, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, run, dr, ev, params,
+          mover, legal):
     for b in range(g.shape[0]):
         if g[b, PHASE] != OVER:
-            _apply(b, actions[b], g, pp, hand, ground, known, seen, lack, asked, scored, ducky, ev,
-                   params)
+            _apply(b, actions[b], g, pp, hand, ground, known, seen, lack, asked, scored, ducky,
+                   run, dr, ev, params)
         _view(b, g, hand, ground, params, mover, legal)
 
 
@@ -397,6 +413,122 @@ def _observe(games, g, pp, hand, ground, known, seen, lack, asked, scored, ducky
                 o_asked[i, o, k] = asked[b, q, k]
         for a in range(ducky.shape[1]):
             o_ducky[i, a] = rot[p, ducky[b, a] + 1]
+
+
+# ---- Worlds for search ----------------------------------------------------------------------------
+
+@njit(cache=True)
+def _determinize(seat, g, pp, hand, ground, known, lack, scored, rs, params):
+    """Deal row i of a cloned state again for ``seat[i]``, exactly from the posterior of a fair
+    deal given what that seat has seen (docs/rules/animal_hunt.md, "Worlds for search").
+
+    Per kind not yet paired, ``hidden`` = 2 - (places where it is known) - (1 if in the seat's
+    hand): copies whose place the seat does not know. The other hands hold, for each kind, at most
+    one card, only of a kind the seat does not hold, never a kind that player was asked for in
+    vain, and exactly as many cards as they hold. Every full arrangement of the hidden cards
+    (hands and places never seen, by kind) is equally likely, so a set of hand kinds weighs as
+    many arrangements of the rest as it leaves: proportional to the product of ``hidden`` over
+    the kinds in hands. A dynamic programme over (kind, cards each other hand still takes) counts
+    them and draws the hands from stream i; the rest, as a multiset in kind order, is shuffled
+    into the places never seen. Copies are labelled again (the copy of a kind in a hand is copy 0,
+    the ground's copy 1; two in the ground: copy 0 at the lower place). Returns the number of
+    rows with no consistent deal (0 for any real position)."""
+    nplayers = params[P_PLAYERS]
+    nk = params[P_KINDS]
+    ng = params[P_GROUND]
+    h = params[P_HAND]
+    m = nplayers - 1
+    radix = np.ones(m + 1, np.int64)
+    for j in range(m):
+        radix[j + 1] = radix[j] * (h + 1)
+    f = np.zeros((nk + 1, radix[m]), np.float64)
+    hidden = np.zeros(nk, np.int64)
+    owner = np.full(nk, -1, np.int64)
+    unknown = np.zeros(ng, np.int64)
+    pool = np.zeros(ng, np.int64)
+    opp = np.zeros(m, np.int64)
+    bad = 0
+    for i in range(seat.shape[0]):
+        p = seat[i]
+        for j in range(m):
+            q = p + 1 + j
+            opp[j] = q - nplayers if q >= nplayers else q
+        for k in range(nk):
+            hidden[k] = 0 if scored[i, k] >= 0 else 2 - (1 if hand[i, p, k] else 0)
+            owner[k] = p if hand[i, p, k] else -1
+        nu = 0
+        for j in range(ng):
+            if ground[i, j] >= 0:
+                if known[i, j] >= 0:
+                    hidden[known[i, j]] -= 1
+                else:
+                    unknown[nu] = j
+                    nu += 1
+        s0 = 0
+        for j in range(m):
+            s0 += pp[i, opp[j], HAND_N] * radix[j]
+        # f[k, s]: weighted ways to fill the hands' remaining places s with kinds k, k+1, ...
+        for s in range(radix[m]):
+            f[nk, s] = 0.0
+        f[nk, 0] = 1.0
+        for k in range(nk - 1, -1, -1):
+            w = hidden[k] if owner[k] < 0 else 0
+            for s in range(radix[m]):
+                v = f[k + 1, s]
+                if w > 0:
+                    for j in range(m):
+                        if (s // radix[j]) % (h + 1) > 0 and lack[i, opp[j], k] < 0:
+                            v += w * f[k + 1, s - radix[j]]
+                f[k, s] = v
+        if not f[0, s0] > 0.0:
+            bad += 1
+            continue
+        for j in range(m):
+            for k in range(nk):
+                hand[i, opp[j], k] = False
+        s = s0
+        for k in range(nk):
+            if s == 0:
+                break
+            w = hidden[k] if owner[k] < 0 else 0
+            u = uniform(rs, i) * f[k, s] - f[k + 1, s]
+            if u < 0.0 or w == 0:
+                continue
+            pick = -1
+            for j in range(m):
+                if (s // radix[j]) % (h + 1) > 0 and lack[i, opp[j], k] < 0:
+                    pick = j                       # the last one, should rounding leave u >= 0
+                    u -= w * f[k + 1, s - radix[j]]
+                    if u < 0.0:
+                        break
+            if pick >= 0:
+                hand[i, opp[pick], k] = True
+                owner[k] = opp[pick]
+                hidden[k] -= 1
+                s -= radix[pick]
+        n = 0
+        for k in range(nk):
+            for _ in range(hidden[k]):
+                pool[n] = k
+                n += 1
+        shuffle_row(pool, n, rs, i)
+        for x in range(n):
+            ground[i, unknown[x]] = pool[x]
+            # from here on ``ground`` holds kinds until labelled below
+        for j in range(ng):
+            if ground[i, j] >= 0 and known[i, j] >= 0:
+                ground[i, j] = known[i, j]
+        for k in range(nk):
+            owner[k] = 1 if owner[k] >= 0 else 0   # 1: the kind's copy 0 is in a hand
+        for j in range(ng):
+            k = ground[i, j]
+            if k >= 0:
+                if owner[k] == 1:
+                    ground[i, j] = nk + k
+                else:
+                    ground[i, j] = k
+                    owner[k] = 1                   # the second copy in the ground is copy 1
+    return bad
 
 
 @dataclass
@@ -479,7 +611,8 @@ class AnimalHunt(Game):
                  | (F_END_ANY if rules.empty_hand_ends == "any" else 0)
                  | (F_LAST_DUCKY if rules.last_pair_takes_ducky else 0))
         params = np.array([n_players, nk, rules.numbers, rules.hand_sizes[n_players - 2], ng,
-                           flags, rules.max_turns], np.int64)
+                           flags, rules.max_turns, rules.card_points, rules.ducky_points],
+                          np.int64)
         st = State(
             n_players=n_players, rules=rules, params=params,
             g=np.zeros((batch, NG), np.int32), pp=np.zeros((batch, n_players, NPP), np.int32),
@@ -495,6 +628,7 @@ class AnimalHunt(Game):
             rs=np.array(keys, dtype=np.uint64),
             rot=np.array([[-1] + [(s - p) % n_players for s in range(n_players)]
                           for p in range(n_players)], np.int8),
+            run=np.zeros((batch, n_players), np.int32), dr=drama.drama_new(batch, n_players),
         )
         _init(st.g, st.pp, st.hand, st.ground, st.scratch, st.ev, st.rs, st.params)
         self._refresh(st, np.arange(batch))
@@ -540,7 +674,7 @@ class AnimalHunt(Game):
         state.legal_ = np.empty(state.legal_.shape, np.bool_)
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.hand, state.ground,
               state.known, state.seen, state.lack, state.asked, state.scored, state.ducky,
-              state.ev, state.params, state.mover, state.legal_)
+              state.run, state.dr, state.ev, state.params, state.mover, state.legal_)
 
     def duckies(self, state: State) -> np.ndarray:
         """int[B, P]: duckies in front of each player."""
@@ -554,6 +688,7 @@ class AnimalHunt(Game):
         score = (2 * r.card_points * pairs + r.ducky_points * duck).astype(np.float64)
         rank, win = ranks_and_wins(score)
         pp = state.pp
+        lead = drama.drama_stats(state.dr, score, win, False)
         return Outcome(
             score=score, rank=rank, win=win, turns=state.g[:, TURNS].copy(),
             stats={
@@ -570,6 +705,7 @@ class AnimalHunt(Game):
                 "cards_given": pp[:, :, GAVE].copy(),
                 "flips": pp[:, :, FLIPS].copy(),
                 "cards_left": pp[:, :, HAND_N].copy(),
+                **lead,
             },
         )
 
@@ -613,6 +749,9 @@ class AnimalHunt(Game):
         st.g[b, DOWN] = sum(1 for c in ground if c >= 0)
         st.g[b, CUR] = cur
         st.g[b, TURNS] = turns
+        st.run[b] = (2 * st.rules.card_points * st.pp[b, :, PAIRS]
+                     + st.rules.ducky_points * self.duckies(st)[b])
+        st.dr[b] = drama.drama_new(1, st.n_players)[0]
         _start_turn(b, st.g, st.pp, st.hand, st.ev, st.params)
         self._refresh(st, np.array([b]), fresh=False)
 
@@ -626,6 +765,26 @@ class AnimalHunt(Game):
             z[f"pile{p}"] = sorted([int(k) for k in np.flatnonzero(state.scored[b] == p)]
                                    + [int(k) + nk for k in np.flatnonzero(state.scored[b] == p)])
         return z
+
+    # -- worlds for search
+    constant_fields = ("params", "rot")
+
+    def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
+                    keys: np.ndarray) -> State:
+        """Worlds for search (docs/rules/animal_hunt.md, "Worlds for search"): the other hands
+        and the cards at places never seen dealt again from ``keys[i]``, exactly from what the
+        seat knows (its hand, every card seen and where, every refusal); the event log and the
+        dealing scratch (they name hidden cards) are dropped."""
+        games = np.asarray(games, np.int64)
+        w = self.clone(dataclasses.replace(state, ev=state.ev[:, :0]), games)
+        w.rs = np.array(keys, dtype=np.uint64)
+        w.scratch[:] = 0
+        bad = _determinize(np.asarray(seat, np.int64), w.g, w.pp, w.hand, w.ground, w.known,
+                           w.lack, w.scored, w.rs, w.params)
+        if bad:
+            raise ValueError(f"{bad} position(s) with no deal consistent with the seat's view")
+        self._refresh(w, np.arange(len(games)))
+        return w
 
     # -- words
     def kind_name(self, rules: Rules, kind: int) -> str:
