@@ -23,6 +23,7 @@ from safari_sim.games import get_game
 from strategies import bluff_in_zoo as sbz
 from strategies import get_strategy
 from strategies.base import Strategy, random_legal
+from mixed_play import assert_drama
 from worlds_check import check_worlds, play_out
 
 G = get_game("bluff_in_zoo")
@@ -1239,31 +1240,6 @@ def test_worlds_do_not_carry_the_event_log_and_play_on_their_own_stream():
 
 # ---- Drama --------------------------------------------------------------------------------------
 
-def ref_drama(history, lower):
-    """The four drama numbers, from the running scores after each update (plain Python)."""
-    key = [[-x if lower else x for x in row] for row in history]
-    last, changes = None, 0
-    for row in key:
-        top = max(row)
-        leaders = [s for s, x in enumerate(row) if x == top]
-        if len(leaders) == 1:
-            if last is not None and leaders[0] != last:
-                changes += 1
-            last = leaders[0]
-    final = key[-1]
-    best = max(final)
-    winners = [s for s, x in enumerate(final) if x == best]
-    if len(winners) > 1:
-        return changes, None, None, None
-    w = winners[0]
-    not_sole = [k + 1 for k, row in enumerate(key)
-                if row[w] != max(row) or sum(x == max(row) for x in row) > 1]
-    lead_from = (not_sole[-1] if not_sole else 0) / len(key)
-    comeback = max(max(row) - row[w] for row in key)
-    margin = final[w] - max(x for s, x in enumerate(final) if s != w)
-    return changes, lead_from, comeback, margin
-
-
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_drama_columns_follow_the_points_round_by_round(players):
     """The running score is the points taken after each doubt (one update per round), read here
@@ -1273,7 +1249,6 @@ def test_drama_columns_follow_the_points_round_by_round(players):
     n = 12
     seating = (np.arange(n * players).reshape(n, players) + np.arange(n)[:, None]) % 3
     res = play_batch(G, R, players, strats, seating, game_keys(21, players, n), log=True)
-    stats = res.outcome.stats
     changes_seen = 0
     for b in range(n):
         pts, history = [0] * players, []
@@ -1282,12 +1257,7 @@ def test_drama_columns_follow_the_points_round_by_round(players):
                 pts[seat] += a
                 history.append(tuple(pts))
         assert list(history[-1]) == list(res.outcome.score[b])
-        changes, lead_from, comeback, margin = ref_drama(history, lower=True)
-        changes_seen += changes
-        assert stats["lead_changes"][b] == changes
-        for col, want in (("lead_from", lead_from), ("comeback", comeback), ("margin", margin)):
-            got = stats[col][b]
-            assert (np.isnan(got) if want is None else np.isclose(got, want)), (b, col, got, want)
+        changes_seen += assert_drama(res.outcome, b, history, lower_wins=True)
     assert changes_seen > 0 or players == 6   # six players seldom have a sole leader
 
 
