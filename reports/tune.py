@@ -48,6 +48,12 @@ def _num(x: float | None, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
+def short_key(key: str) -> str:
+    """rules.target_score -> target_score; strategies.NAME.params.KNOB -> NAME.KNOB."""
+    parts = key.split(".")
+    return parts[1] if parts[0] == "rules" else f"{parts[1]}.{parts[-1]}"
+
+
 def _history(out: Path) -> pl.DataFrame:
     path = out / "history.parquet"
     return pl.read_parquet(path) if path.exists() else pl.DataFrame()
@@ -70,7 +76,11 @@ def landscape(history: pl.DataFrame, record: dict[str, Any]) -> list[str]:
                 name = o["name"]
                 if name not in history.columns:
                     continue
-                h = history.filter(pl.col(name).is_not_null())
+                # the seat edge is drawn signed (its size is what is searched): where it
+                # crosses 0 is the fair value
+                signed = o["kind"] == "seat_edge" and f"{name}.edge" in history.columns
+                value_col = f"{name}.edge" if signed else name
+                h = history.filter(pl.col(value_col).is_not_null())
                 xs_raw = h[key].to_list()
                 cats = p["kind"] == "choice"
                 order = sorted({str(x) for x in xs_raw}) if cats else None
@@ -88,7 +98,7 @@ def landscape(history: pl.DataFrame, record: dict[str, Any]) -> list[str]:
                     x = xpos(g[key].to_list())
                     if cats:
                         x = x + np.random.default_rng(0).uniform(-0.15, 0.15, len(x))
-                    y = g[name].to_numpy().astype(float)
+                    y = g[value_col].to_numpy().astype(float)
                     se = g[f"{name}.se"].to_numpy().astype(float) if f"{name}.se" in g.columns else 0 * y
                     ax.errorbar(x, y, yerr=1.96 * se, fmt="o", ms=3, lw=0.7, color=colour, alpha=alpha,
                                 label=label)
@@ -98,10 +108,15 @@ def landscape(history: pl.DataFrame, record: dict[str, Any]) -> list[str]:
                     if keep:
                         x = xpos([cx[i] for i in keep])
                         m = [confirmed[i]["measures"][name] for i in keep]
+                        if signed:
+                            m = [{"value": v["edge"], "lo": v["edge_lo"], "hi": v["edge_hi"]} for v in m]
                         y = np.array([v["value"] for v in m])
                         err = np.array([[v["value"] - v["lo"] for v in m], [v["hi"] - v["value"] for v in m]])
                         ax.errorbar(x, y, yerr=err, fmt="D", ms=5, lw=1.2, color=CONFIRMED,
                                     label="confirmed")
+                if signed:
+                    ax.axhline(0, color="#555555", lw=0.8, ls="--")
+                    ax.set_ylabel("first seat's edge (signed)")
                 if cats:
                     ax.set_xticks(range(len(order)), [plain(c) for c in order])
                 ax.set_xlabel(plain(key))
@@ -179,8 +194,21 @@ def summary(record: dict[str, Any]) -> list[str]:
                         "the intervals overlap, so the improvement is not shown beyond noise."))
     else:
         lines.append(f"{len(tuned)} candidates from the Pareto front of {', '.join(o['text'] for o in objectives)} "
-                     f"were confirmed on {tuned[0]['games']:,} fresh games each; the table gives each "
-                     "objective with its 95% interval, the printed rules first.")
+                     f"were confirmed on {tuned[0]['games']:,} fresh games each (the printed rules "
+                     f"too: {knobs_text(printed['values'])}):")
+        for r in tuned:
+            parts = []
+            for o in objectives:
+                m, mp = r["measures"][o["name"]], printed["measures"][o["name"]]
+                sign = 1 if o["direction"] == "minimize" else -1
+                if sign * m["value"] < sign * mp["value"] and (m["hi"] < mp["lo"] if sign > 0 else m["lo"] > mp["hi"]):
+                    versus = "better than printed"
+                elif (m["lo"] > mp["hi"] if sign > 0 else m["hi"] < mp["lo"]):
+                    versus = "worse than printed"
+                else:
+                    versus = "within noise of printed"
+                parts.append(f"{o['name']} {measure_text(m, o)}, {versus}")
+            lines.append(f"{knobs_text(r['values'])}: " + "; ".join(parts) + ".")
     for v in res["verdicts"]:
         lines.append(f"Is there a dominant strategy? {v['sentence']}")
     return lines
@@ -208,7 +236,7 @@ def tune_view(out: str | Path) -> dict[str, Any]:
         rows.append({"label": r["label"], "vals": [_fmt(r["values"].get(k)) for k in keys],
                      "cells": cells, "folder": r["folder"]})
     return {
-        "record": record, "keys": keys, "rows": rows,
+        "record": record, "keys": keys, "labels": [short_key(k) for k in keys], "rows": rows,
         "states": {d["state"]: d["count"] for d in states},
         "summary": summary(record),
         "landscape": landscape(history, record) if history.height else [],

@@ -562,6 +562,7 @@ def tune(
     replace: bool = typer.Option(False, "--replace", help=(
         "if the output folder holds another tune, move it aside (to OUTPUT.previous-DATE, kept)")),
     quiet: bool = typer.Option(False, "--quiet", help="no line per trial"),
+    report: bool = typer.Option(True, "--report/--no-report", help="write the report at the end"),
 ) -> None:
     """Search the rules (or a strategy's knobs) for the values that meet the file's objectives
     (Optuna, in rungs of games, hopeless candidates pruned), confirm the best on fresh deals with
@@ -579,7 +580,7 @@ def tune(
               f"{', '.join(p.key for p in t.params)} for {obj}; budget {t.spec.budget:,} games in "
               f"rungs of {', '.join(f'{r:,}' for r in t.spec.rungs)} -> {t.output}", highlight=False)
     try:
-        record = run_tune(t, say=say, replace=replace)
+        record = run_tune(t, say=say, replace=replace, report=report)
     except TuneError as e:
         fail(str(e))
     except KeyboardInterrupt:

@@ -271,7 +271,7 @@ def test_tiny_real_tune_runs_and_resumes(tmp_path):
     chunks = {p: p.stat().st_mtime_ns for p in (out / "trials").glob("*/chunks/*/*.parquet")}
     assert len(chunks) >= 3
     # again with a larger budget: the three finished trials stay, new ones follow
-    r = cli("tune", path, "--budget", 750)
+    r = cli("tune", path, "--budget", 750, "--no-report")
     assert r.exit_code == 0, r.output
     assert "resuming: 3 trial(s), 450 of the 750 games already played" in r.output
     hist2 = pl.read_csv(out / "history.csv")
@@ -279,5 +279,5 @@ def test_tiny_real_tune_runs_and_resumes(tmp_path):
     for p, mtime in chunks.items():  # their games were not played again
         assert p.stat().st_mtime_ns == mtime
     # and once more with the same budget: nothing left to search
-    r = cli("tune", path, "--budget", 750, "--quiet")
+    r = cli("tune", path, "--budget", 750, "--quiet", "--no-report")
     assert r.exit_code == 0 and pl.read_csv(out / "history.csv").height == hist2.height

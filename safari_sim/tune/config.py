@@ -214,7 +214,7 @@ def _resolve(spec: TuneFile, path: Path, probe: bool) -> Tune:
     exp_raw.setdefault("rules", {})
     exp_raw["rules"] = exp_raw["rules"] or {}
     name = spec.name or path.stem
-    out = (Path(spec.output) if Path(spec.output).is_absolute() else base / spec.output) \
+    out = (Path(spec.output) if Path(spec.output).is_absolute() else (base / spec.output).resolve()) \
         if spec.output else Path("results") / name
     formats = spec.report if spec.report is not None else (exp_raw.get("report") or ["html"])
     tune = Tune(spec=spec, path=path, name=name, experiment_path=exp_path, experiment_raw=exp_raw,

@@ -9,7 +9,8 @@ the candidate is not hopeless:
   95% interval lies wholly on the wrong side of the interval of the best finished trial, so a
   candidate that merely had a bad draw of games goes on. ``median`` is Optuna's MedianPruner.
 - several objectives (Optuna does not prune those): a trial stops when some finished trial is
-  better on every objective beyond noise (intervals apart on each).
+  better than it beyond noise on one objective (intervals apart) and it is better beyond noise
+  on none: going on could at best tie it there.
 
 Every trial records what it played at each rung as user attributes (``rung{k}.games``,
 ``rung{k}.NAME``, ``rung{k}.NAME.se``, and the last rung's as ``games``, ``NAME``, ``NAME.se``),
@@ -117,20 +118,22 @@ def recover(study: optuna.Study) -> list[int]:
 
 
 def _dominated(measures: dict[str, Measure], objectives: list[Objective], study: optuna.Study) -> bool:
-    """Whether a finished trial is better on every objective beyond noise."""
+    """Whether a finished trial makes this one hopeless: it is clearly better (intervals apart)
+    on at least one objective, and this one is clearly better than it on none."""
     z = _z()
     for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
         if not t.values:
             continue
-        better = True
+        wins = losses = 0
         for o, v in zip(objectives, t.values):
             sign = 1 if o.direction == "minimize" else -1
             m = measures[o.name]
             se_t = t.user_attrs.get(f"{o.name}.se", 0.0)
-            if not sign * v + z * se_t < sign * m.value - z * m.se:
-                better = False
-                break
-        if better:
+            if sign * v + z * se_t < sign * m.value - z * m.se:
+                wins += 1      # the finished trial is clearly better here
+            elif sign * m.value + z * m.se < sign * v - z * se_t:
+                losses += 1    # this one is clearly better here
+        if wins and not losses:
             return True
     return False
 
@@ -182,8 +185,12 @@ def search(study: optuna.Study, space: list[Param], objectives: list[Objective],
         failures = 0
         trial.set_user_attr("games", played)
         for o in objectives:
-            trial.set_user_attr(o.name, measures[o.name].value)
-            trial.set_user_attr(f"{o.name}.se", measures[o.name].se)
+            m = measures[o.name]
+            trial.set_user_attr(o.name, m.value)
+            trial.set_user_attr(f"{o.name}.se", m.se)
+            for k, v in m.extra.items():  # e.g. the signed edge behind |edge|
+                if isinstance(v, (int, float)):
+                    trial.set_user_attr(f"{o.name}.{k}", float(v))
         if not multi:
             trial.set_user_attr("se", measures[objectives[0].name].se)
         if state == TrialState.PRUNED:

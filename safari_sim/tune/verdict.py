@@ -42,25 +42,32 @@ def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFra
     """The verdict for ``strategy`` from its confirmed candidates (``tuned``: the knob values and
     the confirmation dataset of each) and the printed experiment's dataset (its shipped knobs).
 
-    Returns {"strategy", "dominant" (bool), "answer" ("yes"/"no"), "sentence", "candidates":
-    [{values, rate, lo, hi, fair, p_one, p_holm, field}], "best", "shipped", "gain"}."""
+    The shipped knobs are a candidate too (a tuned setting may do worse than them), in the Holm
+    family with the others. Returns {"strategy", "dominant" (bool), "answer" ("yes"/"no"),
+    "sentence", "candidates": [{values, shipped, rate, lo, hi, fair, p_one, p_holm, field}],
+    "best", "shipped", "gain" (best minus shipped, with its interval; None when the shipped knobs
+    are the best)}."""
+    entries = [(values, lf, False) for values, lf in tuned]
+    if printed is not None:  # the shipped knobs are a candidate best response too
+        entries.append(({}, printed, True))
     rows = []
-    for values, lf in tuned:
+    for values, lf, is_shipped in entries:
         r = _rate(lf, strategy)
         z = (r["rate"] - r["fair"]) / r["se"] if r["se"] > 0 else (math.inf if r["rate"] > r["fair"] else 0.0)
-        rows.append({"values": values, "rate": r["rate"], "lo": r["lo"], "hi": r["hi"], "se": r["se"],
-                     "fair": r["fair"], "games": r["games"], "p_one": float(norm.sf(z)), "field": r["field"]})
+        rows.append({"values": values, "shipped": is_shipped,
+                     "knobs": "shipped knobs" if is_shipped else knobs_text(values), "rate": r["rate"], "lo": r["lo"],
+                     "hi": r["hi"], "se": r["se"], "fair": r["fair"], "games": r["games"],
+                     "p_one": float(norm.sf(z)), "field": r["field"]})
     adj = holm([r["p_one"] for r in rows])
     for r, p in zip(rows, adj):
         r["p_holm"] = float(p)
     sig = [r for r in rows if r["p_holm"] < level]
     best = max(sig or rows, key=lambda r: r["rate"])
-    shipped = gain = None
-    if printed is not None:
-        s = _rate(printed, strategy)
-        shipped = {"rate": s["rate"], "lo": s["lo"], "hi": s["hi"], "se": s["se"]}
-        d = best["rate"] - s["rate"]
-        se = math.sqrt(best["se"] ** 2 + s["se"] ** 2)
+    shipped = next((r for r in rows if r["shipped"]), None)
+    gain = None
+    if shipped is not None and not best["shipped"]:
+        d = best["rate"] - shipped["rate"]
+        se = math.sqrt(best["se"] ** 2 + shipped["se"] ** 2)
         zq = z_value()
         gain = {"value": d, "lo": d - zq * se, "hi": d + zq * se}
     dominant = bool(sig)
@@ -72,15 +79,22 @@ def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFra
            f"share is {words.pct(best['fair'])}")
     if dominant:
         sentence = (f"Yes: {how}: more than noise allows ({words.pvalue(best['p_holm'])}{family}). "
-                    "A designer's warning: tuned this way, the strategy beats the others at the table.")
+                    "A designer's warning: played this way, the strategy beats the others at the table.")
     else:
         sentence = (f"No: the best response found, {how}, is within noise of its fair share "
                     f"({words.pvalue(best['p_holm'])}{family}): no knob setting searched beats the "
                     "field by more than chance.")
-    if gain is not None:
-        sentence += (f" With its shipped knobs it wins {words.pct(shipped['rate'])}; the tuning "
-                     f"changes that by {words.signed_points(gain['value'])} percentage points "
-                     f"({words.signed_points(gain['lo'])} to {words.signed_points(gain['hi'])}).")
+    if best["shipped"] and k > 1:
+        sentence += " No tuned setting did better than the shipped knobs."
+    elif gain is not None:
+        change = (f"{words.signed_points(gain['value'])} percentage points "
+                  f"({words.signed_points(gain['lo'])} to {words.signed_points(gain['hi'])})")
+        shipped_text = (f"With its shipped knobs it wins {words.pct(shipped['rate'])} "
+                        f"({words.pct(shipped['lo'])} to {words.pct(shipped['hi'])})")
+        if gain["lo"] <= 0 <= gain["hi"]:
+            sentence += f" {shipped_text}: the tuning's change, {change}, is within noise."
+        else:
+            sentence += f" {shipped_text}: the tuning changes that by {change}."
     return {"strategy": strategy, "dominant": dominant, "answer": "yes" if dominant else "no",
             "sentence": sentence, "candidates": rows, "best": best, "shipped": shipped, "gain": gain,
             "knobs": knobs}
