@@ -18,6 +18,9 @@ from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
 from safari_sim.games import paper_safari as ps
 from strategies import get_strategy
+import drama_check
+from search_values import case_ids, check_declared, search_cases
+from worlds_check import check_worlds
 
 G = get_game("paper_safari")
 R = G.make_rules()
@@ -265,14 +268,23 @@ def test_deck_card_may_be_thrown_away_but_a_discard_must_be_exchanged():
     conserved(st)
 
 
-def test_deck_running_out_is_reshuffled_from_the_discards():
+def _reshuffled_position():
+    """Two players, every card outside the grids discarded but one in the deck: seat 0 draws
+    it and throws it away, the deck is made again from the 38 discards (foxes, Tarzans, Safaris
+    among them), one is turned over, seat 1 is to move."""
     gr = [grid(1, 2, 3, 4, 5, 6), grid(0, 1, 2, 3, 4, 5)]
     r, st = position(gr)
     rest = G.zones(st, 0)["deck"]
     r, st = position(gr, deck_top=[rest[-1]], discard=rest[:-1])
     act(st, ps.DECK)
     act(st, ps.DISCARD)
-    n = len(rest)
+    assert st.g[0, ps.DECK_PUB] == 1 and G.to_move(st)[0] == 1
+    return r, st
+
+
+def test_deck_running_out_is_reshuffled_from_the_discards():
+    r, st = _reshuffled_position()
+    n = 50 - 12
     assert st.g[0, ps.DECK_N] == n - 1 and st.g[0, ps.DISC_N] == 1
     assert st.g[0, ps.RESHUFFLES] == 1 and G.to_move(st)[0] == 1
     assert G.legal(st)[0, ps.DECK]
@@ -896,7 +908,7 @@ def test_every_step_of_random_and_heuristic_games_follows_the_rulebook(players):
     counter), including the steps that end a round (scoring, the winner, the next starter, the
     new deal from the game's own stream) and the match; then the dataset's figures."""
     r, book, st, logs = _play_against_the_book({}, players, HEURISTICS[:players], 40, players)
-    _check_outcome(r, st, logs)
+    check_drama(_check_outcome(r, st, logs), logs, players)
     g = st.g
     assert g[:, ps.TARZANS].sum() > 0 and st.pp[:, :, ps.PEEKS].sum() > 0
     if players >= 4:   # Tarzan chains that turn up another player's last card were checked
@@ -914,11 +926,37 @@ def test_every_step_of_random_and_heuristic_games_follows_the_rulebook(players):
 ])
 def test_every_step_follows_the_rulebook_with_other_rules(players, rules):
     r, book, st, logs = _play_against_the_book(rules, players, HEURISTICS[:players], 24, 11)
-    _check_outcome(r, st, logs)
+    check_drama(_check_outcome(r, st, logs), logs, players)
     if "cards_per_animal" in rules:
         assert st.g[:, ps.RESHUFFLES].sum() > 0 and st.g[:, ps.TIE_BREAKS].sum() > 0
     if "max_round_turns" in rules:
         assert st.g[:, ps.CAPPED].sum() > 0 and st.g[:, ps.SHARED].sum() > 0
+
+
+def permuted(st, games, seats, rng):
+    """A copy of ``st`` in which, for each game b of ``games``, every card ``seats`` cannot see is
+    moved among the places it cannot see (written from the rulebook, not from the module): the
+    face-down cards of the others, its own face-down cards it has not seen, and the deck; after a
+    reshuffle this round the deck (the discards everyone saw) only among itself. Other players'
+    looks are changed too."""
+    other = copy.deepcopy(st)
+    for b, p in zip(games, seats):
+        n_slots = st.grid.shape[2]
+        grid = [("grid", q, k) for q in range(st.n_players) for k in range(n_slots)
+                if not st.up[b, q, k] and not (q == p and st.known[b, q, k])]
+        deck = [("deck", i, None) for i in range(st.g[b, ps.DECK_N])]
+        pools = [grid, deck] if st.g[b, ps.DECK_PUB] else [grid + deck]
+        for places in pools:
+            cards = [st.grid[b, q, k] if z == "grid" else st.deck[b, q] for z, q, k in places]
+            for (z, q, k), c in zip(places, rng.permutation(cards)):
+                if z == "grid":
+                    other.grid[b, q, k] = c
+                else:
+                    other.deck[b, q] = c
+        for q in range(st.n_players):
+            if q != p:
+                other.known[b, q] = st.up[b, q] | (rng.random(n_slots) < 0.5)
+    return other
 
 
 def test_permuting_every_hidden_card_leaves_the_observation_unchanged():
@@ -938,22 +976,7 @@ def test_permuting_every_hidden_card_leaves_the_observation_unchanged():
             if live.size == 0:
                 break
             if step % 5 == 0:
-                other = copy.deepcopy(st)
-                for b in live:
-                    p = mover[b]
-                    places = [("grid", q, k) for q in range(players) for k in range(6)
-                              if not st.up[b, q, k] and not (q == p and st.known[b, q, k])]
-                    places += [("deck", i, None) for i in range(st.g[b, ps.DECK_N])]
-                    cards = [st.grid[b, q, k] if z == "grid" else st.deck[b, q]
-                             for z, q, k in places]
-                    for (z, q, k), c in zip(places, rng.permutation(cards)):
-                        if z == "grid":
-                            other.grid[b, q, k] = c
-                        else:
-                            other.deck[b, q] = c
-                    for q in range(players):
-                        if q != p:
-                            other.known[b, q] = st.up[b, q] | (rng.random(6) < 0.5)
+                other = permuted(st, live, mover[live], rng)
                 checked += len(live)
                 _equal_obs(G.observe(st, live), G.observe(other, live))
             legal = G.legal(st)
@@ -1053,3 +1076,182 @@ def test_runs_without_numba():
                          timeout=120, cwd=os.path.dirname(os.path.dirname(__file__)))
     assert out.returncode == 0, out.stderr[-2000:]
     assert "ok" in out.stdout
+
+
+# ---- Worlds for search (issue 16) ---------------------------------------------------------------
+
+def _assert_worlds(st, games, rng, **kw):
+    mover = G.to_move(st)
+    check_worlds(G, st, permuted(st, games, mover[games], rng), games, **kw)
+
+
+SMALL_DECK = {"animal_values": [-2, 0, 1], "cards_per_animal": 3, "tarzan_cards": 2}
+
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {}), (4, {}), (5, {}), (2, SMALL_DECK)])
+def test_worlds_of_random_positions(players, rules):
+    """Positions several steps into heuristic and random play (rounds after the first
+    included; with a small deck, after reshuffles): the worlds depend only on what the mover
+    may know, keep it exactly, vary, and play to their end (tests/worlds_check.py)."""
+    rng = np.random.default_rng(players)
+    keys = game_keys(70 + players, players, 6)
+    seat_rs = keys.seat.reshape(-1).copy()
+    st = G.init(G.make_rules(rules), players, keys.deal)
+    strats = [get_strategy("paper_safari", n)() for n in HEURISTICS[:players]]
+    checked = pub = 0
+    for step in range(400):
+        mover = G.to_move(st)
+        live = np.flatnonzero(mover >= 0)
+        if live.size == 0:
+            break
+        if step in (3, 25, 90, 250):
+            _assert_worlds(st, live, rng, worlds_per_game=2, seed=step)
+            checked += 1
+            pub += int(st.g[live, ps.DECK_PUB].sum())
+        legal = G.legal(st)
+        acts = np.zeros(len(mover), np.int64)
+        for seat, strat in enumerate(strats):
+            idx = live[mover[live] == seat]
+            if idx.size:
+                acts[idx] = strat.act(G.observe(st, idx), legal[idx],
+                                      SeatRandom(seat_rs, idx * players + seat))
+        G.step(st, acts)
+    assert checked >= 3
+    assert pub > 0 or rules != SMALL_DECK    # worlds of a deck made from the discards
+
+
+def _worlds(st, n, seat=None, seed=0, b=0):
+    seat = G.to_move(st)[[b]] if seat is None else np.array([seat])
+    return G.determinize(st, np.full(n, b), np.repeat(seat, n), deal_keys(n, seed))
+
+
+def test_worlds_keep_what_an_elephant_look_showed():
+    """Seat 0 looked at its slot 4 (a 5) with an Elephant it still holds; seat 1 once looked at
+    its slot 3. In every world seat 0's 5 and Elephant stay; seat 1's look is not seat 0's
+    knowledge (its card is dealt again and, in a world, seat 1 knows only its face-up cards)."""
+    gr = [grid(1, 2, 3, 4, 5, 6), grid(0, 1, 2, 3, 4, 5), grid(-2, 0, 8, 7, 6, 5)]
+    up = [[True] + [False] * 5, [False] * 6, [False] * 6]
+    r, st = position(gr, up=up, deck_top=[ELEPHANT])
+    st.known[0, 1, 3] = True
+    act(st, ps.DECK)
+    act(st, slot(4))
+    assert st.g[0, ps.PHASE] == ps.PLACE
+    _assert_worlds(st, np.array([0]), np.random.default_rng(1))
+    w = _worlds(st, 200)
+    assert (w.grid[:, 0, 4] == T(5)).all() and (w.g[:, ps.HELD] == ELEPHANT).all()
+    assert (w.grid[:, 0, 0] == T(1)).all() and w.known[:, 0].tolist() == [
+        [True, False, False, False, True, False]] * 200
+    assert not w.known[:, 1:].any()
+    assert len(set(w.grid[:, 1, 3].tolist())) > 3            # seat 1's looked card: any card
+    assert (w.disc[:, :w.g[0, ps.DISC_N]] == st.disc[0, :st.g[0, ps.DISC_N]]).all()
+    conserved(w, 7)
+
+
+def test_worlds_keep_a_card_passed_face_down_from_a_face_up_spot():
+    """chain_face_up off: seat 2's Tarzan goes to its slot 2, its card to seat 0's face-up spot,
+    seat 0's face-up 3 to seat 1's face-down spot, where it lies face down: seat 1 knows it.
+    Seat 1's worlds keep it; seat 0's worlds deal that place again (the observation does not
+    carry the public fact that the 3 went there)."""
+    gr = [grid(1, 2, 3, 4, 5, 6), grid(0, 1, 2, 3, 4, 5), grid(-2, 0, 8, 7, 6, 5)]
+    up = [[False, False, True] + [False] * 3, [False] * 6, [False] * 6]
+    r, st = position(gr, up=up, deck_top=[TARZAN], cur=2, rules={"chain_face_up": False})
+    act(st, ps.DECK)
+    act(st, slot(2))            # seat 2 -> seat 0 (face up spot) -> seat 1 (face down spot)
+    assert st.known[0, 1, 2] and not st.up[0, 1, 2] and st.grid[0, 1, 2] == T(3)
+    _assert_worlds(st, np.array([0]), np.random.default_rng(2))
+    w1 = _worlds(st, 300, seat=1)
+    assert (w1.grid[:, 1, 2] == T(3)).all() and w1.known[:, 1, 2].all()
+    w0 = _worlds(st, 300, seat=0)
+    assert len(set(w0.grid[:, 1, 2].tolist())) > 3 and not w0.known[:, 1, 2].any()
+
+
+def test_worlds_after_a_reshuffle_keep_the_decks_cards():
+    """After the deck is made again from the discard pile (whose every card everyone saw), the
+    deck holds exactly those cards: a world shuffles the deck among itself and deals the
+    face-down cards among themselves."""
+    r, st = _reshuffled_position()
+    _assert_worlds(st, np.array([0]), np.random.default_rng(3))
+    w = _worlds(st, 300)
+    n = st.g[0, ps.DECK_N]
+    real_deck = sorted(st.deck[0, :n].tolist())
+    real_down = sorted(st.grid[0][~st.up[0]].tolist())
+    for i in range(300):
+        assert sorted(w.deck[i, :n].tolist()) == real_deck
+        assert sorted(w.grid[i][~w.up[i]].tolist()) == real_down
+    assert len({tuple(w.deck[i, :n]) for i in range(300)}) > 250
+    assert not any(T(-2) in w.grid[i][~w.up[i]] for i in range(300))   # every fox is in the deck
+
+
+def test_world_frequencies_match_the_rulebook():
+    """A hand-built position (2 players, seat 1 to move, seat 0 has looked at its slot 1): the
+    frequency of a fox in seat 0's face-down slot 5 and on top of the deck, over 6,000 worlds of
+    seat 1, against the probability worked out from the rulebook: every card seat 1 has not seen
+    is equally likely in every place it has not seen. Then after a reshuffle: a face-down card is
+    drawn from the cards neither face up, nor discarded, nor in the (public) deck."""
+    gr = [grid(-2, 3, 4, 5, 6, 7), grid(-2, 1, 2, 3, 4, 5)]
+    up = [[True, False, False, False, False, False], [False, True, False, True, False, True]]
+    r, st = position(gr, up=up, discard=[T(-2), T(8)], cur=1)
+    st.known[0, 0, 1] = True
+    book = Book(r)
+    seen = [T(-2), T(1), T(3), T(5), T(-2), T(8)]   # face up, and the discards
+    unseen = list(book.cards)
+    for c in seen:
+        unseen.remove(c)
+    p_fox = unseen.count(T(-2)) / len(unseen)       # 1 of 44
+    n = 6000
+    w = _worlds(st, n, seed=11)
+    se = np.sqrt(p_fox * (1 - p_fox) / n)
+    for freq in ((w.grid[:, 0, 5] == T(-2)).mean(),
+                 (w.deck[np.arange(n), w.g[:, ps.DECK_N] - 1] == T(-2)).mean()):
+        assert abs(freq - p_fox) < 4 * se + 1e-9, (freq, p_fox)
+    p_five = unseen.count(T(5)) / len(unseen)       # 3 of 44
+    freq = (w.grid[:, 1, 0] == T(5)).mean()
+    assert abs(freq - p_five) < 4 * np.sqrt(p_five * (1 - p_five) / n)
+    # after a reshuffle: seat 1's own face-down slots hold what is neither up, discarded nor in
+    # the deck
+    r, st = _reshuffled_position()
+    deck = st.deck[0, :st.g[0, ps.DECK_N]].tolist()
+    rest = list(book.cards)
+    for c in deck + st.disc[0, :st.g[0, ps.DISC_N]].tolist() + st.grid[0][st.up[0]].tolist():
+        rest.remove(c)
+    target = T(4)
+    p4 = rest.count(target) / len(rest)
+    w = _worlds(st, n, seed=12)
+    freq = (w.grid[:, 1, 2] == target).mean()
+    assert 0 < p4 < 1 and abs(freq - p4) < 4 * np.sqrt(p4 * (1 - p4) / n), (freq, p4)
+
+
+# ---- Drama (issue 14) ---------------------------------------------------------------------------
+
+def check_drama(out, logs, n_players):
+    """Drama is kept per round, in round wins: the running wins after each round, from the
+    reference's round log, against the dataset's four columns (tests/drama_check.py)."""
+    for b, log in enumerate(logs):
+        wins, running = [0] * n_players, []
+        for _, winners in log:
+            for p in winners:
+                wins[p] += 1
+            running.append(list(wins))
+        drama_check.check_drama(out.stats, b, running, wins, out.win[b].tolist())
+    assert out.stats["lead_changes"].sum() > 0
+
+
+# ---- Searchable rules (issue 14) ----------------------------------------------------------------
+
+SEARCH = search_cases(ps.Rules)
+
+
+def test_the_rules_a_tuner_may_vary_are_declared():
+    check_declared(G, {"wins_needed", "tarzan_cards", "chain_face_up", "equal_negatives_zero",
+            "tie_break_all_cards", "elephant_value"})
+
+
+@pytest.mark.parametrize("name,value", SEARCH, ids=case_ids(SEARCH))
+def test_every_search_value_plays(name, value):
+    r = G.make_rules({name: value})
+    for players in (2, 5):
+        G.check(r, players)
+    res = play_batch(G, r, 3, [get_strategy("paper_safari", "threshold")()],
+                     np.zeros((3, 3), np.int64), game_keys(6, 3, 3))
+    assert (G.to_move(res.state) == -1).all()
+    assert (res.outcome.score.max(axis=1) >= r.wins_needed).all()

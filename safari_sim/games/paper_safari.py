@@ -16,11 +16,13 @@ discard pile went there face up, so its content is public; the deck's order is n
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
+from ..engine import drama
 from ..engine.chance import shuffle_row
 from ..engine.events import log_event
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
@@ -35,33 +37,39 @@ class Rules:
         (-2, 0, 1, 2, 3, 4, 5, 6, 7, 8),
         "value of each animal other than the Elephant (assumed: the text only says '-2 to 10' "
         "for 11 animals)")
-    cards_per_animal: int = rule(4, "cards of each animal (the Elephant included)")
-    elephant_value: int = rule(10, "value of the Elephant (the README: 10)")
+    cards_per_animal: int = rule(4, "cards of each animal (the Elephant included)",
+        search=range(3, 7))
+    elephant_value: int = rule(10, "value of the Elephant (the README: 10)", search=range(8, 13))
     elephant_look: bool = rule(
         True, "the Elephant's drawer may look at one of their face-down cards (false: the "
-              "Elephant is a plain animal)")
-    tarzan_cards: int = rule(4, "number of Tarzan cards")
-    tarzan_value: int = rule(10, "value of a Tarzan card lying in a grid at the end (not printed)")
-    safari_cards: int = rule(2, "number of Safari cards (worth a row neighbour's value at the end)")
-    rows: int = rule(2, "rows of each player's grid")
-    cols: int = rule(3, "columns of each player's grid")
+              "Elephant is a plain animal)", search=[True, False])
+    tarzan_cards: int = rule(4, "number of Tarzan cards", search=range(0, 7))
+    tarzan_value: int = rule(10, "value of a Tarzan card lying in a grid at the end (not printed)",
+        search=range(0, 13, 2))
+    safari_cards: int = rule(2, "number of Safari cards (worth a row neighbour's value at the end)",
+        search=range(0, 5))
+    rows: int = rule(2, "rows of each player's grid", search=range(1, 4))
+    cols: int = rule(3, "columns of each player's grid", search=range(2, 5))
     initial_face_up: int = rule(
-        1, "cards each player chooses to turn face up at the start of a round")
+        1, "cards each player chooses to turn face up at the start of a round", search=range(0, 3))
     equal_column_zero: bool = rule(
-        True, "cards of equal value in one column count 0 (two 5s in a column: 0)")
+        True, "cards of equal value in one column count 0 (two 5s in a column: 0)",
+        search=[True, False])
     equal_negatives_zero: bool = rule(
         True, "the equal-column rule also zeroes equal cards of negative value (two foxes, -2 and "
-              "-2, in a column: 0); false: they keep their value (-4)")
+              "-2, in a column: 0); false: they keep their value (-4)", search=[True, False])
     chain_face_up: bool = rule(
         True, "each card passed along a Tarzan chain lies face up in its new spot (false: it takes "
-              "the face of the card it replaces, face down where that one was face down)")
+              "the face of the card it replaces, face down where that one was face down)",
+              search=[True, False])
     high_card_tie_break: bool = rule(
         True, "a tie for the lowest total goes to the player with more cards of the highest "
-              "value; false: all tied players win the round")
+              "value; false: all tied players win the round", search=[True, False])
     tie_break_all_cards: bool = rule(
         True, "the tie-break counts all the cards of a grid, also those of a column that scores "
-              "0 (false: only the cards that score)")
-    wins_needed: int = rule(3, "round victories (victory cards) that win the match")
+              "0 (false: only the cards that score)", search=[True, False])
+    wins_needed: int = rule(3, "round victories (victory cards) that win the match",
+        search=range(1, 6))
     max_round_turns: int = rule(
         300, "safety stop: a round ends as if finished after this many turns (the printed rules "
              "could loop: a player may discard every card drawn)")
@@ -108,8 +116,8 @@ DECK, TAKE, DISCARD, NO_PEEK, SLOT0 = 0, 1, 2, 3, 4
 
 # Per-game scalar fields: g[b, ...]
 (CUR, PHASE, HELD, FROM_DECK, PEEKED, REVEAL_K, FIRST, RTURNS, TURNS, ROUND, DECK_N, DISC_N,
- NEV, TARZANS, RESHUFFLES, CAPPED, TIE_BREAKS, SHARED, CHAIN_CLOSED) = range(19)
-NG = 19
+ NEV, TARZANS, RESHUFFLES, CAPPED, TIE_BREAKS, SHARED, CHAIN_CLOSED, DECK_PUB) = range(20)
+NG = 20   # DECK_PUB: the deck was made this round from the (public) discard pile
 # Per-player fields: pp[b, p, ...]
 WINS, LAST, SUM, CLOSED, PEEKS, TAKEN = range(6)
 NPP = 6
@@ -143,6 +151,7 @@ class State:
     disc: np.ndarray         # int8[B, N]: first g[DISC_N] valid, the top is the last, bottom at 0
     ev: np.ndarray           # int32[B, L, 6]; L = 0 unless logging
     rs: np.ndarray           # uint64[B]: each game's chance stream (engine.chance)
+    dr: np.ndarray           # int32[B, drama_width(P)]: the lead in round wins (engine.drama)
 
 
 # ---- Game Setup -------------------------------------------------------------------------------
@@ -178,6 +187,7 @@ def _start_round(b, first, g, grid, up, known, deck, disc, base, rs, ev, params)
     _turn_over(b, g, deck, disc)
     g[b, FIRST] = first
     g[b, RTURNS] = 0
+    g[b, DECK_PUB] = 0
     g[b, HELD] = -1
     log_event(ev, g, NEV, b, E_ROUND, first, g[b, ROUND] + 1, 0, 0, 0)
     log_event(ev, g, NEV, b, E_TURN_UP, -1, disc[b, 0], 0, 0, 0)
@@ -203,6 +213,7 @@ def _begin_turn(b, g, deck, disc, rs, ev):
         g[b, DISC_N] = 0
         _turn_over(b, g, deck, disc)
         g[b, RESHUFFLES] += 1
+        g[b, DECK_PUB] = 1
         log_event(ev, g, NEV, b, E_RESHUFFLE, g[b, CUR], n, disc[b, 0], 0, 0)
     g[b, PHASE] = DRAW
 
@@ -401,7 +412,8 @@ def _pack(cards, start):
 
 
 @njit(cache=True)
-def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params):
+def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params,
+               dr):
     """Everyone turns their cards up and scores; the lowest total wins a victory card (ties: more
     cards of the highest value). The match ends at wins_needed, else the winner starts anew."""
     nplayers = params[P_PLAYERS]
@@ -463,6 +475,8 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
                 starter = p
             if pp[b, p, WINS] >= params[P_WINS]:
                 over = True
+    # Drama: who is ahead in the match is who holds the most victory cards
+    drama.drama_update(dr, b, pp[b, :, WINS], False)
     if over:
         g[b, PHASE] = OVER
         g[b, CUR] = -1
@@ -472,7 +486,7 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
 
 
 @njit(cache=True)
-def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params):
+def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params, dr):
     """The round ends as soon as someone has every card face up (the mover first: a Tarzan
     chain can complete another grid too)."""
     nplayers = params[P_PLAYERS]
@@ -489,12 +503,13 @@ def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, p
     if closer < 0 and g[b, RTURNS] >= params[P_CAP]:
         g[b, CAPPED] += 1
         log_event(ev, g, NEV, b, E_CAP, -1, g[b, RTURNS], 0, 0, 0)
-        _end_round(b, -1, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params)
+        _end_round(b, -1, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params,
+                   dr)
     elif closer >= 0:
         if closer != p:   # only a Tarzan chain turns up another player's cards
             g[b, CHAIN_CLOSED] += 1
         _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev,
-                   params)
+                   params, dr)
     else:
         g[b, CUR] = (p + 1) % nplayers
         _begin_turn(b, g, deck, disc, rs, ev)
@@ -507,7 +522,7 @@ def _init(g, pp, grid, up, known, deck, disc, base, rs, ev, params):
 
 
 @njit(cache=True)
-def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params):
+def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params, dr):
     nplayers = params[P_PLAYERS]
     nslots = params[P_SLOTS]
     for b in range(g.shape[0]):
@@ -574,7 +589,8 @@ def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev,
                 disc[b, g[b, DISC_N]] = old
                 g[b, DISC_N] += 1
                 log_event(ev, g, NEV, b, E_EXCHANGE, p, k, card, old, 0)
-            _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params)
+            _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params,
+                      dr)
 
 
 @njit(cache=True)
@@ -674,6 +690,70 @@ def _observe(games, g, pp, grid, up, known, disc, type_count, card_value, params
                     seen_sum[i, o] += v
     return (seat, kind, seen, face_up, held, from_deck, top, deck_n, disc_n, unseen, wins, rturns,
             seen_sum, hidden)
+
+
+# ---- Worlds for search (docs/rules/paper_safari.md, "Worlds for search") ---------------------
+
+@njit(cache=True)
+def _deal_again(cards, n, rs, b):
+    """Sort the n hidden ``cards`` (the multiset the seat cannot tell apart, so the world does not
+    depend on where they really were) and shuffle them from stream b, in place."""
+    cards[:n].sort()
+    shuffle_row(cards, n, rs, b)
+
+
+@njit(cache=True)
+def _redeal(seat, g, grid, up, known, deck, rs, params):
+    """Row i (a copy of a real game): everything ``seat[i]`` cannot see is dealt again from the
+    row's own stream. Kept: every face-up card, the seat's own face-down cards it has looked at
+    (or was passed face up), the discard pile (every card in it went there face up), the held
+    card when the seat holds it or took it from the discard pile. Dealt again: every other
+    face-down card and the deck as one multiset, except after a reshuffle this round, when the
+    deck is the (public) discard pile that was shuffled and is dealt again only among itself.
+    Other players know only their face-up cards in a world (their looks are not in the seat's
+    observation)."""
+    nplayers = params[P_PLAYERS]
+    nslots = params[P_SLOTS]
+    ncards = deck.shape[1]
+    cards = np.empty(ncards + 1, np.int8)
+    where = np.empty(ncards + 1, np.int64)   # >= 0: grid place q * S + k; -1 held; -2 - i: deck i
+    for i in range(g.shape[0]):
+        if g[i, PHASE] == OVER:
+            continue
+        s = seat[i]
+        pub = g[i, DECK_PUB] == 1
+        held_hidden = g[i, HELD] >= 0 and g[i, CUR] != s and g[i, FROM_DECK] == 1
+        for q in range(nplayers):
+            if q != s:
+                for k in range(nslots):
+                    known[i, q, k] = up[i, q, k]
+        for pool in range(2 if pub else 1):
+            n = 0
+            if pool == 0:
+                for q in range(nplayers):
+                    for k in range(nslots):
+                        if not up[i, q, k] and not (q == s and known[i, q, k]):
+                            cards[n] = grid[i, q, k]
+                            where[n] = q * nslots + k
+                            n += 1
+            if pool == 1 or not pub:
+                if held_hidden:
+                    cards[n] = g[i, HELD]
+                    where[n] = -1
+                    n += 1
+                for j in range(g[i, DECK_N]):
+                    cards[n] = deck[i, j]
+                    where[n] = -2 - j
+                    n += 1
+            _deal_again(cards, n, rs, i)
+            for j in range(n):
+                w = where[j]
+                if w >= 0:
+                    grid[i, w // nslots, w % nslots] = cards[j]
+                elif w == -1:
+                    g[i, HELD] = cards[j]
+                else:
+                    deck[i, -2 - w] = cards[j]
 
 
 @dataclass
@@ -812,6 +892,7 @@ class PaperSafari(Game):
         g[b, CUR], g[b, PHASE], g[b, HELD] = cur, phase, held
         g[b, FROM_DECK], g[b, PEEKED] = int(from_deck), 0
         g[b, FIRST], g[b, RTURNS] = first, 0
+        g[b, DECK_PUB] = 0
 
     def zones(self, state: State, b: int) -> dict[str, list[int]]:
         """Every card of game b by zone (to check that cards are conserved)."""
@@ -850,7 +931,7 @@ class PaperSafari(Game):
             known=np.zeros((batch, n_players, nslots), np.bool_),
             deck=np.zeros((batch, ncards), np.int8), disc=np.zeros((batch, ncards), np.int8),
             ev=np.zeros((batch, 20000 if log else 0, 6), np.int32),
-            rs=np.array(keys, dtype=np.uint64),
+            rs=np.array(keys, dtype=np.uint64), dr=drama.drama_new(batch, n_players),
         )
         _init(st.g, st.pp, st.grid, st.up, st.known, st.deck, st.disc, st.base, st.rs, st.ev,
               st.params)
@@ -880,7 +961,7 @@ class PaperSafari(Game):
     def step(self, state: State, actions: np.ndarray) -> None:
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.grid, state.up, state.known,
               state.deck, state.disc, state.base, state.card_value, state.rs, state.ev,
-              state.params)
+              state.params, state.dr)
 
     def outcome(self, state: State) -> Outcome:
         wins = state.pp[:, :, WINS].copy()
@@ -901,8 +982,20 @@ class PaperSafari(Game):
                 "tie_breaks": g[:, TIE_BREAKS].copy(),
                 "shared_rounds": g[:, SHARED].copy(),
                 "chain_closed_rounds": g[:, CHAIN_CLOSED].copy(),
+                **drama.drama_stats(state.dr, wins, win, False),
             },
         )
+
+    # -- worlds, for search
+    constant_fields = ("card_value", "base", "params")
+
+    def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
+                    keys: np.ndarray) -> State:
+        # a world keeps no log (the log names hidden cards), and copying it would be slow
+        w = self.clone(dataclasses.replace(state, ev=state.ev[:, :0]), games)
+        w.rs = np.array(keys, dtype=np.uint64)
+        _redeal(np.asarray(seat, np.int64), w.g, w.grid, w.up, w.known, w.deck, w.rs, w.params)
+        return w
 
     # -- words
     def describe(self, state: State, i: int) -> str:
