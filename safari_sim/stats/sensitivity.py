@@ -476,42 +476,44 @@ def _interval(lo: float, hi: float, m: str, unit: str, signed: bool = True) -> s
     return (f"interval {amount(lo, m, unit, signed, False)} to {amount(hi, m, unit, signed, False)}")
 
 
-def _field_sentences(effects: pl.DataFrame, size: str, head: Callable[[str, pl.DataFrame], str],
+def _field_sentences(effects: pl.DataFrame, head: Callable[[str, pl.DataFrame], str],
                      part: Callable[[dict], str]) -> list[str]:
-    """For each field, clearest first: its detectable effects, largest first, then the measures
-    it has no detectable effect on (or "no detectable effect on any measure")."""
+    """For each field, clearest first: its detectable effects measure by measure (in the order of
+    MEASURES), then the measures it has no detectable effect on (or "no detectable effect on any
+    measure")."""
     out = []
     if not len(effects):
         return out
     for name in ranked_fields(effects):
         e = effects.filter(pl.col("field") == name)
-        real = e.filter(pl.col("detectable")).with_columns(pl.col(size).abs().alias("_a")).sort(
-            "_a", descending=True)
+        real = e.filter(pl.col("detectable"))
         if not len(real):
             out.append(f"{head(name, e)}: no detectable effect on any measure.")
             continue
-        none = sorted(set(e["measure"].to_list()) - set(real["measure"].to_list()),
-                      key=list(MEASURES).index)
+        order = list(MEASURES)
+        shown = sorted(set(real["measure"].to_list()), key=order.index)
+        none = sorted(set(e["measure"].to_list()) - set(shown), key=order.index)
+        parts = [MEASURES[m][0] + " " + ", ".join(part(r) for r in real.filter(pl.col("measure") == m)
+                                                  .iter_rows(named=True)) for m in shown]
         tail = (f"; no detectable effect on {', '.join(MEASURES[m][0] for m in none)}" if none else "")
-        out.append(f"{head(name, e)}: " + "; ".join(part(r) for r in real.iter_rows(named=True))
-                   + tail + ".")
+        out.append(f"{head(name, e)}: " + "; ".join(parts) + tail + ".")
     return out
 
 
 def oat_sentences(effects: pl.DataFrame, fields: list[Screened], unit: str = "points") -> list[str]:
-    """For each field: its detectable effects, largest first, or "no detectable effect"."""
+    """For each field: its detectable effects, or "no detectable effect on any measure"."""
     def head(name, e):
         moves = " and ".join(dict.fromkeys(f"to {v}" for v in e["value"].to_list()))
         return f"{name} (from {e['base'][0]} {moves})"
 
-    return _field_sentences(effects, "effect", head, lambda r: (
-        f"{MEASURES[r['measure']][0]} {amount(r['effect'], r['measure'], unit)} at {r['value']} "
+    return _field_sentences(effects, head, lambda r: (
+        f"{amount(r['effect'], r['measure'], unit)} at {r['value']} "
         f"({_interval(r['lo'], r['hi'], r['measure'], unit)})"))
 
 
 def morris_sentences(effects: pl.DataFrame, unit: str = "points") -> list[str]:
-    return _field_sentences(effects, "mu_star", lambda name, e: name, lambda r: (
-        f"{MEASURES[r['measure']][0]} moves by {amount(r['mu_star'], r['measure'], unit, False)} "
+    return _field_sentences(effects, lambda name, e: name, lambda r: (
+        f"moves by {amount(r['mu_star'], r['measure'], unit, False)} "
         f"over its range on average ({_interval(r['lo'], r['hi'], r['measure'], unit, False)})"))
 
 
