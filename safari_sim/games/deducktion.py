@@ -29,6 +29,7 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
+from ..engine import drama
 from ..engine.chance import below, shuffle_row
 from ..engine.events import log_event
 from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, read_only, rule
@@ -46,26 +47,30 @@ NQC = 6 * NN             # question cards
 @dataclass(frozen=True)
 class Rules:
     hand_sizes: tuple[int, ...] = rule((8, 6, 5), "cards dealt to each player with 3, 4, 5 players "
-                                                  "(the two-player variant deals as for three)")
-    meld_points: tuple[int, ...] = rule((3, 5, 7), "points of a meld of 3, 4, 5 cards of one rank")
-    guess_right: int = rule(5, "points for a correct guess of a missing card")
-    guess_wrong: int = rule(-3, "points for an incorrect guess")
+                                                  "(the two-player variant deals as for three)",
+                                       search=[(8, 6, 5), (7, 6, 5), (7, 5, 4), (6, 5, 4)])
+    meld_points: tuple[int, ...] = rule((3, 5, 7), "points of a meld of 3, 4, 5 cards of one rank",
+                                        search=[(3, 5, 7), (3, 4, 5), (3, 6, 9), (2, 4, 6)])
+    guess_right: int = rule(5, "points for a correct guess of a missing card",
+                            search=range(2, 9))
+    guess_wrong: int = rule(-3, "points for an incorrect guess", search=range(-6, 1))
     question_decks: int = rule(1, "times the question deck is used: the game ends when it cannot "
                                   "supply three cards for a turn (1: used cards are not "
                                   "reshuffled; more: the used deck is reshuffled that many times "
-                                  "minus one)")
+                                  "minus one)", search=range(1, 4))
     guesses_seen: bool = rule(False, "the end-of-game guesses, made in turn order, are seen by the "
-                                     "later guessers (False: each player's guesses are sealed)")
+                                     "later guessers (False: each player's guesses are sealed)",
+                         search=[False, True])
     two_player_reserve: str = rule("draw_when_empty", "two players: the third hand is a draw pile "
                                    "from which a player whose hand is empty draws one card at the "
                                    "start of the turn ('draw_when_empty'), or it stays aside "
-                                   "unused ('aside')")
+                                   "unused ('aside')", search=["draw_when_empty", "aside"])
     final_meld: bool = rule(False, "when the question deck runs out, each player in turn order may "
-                                   "meld once more before the guesses")
+                                   "meld once more before the guesses", search=[False, True])
     add_to_meld: bool = rule(False, "on a later turn a player may add the cards it holds of a "
                                     "number it has melded to that meld, which then scores as the "
                                     "larger meld (not printed: False, a meld needs three or more "
-                                    "cards held)")
+                                    "cards held)", search=[False, True])
 
     def validate(self) -> None:
         if len(self.hand_sizes) != 3:
@@ -153,8 +158,9 @@ N_ACTIONS = A_NO_GUESS + 1
  DRAWPOS, INM, OUTM, FINAL) = range(18)
 NG = 18
 # Per-player fields pp[b, p, ...]
-HAND_N, MELD_PTS, MELDS, MELD_CARDS, RIGHT, WRONG, ASKS, RECEIVED, EMPTY_ANSWERS, DRAWS = range(10)
-NPP = 10
+HAND_N, MELD_PTS, MELDS, MELD_CARDS, RIGHT, WRONG, ASKS, RECEIVED, EMPTY_ANSWERS, DRAWS, SCORE = \
+    range(11)
+NPP = 11   # SCORE: the running score (meld points, then the guesses' points as they are made)
 
 # params layout
 P_PLAYERS, P_HAND, P_DECKS, P_RIGHT, P_WRONG, P_DRAW, P_FINAL, P_M3, P_M4, P_M5, P_ADD = range(11)
@@ -183,6 +189,7 @@ class State:
     guess: np.ndarray      # int8[B, P, 5] number guessed for each animal, 0 none, -1 not yet
     ev: np.ndarray         # int32[B, L, 6]
     rs: np.ndarray         # uint64[B]
+    drama: np.ndarray      # int32[B, drama_width(P)] how the lead moved (engine.drama)
     mover: np.ndarray = None
     legal_: np.ndarray = None
     dealt: np.ndarray = None   # int8[B] in a world (determinize): how it was dealt (_deal_worlds)
@@ -306,7 +313,7 @@ def _enter_ask(b, g, qdeck, ev, params):
 
 
 @njit(cache=True, _nrt=False)
-def _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params):
+def _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params, dr):
     """The exchange is over: record it, discard the three question cards, next player."""
     i = g[b, NH]
     hist[b, i, 0] = H_ASK
@@ -320,6 +327,7 @@ def _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params):
     g[b, NH] = i + 1
     g[b, QPOS] += 3
     g[b, TURNS] += 1
+    drama.drama_update(dr, b, pp[b, :, SCORE], False)   # who is ahead after each turn
     nxt = g[b, CUR] + 1
     g[b, CUR] = 0 if nxt >= params[P_PLAYERS] else nxt
     _start_turn(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
@@ -339,7 +347,7 @@ def _complete_pass(b, g, pp, loc):
 
 
 @njit(cache=True, _nrt=False)
-def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
+def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, dr):
     p = g[b, CUR]
     ph = g[b, PHASE]
     if ph == MELD:
@@ -362,7 +370,9 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
             elif loc[b, c] == MELD0 + p:
                 had += 1
         pp[b, p, HAND_N] -= k
-        pp[b, p, MELD_PTS] += _meld_value(had + k, params) - _meld_value(had, params)
+        pts = _meld_value(had + k, params) - _meld_value(had, params)
+        pp[b, p, MELD_PTS] += pts
+        pp[b, p, SCORE] += pts
         if had == 0:
             pp[b, p, MELDS] += 1
         pp[b, p, MELD_CARDS] += k
@@ -410,7 +420,7 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
         log_event(ev, g, NEV, b, E_ASK, p, t, q, k, inm)
         if k == 0:
             pp[b, p, EMPTY_ANSWERS] += 1
-            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params, dr)
         elif h > k:
             g[b, NEED] = k
             g[b, PHASE] = PASS
@@ -425,7 +435,7 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
             g[b, OUTM] = out
             log_event(ev, g, NEV, b, E_WHOLE, p, t, h, 0, 0)
             _complete_pass(b, g, pp, loc)
-            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params, dr)
         else:
             # more cards coming than held: pass the entire hand, look, make up the difference
             out = 0
@@ -447,7 +457,7 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
                         log_event(ev, g, NEV, b, E_GIVE, p, t, c, 0, 0)
                 pp[b, t, HAND_N] += pp[b, p, HAND_N]
                 pp[b, p, HAND_N] = 0
-                _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+                _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params, dr)
             else:
                 g[b, PHASE] = GIVE
         return
@@ -460,7 +470,7 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
         g[b, NEED] -= 1
         if g[b, NEED] == 0:
             _complete_pass(b, g, pp, loc)
-            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params, dr)
         return
     if ph == GIVE:
         c = act - A_CARD
@@ -472,7 +482,7 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
         log_event(ev, g, NEV, b, E_GIVE, p, t, c, 0, 0)
         g[b, NEED] -= 1
         if g[b, NEED] == 0:
-            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params)
+            _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params, dr)
         return
     if ph == GUESS:
         s = g[b, GUESSER]
@@ -484,8 +494,10 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
             guess[b, s, a] = n + 1
             if loc[b, a * NN + n] == MISSING:
                 pp[b, s, RIGHT] += 1
+                pp[b, s, SCORE] += params[P_RIGHT]
             else:
                 pp[b, s, WRONG] += 1
+                pp[b, s, SCORE] += params[P_WRONG]
         log_event(ev, g, NEV, b, E_GUESS, s, a, guess[b, s, a], 0, 0)
         if a + 1 < NA:
             g[b, GANIMAL] = a + 1
@@ -494,6 +506,7 @@ def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params):
             g[b, GANIMAL] = 0
         else:
             g[b, PHASE] = OVER
+            drama.drama_update(dr, b, pp[b, :, SCORE], False)   # and at the end: the guesses
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -604,10 +617,12 @@ def _views(games, g, pp, loc, qdeck, params, mover, legal):
 
 
 @njit(cache=True, _nrt=False)
-def _step(actions, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, mover, legal):
+def _step(actions, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, dr, mover,
+          legal):
     for b in range(g.shape[0]):
         if g[b, PHASE] != OVER:
-            _apply(b, actions[b], g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params)
+            _apply(b, actions[b], g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params,
+                   dr)
         _view(b, g, pp, loc, qdeck, params, mover, legal)
 
 
@@ -933,6 +948,7 @@ def _deal_worlds(seat, g, pp, loc, qdeck, pile, start, hist, guess, rs, params, 
                         wrong += 1
             pp[i, p, RIGHT] = right
             pp[i, p, WRONG] = wrong
+            pp[i, p, SCORE] = pp[i, p, MELD_PTS] + right * params[P_RIGHT] + wrong * params[P_WRONG]
 
 
 # ---- the observation ----------------------------------------------------------------------------
@@ -1163,7 +1179,8 @@ class Deducktion(Game):
                    guess=np.full((batch, n_players, NA), -1, np.int8),
                    ev=np.zeros((batch, (200 * rules.question_decks + 60) if log else 0, 6),
                                np.int32),
-                   rs=np.array(keys, dtype=np.uint64))
+                   rs=np.array(keys, dtype=np.uint64),
+                   drama=drama.drama_new(batch, n_players))
         _init(st.g, st.pp, st.loc, st.qdeck, st.pile, st.start, st.hist, st.ev, st.rs, st.params,
               np.empty(NC, np.int8))
         self._refresh(st, np.arange(batch))
@@ -1248,7 +1265,7 @@ class Deducktion(Game):
         state.legal_ = np.empty(state.legal_.shape, np.bool_)
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.loc, state.qdeck,
               state.pile, state.hist, state.guess, state.ev, state.rs, QMASK, state.params,
-              state.mover, state.legal_)
+              state.drama, state.mover, state.legal_)
 
     def scores(self, state: State) -> np.ndarray:
         r = state.rules
@@ -1273,6 +1290,7 @@ class Deducktion(Game):
                 "empty_answers": pp[:, :, EMPTY_ANSWERS].copy(),
                 "draws": pp[:, :, DRAWS].copy(),
                 "cards_left": pp[:, :, HAND_N].copy(),
+                **drama.drama_stats(state.drama, score, win, False),
             })
 
     # -- positions (for tests)
@@ -1287,6 +1305,7 @@ class Deducktion(Game):
         st = state
         st.g[b] = 0
         st.pp[b] = 0
+        st.drama[b] = drama.drama_new(1, st.n_players)[0]
         st.loc[b] = -1
         st.hist[b] = 0
         st.guess[b] = -1
