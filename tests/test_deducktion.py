@@ -14,6 +14,7 @@ from safari_sim.engine.protocol import RulesError
 from safari_sim.games import deducktion as dk
 from safari_sim.games import get_game
 from strategies import get_strategy
+from tests.mixed_play import assert_drama, check_search_space
 
 G = get_game("deducktion")
 ELEPHANT, LION, MONKEY, TIGER, ZEBRA, EXPLORER = range(6)
@@ -910,29 +911,6 @@ def test_worlds_deal_as_the_rulebook_deals():
 
 # ---- drama --------------------------------------------------------------------------------------------
 
-def drama_oracle(scores, final):
-    """The four drama numbers from a game's running scores (one list per update, the last the
-    final score), in plain Python: lead changes between sole leaders, the share of updates before
-    the winner led for good, the largest deficit it overcame, its final margin."""
-    last, changes = None, 0
-    for s in scores:
-        top = max(s)
-        lead = [p for p, v in enumerate(s) if v == top]
-        if len(lead) == 1:
-            if last is not None and lead[0] != last:
-                changes += 1
-            last = lead[0]
-    top = max(final)
-    if [v for v in final].count(top) > 1:
-        return changes, None, None, None
-    w = list(final).index(top)
-    behind = [k + 1 for k, s in enumerate(scores) if not (s[w] == max(s) and list(s).count(s[w]) == 1)]
-    lead_from = (behind[-1] if behind else 0) / len(scores)
-    comeback = max(max(s) - s[w] for s in scores)
-    margin = final[w] - max(v for p, v in enumerate(final) if p != w)
-    return changes, lead_from, comeback, margin
-
-
 @pytest.mark.parametrize("players,rules", [(2, {}), (3, {}), (5, {"final_meld": True})])
 def test_drama_recounted_from_the_running_score(players, rules):
     """After every turn the running score is the melded cards' points (recounted from the table:
@@ -969,36 +947,14 @@ def test_drama_recounted_from_the_running_score(players, rules):
                          for n in range(1, 7))
                      + sum((5 if st.loc[b, card(a, int(st.guess[b, p, a]))] == dk.MISSING else -3)
                            for a in range(5) if st.guess[b, p, a] > 0)) for p in range(players)]
-        assert len(runs[b]) == 12
-        want = drama_oracle(runs[b] + [final], final)
-        got = [out.stats[k][b] for k in ("lead_changes", "lead_from", "comeback", "margin")]
-        assert got[0] == want[0]
-        for x, y in zip(got[1:], want[1:]):
-            assert (np.isnan(x) and y is None) or abs(x - y) < 1e-9, (b, got, want)
-        changes += want[0]
+        assert len(runs[b]) == 12 and final == out.score[b].tolist()
+        changes += assert_drama(out, b, runs[b] + [final], lower_wins=False)
     assert changes > 0
 
 
 # ---- searchable rules ---------------------------------------------------------------------------------
 
 def test_every_searchable_value_makes_rules_that_play():
-    """Each declared search value of each field (the others printed) is valid rules, and a small
-    batch plays to the end at two and at four players, every game scored."""
-    from safari_sim.engine.protocol import search_space
-    space = search_space(dk.Rules)
-    assert set(space) == {f for f in dk.Rules.__dataclass_fields__}
-    strat = [get_strategy(G.id, "naive")()]
-    n = 0
-    for name, values in space.items():
-        values = list(values)
-        assert G.make_rules().__getattribute__(name) in values
-        for v in values:
-            r = G.make_rules({name: list(v) if isinstance(v, tuple) else v})
-            for players in (2, 4):
-                res = play_batch(G, r, players, strat, np.zeros((6, players), int),
-                                 game_keys(n, players, 6))
-                assert (G.to_move(res.state) < 0).all()
-                assert np.isfinite(res.outcome.score).all()
-                assert (res.outcome.turns == 12 * r.question_decks).all(), (name, v)
-                n += 1
-    assert n > 50
+    """Each declared search value of each field (the others printed) is valid rules and a small
+    batch plays to the end, at every player count."""
+    check_search_space(G, (2, 3, 4, 5))
