@@ -1243,7 +1243,7 @@ SEARCH = search_cases(ps.Rules)
 
 def test_the_rules_a_tuner_may_vary_are_declared():
     check_declared(G, {"wins_needed", "tarzan_cards", "chain_face_up", "equal_negatives_zero",
-            "tie_break_all_cards", "elephant_value"})
+                       "tie_break_all_cards", "elephant_value"})
 
 
 @pytest.mark.parametrize("name,value", SEARCH, ids=case_ids(SEARCH))

@@ -18,6 +18,10 @@ from safari_sim.games.savannah.rules import card_name
 from strategies import get_strategy
 from strategies.base import random_legal
 
+import drama_check
+from search_values import case_ids, check_declared, search_cases
+from worlds_check import check_worlds
+
 G = get_game("savannah")
 R = G.make_rules()
 
@@ -806,6 +810,7 @@ def play_against_reference(rules, players, B, seed, chooser):
     st = G.init(rules, players, keys.deal)
     refs = [ref_from_deal(st, b, rules, players) for b in range(B)]
     seen = {"claims": 0, "phase2": 0, "touch_only": 0}
+    running = [[] for _ in range(B)]    # the scores after each turn of the two phases
     for _ in range(2000):
         for b in range(B):
             check_against(refs[b], st, b)
@@ -826,6 +831,7 @@ def play_against_reference(rules, players, B, seed, chooser):
         G.step(st, a)
         for b, k, j, card, sp in moves:
             ref = refs[b]
+            phase = ref.phase
             if k == T.KEEP:
                 ref.keep(j, sp)
                 seen["claims"] += 1
@@ -833,6 +839,8 @@ def play_against_reference(rules, players, B, seed, chooser):
                 if ref.up and not any((sp[0] + dy, sp[1] + dx) in ref.up for dy, dx in NEAR):
                     seen["touch_only"] += 1
                 ref.place(card, sp if ref.up else None)
+            if phase in (1, 2) and ref.claim is None:   # the turn is over: the score is kept
+                running[b].append(list(ref.score))
             if ref.reshuffled:
                 ref.reshuffled = False
                 seen["phase2"] += 1
@@ -848,6 +856,8 @@ def play_against_reference(rules, players, B, seed, chooser):
         winners = [p for p in range(players) if refs[b].score[p] == best]
         assert out.win[b].tolist() == [1 / len(winners) if p in winners else 0
                                        for p in range(players)]
+        drama_check.check_drama(out.stats, b, running[b], refs[b].score, out.win[b].tolist())
+    seen["lead_changes"] = int(G.outcome(st).stats["lead_changes"].sum())
     return seen
 
 
@@ -874,7 +884,7 @@ def test_every_step_against_the_reference(players, rules, seed):
     legal placements, with their values). Every game ends; the winner is the best score."""
     r = G.make_rules(rules)
     seen = play_against_reference(r, players, 10, seed, mixed)
-    assert seen["claims"] > 5 and seen["phase2"] == 10
+    assert seen["claims"] > 5 and seen["phase2"] == 10 and seen["lead_changes"] > 0
     if r.touch_face_down:
         assert seen["touch_only"] > 0, "cards went where they touch only a face-down card"
 
@@ -1200,3 +1210,210 @@ def test_strategies_take_their_best_value():
     pick = get_strategy("savannah", "space_maker")(space_value=10.0).act(o, G.legal(st)[[0]], rng)
     value = o.points[0, :o.n_cand[0]] + 10.0 * sm[:o.n_cand[0]]
     assert pick[0] == int(np.argmax(value))
+
+
+# ---- Worlds for search (issue 16) ---------------------------------------------------------------
+
+def permuted(st, games, seats, rng):
+    """A copy of ``st`` in which, for each game b of ``games``, the cards ``seats`` cannot see
+    are moved among the places it cannot see (written from the rulebook, not from the module):
+    the other hands (in any order), both piles, the face-down cards others buried; not the 1st
+    pile's top in the seat's own claim (it drew that card). In phase two the cards the seat
+    buried itself (shuffled into the draw pile, it knows) only among themselves."""
+    import copy
+    other = copy.deepcopy(st)
+    for b, s in zip(games, seats):
+        g = st.g[b]
+        places = [("hand", q, k) for q in range(st.n_players) if q != s
+                  for k in range(st.hand_n[b, q])]
+        top_known = g[T.KIND] == T.KEEP and g[T.CUR] == s
+        places += [("pile1", j, 0) for j in range(g[T.N1] - (1 if top_known else 0))]
+        places += [("pile2", j, 0) for j in range(g[T.N2])]
+        places += [("fd", j, 0) for j in range(g[T.N_FD]) if st.fd_owner[b, j] != s]
+        mine = set()
+        if g[T.PHASE] == T.TWO:
+            mine = {int(st.fd_card[b, j]) for j in range(g[T.N_FD1]) if st.fd_owner[b, j] == s}
+
+        def at(arr, z, q, k):
+            if z == "hand":
+                return arr.hand[b, q, k]
+            return {"pile1": arr.pile1, "pile2": arr.pile2, "fd": arr.fd_card}[z][b, q]
+
+        def put(z, q, k, c):
+            if z == "hand":
+                other.hand[b, q, k] = c
+            elif z == "pile1":
+                other.pile1[b, q] = c
+            elif z == "pile2":
+                other.pile2[b, q] = c
+            else:
+                other.fd_card[b, q] = c
+
+        for pool in ([p for p in places if int(at(st, *p)) in mine],
+                     [p for p in places if int(at(st, *p)) not in mine]):
+            cards = [int(at(st, *p)) for p in pool]
+            for p, c in zip(pool, rng.permutation(cards)):
+                put(*p, c)
+    return other
+
+
+def _assert_worlds(st, games, rng, **kw):
+    check_worlds(G, st, permuted(st, games, G.to_move(st)[games], rng), games, **kw)
+
+
+@pytest.mark.parametrize("players, rules", [(2, {}), (3, {}), (3, {"buried_on_table": "own"}),
+                                            (2, {"touch_face_down": False})])
+def test_worlds_of_random_positions(players, rules):
+    """Positions of mixed play at every player count, in the opening, phase one (claims
+    included) and phase two: the worlds depend only on what the mover may know, keep it exactly,
+    vary, and play to their end (tests/worlds_check.py)."""
+    r = G.make_rules(rules)
+    rng = np.random.default_rng(players)
+    keys = game_keys(30 + players, players, 6)
+    seat_rs = keys.seat.reshape(-1).copy()
+    st = G.init(r, players, keys.deal)
+    kinds = set()
+    claims = 0
+    for step in range(400):
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            break
+        keep = live[st.g[live, T.KIND] == T.KEEP]
+        if keep.size and claims < 2:
+            claims += 1
+            _assert_worlds(st, keep, rng, worlds_per_game=2, seed=step)
+            kinds |= {(int(st.g[b, T.PHASE]), int(st.g[b, T.KIND])) for b in keep}
+        elif step in (1, 12, 30, 60, 100):
+            _assert_worlds(st, live, rng, worlds_per_game=2, seed=step)
+            kinds |= {(int(st.g[b, T.PHASE]), int(st.g[b, T.KIND])) for b in live}
+        a = np.zeros(len(mv), np.int64)
+        a[live] = mixed(G.observe(st, live), G.legal(st)[live],
+                        SeatRandom(seat_rs, live * players + mv[live]))
+        G.step(st, a)
+    assert {(T.ONE, T.PLACE), (T.ONE, T.KEEP), (T.TWO, T.PLACE)} <= kinds
+
+
+def _worlds(st, n, seat=None, seed=0):
+    seat = G.to_move(st)[[0]] if seat is None else np.array([seat])
+    return G.determinize(st, np.zeros(n, np.int64), np.repeat(seat, n), deal_keys(n, seed))
+
+
+def test_worlds_keep_the_cards_a_seat_buried_and_its_claim():
+    """Seat 0 finds a space and is choosing which card to keep: it sees both drawn cards, and
+    the 1st pile's top (its card) stays; the card seat 1 buried earlier is dealt again, seat 0's
+    own buried card is not. Seen from seat 1 the claim's cards are dealt again, and the mover's
+    two choices with them."""
+    # (0, 2) takes only a 3-Elephant once 3-Tiger goes to (2, 2), and both are face up
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Elephant"), (1, 2): C("3-Lion"),
+              (5, 5): C("3-Elephant"), (7, 7): C("3-Elephant", True)}
+    st = G.arrange(R, 2, layout, [[C("3-Tiger"), C("6-Zebra")], [C("6-Monkey"), C("5-Lion")]],
+                   pile1=cards("5-Zebra", "4-Zebra", "1-Monkey"),
+                   pile2=cards("1-Zebra", "2-Monkey", "2-Lion"),
+                   face_down={(9, 9): C("5-Monkey"), (-5, -5): C("4-Lion")},
+                   buried_by={(9, 9): 0, (-5, -5): 1})
+    play(st, C("3-Tiger"), 2, 2)
+    assert st.g[0, T.KIND] == T.KEEP and G.to_move(st)[0] == 0
+    _assert_worlds(st, np.array([0]), np.random.default_rng(5))
+    w = _worlds(st, 300)
+    n1 = st.g[0, T.N1]
+    assert (w.pile1[:, n1 - 1] == C("1-Monkey")).all() and (w.g[:, T.KEEP1] == C("1-Monkey")).all()
+    assert (w.g[:, T.KEEP2] == C("2-Lion")).all()
+    mine = [j for j in range(st.g[0, T.N_FD]) if st.fd_owner[0, j] == 0]
+    theirs = [j for j in range(st.g[0, T.N_FD]) if st.fd_owner[0, j] == 1]
+    assert (w.fd_card[:, mine] == st.fd_card[0, mine]).all()
+    assert len(set(w.fd_card[:, theirs[0]].tolist())) > 2
+    assert (w.hand[:, 0, :st.hand_n[0, 0]] == st.hand[0, 0, :st.hand_n[0, 0]]).all()
+    # seen from seat 1: the claim's two cards are not its knowledge
+    w1 = _worlds(st, 300, seat=1)
+    assert len(set(w1.g[:, T.KEEP2].tolist())) > 2 and len(set(w1.g[:, T.KEEP1].tolist())) > 2
+    assert (w1.pile1[np.arange(300), n1 - 1] == w1.g[:, T.KEEP1]).all()
+    assert (w1.cand_card[:, :2] == w1.g[:, [T.KEEP1, T.KEEP2]]).all()
+    assert (w1.fd_card[:, theirs] == st.fd_card[0, theirs]).all()
+    for i in range(0, 300, 37):
+        conserved(w1, i)
+        conserved(w, i)
+
+
+def _phase_two_started():
+    """Two players: seat 0 empties the 1st pile; the card seat 1 buried, 4-Tiger, is shuffled
+    with the 2nd pile into the draw pile; seat 1 is to move. Every card nobody holds is in the
+    box (arrange), so seat 1 cannot see: seat 0's hand (1-Lion, 5-Zebra) and the draw pile
+    (1-Zebra, 2-Zebra, 4-Tiger)."""
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Elephant")}
+    st = G.arrange(R, 2, layout, [[C("3-Elephant"), C("1-Lion")], [C("6-Zebra"), C("6-Lion")]],
+                   pile1=[C("5-Zebra")], pile2=[C("1-Zebra"), C("2-Zebra")],
+                   face_down={(1, 1): C("4-Tiger")}, buried_by={(1, 1): 1})
+    play(st, C("3-Elephant"), 0, 2)
+    assert st.g[0, T.PHASE] == T.TWO and G.to_move(st)[0] == 1
+    return st
+
+
+def test_worlds_in_phase_two_keep_a_buried_card_in_the_draw_pile():
+    """Seat 1 buried the 4-Tiger, which went into the draw pile: until seat 0 draws in phase
+    two, no world puts it in seat 0's hand; once seat 0 has drawn, one of its cards may be it."""
+    st = _phase_two_started()
+    _assert_worlds(st, np.array([0]), np.random.default_rng(6))
+    w = _worlds(st, 400)
+    tiger = C("4-Tiger")
+    assert not (w.hand[:, 0] == tiger).any()
+    assert (w.pile1[:, :3] == tiger).any(axis=1).all()
+    # seat 1 plays (a corner) and draws; seat 0 plays and draws: it may hold the tiger now
+    play(st, C("6-Zebra"), 1, -1)
+    assert G.to_move(st)[0] == 0 and st.g[0, T.DRAWN2 + 1] == 1
+    c0 = [c for c in st.hand[0, 0, :st.hand_n[0, 0]] if c >= 0][0]
+    seen_tiger = int(tiger in st.hand[0, 1, :st.hand_n[0, 1]].tolist())
+    play(st, int(c0), -1, -1)
+    assert st.g[0, T.DRAWN2] == 1
+    if not seen_tiger:
+        _assert_worlds(st, np.array([0]), np.random.default_rng(7))
+        w = _worlds(st, 400)
+        assert (w.hand[:, 0] == tiger).any()
+
+
+def test_world_frequencies_match_the_rulebook():
+    """Seat 1 at the start of phase two (above): it knows its 4-Tiger was shuffled into the 3-card
+    draw pile, so the tiger is in each pile place with probability 1/3 and never in seat 0's
+    hand; the other 4 cards it cannot see (1-Lion, 5-Zebra, 1-Zebra, 2-Zebra) fill the 4 places
+    left, each equally likely: seat 0's first card is the 1-Lion with probability 1/4."""
+    st = _phase_two_started()
+    n = 6000
+    w = _worlds(st, n, seed=9)
+    tiger = C("4-Tiger")
+    for j in range(3):
+        freq = (w.pile1[:, j] == tiger).mean()
+        assert abs(freq - 1 / 3) < 4 * np.sqrt(1 / 3 * 2 / 3 / n), (j, freq)
+    assert not (w.hand[:, 0, :2] == tiger).any()
+    freq = (w.hand[:, 0, 0] == C("1-Lion")).mean()
+    assert abs(freq - 1 / 4) < 4 * np.sqrt(1 / 4 * 3 / 4 / n), freq
+    # phase one: seat 0 to move, one card buried by seat 1 and the two piles: a given card is in
+    # each of the places seat 0 cannot see with the same probability
+    layout = {(0, 0): C("1-Elephant"), (0, 1): C("2-Elephant")}
+    st = G.arrange(R, 2, layout, [[C("3-Elephant"), C("1-Lion")], [C("6-Zebra"), C("6-Lion")]],
+                   pile1=cards("5-Zebra", "4-Zebra"), pile2=[C("1-Zebra"), C("2-Zebra")],
+                   face_down={(1, 1): C("4-Tiger")}, buried_by={(1, 1): 1})
+    w = _worlds(st, n, seed=10)
+    k = 7   # seat 1's hand (2), the piles (2 + 2), the face-down card: 7 places, 7 cards
+    for freq in ((w.fd_card[:, 0] == C("6-Zebra")).mean(), (w.pile1[:, 1] == C("4-Tiger")).mean(),
+                 (w.hand[:, 1, 0] == C("2-Zebra")).mean()):
+        assert abs(freq - 1 / k) < 4 * np.sqrt(1 / k * (1 - 1 / k) / n), freq
+
+
+# ---- Searchable rules (issue 14) ----------------------------------------------------------------
+
+SEARCH = search_cases(G.Rules)
+
+
+def test_the_rules_a_tuner_may_vary_are_declared():
+    check_declared(G, {"touch_face_down", "buried_on_table", "first_pile", "hand_size",
+                       "claim_point"})
+
+
+@pytest.mark.parametrize("name,value", SEARCH, ids=case_ids(SEARCH))
+def test_every_search_value_plays(name, value):
+    r = G.make_rules({name: value})
+    for players in (2, 3):
+        G.check(r, players)
+    res = play_batch(G, r, 3, [get_strategy("savannah", "greedy")()], np.zeros((2, 3), int),
+                     game_keys(6, 3, 2))
+    assert (G.to_move(res.state) == -1).all()

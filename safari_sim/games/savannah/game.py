@@ -14,14 +14,17 @@ uses candidates 0 and 1.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
+from ...engine import drama
 from ...engine.chance import deal_keys, shuffle_rows
 from ...engine.protocol import Game, Observation, Outcome, ranks_and_wins, read_only
 from . import turn as T
+from . import worlds as W
 from .grid import BLOCKED, side
 from .rules import BURIED, Rules, card_name, copies
 
@@ -58,6 +61,7 @@ class State:
     legal_mask: np.ndarray  # bool[B, K]: True on the first g[N_CAND] entries
     ev: np.ndarray         # int16[B, L, 7]; L = 0 unless logging
     rs: np.ndarray         # uint64[B]: each game's chance stream (engine.chance)
+    dr: np.ndarray         # int32[B, drama_width(P)]: the lead in points (engine.drama)
 
     @property
     def S(self) -> int:
@@ -79,7 +83,7 @@ class State:
                 self.box,
                 self.score, self.claims, self.unpl, self.fr, self.sc, self.cand_slot,
                 self.cand_card, self.cand_cell, self.cand_pts, self.legal_mask, self.ev, self.rs,
-                self.prm)
+                self.prm, self.dr)
 
 
 class Obs(Observation):
@@ -298,7 +302,8 @@ class Savannah(Game):
             cand_slot=np.zeros((B, K), np.int8), cand_card=np.zeros((B, K), np.int8),
             cand_cell=np.zeros((B, K), np.int32),
             cand_pts=np.zeros((B, K), np.int16), legal_mask=np.zeros((B, K), np.bool_),
-            ev=np.zeros((B, 2 * N + 8 if log else 0, 7), np.int16), rs=keys.copy())
+            ev=np.zeros((B, 2 * N + 8 if log else 0, 7), np.int16), rs=keys.copy(),
+            dr=drama.drama_new(B, P))
 
     def relist(self, st: State, games=None) -> None:
         """Recompute the candidate list of ``games`` (all by default) after editing a state."""
@@ -398,7 +403,21 @@ class Savannah(Game):
                 "phase_one_turns": g[:, T.TURNS1].copy(),
                 "table_left": g[:, T.N_UP].copy(),
                 "table_cleared": g[:, T.CLEARED].copy(),
+                **drama.drama_stats(state.dr, score, win, False),
             })
+
+    # -- worlds, for search (worlds.py; docs/rules/savannah.md, "Worlds for search")
+    constant_fields = ("prm", "copies")
+
+    def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
+                    keys: np.ndarray) -> State:
+        # a world keeps no log (the log names hidden cards), and copying it would be slow
+        w = self.clone(dataclasses.replace(state, ev=state.ev[:, :0]), games)
+        w.rs = np.array(keys, dtype=np.uint64)
+        W.redeal(np.asarray(seat, np.int64), w.g, w.board, w.up_pos, w.hand, w.hand_n, w.pile1,
+                 w.pile2, w.fd_card, w.fd_owner, w.unpl, w.fr, w.sc, w.cand_slot, w.cand_card,
+                 w.cand_cell, w.cand_pts, w.legal_mask, w.rs, w.prm)
+        return w
 
     # -- words
     def describe(self, state: State, i: int) -> str:

@@ -27,34 +27,40 @@ class Rules:
     # ---- Components / Setup
     explorer_cards: bool = rule(
         True, "the six Ducktor Livingstone explorer cards are in the deck (66 cards), as a sixth "
-              "kind of animal; false plays with the 60 animal cards")
-    hand_size: int = rule(5, "cards dealt to each player ('deals five to each player')")
+              "kind of animal; false plays with the 60 animal cards", search=[True, False])
+    hand_size: int = rule(5, "cards dealt to each player ('deals five to each player')",
+        search=range(3, 8))
     first_pile: int = rule(
         0, "cards in the 1st pile after the deal; 0 = half of the rest, the odd card to the 1st "
-           "pile ('divide the deck into two roughly equal piles')")
+           "pile ('divide the deck into two roughly equal piles')", search=[0, 16, 20, 24, 32, 36])
     opening_draw: bool = rule(
         False, "players draw a card from the 1st pile after their opening placement (the text "
-               "mentions no draw there)")
+               "mentions no draw there)", search=[False, True])
     # ---- Step A: Play a card
     touch_face_down: bool = rule(
         True, "a face-down card (in an unplayable space) is a card 'already on the table' that a "
               "new card may touch: a card may go where it touches only face-down cards; false: "
-              "only face-up cards count")
+              "only face-up cards count", search=[True, False])
     # ---- Step B: Score your play (phase one)
-    line_point: int = rule(1, "phase one: points per card in a line the played card joins")
+    line_point: int = rule(1, "phase one: points per card in a line the played card joins",
+        search=range(1, 4))
     all_different_less: int = rule(
-        1, "phase one: an all-different line (rule C) scores this many points less")
+        1, "phase one: an all-different line (rule C) scores this many points less",
+        search=range(0, 3))
     lap_points: int = rule(20, "points per lap of the scoring track (one +20 lap card a lap)")
     # ---- Step C: Find unplayable spaces
-    claim_point: int = rule(1, "points for each unplayable space found")
+    claim_point: int = rule(1, "points for each unplayable space found", search=range(0, 4))
     max_claims: int = rule(
-        0, "unplayable spaces a player may claim in one turn; 0 = every one on the table")
+        0, "unplayable spaces a player may claim in one turn; 0 = every one on the table",
+        search=range(0, 4))
     buried_on_table: str = rule(
         "none", "which face-down cards count as 'already on the table' when finding unplayable "
                 "spaces: none (the test uses face-up cards only), own (also those the finder "
-                "buried: it knows them), all (every face-down card)")
+                "buried: it knows them), all (every face-down card)",
+                search=["none", "own", "all"])
     # ---- The second phase
-    removal_point: int = rule(1, "phase two: points per card removed from the table")
+    removal_point: int = rule(1, "phase two: points per card removed from the table",
+        search=range(0, 4))
 
     def validate(self) -> None:
         if self.hand_size < 1:

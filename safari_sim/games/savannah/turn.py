@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...engine import drama
 from ...engine.chance import shuffle_row
 from ...engine.events import log_event
 from .grid import (BLOCKED, EMPTY, OPEN, POP, allowed, corner_only_once, line_code, line_points,
@@ -26,8 +27,10 @@ PLACE, KEEP = 0, 1
 
 # per-game scalars g[b, ...]
 (CUR, PHASE, KIND, N_UP, N1, N2, N_FD, N_BOX, N_CAND, N_UNPL, I_UNPL, CLAIMS_TURN, KEEP1,
- KEEP2, TURNS, TURNS1, NEV, CLEARED, ERR, N_FR, FR_OK) = range(21)
-NG = 21
+ KEEP2, TURNS, TURNS1, NEV, CLEARED, ERR, N_FR, FR_OK, N_FD1, DRAWN2) = range(23)
+NG = 23 + 2   # DRAWN2 .. DRAWN2 + 2: cards each seat drew in phase two
+# N_FD1: face-down cards shuffled into the draw pile when phase one ended (fd_* keep them, for
+# the worlds of a search player: a seat knows where the cards it buried went)
 
 # params vector
 (P_PLAYERS, P_HAND, P_CARDS, P_S, P_ORIGIN, P_LINE, P_LESS, P_CLAIM, P_MAXCLAIMS, P_REMOVAL,
@@ -418,6 +421,7 @@ def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, p
         for i in range(n0, g[b, N_FR]):
             _scan_entry(b, i, board, fr, sc, S)
     reopened = g[b, N_FD]
+    g[b, N_FD1] = reopened
     g[b, N_FD] = 0
     shuffle_row(pile2[b], n2, rs, b)     # "Shuffle these cards into the second deck"
     for i in range(n2):
@@ -439,8 +443,10 @@ def _draw(b, p, g, pile1, hand, hand_n):
 @njit(cache=True, _nrt=False)
 def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos, fd_card,
              score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts, legal, ev,
-             rs, prm):
-    """Resolve the rest of the turn after a decision, up to the next decision or the end."""
+             rs, prm, dr):
+    """Resolve the rest of the turn after a decision, up to the next decision or the end.
+    Drama: after each turn of the two phases (when the score can have changed) the running
+    scores are recorded."""
     P = prm[P_PLAYERS]
     p = g[b, CUR]
     ph = g[b, PHASE]
@@ -471,12 +477,15 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
             return
         # Step D
         _draw(b, p, g, pile1, hand, hand_n)
+        drama.drama_update(dr, b, score[b], False)
         if g[b, N1] == 0:
             _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, prm)
         g[b, CUR] = (p + 1) % P
     else:
         if g[b, N1] > 0:
             _draw(b, p, g, pile1, hand, hand_n)
+            g[b, DRAWN2 + p] += 1
+        drama.drama_update(dr, b, score[b], False)
         if g[b, N_UP] == 0:
             g[b, PHASE] = OVER
             g[b, CLEARED] = 1
@@ -507,7 +516,7 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
 @njit(cache=True, _nrt=False)
 def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
                 fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
-                cand_cell, cand_pts, legal, ev, rs, prm):
+                cand_cell, cand_pts, legal, ev, rs, prm, dr):
     S = prm[P_S]
     for b in range(g.shape[0]):
         if g[b, PHASE] == OVER:
@@ -546,7 +555,7 @@ def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1
                 g[b, I_UNPL] = 0
         _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
                  fd_card, score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts,
-                 legal, ev, rs, prm)
+                 legal, ev, rs, prm, dr)
 
 
 @njit(cache=True, _nrt=False)
