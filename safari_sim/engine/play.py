@@ -17,6 +17,7 @@ import numpy as np
 
 from .chance import Keys, SeatRandom
 from .protocol import Game, Outcome
+from .worlds import Worlds
 
 
 class IllegalActionError(RuntimeError):
@@ -91,16 +92,38 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
     times = {"deal": clock() - t_start, "rules": 0.0, "observe": 0.0, "strategies": 0.0}
     for s in strategies:
         s.reset(batch, n_players)
+    seat_rs = np.ascontiguousarray(keys.seat, dtype=np.uint64).reshape(-1).copy()
+    decisions = play_on(game, state, strategies, seating, seat_rs, rules=rules,
+                        max_steps=max_steps, compiled=compiled, times=times)
+    times["loop"] = clock() - t_start - sum(times.values())
+    return BatchResult(game.outcome(state), seating, decisions, state, times)
+
+
+def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarray,
+            seat_rs: np.ndarray, rules: Any = None, max_steps: int = 1_000_000,
+            compiled: bool = True, times: dict[str, float] | None = None) -> int:
+    """Play the games of ``state`` (dealt, or part-played: a search's worlds) on to their end;
+    returns the decisions made. ``seating`` as in ``play_batch``; ``seat_rs`` (uint64[B * P],
+    advanced in place) the flat seat-stream states, row ``b * P + s`` for seat s of game b. The
+    strategies must already be ``reset`` for this batch. ``rules`` (the state's) is for
+    strategies that deal worlds (``wants_worlds``); ``times`` gathers rules, observe and
+    strategies seconds."""
+    clock = time.perf_counter
+    if times is None:
+        times = {"rules": 0.0, "observe": 0.0, "strategies": 0.0}
+    batch = seating.shape[0]
     fused = _compiled_play(strategies) if compiled else None
     if fused is not None:
         t0 = clock()
         decisions = fused(state, seating, [s.compiled_policy() for s in strategies])
-        times["rules"] = clock() - t0
-        times["loop"] = clock() - t_start - sum(times.values())
-        return BatchResult(game.outcome(state), seating, decisions, state, times)
-    seat_rs = np.ascontiguousarray(keys.seat, dtype=np.uint64).reshape(-1).copy()
+        times["rules"] += clock() - t0
+        return decisions
     actions = np.zeros(batch, dtype=np.int64)
     single = len(strategies) == 1
+    wants = [bool(getattr(s, "wants_worlds", False)) for s in strategies]
+    # a strategy that never reads its observation (``reads_obs = False``: random rollouts) is
+    # spared building one
+    blind = [getattr(s, "reads_obs", True) is False for s in strategies]
     # flat seating: np.take on it is twice as fast as seating[live, mover[live]]
     width = seating.shape[1]
     seat_flat = np.ascontiguousarray(seating, dtype=np.int64).reshape(-1)
@@ -117,15 +140,21 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
             if idx.size == 0:
                 continue
             t0 = clock()
-            obs = game.observe(state, idx).freeze()
+            obs = None if blind[k] else game.observe(state, idx).freeze()
             lg = legal if idx.size == batch else np.take(legal, idx, axis=0)
             shown = lg.copy()  # the strategy's own copy: whatever it does to it, we check lg
             shown.flags.writeable = False
-            rng = SeatRandom(seat_rs, idx * width + np.take(mover, idx))
+            seats = np.take(mover, idx)
+            rng = SeatRandom(seat_rs, idx * width + seats)
             t1 = clock()
             times["observe"] += t1 - t0
             try:
-                a = np.asarray(strat.act(obs, shown, rng), dtype=np.int64)
+                if wants[k]:
+                    a = strat.act(obs, shown, rng,
+                                  Worlds(game, rules, width, state, idx, seats))
+                else:
+                    a = strat.act(obs, shown, rng)
+                a = np.asarray(a, dtype=np.int64)
             except Exception as e:
                 raise StrategyFailed(getattr(strat, "label", type(strat).__name__), game.id,
                                      e) from e
@@ -149,5 +178,4 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
         times["rules"] += clock() - t0
     else:  # pragma: no cover - a game that never ends is a bug in the game
         raise RuntimeError(f"{game.id}: games still running after {max_steps} steps")
-    times["loop"] = clock() - t_start - sum(times.values())
-    return BatchResult(game.outcome(state), seating, decisions, state, times)
+    return decisions

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..engine import drama
 from ..engine.chance import below, shuffle_row
 from ..engine.events import log_event
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
@@ -32,27 +33,34 @@ from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and
 
 @dataclass(frozen=True)
 class Rules:
-    suits: int = rule(10, "number of duck suits (colours)")
+    suits: int = rule(10, "number of duck suits (colours)", search=range(5, 11))
     suit_values: tuple[int, ...] = rule((1, 1, 2, 2, 3, 4), "the duck cards of one suit, by number")
-    bruce_cards: int = rule(6, "number of Bruce cards in the deck")
+    bruce_cards: int = rule(6, "number of Bruce cards in the deck", search=range(0, 13, 2))
     die_faces: tuple[int, ...] = rule(
         (-1, 1, 1, 2, 3, 3),
         "faces of the die; a roll at least the declared number wins, a negative face -k lets "
-        "the chosen opponent take k cards back")
-    max_steal: int = rule(3, "most cards a player may declare after a Bruce (from 1 to this)")
-    target_score: int = rule(77, "the game ends after the round in which someone reaches this total")
-    rounds: int | None = rule(None, "play exactly this many rounds (null: play to target_score)")
+        "the chosen opponent take k cards back",
+        search=[(-1, 1, 1, 2, 3, 3), (1, 1, 2, 2, 3, 3), (-1, -1, 1, 2, 3, 3), (-2, 1, 1, 2, 3, 3),
+                (-1, 1, 2, 2, 3, 4)])
+    max_steal: int = rule(3, "most cards a player may declare after a Bruce (from 1 to this)",
+                          search=range(1, 6))
+    target_score: int = rule(77, "the game ends after the round in which someone reaches this total",
+                             search=range(40, 121, 10))
+    rounds: int | None = rule(None, "play exactly this many rounds (null: play to target_score)",
+                              search=[None, 1, 2, 3, 4, 6, 8])
     double_loses: str = rule(
         "between",
         "on a double duck, 'between': lose the cards from the first matching card to the new "
-        "one and nest the cards before it; 'row': lose the whole row")
+        "one and nest the cards before it; 'row': lose the whole row", search=["between", "row"])
     last_card_banks: bool = rule(
-        True, "the player who reveals the last card banks the row (unless a double duck or Bruce)")
-    bruce_may_pass: bool = rule(True, "after a Bruce the player may decline to steal")
+        True, "the player who reveals the last card banks the row (unless a double duck or Bruce)",
+        search=[True, False])
+    bruce_may_pass: bool = rule(True, "after a Bruce the player may decline to steal",
+                                search=[True, False])
     next_starter: str = rule(
         "round",
         "who begins the next round: 'round', the lowest score of the round just played (the "
-        "sentence follows the round's scoring); 'total', the lowest running total")
+        "sentence follows the round's scoring); 'total', the lowest running total", search=["round", "total"])
     max_rounds: int = rule(500, "safety stop: the game ends after this many rounds whatever the scores")
 
     def validate(self) -> None:
@@ -121,6 +129,7 @@ class State:
     seen: np.ndarray         # int16[B, S + 1]: cards revealed this round by suit (last: Bruce)
     ev: np.ndarray           # int32[B, L, 6]; L = 0 unless logging
     rs: np.ndarray           # uint64[B]: each game's chance stream (engine.chance)
+    drama: np.ndarray        # int32[B, drama_width(P)]: how the lead moved, round by round
     view: Any = None         # View: what every game's player to move sees now (see write_view)
     all_games: Any = None    # int64[B]: 0 .. B-1
 
@@ -217,7 +226,7 @@ def _take_random(b, src, dst, k, g, pp, nest, best, ev, card_suit, card_value, n
 # ---- End of the Round / End of the Game -------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def _end_round(b, g, pp, deck, rs, row_at, best, seen, ev, params):
+def _end_round(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr):
     """Score the nests (highest card of each suit), then end the game or start the next round."""
     nplayers = params[P_PLAYERS]
     nsuits = params[P_SUITS]
@@ -227,6 +236,7 @@ def _end_round(b, g, pp, deck, rs, row_at, best, seen, ev, params):
         pp[b, p, LAST] = pts
         pp[b, p, TOTAL] += pts
         log_event(ev, g, NEV, b, E_SCORE, p, pts, pp[b, p, TOTAL], pp[b, p, NEST_LEN], 0)
+    drama.drama_update(dr, b, pp[b, :, TOTAL], False)  # who is ahead: the totals, round by round
     over = False
     if params[P_ROUNDS] > 0:
         over = g[b, ROUND] >= params[P_ROUNDS]
@@ -257,17 +267,18 @@ def _end_round(b, g, pp, deck, rs, row_at, best, seen, ev, params):
 
 
 @njit(cache=True, inline='always', _nrt=False)
-def _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params):
+def _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr):
     g[b, TURNS] += 1
     if g[b, POS] >= params[P_CARDS]:
-        _end_round(b, g, pp, deck, rs, row_at, best, seen, ev, params)
+        _end_round(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr)
     else:
         nxt = g[b, CUR] + 1  # to the left (no modulo: a division per turn shows in the timings)
         g[b, CUR] = 0 if nxt >= params[P_PLAYERS] else nxt
 
 
 @njit(cache=True, inline='always', _nrt=False)
-def _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params):
+def _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params,
+            dr):
     """Turn over cards until someone must decide or the game ends (Game Play, Double Ducks, Bruce)."""
     ncards = params[P_CARDS]
     nsuits = params[P_SUITS]
@@ -298,7 +309,7 @@ def _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, ca
             pp[b, p, DOUBLES] += 1
             log_event(ev, g, NEV, b, E_DOUBLE, p, card, lost, keep, 0)
             _bank(b, 0, keep, g, pp, row, row_at, nest, best, card_suit, card_value)
-            _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
+            _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr)
             continue
         n = g[b, ROW_LEN]
         row[b, n] = card
@@ -313,17 +324,18 @@ def _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, ca
             else:
                 g[b, DISCARD] += n + 1
                 _bank(b, 0, 0, g, pp, row, row_at, nest, best, card_suit, card_value)
-            _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
+            _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr)
             continue
         g[b, PHASE] = CHOOSE
         return
 
 
 @njit(cache=True, _nrt=False)
-def _init(g, pp, deck, rs, row_at, best, seen, ev, row, nest, card_suit, card_value, params):
+def _init(g, pp, deck, rs, row_at, best, seen, ev, row, nest, card_suit, card_value, params, dr):
     for b in range(g.shape[0]):
         _start_round(b, g, pp, deck, rs, row_at, best, seen, ev, params, 0)
-        _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params)
+        _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params,
+                dr)
 
 
 # ---- What the player to move sees ---------------------------------------------------------------
@@ -420,7 +432,7 @@ def _views(games, g, pp, row, best, seen, card_suit, card_value, suit_total, par
 
 @njit(cache=True, inline='always', _nrt=False)
 def apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value,
-                 die, params):
+                 die, params, dr):
     """Game b's player to move takes action ``a``; then turn cards up to the next decision."""
     phase = g[b, PHASE]
     if phase == OVER:
@@ -434,7 +446,7 @@ def apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_
             pp[b, p, BANKS] += 1
             log_event(ev, g, NEV, b, E_BANK, p, n, 0, 0, 0)
             _bank(b, 0, n, g, pp, row, row_at, nest, best, card_suit, card_value)
-            _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
+            _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr)
     else:  # BRUCE
         if a == PASS:
             log_event(ev, g, NEV, b, E_PASS, p, 0, 0, 0, 0)
@@ -454,19 +466,40 @@ def apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_
                 taken = -_take_random(b, p, t, -face, g, pp, nest, best, ev, card_suit,
                                       card_value, params[P_SUITS], rs)
             log_event(ev, g, NEV, b, E_STEAL, p, t, k, face, taken)
-        _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params)
-    _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params)
+        _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr)
+    _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params,
+            dr)
 
 
 @njit(cache=True, _nrt=False)
 def _step(actions, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, die,
-          suit_total, params, mover, legal, small, counts, nests, total, row_mask):
+          suit_total, params, mover, legal, small, counts, nests, total, row_mask, dr):
     nbruce = n_bruce(suit_total, params)
     for b in range(g.shape[0]):
         apply_action(b, actions[b], g, pp, deck, rs, row, row_at, nest, best, seen, ev,
-                     card_suit, card_value, die, params)
+                     card_suit, card_value, die, params, dr)
         write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
              mover, legal, small, counts, nests, total, row_mask)
+
+
+# ---- Worlds for search ------------------------------------------------------------------------
+# Every card off the draw pile was shown face up (the row, the nests, stolen cards, the discard
+# pile), so the only thing hidden from any seat is the order of the draw pile.
+
+@njit(cache=True, _nrt=False)
+def _redeal(deck, g, rs, ncards):
+    """Deal each world's draw pile again: its cards in id order (the set every seat knows),
+    shuffled from the world's own stream."""
+    for i in range(deck.shape[0]):
+        pos = g[i, POS]
+        for j in range(pos + 1, ncards):  # insertion sort (at most a few dozen cards)
+            c = deck[i, j]
+            k = j - 1
+            while k >= pos and deck[i, k] > c:
+                deck[i, k + 1] = deck[i, k]
+                k -= 1
+            deck[i, k + 1] = c
+        shuffle_row(deck[i, pos:], ncards - pos, rs, i)
 
 
 @dataclass
@@ -611,10 +644,10 @@ class DuckDuckBruce(Game):
             best=np.zeros((batch, n_players, rules.suits), np.int16),
             seen=np.zeros((batch, rules.suits + 1), np.int16),
             ev=np.zeros((batch, 20000 if log else 0, 6), np.int32),
-            rs=np.array(keys, dtype=np.uint64),
+            rs=np.array(keys, dtype=np.uint64), drama=drama.drama_new(batch, n_players),
         )
         _init(st.g, st.pp, st.deck, st.rs, st.row_at, st.best, st.seen, st.ev, st.row, st.nest,
-              st.card_suit, st.card_value, st.params)
+              st.card_suit, st.card_value, st.params, st.drama)
         st.all_games = np.arange(batch)
         self._refresh(st, st.all_games)
         return st
@@ -659,7 +692,7 @@ class DuckDuckBruce(Game):
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.deck, state.rs, state.row,
               state.row_at, state.nest, state.best, state.seen, state.ev, state.card_suit,
               state.card_value, state.die, state.suit_total, state.params, v.mover, v.legal,
-              v.small, v.counts, v.nests, v.total, v.row_mask)
+              v.small, v.counts, v.nests, v.total, v.row_mask, state.drama)
 
     def outcome(self, state: State) -> Outcome:
         total = state.pp[:, :, TOTAL].astype(np.float64)
@@ -679,8 +712,27 @@ class DuckDuckBruce(Game):
                            & (state.rules.rounds is None)
                            & (state.pp[:, :, TOTAL].max(axis=1) < state.rules.target_score)
                            ).astype(np.int8),
+                **drama.drama_stats(state.drama, total, win, False),
             },
         )
+
+    # -- worlds, for search players
+    constant_fields = ("card_suit", "card_value", "suit_total", "die", "params")
+
+    def clone(self, state: State, rows: np.ndarray) -> State:
+        st = super().clone(state, rows)
+        st.all_games = np.arange(len(st.g))
+        self._refresh(st, st.all_games)  # the view is per step: written again for the copies
+        return st
+
+    def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
+                    keys: np.ndarray) -> State:
+        """Worlds where the draw pile is shuffled again (the one thing hidden, the same for
+        every seat: ``seat`` changes nothing) from ``keys``, which become the worlds' streams."""
+        st = self.clone(state, games)
+        st.rs[:] = np.asarray(keys, np.uint64)
+        _redeal(st.deck, st.g, st.rs, int(st.params[P_CARDS]))
+        return st
 
     # -- positions (for rulebook examples and tests)
     def stack(self, state: State, b: int, top: list[int], nests: dict[int, list[int]] | None = None,
@@ -726,8 +778,9 @@ class DuckDuckBruce(Game):
         st.g[b, DISCARD] = len(discard)
         for p, t in enumerate(totals or []):
             st.pp[b, p, TOTAL] = t
+        st.drama[b] = drama.drama_new(1, st.n_players)[0]
         _reveal(b, st.g, st.pp, st.deck, st.rs, st.row, st.row_at, st.nest, st.best, st.seen, st.ev,
-                st.card_suit, st.card_value, st.params)
+                st.card_suit, st.card_value, st.params, st.drama)
         self._refresh(st, np.array([b]), fresh=False)
 
     def card(self, rules: Rules, suit: int, slot: int) -> int:

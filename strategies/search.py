@@ -1,0 +1,181 @@
+"""Determinized Monte Carlo search: a strong player for every game, from the protocol alone.
+
+At each decision, for each candidate action (every legal one, or the ``top_k`` a prior strategy
+likes best), the player deals ``rollouts`` worlds of the game it observes (``Game.determinize``:
+everything it cannot see dealt again, consistently with what it has seen), applies the action in
+each and plays every world on to the end with the rollout strategy in every seat, through the
+same loop users run (``engine.play.play_on``). It picks the action with the best mean result: its
+win share, or its score margin over the best other seat.
+
+Batched: the worlds of all observed games x candidates x rollouts are dealt as one batch (chunked
+by ``max_worlds``), stepped together and played out together: no Python loop over games. World r
+of a game is the same deal for every candidate action (common random numbers: the actions are
+compared on the same draw piles), and every key is drawn from the seat's own stream, so a game
+is the same in any batch and the real game's chance is never touched.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from safari_sim.engine.play import play_on
+from safari_sim.engine.worlds import has_worlds, seed_keys, world_keys
+
+from .base import Strategy, random_legal
+from .generic import Random
+
+DEAL, SEATS = 1, 2  # key domains: a world's deal and chance; its rollout seats
+
+
+class SearchParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rollouts: int = Field(8, ge=1, le=4096, description=(
+        "worlds played out per candidate action at each decision"))
+    top_k: int = Field(0, ge=0, description=(
+        "search only the k actions the prior likes best (0: every legal action)"))
+    prior: str | None = Field(None, description=(
+        "strategy of the game ranking the candidates for top_k (asked k times, each time "
+        "without the actions it already chose; none: k random legal actions)"))
+    prior_params: dict[str, Any] = Field(default_factory=dict)
+    rollout: str = Field("random", description=(
+        "strategy of the game playing every seat of the worlds to the end"))
+    rollout_params: dict[str, Any] = Field(default_factory=dict)
+    objective: Literal["win", "margin"] = Field("win", description=(
+        "win: the mean win share; margin: the mean score lead over the best other seat"))
+    max_worlds: int = Field(65536, ge=1, description=(
+        "worlds played out at once (more observed games are searched in chunks)"))
+
+
+class Search(Strategy):
+    name = "search"
+    summary = ("determinized Monte Carlo search: plays `rollouts` dealt worlds to the end per "
+               "candidate action with the `rollout` strategy, picks the best mean result")
+    Params = SearchParams
+    wants_worlds = True
+
+    def __init__(self, **params: Any):
+        super().__init__(**params)
+        self._helpers: dict[str, tuple[Any, Any]] = {}
+        self._batch = None
+
+    def reset(self, batch: int, n_players: int) -> None:
+        self._batch = (batch, n_players)
+        for prior, _ in self._helpers.values():
+            if prior is not None:
+                prior.reset(batch, n_players)
+
+    def _strategies(self, game) -> tuple[Any, Any]:
+        """(prior or None, rollout) for this game, built on first use."""
+        got = self._helpers.get(game.id)
+        if got is None:
+            from . import get_strategy
+
+            p = self.params
+            rollout = get_strategy(game.id, p.rollout)(**p.rollout_params)
+            rollout.label = f"{self.label}.rollout"
+            if type(rollout) is Random:  # it never reads its observation: none is built
+                rollout.reads_obs = False
+            prior = None
+            if p.prior is not None:
+                prior = get_strategy(game.id, p.prior)(**p.prior_params)
+                prior.label = f"{self.label}.prior"
+                if self._batch is not None:
+                    prior.reset(*self._batch)
+            got = self._helpers[game.id] = (prior, rollout)
+        return got
+
+    def act(self, obs, legal, rng, worlds=None):
+        if worlds is None:
+            raise TypeError("search deals worlds of the game: it must be played by the play "
+                            "loop (engine.play), which hands them over")
+        game = worlds.game
+        if not has_worlds(game):
+            raise NotImplementedError(
+                f"search cannot play {game.id}: {game.name} has no determinize yet (it cannot "
+                f"deal the worlds search plays out)")
+        prior, rollout = self._strategies(game)
+        legal = np.asarray(legal)
+        base = seed_keys(rng)  # first: the same two draws per game whatever else happens
+        cand = self._candidates(obs, legal, rng, prior)
+        value = np.where(cand, 0.0, -np.inf)  # a forced move stays the one candidate
+        # only games with a real choice are searched
+        open_ = np.flatnonzero(cand.sum(axis=1) > 1)
+        if open_.size:
+            per_game = cand[open_].sum(axis=1) * self.params.rollouts
+            ends = np.cumsum(per_game)
+            start = 0
+            while start < open_.size:  # chunks of whole games, at most max_worlds worlds each
+                first = ends[start] - per_game[start]
+                stop = max(start + 1, int(np.searchsorted(ends, first + self.params.max_worlds,
+                                                          side="right")))
+                rows = open_[start:stop]
+                value[rows] = self._evaluate(game, worlds, rows, cand[rows], base[rows], rollout)
+                start = stop
+        best = value.max(axis=1, keepdims=True)
+        ties = cand & (value >= best)
+        return random_legal(ties, rng)  # ties broken by the seat's stream
+
+    def _candidates(self, obs, legal, rng, prior) -> np.ndarray:
+        """bool[n, W]: the actions to search in each observed game."""
+        k = self.params.top_k
+        if k == 0:
+            return legal.copy()
+        n = len(legal)
+        left = legal.copy()
+        cand = np.zeros_like(legal)
+        rows = np.arange(n)
+        for _ in range(k):
+            if prior is not None:
+                shown = left.copy()
+                shown.flags.writeable = False
+                a = np.asarray(prior.act(obs, shown, rng), np.int64)
+                fine = (a >= 0) & (a < left.shape[1])
+                fine[fine] = left[rows[fine], a[fine]]
+                # a prior that answers with an action already taken (or none): a random one
+                a = np.where(fine, a, random_legal(left, rng))
+            else:
+                a = random_legal(left, rng)
+            some = left.any(axis=1)
+            cand[rows[some], a[some]] = True
+            left[rows[some], a[some]] = False
+        return cand
+
+    def _evaluate(self, game, worlds, rows, cand, base, rollout) -> np.ndarray:
+        """float[len(rows), W]: the mean result of each candidate of observed games ``rows``."""
+        r = self.params.rollouts
+        gi, act = np.nonzero(cand)             # one entry per (game, candidate)
+        gi = np.repeat(gi, r)
+        act = np.repeat(act, r)
+        rep = np.tile(np.arange(r), len(gi) // r)
+        # world r of a game is the same deal for every candidate (common random numbers)
+        deal = world_keys(base, np.arange(r)[None, :].repeat(len(base), 0), DEAL)
+        keys = deal[gi, rep]
+        w = worlds.deal(rows[gi], keys)
+        seat = np.take(worlds.seat, rows[gi])
+        m = len(gi)
+        p = worlds.n_players
+        game.step(w, act)
+        seat_keys = world_keys(base, np.arange(r * p)[None, :].repeat(len(base), 0), SEATS)
+        seat_rs = seat_keys.reshape(len(base), r, p)[gi, rep].reshape(-1).copy()
+        rollout.reset(m, p)
+        play_on(game, w, [rollout], np.zeros((m, p), np.int64), seat_rs, rules=worlds.rules)
+        out = game.outcome(w)
+        sc = np.arange(m)
+        if self.params.objective == "win":
+            res = np.asarray(out.win, np.float64)[sc, seat]
+        else:
+            score = np.asarray(out.score, np.float64)
+            if getattr(game, "lower_score_wins", False):
+                score = -score
+            mine = score[sc, seat]
+            score[sc, seat] = -np.inf
+            res = mine - score.max(axis=1)
+        mean = np.zeros(cand.shape)
+        np.add.at(mean, (gi, act), res)
+        return np.where(cand, mean / r, -np.inf)
+
+
+STRATEGIES = [Search]
