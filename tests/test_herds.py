@@ -658,3 +658,315 @@ def test_pure_python_mode_plays_the_same_game():
                         timeout=300)
     assert "Game over after" in jit.stdout
     assert py.stdout == jit.stdout
+
+
+# ---- Worlds for search (issue 16) ---------------------------------------------------------------
+
+from tests.designer_check import assert_drama, search_values  # noqa: E402
+from tests.worlds_check import check_worlds  # noqa: E402
+
+
+def knowledge_from_log(st, b):
+    """What each seat knows of the cards it cannot see, replayed in plain Python from game b's
+    event log by perfect memory: a card taken openly (from the grassland, or an explorer taken
+    back from a herd) is known to be in the taker's hand; the passer knows where his card went;
+    the others, who do not see which card was passed, know only that any card surely in the
+    passer's hand may now be in the receiver's. {seat: {card: set of hands}}; a new hand
+    forgets all."""
+    know = {s: {} for s in range(st.n_players)}
+    for t, seat, a, b_, c_, d in st.ev[b, :st.g[b, H.NEV]].tolist():
+        if t == H.E_HAND:
+            know = {s: {} for s in range(st.n_players)}
+        elif t in (H.E_TAKE, H.E_TRADE_TAKE):
+            for s in know:
+                know[s][a] = {seat}
+        elif t == H.E_SWAP:
+            for s in know:
+                know[s][b_] = {seat}
+        elif t == H.E_PASS:
+            for s in know:
+                if s == seat:
+                    know[s][a] = {b_}
+                elif s != b_:
+                    for x, hands in know[s].items():
+                        if seat in hands:
+                            hands.add(b_)
+    return know
+
+
+def check_knowledge(st, b):
+    """The game's knowledge array equals the replay, for every card a seat cannot see, and is
+    true: every such card lies in one of the hands the seat thinks it may be in."""
+    know = knowledge_from_log(st, b)
+    for s in range(st.n_players):
+        for x in range(66):
+            zn = int(st.zone[b, x])
+            if not (zn == H.Z_DECK or (zn >= H.Z_HAND0 and zn != H.Z_HAND0 + s)):
+                continue
+            hands = {q for q in range(st.n_players) if st.poss[b, s, x] >> q & 1}
+            assert hands == know[s].get(x, set()), (s, x, hands, know[s].get(x))
+            assert not hands or zn - H.Z_HAND0 in hands, (s, x, hands, zn)
+
+
+def permute_hidden(st, games):
+    """A copy of ``st`` in which, for the seat to move in each of ``games``, the cards it cannot
+    see are permuted consistently with what it knows: the ones it knows nothing of among their
+    places (the deck's order and the other hands), the ones known to be in one of some hands
+    among the others known the same way; the ones whose place it knows stay."""
+    perm = G.clone(st, np.arange(len(st.rs)))
+    rng = np.random.default_rng(8)
+    for b in games:
+        s = int(G.to_move(st)[b])
+        pos = int(perm.g[b, H.POS])
+        groups = {}
+        for x in range(66):
+            zn = int(perm.zone[b, x])
+            if zn == H.Z_DECK or (zn >= H.Z_HAND0 and zn != H.Z_HAND0 + s):
+                m = int(perm.poss[b, s, x])
+                if m == 0 or m & (m - 1):
+                    groups.setdefault(m, []).append(x)
+        deck = perm.deck[b, pos:].tolist()
+        mapping = {}
+        for cards in groups.values():
+            places = [int(perm.zone[b, x]) for x in cards]
+            new = rng.permutation(cards).tolist()
+            for x, zn in zip(new, places):
+                perm.zone[b, x] = zn
+            mapping.update(zip(cards, new))
+        perm.deck[b, pos:] = [mapping[x] for x in deck]
+        check_zones(perm, b)
+    return perm
+
+
+def _random_steps(players, n, steps, seed, log=True, **rules):
+    st = G.init(G.make_rules(rules), players, deal_keys(n, seed), log=log)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if (G.to_move(st) < 0).all():
+            break
+        G.step(st, random_legal(G.legal(st), rng))
+    return st
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_knowledge_of_hidden_cards_is_true_and_equals_a_replay_of_the_log(players):
+    st = G.init(G.make_rules(), players, deal_keys(4, 50 + players), log=True)
+    rng = np.random.default_rng(players)
+    known = several = 0
+    for step in range(2500):
+        if (G.to_move(st) < 0).all():
+            break
+        G.step(st, random_legal(G.legal(st), rng))
+        if step % 7 == 0:
+            for b in range(4):
+                check_knowledge(st, b)
+            bits = st.poss.astype(np.int64)
+            known += ((bits != 0) & (bits & (bits - 1) == 0)).sum()
+            several += ((bits & (bits - 1)) != 0).sum()
+    assert known > 0 and (several > 0) == (players > 2)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_worlds_of_random_positions(players):
+    for steps in (15, 80):
+        st = _random_steps(players, 10, steps, seed=60 + players + steps)
+        games = np.flatnonzero(G.to_move(st) >= 0)
+        assert games.size >= 5
+        check_worlds(G, st, permute_hidden(st, games), games)
+        n = len(games)
+        w = G.determinize(st, games, G.to_move(st)[games], deal_keys(n, 4))
+        assert not w.fallback.any()
+        for i, b in enumerate(games):
+            s = int(G.to_move(st)[b])
+            zr, zw = G.zones(st, b), G.zones(w, i)
+            # the same hidden cards, each hand and the deck their sizes, the seat's view kept
+            hidden = lambda z: sorted(z["deck"] + [x for q in range(players) if q != s
+                                                    for x in z[f"hand{q}"]])
+            assert hidden(zr) == hidden(zw)
+            assert [len(zw[f"hand{q}"]) for q in range(players)] == \
+                [len(zr[f"hand{q}"]) for q in range(players)]
+            assert len(zw["deck"]) == len(zr["deck"])
+            for k in ("grass", "give", "herds", f"hand{s}"):
+                assert zr[k] == zw[k]
+            # what the seat knows holds in the world
+            for x in range(66):
+                m = int(w.poss[i, s, x])
+                zn = int(w.zone[i, x])
+                if m and (zn == H.Z_DECK or (zn >= H.Z_HAND0 and zn != H.Z_HAND0 + s)):
+                    assert zn >= H.Z_HAND0 and m >> (zn - H.Z_HAND0) & 1
+            check_zones(w, i)
+
+
+# P0 passes X to P1, P1 passes a card on to P2, P2 passes one to P0: P0 knows X is in P1's or
+# P2's hand (not in the deck), and nothing of the rest
+X = c("lion", 1)
+_HANDS = {0: [X, c("tiger", 4)], 1: [c("zebra", 1), c("elephant", 4)],
+          2: [c("monkey", 1), c("tiger", 1, 1)]}
+_GRASS = [c("zebra", 6), c("elephant", 6, 1), c("monkey", 6, 1), c("lion", 6, 1)]
+_TOP = [c("elephant", 1), c("zebra", 3, 1), c("lion", 3, 1), c("monkey", 3, 1),
+        c("tiger", 3), c("elephant", 3), c("zebra", 5), c("lion", 5), c("monkey", 5),
+        c("tiger", 5, 1)]
+
+
+def _plain_turn(st, card, offset):
+    """Step two: the deck's top; no herds; pass ``card`` to the player ``offset`` to the left."""
+    act(st, H.A_DECK)
+    if kind(st) == H.K_HERD:
+        act(st, H.A_DONE)
+    act(st, card_a(card))
+    if kind(st) == H.K_RECV:
+        act(st, H.A_RECV0 + offset - 1)
+
+
+def _passed_on_position():
+    st = G.init(G.make_rules(), 3, deal_keys(1, 7), log=True)
+    G.position(st, 0, 0, _HANDS, _GRASS, deck_top=_TOP, deck_left=14)
+    _plain_turn(st, X, 1)                          # P0 -> P1: X
+    _plain_turn(st, c("zebra", 1), 1)              # P1 -> P2
+    _plain_turn(st, c("monkey", 1), 1)             # P2 -> P0
+    assert G.to_move(st)[0] == 0 and kind(st) == H.K_STEP2
+    return st
+
+
+def test_worlds_keep_a_passed_card_in_the_hands_it_may_be_in():
+    st = _passed_on_position()
+    assert st.poss[0, 0, X] == 0b110                # P1 or P2
+    assert st.poss[0, 1, X] == 0 and st.poss[0, 2, c("zebra", 1)] == 0
+    # P1 knows where his pass went, and that P2 may have passed it on to P0
+    assert st.poss[0, 1, c("zebra", 1)] == 0b101
+    check_knowledge(st, 0)
+    check_worlds(G, st, permute_hidden(st, [0]), [0], worlds_per_game=8)
+    w = G.determinize(st, np.zeros(200, np.int64), np.zeros(200, np.int64), deal_keys(200, 1))
+    assert (w.zone[:, X] != H.Z_DECK).all()
+    assert len(set(w.zone[:, X].tolist())) == 2     # both hands occur
+
+
+def test_worlds_keep_a_card_passed_by_the_seat_where_it_went():
+    # P1's view in the same game, after P0 has passed a second card, to P2: the card P1 passed
+    # to P2 is in P2's hand or (passed on) in P0's, then maybe back in P2's: never in the deck
+    st = _passed_on_position()
+    _plain_turn(st, c("tiger", 4), 2)              # P0 -> P2
+    assert G.to_move(st)[0] == 1
+    check_worlds(G, st, permute_hidden(st, [0]), [0], worlds_per_game=8)
+    w = G.determinize(st, np.zeros(100, np.int64), np.ones(100, np.int64), deal_keys(100, 2))
+    assert st.poss[0, 1, c("zebra", 1)] == 0b101
+    assert set(w.zone[:, c("zebra", 1)].tolist()) == {H.Z_HAND0 + 0, H.Z_HAND0 + 2}
+    assert (w.zone[:, X] == H.Z_HAND0 + 1).all()  # P1's own
+    assert len(set(w.zone[:, c("tiger", 4)].tolist())) > 1  # P0's pass to P2: not seen by P1
+
+
+def test_worlds_deal_the_hidden_cards_uniformly_among_the_consistent_ones():
+    # the deal is a shuffle: every placing of the hidden cards that agrees with what P0 knows
+    # (hand sizes, deck size, X in P1's or P2's hand) is as likely. Listed here in plain Python
+    import itertools
+    st = _passed_on_position()
+    z = G.zones(st, 0)
+    n1, n2, nd = len(z["hand1"]), len(z["hand2"]), len(z["deck"])
+    hidden = sorted(z["hand1"] + z["hand2"] + z["deck"])
+    w_card = c("tiger", 5, 1)  # a card P0 knows nothing of (the deck's last card)
+    assert w_card in hidden and X in hidden
+    valid = x_in_p1 = w_in_deck = 0
+    for h1 in itertools.combinations(hidden, n1):
+        rest = [x for x in hidden if x not in h1]
+        for h2 in itertools.combinations(rest, n2):
+            deck = [x for x in rest if x not in h2]
+            if X in deck:
+                continue
+            valid += 1
+            x_in_p1 += X in h1
+            w_in_deck += w_card in deck
+    p_x, p_w = x_in_p1 / valid, w_in_deck / valid
+    assert nd >= 1 and 0 < p_w < 0.5
+    n = 5000
+    w = G.determinize(st, np.zeros(n, np.int64), np.zeros(n, np.int64), deal_keys(n, 12))
+    for got, want in (((w.zone[:, X] == H.Z_HAND0 + 1).mean(), p_x),
+                      ((w.zone[:, w_card] == H.Z_DECK).mean(), p_w)):
+        se = (want * (1 - want) / n) ** 0.5
+        assert abs(got - want) < 4 * se, (got, want)
+
+
+def strategy_steps(players, B, seed, max_steps=100_000):
+    """Play B games with the three strategies taking turns by step; yield (state, step, live
+    games, their movers) before each step."""
+    strats = [get_strategy("herds", n)() for n in ("collector", "blocker", "sprinter")]
+    keys = game_keys(seed, players, B)
+    st = G.init(G.make_rules(), players, keys.deal)
+    for s in strats:
+        s.reset(B, players)
+    seat_rs = keys.seat.reshape(-1).copy()
+    for step in range(max_steps):
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            return
+        yield st, step, live, mv[live]
+        a = np.zeros(B, np.int64)
+        a[live] = strats[step % 3].act(G.observe(st, live).freeze(), G.legal(st)[live],
+                                       SeatRandom(seat_rs, live * players + mv[live]))
+        G.step(st, a)
+
+
+def test_worlds_fall_back_rarely_at_four_players():
+    """The rejection can only fail at four players (three other hands); measured over worlds of
+    positions played deep into hands by the strategies."""
+    worlds = fell = constrained = 0
+    for st, step, live, mv in strategy_steps(4, 40, 70, max_steps=400):
+        if step % 40 == 39:
+            w = G.determinize(st, live, mv, deal_keys(len(live), step))
+            worlds += len(live)
+            fell += int(w.fallback.sum())
+            bits = st.poss[live, mv].astype(np.int64)
+            constrained += int(((bits & (bits - 1)) != 0).sum())
+    assert worlds > 100 and constrained > 0
+    assert fell == 0, f"{fell} of {worlds} worlds fell back"
+
+
+def test_clone_keeps_the_constants_when_the_batch_equals_their_length():
+    for B in (7, 2):  # epts and apts have 7 entries, params 7
+        st = G.init(G.make_rules(), 2, deal_keys(B, 1))
+        w = G.clone(st, np.array([0, 1, 1]))
+        assert w.epts is st.epts and w.params is st.params
+        assert (G.to_move(w) == G.to_move(st)[[0, 1, 1]]).all()
+
+
+# ---- Drama (issue 14) ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_drama_columns_equal_a_recount_from_the_scores_after_each_hand(players):
+    """The running score is each side's total after each hand (the only moment it moves):
+    recorded here from the state whenever a hand has been scored."""
+    B = 16
+    sides = 2 if players == 4 else players
+    hist = [[] for _ in range(B)]
+    hands = None
+    for st, step, live, mv in strategy_steps(players, B, 80 + players):
+        if hands is not None:
+            for b in np.flatnonzero(st.g[:, H.HANDNO] != hands):
+                hist[b].append(st.team_total[b, :sides].tolist())
+        hands = st.g[:, H.HANDNO].copy()
+    for b in np.flatnonzero(st.g[:, H.HANDNO] != hands):  # the last step
+        hist[b].append(st.team_total[b, :sides].tolist())
+    out = G.outcome(st)
+    changed = 0
+    for b in range(B):
+        final = hist[b][-1]
+        win = [1.0 * (v == max(final)) / final.count(max(final)) for v in final]
+        changed += assert_drama(out.stats, b, hist[b], final, win) > 0
+    assert changed > 0
+
+
+# ---- Searchable rules (issue 14) ----------------------------------------------------------------
+
+def test_every_searchable_value_makes_valid_rules_that_play_to_the_end():
+    from safari_sim.engine.protocol import search_space
+    space = search_space(H.Rules)
+    assert {"grassland", "target_score", "teams_at_four", "flip_last_ends"} <= set(space)
+    assert "max_hands" not in space and "hand_sizes" not in space
+    for name, values in space.items():
+        for v in search_values(values):
+            r = G.make_rules({name: v})
+            for players in (2, 4):
+                G.check(r, players)
+                st = _random_steps(players, 2, 100_000, seed=players, log=False, **{name: v})
+                assert (G.to_move(st) < 0).all(), (name, v)
+                assert (G.outcome(st).win.sum(axis=1) > 0.99).all()

@@ -919,6 +919,7 @@ def test_runs_without_numba_and_gives_the_same_trace():
 
 # ---- Worlds for search (issue 16) ---------------------------------------------------------------
 
+from tests.designer_check import assert_drama, search_values  # noqa: E402
 from tests.worlds_check import check_worlds  # noqa: E402
 
 
@@ -1042,28 +1043,6 @@ def _running(st, b, players, rules):
             for p in range(players)]
 
 
-def _drama_oracle(history, final, win):
-    """Lead changes, when the winner took the lead for good (share of the updates), the
-    largest deficit the winner overcame, and the margin; from the list of running scores."""
-    leader, changes, not_leading, deficit = None, 0, 0, 0
-    sole = max(win) == 1.0
-    w = int(np.argmax(win))
-    for k, sc in enumerate(history, 1):
-        top = max(sc)
-        lead = [p for p, v in enumerate(sc) if v == top]
-        if len(lead) == 1:
-            if leader is not None and lead[0] != leader:
-                changes += 1
-            leader = lead[0]
-        if lead != [w]:
-            not_leading = k
-        deficit = max(deficit, top - sc[w])
-    if not sole:
-        return changes, None, None, None
-    margin = final[w] - max(v for p, v in enumerate(final) if p != w)
-    return changes, not_leading / max(len(history), 1), deficit, margin
-
-
 @pytest.mark.parametrize("version,rounds,players", [(1, 1, 3), (2, 1, 4), (1, 2, 2), (2, 3, 3)])
 def test_drama_columns_equal_a_recount_from_the_running_scores(version, rounds, players):
     r = G.make_rules(version=version, rounds=rounds)
@@ -1092,24 +1071,12 @@ def test_drama_columns_equal_a_recount_from_the_running_scores(version, rounds, 
     out = G.outcome(st)
     changed = 0
     for b in range(B):
-        ch, lf, cb, mg = _drama_oracle(hist[b], out.score[b].tolist(), out.win[b].tolist())
-        assert out.stats["lead_changes"][b] == ch, b
-        changed += ch > 0
-        for col, want in (("lead_from", lf), ("comeback", cb), ("margin", mg)):
-            got = out.stats[col][b]
-            assert (np.isnan(got) if want is None else np.isclose(got, want)), (b, col, got, want)
+        changed += assert_drama(out.stats, b, hist[b], out.score[b].tolist(),
+                                out.win[b].tolist()) > 0
     assert changed > 0
 
 
 # ---- Searchable rules (issue 14) ----------------------------------------------------------------
-
-def _search_values(space):
-    if isinstance(space, range):
-        return list(space)
-    if isinstance(space, tuple) and len(space) == 2 and all(isinstance(v, float) for v in space):
-        return [space[0], (space[0] + space[1]) / 2, space[1]]
-    return list(space)
-
 
 def test_every_searchable_value_makes_valid_rules_that_play_to_the_end():
     from safari_sim.engine.protocol import search_space
@@ -1117,7 +1084,7 @@ def test_every_searchable_value_makes_valid_rules_that_play_to_the_end():
     assert {"version", "animals", "hunter_cards", "missed_calls", "rounds"} <= set(space)
     assert "max_turns" not in space and "animal_values" not in space
     for name, values in space.items():
-        for v in _search_values(values):
+        for v in search_values(values):
             r = G.make_rules({name: v})
             for players in (2, 5):
                 G.check(r, players)

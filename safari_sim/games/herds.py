@@ -45,31 +45,36 @@ MAXH = 22  # 66 cards / 3: the most herds that can lie on the table
 @dataclass(frozen=True)
 class Rules:
     hand_sizes: tuple[int, ...] = rule((6, 5, 4), "cards dealt to each player at 2, 3, 4 players")
-    grassland: int = rule(4, "cards dealt face up to the grassland at the start of a hand")
-    target_score: int = rule(60, "the game ends after the hand in which a side reaches this")
+    grassland: int = rule(4, "cards dealt face up to the grassland at the start of a hand",
+                          search=range(2, 9))
+    target_score: int = rule(60, "the game ends after the hand in which a side reaches this",
+                             search=range(30, 101, 10))
     explorer_herd_points: tuple[int, ...] = rule(
         (3, 5, 7, 10), "points of an all-explorer herd of 3, 4, 5, 6 cards")
     animal_herd_points: tuple[int, ...] = rule(
         (1, 1, 2, 3, 5, 7),
         "points of an animal herd by its animal cards 1..6 (explorers in it are not counted)")
-    teams_at_four: bool = rule(True, "four players play as two teams (seats 0+2, 1+3) with one score")
+    teams_at_four: bool = rule(True, "four players play as two teams (seats 0+2, 1+3) with one score",
+                               search=[True, False])
     trade_explorer_must_grow: bool = rule(
         True,
         "an explorer may be taken in a trade only when it can grow a herd of the taker's side "
         "(so it can surely be played before the turn ends); false: any explorer may be taken, "
         "and one that cannot be played goes back to the grassland at the end of step three "
-        "(or, if it is the last card in hand, is the card passed)")
+        "(or, if it is the last card in hand, is the card passed)", search=[True, False])
     flip_last_ends: bool = rule(
         True, "the hand ends when step five flips the deck's last card (the deck has run out); "
-        "false: the next player skips step one, plays steps two to four, and the hand ends")
+        "false: the next player skips step one, plays steps two to four, and the hand ends",
+        search=[True, False])
     swap_in_opponents_herds: bool = rule(
         False, "a player may also swap a held card for an explorer standing in for it in an "
         "opponent's herd (the text does not say whose herd; default: only the player's side's, "
-        "since a card may not be added to an opponent's herd)")
+        "since a card may not be added to an opponent's herd)", search=[False, True])
     grass_draw_explorer_kept: bool = rule(
         True, "an explorer taken from the grassland in step two a (not a trade) may be kept "
         "(the must-play sentence names only the trade); false: it must be played this turn "
-        "like one taken in a trade (and trade_explorer_must_grow applies to it)")
+        "like one taken in a trade (and trade_explorer_must_grow applies to it)",
+        search=[True, False])
     max_hands: int = rule(60, "safety stop: the game ends after this many hands")
 
     def validate(self) -> None:
