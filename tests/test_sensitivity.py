@@ -179,7 +179,7 @@ def with_drama(out: Path) -> pl.DataFrame:
         df = pl.read_parquet(f)
         g = df["game"].to_numpy()
         df = df.with_columns(pl.Series("lead_changes", (g % 4).astype(np.int32)),
-                             pl.Series("lead_from", np.where(g % 5 == 0, np.nan, (g % 10) / 10)),
+                             pl.Series("lead_from", np.where(g % 5 == 0, np.nan, (g % 7) / 7)),
                              pl.Series("comeback", np.where(g % 5 == 0, np.nan, (g % 3).astype(float))),
                              pl.Series("margin", np.where(g % 5 == 0, np.nan, 1.0 + g % 2)))
         df.write_parquet(f)
@@ -213,6 +213,8 @@ def test_drama_distributions_and_sentences_in_the_report(tmp_path):
         assert int(n_row[1].replace(",", "")) == len(mg)  # tied games (NaN) left out
     t = drama.table(pl.scan_parquet(str(out / "chunks" / "**" / "*.parquet")))
     assert set(t["statistic"]) == set(drama.COLUMNS) and t["all_games"].to_list() == [300] * 8
+    row = t.filter(pl.col("statistic") == "lead_from").row(0, named=True)
+    assert "no winner leads from the first score on" in drama.sentence({**row, "zero": 0.0})
 
 
 def test_no_drama_table_without_the_columns(tmp_path):

@@ -61,15 +61,16 @@ def sentence(row: dict, unit: str = "points") -> str:
                 f"{number(median, 1)}, 90% of games at most {number(row['q90'], 1)}); in "
                 f"{pct(row['zero'])} of games it never changes.")
     if c == "lead_from":
+        first = ("no winner leads from the first score on" if row["zero"] == 0 else
+                 f"{pct(row['zero'])} of winners lead from the first score on")
         return (f"The winner takes the lead for good {pct(mean)} of the way through the game on "
-                f"average (median {pct(median)}); {pct(row['zero'])} of winners lead from the first "
-                f"score on, and in a quarter of games the winner only goes ahead for good after "
-                f"{pct(row['q75'])} of the game.")
+                f"average (median {pct(median)}); {first}, and in a quarter of games the winner "
+                f"only goes ahead for good after {pct(row['q75'])} of the game.")
     if c == "comeback":
         behind = 1 - row["zero"]
         return (f"{pct(behind)} of winners were behind at some point; the largest deficit a winner "
-                f"overcame averages {number(mean, 2)} {unit} (median {number(median, 1)}, one game in "
-                f"ten more than {number(row['q90'], 1)}).")
+                f"overcame averages {number(mean, 2)} {unit} (median {number(median, 1)}; in a tenth of "
+                f"games {number(row['q90'], 1)} or more).")
     if c == "margin":
         return (f"The winner finishes {number(mean, 2)} {unit} ahead of the best other player on "
                 f"average (median {number(median, 1)}; a quarter of games are won by "
