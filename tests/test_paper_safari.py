@@ -14,12 +14,11 @@ import pytest
 
 from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
 from safari_sim.engine.play import play_batch
-from safari_sim.engine.protocol import RulesError
+from safari_sim.engine.protocol import RulesError, search_space
 from safari_sim.games import get_game
 from safari_sim.games import paper_safari as ps
 from strategies import get_strategy
-import drama_check
-from search_values import case_ids, check_declared, search_cases
+from mixed_play import assert_drama, check_search_space
 from worlds_check import check_worlds
 
 G = get_game("paper_safari")
@@ -1225,33 +1224,24 @@ def test_world_frequencies_match_the_rulebook():
 
 def check_drama(out, logs, n_players):
     """Drama is kept per round, in round wins: the running wins after each round, from the
-    reference's round log, against the dataset's four columns (tests/drama_check.py)."""
+    reference's round log, against the dataset's four columns (tests/mixed_play.py)."""
     for b, log in enumerate(logs):
         wins, running = [0] * n_players, []
         for _, winners in log:
             for p in winners:
                 wins[p] += 1
             running.append(list(wins))
-        drama_check.check_drama(out.stats, b, running, wins, out.win[b].tolist())
+        assert_drama(out, b, running, lower_wins=False)
     assert out.stats["lead_changes"].sum() > 0
 
 
 # ---- Searchable rules (issue 14) ----------------------------------------------------------------
 
-SEARCH = search_cases(ps.Rules)
-
-
-def test_the_rules_a_tuner_may_vary_are_declared():
-    check_declared(G, {"wins_needed", "tarzan_cards", "chain_face_up", "equal_negatives_zero",
-                       "tie_break_all_cards", "elephant_value"})
-
-
-@pytest.mark.parametrize("name,value", SEARCH, ids=case_ids(SEARCH))
-def test_every_search_value_plays(name, value):
-    r = G.make_rules({name: value})
-    for players in (2, 5):
-        G.check(r, players)
-    res = play_batch(G, r, 3, [get_strategy("paper_safari", "threshold")()],
-                     np.zeros((3, 3), np.int64), game_keys(6, 3, 3))
-    assert (G.to_move(res.state) == -1).all()
-    assert (res.outcome.score.max(axis=1) >= r.wins_needed).all()
+def test_every_search_value_plays():
+    """Every field but the deck's list of values and the safety stop declares its values; each
+    alone makes valid rules at 2 and 5 players and a small batch of two players plays to the
+    end (the 5-player deal needs the most cards)."""
+    check_search_space(G, (2,), left_out=("animal_values", "max_round_turns"))
+    for name, values in search_space(ps.Rules).items():
+        for v in values:
+            G.check(G.make_rules({name: v}), 5)
