@@ -734,6 +734,12 @@ def permute_hidden(st, games):
                 perm.zone[b, x] = zn
             mapping.update(zip(cards, new))
         perm.deck[b, pos:] = [mapping[x] for x in deck]
+        # and what else the real state holds of them: the order the cards were drawn in, the
+        # scratch hand counts (last filled for whoever played step three), the card last passed
+        perm.deck[b, :pos] = rng.permutation(perm.deck[b, :pos])
+        perm.hc[b] = rng.integers(0, 3, perm.hc[b].shape)
+        if perm.g[b, H.PHASE] != H.K_RECV:
+            perm.g[b, H.PCARD] = rng.integers(0, 66)
         check_zones(perm, b)
     return perm
 

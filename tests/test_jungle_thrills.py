@@ -932,6 +932,7 @@ def _permute_stacks(st, rng, games=None):
     for b in (range(len(st.rs)) if games is None else games):
         hidden = [x for p in range(players) for x in perm.stack[b, p, :perm.pp[b, p, jt.NSTACK]]]
         _deal_stacks(perm, b, rng.permutation(hidden))
+        perm.tmp[b] = rng.permutation(perm.tmp[b])  # the scratch row keeps the last shuffle
     return perm
 
 
