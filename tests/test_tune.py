@@ -188,7 +188,6 @@ def _write(tmp_path: Path, changes: dict, drop: tuple = ()) -> Path:
     ({}, ("budget",), "budget: required key is missing"),
     ({"search": {"rules.target_scor": None}}, (), "search.rules.target_scor: no such rules field in "
                                                   "duck_duck_bruce; did you mean 'rules.target_score'?"),
-    ({"search": {"rules.target_score": None}}, (), "search.rules.target_score: the field declares no search"),
     ({"search": {"rules.target_score": {"low": 0, "high": 50}}}, (),
      "search.rules.target_score: the value 0 cannot be played: rules.target_score: must be at least 1"),
     ({"search": {"rules.target_score": {"low": 50, "high": 20}}}, (), "search.rules.target_score: low (50)"),
@@ -229,6 +228,22 @@ def test_tune_file_errors_are_clear(tmp_path, changes, drop, says):
     r = cli("tune", path)
     assert r.exit_code == 2 and "error:" in r.output
     assert not (tmp_path / "out").exists()  # nothing half-written
+
+
+def test_a_field_without_declared_values_needs_them_in_the_file(tmp_path):
+    import dataclasses
+
+    from safari_sim.engine.protocol import search_space
+    from safari_sim.games import get_game
+    from safari_sim.tune.config import TuneError, load_tune
+
+    rules = get_game("duck_duck_bruce").Rules
+    bare = [f.name for f in dataclasses.fields(rules) if f.name not in search_space(rules)]
+    if not bare:
+        pytest.skip("every field declares its search values")
+    path = _write(tmp_path, {"search": {f"rules.{bare[0]}": None}})
+    with pytest.raises(TuneError, match=rf"search.rules.{bare[0]}: the field declares no search values"):
+        load_tune(path, probe=False)
 
 
 def test_duplicate_rungs_must_be_whole_deals(tmp_path):
@@ -281,3 +296,73 @@ def test_tiny_real_tune_runs_and_resumes(tmp_path):
     # and once more with the same budget: nothing left to search
     r = cli("tune", path, "--budget", 750, "--quiet", "--no-report")
     assert r.exit_code == 0 and pl.read_csv(out / "history.csv").height == hist2.height
+
+
+# ---- resumption after a stop mid-trial, declared search values, any column ------------------
+
+def test_a_trial_left_running_is_asked_again():
+    from safari_sim.tune.search import recover
+
+    objectives = [Objective("loss", "column", "minimize", column="loss")]
+    study = open_study(None, "r", objectives, seed=2)
+    search(study, SPACE, objectives, noisy(bowl), rungs=[100], budget=300)
+    stopped = study.ask()  # a search killed here leaves this trial running
+    values = {p.key: p.suggest(stopped) for p in SPACE}
+    assert recover(study) == [stopped.number]
+    assert study.trials[stopped.number].state.name == "FAIL"
+    search(study, SPACE, objectives, noisy(bowl), rungs=[100], budget=400)
+    again = study.trials[stopped.number + 1]
+    assert again.params == values and again.state.name == "COMPLETE"  # the same candidate, first
+    assert again.user_attrs["again"] == stopped.number and len(study.trials) == stopped.number + 2
+
+
+def test_declared_search_values_feed_a_tune_file(tmp_path):
+    import dataclasses
+
+    import yaml
+
+    from safari_sim.engine.protocol import search_space
+    from safari_sim.games import all_games
+    from safari_sim.tune.config import load_tune
+
+    games = [g for g in all_games().values() if search_space(g.Rules)]
+    if not games:
+        pytest.skip("no game declares search values yet")
+    g = games[0]
+    field, declared = next(iter(search_space(g.Rules).items()))
+    exp = ROOT / "experiments" / f"{g.id}-{max(g.min_players, 3)}p.yaml"
+    if not exp.exists():
+        exp = next((ROOT / "experiments").glob(f"{g.id}-*p.yaml"))
+    p = tmp_path / "t.yaml"
+    p.write_text(yaml.safe_dump({"experiment": str(exp), "overrides": {"sweep": None},
+                                 "search": {f"rules.{field}": None},
+                                 "objectives": [{"kind": "seat_edge"}], "budget": 1000,
+                                 "rungs": [yaml.safe_load(exp.read_text())["players"] * 20],
+                                 "output": str(tmp_path / "o")}))
+    t = load_tune(p, probe=False)
+    assert t.params[0].source == "declared"
+    assert set(map(repr, t.params[0].corners())) <= set(map(repr, (
+        list(declared) if not isinstance(declared, range) else [declared[0], declared[-1]])))
+    # and `safari-sim rules` shows them beside the field
+    r = cli("rules", g.id)
+    assert r.exit_code == 0
+    row = next(line for line in r.output.splitlines() if line.startswith(f"│ {field} "))
+    assert declared_text(declared).split()[0] in row
+    del dataclasses
+
+
+def test_column_objectives_skip_nan_and_weighted_sums_combine():
+    df = frame(players=2, games=4000, strategies=["a", "b"], rng=8)
+    # a per-game drama-like column: NaN in tied games (here every 4th game)
+    g = df["game"].to_numpy()
+    df = df.with_columns(pl.Series("lead_from", np.where(g % 4 == 0, np.nan, (g % 10) / 10.0)))
+    m = Measurer(df.lazy())
+    lead = m.measure(Objective("lf", "column", "maximize", column="lead_from"))
+    games = df.filter(pl.col("seat") == 0)["lead_from"].to_numpy()
+    assert lead.value == pytest.approx(np.nanmean(games)) and lead.lo < lead.value < lead.hi
+    terms = (Objective("e", "seat_edge", "minimize", weight=2.0),
+             Objective("lf", "column", "maximize", column="lead_from", weight=0.5))
+    w = m.measure(Objective("w", "weighted", "minimize", terms=terms))
+    e = m.measure(terms[0])
+    assert w.value == pytest.approx(2.0 * e.value - 0.5 * lead.value)
+    assert w.se == pytest.approx(math.hypot(2.0 * e.se, 0.5 * lead.se))

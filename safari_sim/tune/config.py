@@ -48,7 +48,8 @@ class TuneError(ValueError):
 class ConfirmSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     top: int = Field(3, ge=1, le=50, description="candidates confirmed (and the printed rules)")
-    games: int = Field(10000, ge=1, description="games of each confirmation run")
+    games: int = Field(10000, ge=1, description="games of each confirmation run (the default is "
+                                                "rounded up to whole deals under duplicate seating)")
     seed: int | None = Field(None, ge=0, description="the confirmation's seed (default: the "
                                                      "experiment's seed + 1: fresh deals)")
 
@@ -219,20 +220,21 @@ def _resolve(spec: TuneFile, path: Path, probe: bool) -> Tune:
     formats = spec.report if spec.report is not None else (exp_raw.get("report") or ["html"])
     tune = Tune(spec=spec, path=path, name=name, experiment_path=exp_path, experiment_raw=exp_raw,
                 experiment=None, params=[], objectives=[], output=out, formats=list(formats))
+    p = exp_raw.get("players", exp_raw.get("table"))
+    if exp_raw.get("seating") == "duplicate" and isinstance(p, int) and p > 0:
+        if "games" not in spec.confirm.model_fields_set:  # the default, in whole deals
+            spec.confirm.games = -(-spec.confirm.games // p) * p
+        for what, n in [*((f"rungs[{i}]", r) for i, r in enumerate(spec.rungs)),
+                        ("confirm.games", spec.confirm.games)]:
+            if n % p:
+                raise TuneError(f"{what}: under seating: duplicate games come in whole deals: a "
+                                f"multiple of {p}, not {n}")
     try:
         tune.experiment, _ = tune.experiment_for({}, spec.rungs[0], out / "printed")
     except ExperimentError as e:
         where = "overrides" if spec.overrides else f"experiment: {exp_path.name}"
         raise TuneError(f"{where}: {e}") from None
     exp = tune.experiment
-    game = exp.game
-    if exp.spec.seating == "duplicate":
-        p = exp.players
-        for what, n in [*((f"rungs[{i}]", r) for i, r in enumerate(spec.rungs)),
-                        ("confirm.games", spec.confirm.games)]:
-            if n % p:
-                raise TuneError(f"{what}: under seating: duplicate games come in whole deals: a "
-                                f"multiple of {p}, not {n}")
     if spec.budget < spec.rungs[0]:
         raise TuneError(f"budget: {spec.budget:,} games cannot pay for one trial of "
                         f"{spec.rungs[0]:,} (rungs[0])")
@@ -254,7 +256,6 @@ def _resolve(spec: TuneFile, path: Path, probe: bool) -> Tune:
         raise TuneError(f"objectives: two objectives are named '{dup[0]}'; give each a name:")
     if spec.sampler == "nsga2" and not tune.multi:
         raise TuneError("sampler: nsga2 is for several objectives; use tpe or random for one")
-    del game
     return tune
 
 

@@ -8,9 +8,9 @@ the candidate is not hopeless:
   decides. The default pruner, ``NoisePruner``, is noise-aware: it prunes a trial only when its
   95% interval lies wholly on the wrong side of the interval of the best finished trial, so a
   candidate that merely had a bad draw of games goes on. ``median`` is Optuna's MedianPruner.
-- several objectives (Optuna does not prune those): a trial stops when some finished trial is
-  better than it beyond noise on one objective (intervals apart) and it is better beyond noise
-  on none: going on could at best tie it there.
+- several objectives (Optuna does not prune those): a trial stops when some finished trial
+  beats even its best case (the good end of its interval) on every objective, beyond noise on
+  at least one: then more games could not put it on the front.
 
 Every trial records what it played at each rung as user attributes (``rung{k}.games``,
 ``rung{k}.NAME``, ``rung{k}.NAME.se``, and the last rung's as ``games``, ``NAME``, ``NAME.se``),
@@ -111,30 +111,33 @@ def recover(study: optuna.Study) -> list[int]:
     same candidate is played next, from the games its folder already holds). Their numbers."""
     stale = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
     for t in stale:
-        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
         study._storage.set_trial_user_attr(t._trial_id, "error", "stopped while running; asked again")
+        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
         study.enqueue_trial(t.params, user_attrs={"again": t.number}, skip_if_exists=False)
     return [t.number for t in stale]
 
 
 def _dominated(measures: dict[str, Measure], objectives: list[Objective], study: optuna.Study) -> bool:
-    """Whether a finished trial makes this one hopeless: it is clearly better (intervals apart)
-    on at least one objective, and this one is clearly better than it on none."""
+    """Whether a finished trial makes this one hopeless: on every objective this one's best case
+    (the good end of its 95% interval) is no better than the finished trial's value, and on at
+    least one it is clearly worse (the two intervals apart). A candidate whose interval still
+    reaches past a rival's value on some objective might yet join the front, so it goes on."""
     z = _z()
     for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
         if not t.values:
             continue
-        wins = losses = 0
+        clearly = False
         for o, v in zip(objectives, t.values):
             sign = 1 if o.direction == "minimize" else -1
             m = measures[o.name]
             se_t = t.user_attrs.get(f"{o.name}.se", 0.0)
+            if sign * m.value - z * m.se < sign * v:
+                break          # its best case beats the finished trial here: not hopeless
             if sign * v + z * se_t < sign * m.value - z * m.se:
-                wins += 1      # the finished trial is clearly better here
-            elif sign * m.value + z * m.se < sign * v - z * se_t:
-                losses += 1    # this one is clearly better here
-        if wins and not losses:
-            return True
+                clearly = True
+        else:
+            if clearly:
+                return True
     return False
 
 
