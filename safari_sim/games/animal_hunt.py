@@ -436,14 +436,21 @@ def _determinize(seat, g, pp, hand, ground, known, lack, scored, rs, params):
     nplayers = params[P_PLAYERS]
     nk = params[P_KINDS]
     ng = params[P_GROUND]
-    h = params[P_HAND]
     m = nplayers - 1
-    radix = np.ones(m + 1, np.int64)
+    hmax = 0
+    for i in range(seat.shape[0]):
+        for q in range(nplayers):
+            hmax = max(hmax, pp[i, q, HAND_N])
+    smax = 1
     for j in range(m):
-        radix[j + 1] = radix[j] * (h + 1)
-    f = np.zeros((nk + 1, radix[m]), np.float64)
+        smax *= hmax + 1
+    f = np.zeros((nk + 1, smax), np.float64)
+    dig = np.zeros((smax, m), np.int64)      # places hand j still takes, in state s
+    radix = np.ones(m + 1, np.int64)
     hidden = np.zeros(nk, np.int64)
     owner = np.full(nk, -1, np.int64)
+    elig = np.zeros(nk, np.int64)            # kinds another hand may hold, and their weights
+    wt = np.zeros(nk, np.int64)
     unknown = np.zeros(ng, np.int64)
     pool = np.zeros(ng, np.int64)
     opp = np.zeros(m, np.int64)
@@ -453,6 +460,11 @@ def _determinize(seat, g, pp, hand, ground, known, lack, scored, rs, params):
         for j in range(m):
             q = p + 1 + j
             opp[j] = q - nplayers if q >= nplayers else q
+            radix[j + 1] = radix[j] * (pp[i, opp[j], HAND_N] + 1)
+        ns = radix[m]
+        for s in range(ns):
+            for j in range(m):
+                dig[s, j] = (s // radix[j]) % (radix[j + 1] // radix[j])
         for k in range(nk):
             hidden[k] = 0 if scored[i, k] >= 0 else 2 - (1 if hand[i, p, k] else 0)
             owner[k] = p if hand[i, p, k] else -1
@@ -464,41 +476,46 @@ def _determinize(seat, g, pp, hand, ground, known, lack, scored, rs, params):
                 else:
                     unknown[nu] = j
                     nu += 1
-        s0 = 0
-        for j in range(m):
-            s0 += pp[i, opp[j], HAND_N] * radix[j]
-        # f[k, s]: weighted ways to fill the hands' remaining places s with kinds k, k+1, ...
-        for s in range(radix[m]):
-            f[nk, s] = 0.0
-        f[nk, 0] = 1.0
-        for k in range(nk - 1, -1, -1):
+        ne = 0
+        for k in range(nk):
             w = hidden[k] if owner[k] < 0 else 0
-            for s in range(radix[m]):
-                v = f[k + 1, s]
-                if w > 0:
-                    for j in range(m):
-                        if (s // radix[j]) % (h + 1) > 0 and lack[i, opp[j], k] < 0:
-                            v += w * f[k + 1, s - radix[j]]
-                f[k, s] = v
-        if not f[0, s0] > 0.0:
+            if w > 0:
+                elig[ne] = k
+                wt[ne] = w
+                ne += 1
+        # f[e, s]: weighted ways to fill the places s the hands still take with kinds elig[e:]
+        for s in range(ns):
+            f[ne, s] = 0.0
+        f[ne, 0] = 1.0
+        for e in range(ne - 1, -1, -1):
+            k = elig[e]
+            for s in range(ns):
+                f[e, s] = f[e + 1, s]
+            for j in range(m):
+                if lack[i, opp[j], k] < 0:       # never to a player asked for it in vain
+                    r = radix[j]
+                    for s in range(r, ns):
+                        if dig[s, j] > 0:
+                            f[e, s] += wt[e] * f[e + 1, s - r]
+        if not f[0, ns - 1] > 0.0:
             bad += 1
             continue
         for j in range(m):
             for k in range(nk):
                 hand[i, opp[j], k] = False
-        s = s0
-        for k in range(nk):
+        s = ns - 1
+        for e in range(ne):
             if s == 0:
                 break
-            w = hidden[k] if owner[k] < 0 else 0
-            u = uniform(rs, i) * f[k, s] - f[k + 1, s]
-            if u < 0.0 or w == 0:
+            k = elig[e]
+            u = uniform(rs, i) * f[e, s] - f[e + 1, s]
+            if u < 0.0:
                 continue
             pick = -1
             for j in range(m):
-                if (s // radix[j]) % (h + 1) > 0 and lack[i, opp[j], k] < 0:
+                if dig[s, j] > 0 and lack[i, opp[j], k] < 0:
                     pick = j                       # the last one, should rounding leave u >= 0
-                    u -= w * f[k + 1, s - radix[j]]
+                    u -= wt[e] * f[e + 1, s - radix[j]]
                     if u < 0.0:
                         break
             if pick >= 0:
