@@ -16,6 +16,7 @@ from safari_sim.engine.protocol import RulesError, search_space
 from safari_sim.games import animal_hunt as ah
 from safari_sim.games import get_game
 from strategies import get_strategy
+from clone_check import check_clone_plays_on
 from mixed_play import assert_drama
 from worlds_check import check_worlds, play_out
 
@@ -1121,29 +1122,4 @@ def test_every_searchable_rules_value_makes_a_game_that_plays_to_its_end():
 
 
 def test_a_clone_plays_on_as_the_game_does():
-    """Rows of a state cloned mid-game (repeated, out of order) play on exactly as the games
-    they copy (who moves, what is legal, what is observed, the outcome and its drama), and
-    stepping the clone leaves the real state alone."""
-    st = _strategy_positions(3, 20, batch=6, seed=4)
-    real = _strategy_positions(3, 20, batch=6, seed=4)
-    rows = np.array([5, 1, 5, 0])
-    w = G.clone(st, rows)
-    assert not np.shares_memory(w.ground, st.ground) and w.rot is st.rot
-    rng = np.random.default_rng(2)
-    while (G.to_move(w) >= 0).any():
-        assert np.array_equal(G.to_move(w), G.to_move(real)[rows])
-        assert np.array_equal(G.legal(w), G.legal(real)[rows])
-        live = np.flatnonzero(G.to_move(w) >= 0)
-        oa, ob = _obs_arrays(G.observe(w, live)), _obs_arrays(G.observe(real, rows[live]))
-        for name in set(oa) - {"game"}:
-            assert np.array_equal(oa[name], ob[name]), name
-        a = np.zeros(6, np.int64)
-        for b in np.flatnonzero(G.to_move(real) >= 0):
-            a[b] = rng.choice(np.flatnonzero(G.legal(real)[b]))
-        G.step(real, a)
-        G.step(w, a[rows])
-    assert np.array_equal(st.ground, _strategy_positions(3, 20, batch=6, seed=4).ground)
-    ow, orl = G.outcome(w), G.outcome(real)
-    assert np.array_equal(ow.score, orl.score[rows])
-    for col in ("lead_changes", "lead_from", "comeback", "margin"):
-        assert np.array_equal(ow.stats[col], orl.stats[col][rows], equal_nan=True)
+    check_clone_plays_on(G, lambda: _strategy_positions(3, 20, batch=6, seed=4), [5, 1, 5, 0])

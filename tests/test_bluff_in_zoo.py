@@ -23,6 +23,7 @@ from safari_sim.games import get_game
 from strategies import bluff_in_zoo as sbz
 from strategies import get_strategy
 from strategies.base import Strategy, random_legal
+from clone_check import check_clone_plays_on
 from mixed_play import assert_drama
 from worlds_check import check_worlds, play_out
 
@@ -1280,24 +1281,4 @@ def test_every_searchable_rules_value_makes_a_game_that_plays_to_its_end():
 
 
 def test_a_clone_plays_on_as_the_game_does():
-    """Rows of a state cloned mid-game (repeated, out of order) play on exactly as the games
-    they copy, drama included, and stepping the clone leaves the real state alone."""
-    st = _random_positions(4, 25, batch=6, seed=2)
-    rows = np.array([3, 0, 3, 5])
-    w = G.clone(st, rows)
-    assert np.array_equal(w.deck, st.deck[rows]) and not np.shares_memory(w.deck, st.deck)
-    real = _random_positions(4, 25, batch=6, seed=2)
-    rng = _NpRng(8)
-    while (G.to_move(w) >= 0).any():
-        assert np.array_equal(G.to_move(w), G.to_move(real)[rows])
-        assert np.array_equal(G.legal(w), G.legal(real)[rows])
-        a = np.zeros(6, np.int64)
-        live = np.flatnonzero(G.to_move(real) >= 0)
-        a[live] = random_legal(G.legal(real)[live], rng)
-        G.step(real, a)
-        G.step(w, a[rows])
-    assert np.array_equal(st.g, _random_positions(4, 25, batch=6, seed=2).g)
-    ow, orl = G.outcome(w), G.outcome(real)
-    assert np.array_equal(ow.score, orl.score[rows])
-    for col in ("lead_changes", "lead_from", "comeback", "margin"):
-        assert np.array_equal(ow.stats[col], orl.stats[col][rows], equal_nan=True)
+    check_clone_plays_on(G, lambda: _random_positions(4, 25, batch=6, seed=2), [3, 0, 3, 5])
