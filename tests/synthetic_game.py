@@ -6,7 +6,9 @@ game's own stream. Seat 0's weight is 1 + ``bonus`` / 2 against 1 for every othe
 = length x players) and nothing else; ``decoy`` and ``colour`` change nothing at all. With
 ``skill`` > 0 a seat that chose 1 at every decision wins outright with probability ``skill`` (the
 first such seat from a random start), so a strategy that always plays 1 beats one that plays at
-random by a known amount.
+random by a known amount. ``redraw`` deals other games with the same chances (it throws draws
+away first): a field whose effect on every measure is known to be nothing, though it changes
+every game.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Rules:
     length: int = rule(3, "decisions per player", search=range(1, 6))
     colour: str = rule("red", "changes nothing", search=["red", "green", "blue"])
     skill: float = rule(0.0, "chance that a player who always chose 1 wins outright", search=(0.0, 1.0))
+    redraw: int = rule(0, "draws thrown away first: other games, the same chances", search=range(0, 3))
 
     def validate(self):
         if self.length < 1:
@@ -92,6 +95,8 @@ class CoinRace(Game):
         r = state.rules
         win = np.zeros((b, p))
         for g in range(b):
+            for _ in range(r.redraw):
+                chance.uniform(state.rs, g)
             u = chance.uniform(state.rs, g)
             skilled = np.flatnonzero(state.ones[g])
             if r.skill > 0 and len(skilled) and chance.uniform(state.rs, g) < r.skill:

@@ -236,3 +236,25 @@ def test_a_relative_output_is_taken_from_the_current_folder(tmp_path, monkeypatc
         out = sens.run_point(raw, elsewhere, Path("rel") / "p")
     assert out == tmp_path / "rel" / "p" and (out / "experiment.json").exists()
     assert not (elsewhere / "rel").exists()
+
+
+def test_the_morris_noise_test_holds_its_level_with_shared_and_repeated_steps():
+    """Steps that share a rules point are correlated and a step may recur in two trajectories:
+    counting them as independent would call noise real far more often than 1 in 20."""
+    rng = np.random.default_rng(4)
+    reps = 400
+    mix = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1], [0, 1, 1], [0, 1, 1]], float)  # the last three: one pair
+    k = len(mix)
+    p, naive = [], []
+    for _ in range(600):
+        noise = rng.standard_normal((3, reps + 1))
+        d_all = mix @ noise
+        diff, r = d_all[:, 0], d_all[:, 1:]
+        p.append(sens.noise_test(diff, r))
+        from scipy.stats import chi2
+        naive.append(chi2.sf(float((diff ** 2 / r.var(axis=1)).sum()), k))
+    p, naive = np.array(p), np.array(naive)
+    assert 0.02 <= (p < 0.05).mean() <= 0.08
+    assert (naive < 0.05).mean() > 0.08  # about twice the level: what the test guards against
+    assert sens.noise_test(np.array([1.0, 0.0]), np.zeros((2, 50))) == 0.0  # deterministic change
+    assert sens.noise_test(np.array([0.0]), np.zeros((1, 50))) == 1.0

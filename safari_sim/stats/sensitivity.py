@@ -408,46 +408,62 @@ def oat_effects(design: list[dict], index: dict[str, int], est: Estimates,
                            pl.Series("detectable", adj < level))
 
 
+def noise_test(diff: np.ndarray, reps: np.ndarray) -> float:
+    """p-value of "these changes are noise": ``diff`` [k] changes, ``reps`` [k, R] their paired
+    bootstrap replicates (centred here). T = d' S^-1 d with S the replicates' covariance (steps
+    that share a rules point are correlated, and the same step may recur), chi-squared with the
+    rank of S; a change where S has no variance (a deterministic measure) is never noise."""
+    keep = np.isfinite(reps).all(axis=1) & np.isfinite(diff)
+    d, r = diff[keep], reps[keep]
+    if not len(d):
+        return 1.0
+    r = r - r.mean(axis=1, keepdims=True)
+    cov = r @ r.T / max(r.shape[1] - 1, 1)
+    w, vec = np.linalg.eigh(cov)
+    big = w > max(w.max(), 0.0) * 1e-9
+    proj = vec.T @ d
+    scale = max(np.abs(d).max(), 1e-300)
+    if (np.abs(proj[~big]) > 1e-9 * scale).any():
+        return 0.0
+    if not big.any():
+        return 1.0
+    return float(chi2.sf(float((proj[big] ** 2 / w[big]).sum()), int(big.sum())))
+
+
 def morris_effects(fields: list[Screened], trajectories: list[list[Point]], index: dict[str, int],
                    est: Estimates, seed: int = 0, level: float = LEVEL) -> pl.DataFrame:
     """One row per field and measure: mu_star (mean |elementary effect|, per the whole range),
     its interval (resampling trajectories), mu (signed mean), sigma, the number of elementary
-    effects, the noise test's p, Holm-adjusted p over every row, and ``detectable``."""
+    effects, the noise test's p (``noise_test`` over the field's distinct steps), Holm-adjusted p
+    over every row, and ``detectable``."""
     rows = []
     rng = np.random.default_rng([seed, 15])
     by_name = {f.name: f for f in fields}
+    steps: dict[str, list[tuple[int, int, float]]] = {f.name: [] for f in fields}
+    for traj in trajectories:
+        for a, b in zip(traj, traj[1:]):
+            moved = [n for n in by_name if a.overrides.get(n, by_name[n].base)
+                     != b.overrides.get(n, by_name[n].base)]
+            if len(moved) != 1:
+                continue  # a rounding of levels left the step empty
+            f = by_name[moved[0]]
+            du = f.position(b.overrides.get(f.name, f.base)) - f.position(a.overrides.get(f.name, f.base))
+            steps[f.name].append((index[a.folder], index[b.folder], du))
     for m in est.measures:
-        ee: dict[str, list[float]] = {f.name: [] for f in fields}
-        stat: dict[str, float] = {f.name: 0.0 for f in fields}
-        dof: dict[str, int] = {f.name: 0 for f in fields}
-        for traj in trajectories:
-            for a, b in zip(traj, traj[1:]):
-                moved = [n for n in by_name if a.overrides.get(n, by_name[n].base)
-                         != b.overrides.get(n, by_name[n].base)]
-                if len(moved) != 1:
-                    continue  # a rounding of levels left the step empty
-                f = by_name[moved[0]]
-                du = f.position(b.overrides.get(f.name, f.base)) - f.position(a.overrides.get(f.name, f.base))
-                diff, se = _diff(est, m, index[a.folder], index[b.folder])
-                if not math.isfinite(diff):
-                    continue
-                ee[f.name].append(diff / du)
-                if se > 0:
-                    stat[f.name] += (diff / se) ** 2
-                    dof[f.name] += 1
-                elif diff != 0:
-                    stat[f.name] = math.inf
-                    dof[f.name] += 1
         for f in fields:
-            e = np.asarray(ee[f.name])
-            if not len(e):
+            got = [(a, b, du, est.value[m][b] - est.value[m][a]) for a, b, du in steps[f.name]]
+            got = [g for g in got if math.isfinite(g[3])]
+            if not got:
                 continue
+            e = np.asarray([d / du for _, _, du, d in got])
+            distinct = list(dict.fromkeys((min(a, b), max(a, b)) for a, b, _, _ in got))
+            diff = np.asarray([est.value[m][b] - est.value[m][a] for a, b in distinct])
+            reps = np.vstack([est.reps[m][b] - est.reps[m][a] for a, b in distinct])
             boot = np.abs(e[rng.integers(0, len(e), (1000, len(e)))]).mean(axis=1)
-            p = float(chi2.sf(stat[f.name], dof[f.name])) if dof[f.name] else 1.0
             rows.append({"field": f.name, "measure": m, "mu_star": float(np.abs(e).mean()),
                          "lo": float(np.quantile(boot, 0.025)), "hi": float(np.quantile(boot, 0.975)),
                          "mu": float(e.mean()), "sigma": float(e.std(ddof=1)) if len(e) > 1 else 0.0,
-                         "effects": len(e), "p_value": p})
+                         "effects": len(e), "p_value": noise_test(diff, reps)})
     df = pl.DataFrame(rows)
     if not len(df):
         return df
