@@ -17,6 +17,7 @@ order or another hand.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -818,10 +819,11 @@ class HiLoHijinks(Game):
         """Worlds for ``seat[i]`` of game ``games[i]``: the other hands and the deck dealt again
         from what it cannot see, the cards it gave kept where it gave them (``_deal_worlds``)."""
         games = np.asarray(games, np.int64)
-        w = super().clone(state, games)
+        # the world has no event log: not copied (a logged state's log is most of its size)
+        nolog = dataclasses.replace(state, ev=np.zeros((len(state.g), 0, 6), np.int32))
+        w = super().clone(nolog, games)
         n = len(games)
         w.rs = np.array(keys, dtype=np.uint64)
-        w.ev = np.zeros((n, 0, 6), np.int32)
         bad = np.zeros(n, np.int8)
         _deal_worlds(np.asarray(seat, np.int64), w.g, w.pp, w.deck, w.hand, w.pub, w.known,
                      w.kind_total, w.params, w.rs, np.zeros((n, w.deck.shape[1]), np.int8), bad)

@@ -17,6 +17,7 @@ the order of the racing cards still face down.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -984,8 +985,11 @@ class SafariSprint(Game):
                        stats=stats)
 
     # -- worlds for search
-    def _cloned(self, state: State, rows: np.ndarray) -> State:
-        st = super().clone(state, rows)
+    def _cloned(self, state: State, rows: np.ndarray, log: bool = True) -> State:
+        # without the event log (a world's), the log is not copied: it is most of a logged state
+        src = state if log else dataclasses.replace(
+            state, ev=np.zeros((len(state.g), 0, 6), np.int32))
+        st = super().clone(src, rows)
         for name in ("racing_ro", "in_play_ro", "deck_total_ro", "points_ro"):
             setattr(st, name, getattr(state, name))
         st.all_games = np.arange(len(st.g))
@@ -1002,10 +1006,9 @@ class SafariSprint(Game):
         explorer cards set aside and the face-down racing cards dealt again, what every player
         saw kept (the extras taken, who still holds an explorer card)."""
         games = np.asarray(games, np.int64)
-        w = self._cloned(state, games)
+        w = self._cloned(state, games, log=False)
         n = len(games)
         w.rs = np.array(keys, dtype=np.uint64)
-        w.ev = np.zeros((n, 0, 6), np.int32)
         bad = np.zeros(n, np.int8)
         size = NTYPES + int(np.asarray(state.deck_total_ro).sum())
         _deal_worlds(np.asarray(seat, np.int64), w.g, w.pp, w.owner, w.hand, w.pile, w.seq,
