@@ -42,9 +42,12 @@ def _fmt(v: Any) -> str:
     return "null" if v is None else str(v)
 
 
-def _num(x: float | None, digits: int = 4) -> str:
+def _num(x: float | None, digits: int = 4, share: bool = False) -> str:
+    """A measure as text: shares in percent (two decimals below 10%), others to 4 digits."""
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "–"
+    if share:
+        return f"{100 * x:.{2 if abs(x) < 0.1 else 1}f}%"
     return f"{x:.{digits}g}"
 
 
@@ -180,7 +183,9 @@ def summary(record: dict[str, Any]) -> list[str]:
     from safari_sim.tune.verdict import knobs_text
 
     def measure_text(m, o):
-        return f"{_num(m['value'])} (95% interval {_num(m['lo'])} to {_num(m['hi'])})"
+        sh = o.get("share", False)
+        return (f"{_num(m['value'], share=sh)} (95% interval {_num(m['lo'], share=sh)} to "
+                f"{_num(m['hi'], share=sh)})")
 
     if len(objectives) == 1:
         o = objectives[0]
@@ -188,7 +193,7 @@ def summary(record: dict[str, Any]) -> list[str]:
         mb, mp = b["measures"][o["name"]], printed["measures"][o["name"]]
         apart = mb["hi"] < mp["lo"] if o["direction"] == "minimize" else mb["lo"] > mp["hi"]
         lines.append(f"Best found: {knobs_text(b['values'])}. At the confirmation ({b['games']:,} fresh "
-                     f"games) {o['text']} is {measure_text(mb, o)}, against {measure_text(mp, o)} as "
+                     f"games) {o.get('noun', o['text'])} is {measure_text(mb, o)}, against {measure_text(mp, o)} as "
                      f"printed ({knobs_text(printed['values'])}): "
                      + ("a real improvement (the intervals do not overlap)." if apart else
                         "the intervals overlap, so the improvement is not shown beyond noise."))
@@ -231,8 +236,9 @@ def tune_view(out: str | Path) -> dict[str, Any]:
         for o in record["objectives"]:
             m = r["measures"][o["name"]]
             s = r["search"].get(o["name"]) if r["search"] else None
-            cells.append({"value": _num(m["value"]), "lo": _num(m["lo"]), "hi": _num(m["hi"]),
-                          "search": _num(s["value"]) if s else "–"})
+            sh = o.get("share", False)
+            cells.append({"value": _num(m["value"], share=sh), "lo": _num(m["lo"], share=sh),
+                          "hi": _num(m["hi"], share=sh), "search": _num(s["value"], share=sh) if s else "–"})
         rows.append({"label": r["label"], "vals": [_fmt(r["values"].get(k)) for k in keys],
                      "cells": cells, "folder": r["folder"]})
     return {

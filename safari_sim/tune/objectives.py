@@ -67,6 +67,26 @@ class Objective:
             return f"{self.strategy}'s win rate {way}"
         return "weighted: " + " + ".join(f"{t.weight:g} x ({t.text()})" for t in self.terms)
 
+    def noun(self) -> str:
+        """What it measures, as the subject of a sentence."""
+        if self.kind == "seat_edge":
+            return "the size of the first seat's edge"
+        if self.kind == "length":
+            col = self.column or "turns"
+            return f"the distance of mean {col} from {self.band[0]:g}-{self.band[1]:g}" if self.band else f"mean {col}"
+        if self.kind == "spread":
+            return "the spread between strategies"
+        if self.kind == "column":
+            return f"mean {self.column}" + (f" of {self.strategy}" if self.strategy else "")
+        if self.kind == "win_rate":
+            return f"{self.strategy}'s win rate"
+        return "the weighted sum"
+
+    @property
+    def share(self) -> bool:
+        """Whether its values are shares (shown in percent)."""
+        return self.kind in ("seat_edge", "spread", "win_rate")
+
     def columns(self) -> list[str]:
         """Dataset columns it needs (beyond the core ones)."""
         if self.kind in ("length", "column"):

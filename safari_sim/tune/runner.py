@@ -66,7 +66,8 @@ def _record(tune: Tune) -> dict[str, Any]:
             "experiment_file": str(tune.experiment_path), "experiment": tune.experiment_raw,
             "params": [{"key": p.key, "kind": p.kind, "range": p.describe(), "source": p.source}
                        for p in tune.params],
-            "objectives": [{"name": o.name, "kind": o.kind, "direction": o.direction, "text": o.text()}
+            "objectives": [{"name": o.name, "kind": o.kind, "direction": o.direction, "text": o.text(),
+                            "noun": o.noun(), "share": o.share}
                            for o in tune.objectives],
             "budget": tune.spec.budget, "rungs": tune.spec.rungs,
             "confirm": tune.spec.confirm.model_dump(), "pruner": tune.spec.pruner,
