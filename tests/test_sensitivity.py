@@ -143,6 +143,17 @@ def test_steps_of_every_kind_of_field():
         sens.screened_fields(Rules, r, ["bonsu"])
     with pytest.raises(sens.SensitivityError, match="not a number"):
         sens._made_up("s", "text", str)
+    from dataclasses import dataclass
+
+    from safari_sim.engine.protocol import rule
+
+    @dataclass(frozen=True)
+    class Bare:
+        n: int = rule(3, "no search declared")
+
+    with pytest.raises(sens.SensitivityError, match="name the fields to screen with --fields"):
+        sens.screened_fields(Bare, Bare())
+    assert sens.screened_fields(Bare, Bare(), ["n"])[0].neighbours() == [("down", 2), ("up", 4)]
 
 
 def test_steps_stop_at_the_declared_range_and_bad_input_is_refused(tmp_path):
