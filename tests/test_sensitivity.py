@@ -269,3 +269,30 @@ def test_the_morris_noise_test_holds_its_level_with_shared_and_repeated_steps():
     assert (naive < 0.05).mean() > 0.08  # about twice the level: what the test guards against
     assert sens.noise_test(np.array([1.0, 0.0]), np.zeros((2, 50))) == 0.0  # deterministic change
     assert sens.noise_test(np.array([0.0]), np.zeros((1, 50))) == 1.0
+
+
+def test_duplicate_deals_are_the_unit_of_the_paired_bootstrap(tmp_path):
+    """Under seating: duplicate the P rotations of a deal share its chance: resampled together."""
+    path = experiment(tmp_path, games=600, seating="duplicate")
+    with registered():
+        res = sens.screen(path, ["bonus"], output=tmp_path / "o")
+    edge = res.effects.filter(pl.col("measure") == "edge")
+    assert edge["detectable"].all()
+    points = tmp_path / "o" / "points"
+    deals, cols, _, _ = sens._per_deal(sens_scan(points / "base"), None)
+    assert len(deals) == 300 and (cols["g"] == 2).all()
+    # the seat-0 wins of one deal's two rotations are one unit: the edge's standard error is that
+    # of the per-deal differences
+    est = sens.estimates([points / "base", points / "bonus=2"], seed=3)
+    d, se = sens._diff(est, "edge", 0, 1)
+    a, b = (pl.read_parquet(points / p / "chunks" / "**" / "*.parquet").filter(pl.col("seat") == 0)
+            .group_by("deal").agg(pl.col("win").sum()).sort("deal")["win"].to_numpy() for p in ("base", "bonus=2"))
+    per_deal = (b - a) / 2
+    assert d == pytest.approx(per_deal.mean())
+    assert se == pytest.approx(per_deal.std(ddof=1) / np.sqrt(len(per_deal)), rel=0.15)
+
+
+def sens_scan(folder):
+    from safari_sim.stats import scan
+
+    return scan(folder)

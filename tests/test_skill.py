@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import polars as pl
 import pytest
 from typer.testing import CliRunner
 
