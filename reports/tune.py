@@ -107,6 +107,8 @@ def landscape(history: pl.DataFrame, record: dict[str, Any]) -> list[str]:
                                 label=label)
                 if confirmed:
                     cx = [r["values"].get(key) for r in confirmed]
+                    if cats:  # as the history stores them (a list as its JSON text)
+                        cx = [json.dumps(list(v)) if isinstance(v, (list, tuple)) else v for v in cx]
                     keep = [i for i, v in enumerate(cx) if v is not None and (not cats or str(v) in order)]
                     if keep:
                         x = xpos([cx[i] for i in keep])

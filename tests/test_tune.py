@@ -117,6 +117,16 @@ def test_declared_search_values():
     assert from_declared("rules.c", ("between", "row")).choices == ("between", "row")
 
 
+def test_choices_that_are_lists_travel_through_optuna():
+    faces = ((-1, 1, 1, 2, 3, 3), (1, 1, 2, 2, 3, 3))
+    p = from_declared("rules.die_faces", faces)
+    study = optuna.create_study()
+    trial = study.ask()
+    v = p.suggest(trial)
+    assert v in faces and isinstance(trial.params["rules.die_faces"], str)
+    assert p.decode(trial.params["rules.die_faces"]) == v
+
+
 def test_rules_command_shows_the_search_column():
     r = cli("rules", "duck_duck_bruce")
     assert r.exit_code == 0 and "search" in r.output

@@ -377,7 +377,8 @@ def _objective(o: ObjectiveSpec, where: str, names: list[str], columns: list[str
         direction = "minimize"
     terms = tuple(_objective(t, f"{where}.terms[{i}]", names, columns, top=False)
                   for i, t in enumerate(o.terms or []))
-    default = o.kind + "".join(f"_{x}" for x in (o.column, o.strategy) if x)
+    default = ("_".join(x for x in (o.column, o.strategy) if x) if o.kind == "column" else
+               o.kind + (f"_{o.strategy}" if o.strategy else ""))
     return Objective(name=o.name or default, kind=o.kind, direction=direction, band=band,
                      column=o.column or ("turns" if o.kind == "length" else None),
                      strategy=o.strategy, weight=float(o.weight), terms=terms)

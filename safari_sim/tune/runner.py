@@ -164,8 +164,10 @@ def confirm(tune: Tune, study, say: Callable[[str], None] = lambda s: None) -> d
     picked = candidates(study, tune.objectives, c.top)
     runs = []
     printed_values = {p.key: _printed_value(tune, p.key) for p in tune.params}
+    decode = {p.key: p.decode for p in tune.params}
     for label, number, values in [("printed", None, {}),
-                                  *((f"trial {t.number}", t.number, t.params) for t in picked)]:
+                                  *((f"trial {t.number}", t.number,
+                                     {k: decode[k](v) for k, v in t.params.items()}) for t in picked)]:
         say(f"confirming {label} ({c.games:,} games)")
         folder = candidate_run(tune, values, c.games, "confirm", seed=seed, jobs=jobs)
         m = measure_all(first_games(scan(folder), c.games), tune.objectives)

@@ -9,6 +9,7 @@ unless the file gives them. The file's form: ``{low: a, high: b}`` (with ``step`
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -31,10 +32,23 @@ class Param:
     choices: tuple | None = None
     source: str = "tune file"   # or "declared" (the rules field) or "knob bounds"
 
+    def labels(self) -> list[Any]:
+        """The choices as Optuna stores them: None, bool, int, float or str; a list (a die's
+        faces) as its JSON text."""
+        if all(c is None or isinstance(c, (bool, int, float, str)) for c in self.choices):
+            return list(self.choices)
+        return [json.dumps(list(c)) if isinstance(c, (list, tuple)) else json.dumps(c) for c in self.choices]
+
+    def decode(self, stored: Any) -> Any:
+        """The value of a trial's stored parameter (``trial.params[key]``)."""
+        if self.kind != "choice":
+            return stored
+        return self.choices[self.labels().index(stored)]
+
     def suggest(self, trial: Any) -> Any:
         """The value of this parameter for an Optuna trial."""
         if self.kind == "choice":
-            return trial.suggest_categorical(self.key, list(self.choices))
+            return self.decode(trial.suggest_categorical(self.key, self.labels()))
         if self.kind == "int":
             return trial.suggest_int(self.key, int(self.low), int(self.high),
                                      step=int(self.step or 1), log=self.log)
