@@ -123,7 +123,7 @@ def policy(kind, kp, b, small, counts, nests, total, legal, die, params):
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit,
           card_value, die, suit_total, params, mover, legal, small, counts, nests, total,
-          row_mask, out):
+          row_mask, dr, out):
     """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
     whose policy chose an illegal action (0: none)."""
     nbruce = ddb.n_bruce(suit_total, params)
@@ -136,7 +136,7 @@ def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev
                 out[1] = b + 1
                 return
             ddb.apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev,
-                             card_suit, card_value, die, params)
+                             card_suit, card_value, die, params, dr)
             ddb.write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params,
                      nbruce, mover, legal, small, counts, nests, total, row_mask)
             decisions += 1
@@ -155,7 +155,7 @@ def play_compiled(state, seating: np.ndarray, policies: list) -> int:
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, state.g, state.pp, state.deck,
           state.rs, state.row, state.row_at, state.nest, state.best, state.seen, state.ev,
           state.card_suit, state.card_value, state.die, state.suit_total, state.params,
-          v.mover, v.legal, v.small, v.counts, v.nests, v.total, v.row_mask, out)
+          v.mover, v.legal, v.small, v.counts, v.nests, v.total, v.row_mask, state.drama, out)
     if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])

@@ -465,8 +465,12 @@ def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rul
     assert np.array_equal(fast.outcome.score, slow.outcome.score)
     assert np.array_equal(fast.outcome.turns, slow.outcome.turns)
     for k in slow.outcome.stats:
-        assert np.array_equal(fast.outcome.stats[k], slow.outcome.stats[k]), k
+        assert np.array_equal(fast.outcome.stats[k], slow.outcome.stats[k], equal_nan=True), k
     assert slow.outcome.stats["bruce_tried"].sum() > 0
+    # the drama numbers, kept inside the whole-game kernel too
+    assert {"lead_changes", "lead_from", "comeback", "margin"} <= set(fast.outcome.stats)
+    assert slow.outcome.stats["lead_changes"].sum() > 0 or r.rounds == 1
+    assert np.array_equal(fast.state.drama, slow.state.drama)
 
 
 def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
@@ -698,3 +702,39 @@ def test_every_step_matches_a_plain_reading_of_the_rulebook(players, rules):
             assert max(t - l for t, l in zip(ref.totals, last)) < r.target_score
         else:
             assert ref.rounds == r.rounds
+
+
+# ---- Drama and searchable rules (issue 14) -------------------------------------------------------
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (4, {}), (6, {"rounds": 3}),
+                                           (3, {"next_starter": "total", "target_score": 40})])
+def test_drama_recounted_from_the_totals_round_by_round(players, rules):
+    """Who is ahead: the running totals after each round's scoring (one update a round). Games
+    played step by step through the lockstep loop, the totals read after every step that ends a
+    round, the four numbers recounted in plain Python (tests/mixed_play.py)."""
+    from tests.mixed_play import assert_drama, mixed_actions
+    B = 80
+    keys = game_keys(23, players, B)
+    seat_rs = keys.seat.reshape(-1).copy()
+    strats = [get_strategy(G.id, n)() for n in ("stop_at", "card_counter", "scoreboard",
+                                                 "value_hunter")]
+    st = G.init(G.make_rules(rules), players, keys.deal)
+    history = [[] for _ in range(B)]
+    while (G.to_move(st) >= 0).any():
+        rounds = st.g[:, ddb.ROUND].copy()
+        G.step(st, mixed_actions(G, st, strats, seat_rs, players))
+        for b in np.flatnonzero(st.g[:, ddb.ROUND] > rounds):
+            history[b].append(st.pp[b, :, ddb.TOTAL].tolist())
+    out = G.outcome(st)
+    changes = 0
+    for b in range(B):
+        assert len(history[b]) == out.stats["rounds"][b]
+        changes += assert_drama(out, b, history[b], lower_wins=False)
+    assert changes > 0
+
+
+def test_every_searchable_value_makes_rules_that_play():
+    """Each declared search value (the others printed) is valid and a small batch plays to its
+    end at 2 and 6 players; the deck's card values and the safety stop are not searched."""
+    from tests.mixed_play import check_search_space
+    check_search_space(G, (2, 6), left_out=("suit_values", "max_rounds"))

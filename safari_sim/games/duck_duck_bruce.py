@@ -45,7 +45,7 @@ class Rules:
     max_steal: int = rule(3, "most cards a player may declare after a Bruce (from 1 to this)",
                           search=range(1, 6))
     target_score: int = rule(77, "the game ends after the round in which someone reaches this total",
-                             search=range(40, 121, 10))
+                             search=range(37, 118, 10))
     rounds: int | None = rule(None, "play exactly this many rounds (null: play to target_score)",
                               search=[None, 1, 2, 3, 4, 6, 8])
     double_loses: str = rule(
@@ -60,7 +60,8 @@ class Rules:
     next_starter: str = rule(
         "round",
         "who begins the next round: 'round', the lowest score of the round just played (the "
-        "sentence follows the round's scoring); 'total', the lowest running total", search=["round", "total"])
+        "sentence follows the round's scoring); 'total', the lowest running total",
+        search=["round", "total"])
     max_rounds: int = rule(500, "safety stop: the game ends after this many rounds whatever the scores")
 
     def validate(self) -> None:
