@@ -21,8 +21,10 @@ system-run:
 run: $(STAMP) system-run
 	$(BIN)/safari-sim run experiments/quickstart.yaml
 
+# numba kernels compiled once, one game at a time, then the tests on both cores (pytest-xdist)
 test: $(STAMP) system
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m safari_sim.warm
+	$(BIN)/python -m pytest -q -n 2
 
 bench: $(STAMP)
 	$(BIN)/safari-sim bench
