@@ -81,7 +81,8 @@ def declared_text(search: Any) -> str:
         return f"{search.start} to {last}" + (f" step {search.step}" if search.step != 1 else "")
     if _is_float_pair(search):
         return f"{search[0]:g} to {search[1]:g}"
-    return "one of " + ", ".join("null" if v is None else str(v) for v in search)
+    return "one of " + ", ".join("null" if v is None else json.dumps(list(v)) if isinstance(v, (list, tuple))
+                                 else str(v) for v in search)
 
 
 def _is_float_pair(search: Any) -> bool:
