@@ -619,6 +619,9 @@ def sensitivity(
                                           "results/NAME-sensitivity)"),
     jobs: Optional[int] = typer.Option(None, "--jobs", help="parallel workers per point"),
     format: str = typer.Option("html", "--format", help="report formats: html, pdf or both"),
+    replace: bool = typer.Option(False, "--replace", help="a point whose folder holds another "
+                                 "experiment's results (the game changed since): move them aside "
+                                 "(kept) and play it afresh"),
 ) -> None:
     """Which rules matter: each rules field moved one step either way (or a Morris screening),
     and its effect on the first seat's edge, game length, the strategies' spread and drama, with
@@ -633,7 +636,8 @@ def sensitivity(
     names = [f.strip() for f in fields.split(",") if f.strip()] if fields else None
     try:
         res = screen(experiment, names, games, method, trajectories, output, jobs,
-                     on_point=lambda label, i, n: out.print(f"[{i + 1}/{n}] {label}", highlight=False))
+                     on_point=lambda label, i, n: out.print(f"[{i + 1}/{n}] {label}", highlight=False),
+                     replace=replace)
     except SensitivityError as e:
         fail(str(e))
     for line in res.sentences:

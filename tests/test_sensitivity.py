@@ -296,3 +296,17 @@ def sens_scan(folder):
     from safari_sim.stats import scan
 
     return scan(folder)
+
+
+def test_a_point_of_another_experiment_is_kept_aside_only_with_replace(tmp_path):
+    out = tmp_path / "o"
+    assert invoke("sensitivity", experiment(tmp_path, games=100), "--fields", "decoy", "--output", out).exit_code == 0
+    changed = experiment(tmp_path, games=100, seed=4)  # the same points, other games
+    r = invoke("sensitivity", changed, "--fields", "decoy", "--output", out)
+    assert r.exit_code == 2 and "--replace" in r.output
+    r = invoke("sensitivity", changed, "--fields", "decoy", "--output", out, "--replace")
+    assert r.exit_code == 0, r.output
+    names = sorted(p.name for p in (out / "points").iterdir())
+    assert [n for n in names if ".previous-" not in n] == ["base", "decoy=1", "decoy=3"]
+    assert sorted(n.split(".previous-")[0] for n in names if ".previous-" in n) == ["base", "decoy=1", "decoy=3"]
+    assert json.loads((out / "points" / "base" / "experiment.json").read_text())["seed"] == 4

@@ -253,8 +253,10 @@ def base_experiment(path: str | Path, games: int | None = None) -> tuple[Any, di
 
 
 def run_point(raw: dict, base_dir: Path, output: Path, jobs: int | None = None,
-              on_games: Callable[[int], None] | None = None) -> Path:
-    """Play (or resume) one experiment given as a mapping into ``output``: a normal dataset."""
+              on_games: Callable[[int], None] | None = None, replace: bool = False) -> Path:
+    """Play (or resume) one experiment given as a mapping into ``output``: a normal dataset.
+    ``replace``: results of another experiment there (the game's rules changed since) are moved
+    aside, as `safari-sim run --replace` does."""
     import yaml
     from pydantic import ValidationError
 
@@ -269,7 +271,8 @@ def run_point(raw: dict, base_dir: Path, output: Path, jobs: int | None = None,
     try:
         spec = ExperimentFile.model_validate(raw)
         exp = resolve(spec, base_dir / "experiment.yaml", text)
-        record = prepare_output(exp, raw)
+        record = prepare_output(exp, raw, replace=replace)
+        record.pop("replaced", None)
     except ValidationError as e:
         raise SensitivityError(_pydantic_message(e)) from None
     except (ExperimentError, RulesError) as e:
@@ -566,7 +569,8 @@ class Screening:
 
 def screen(path: str | Path, fields: list[str] | None = None, games: int | None = None,
            method: str = "auto", trajectories: int = 10, output: str | Path | None = None,
-           jobs: int | None = None, on_point: Callable[[str, int, int], None] | None = None) -> Screening:
+           jobs: int | None = None, on_point: Callable[[str, int, int], None] | None = None,
+           replace: bool = False) -> Screening:
     """Plan, play (resuming) and analyse a screening of an experiment's rules."""
     exp, raw = base_experiment(path, games)
     game = exp.game
@@ -606,7 +610,7 @@ def screen(path: str | Path, fields: list[str] | None = None, games: int | None 
             on_point(p.label, i, len(unique))
         sub = {**raw, "rules": {**(raw.get("rules") or {}), **p.overrides},
                "name": f"{exp.name} [{p.label}]"}
-        folders.append(run_point(sub, exp.base_dir, out / "points" / p.folder, jobs))
+        folders.append(run_point(sub, exp.base_dir, out / "points" / p.folder, jobs, replace=replace))
     est = estimates(folders, seed=exp.spec.seed)
     unit = "game points" if game.score_name in ("points", "score") else game.score_name
     if method == "oat":
