@@ -81,7 +81,8 @@ def assert_drama(out, b, history, lower_wins):
 
 def check_search_space(game, player_counts, left_out=()):
     """Every field but ``left_out`` declares a search; each declared value alone (the others
-    printed) passes ``check`` at each player count and a small batch of random play ends."""
+    printed) passes ``check`` at each player count and a small batch of random play ends at the
+    last (the most players: the deck's tightest)."""
     import dataclasses
     space = search_space(game.Rules)
     assert set(space) == {f.name for f in dataclasses.fields(game.Rules)} - set(left_out)
@@ -94,7 +95,31 @@ def check_search_space(game, player_counts, left_out=()):
             r = game.make_rules({name: v})
             for players in player_counts:
                 game.check(r, players)
-                out = play_batch(game, r, players, [rnd], np.zeros((3, players), np.int64),
-                                 game_keys(5, players, 3)).outcome
-                assert np.allclose(out.win.sum(axis=1), 1), (name, v)
-                assert (out.turns > 0).all(), (name, v)
+            out = play_batch(game, r, players, [rnd], np.zeros((3, players), np.int64),
+                             game_keys(5, players, 3)).outcome
+            assert np.allclose(out.win.sum(axis=1), 1), (name, v)
+            assert (out.turns > 0).all(), (name, v)
+
+
+def _play_first_legal(game, st):
+    while (game.to_move(st) >= 0).any():
+        legal = np.asarray(game.legal(st))
+        game.step(st, np.where(legal.any(axis=1), legal.argmax(axis=1), 0))
+
+
+def check_clone_plays_the_same(game, st):
+    """Games of ``st`` cloned (rows reversed and repeated) and played to the end by the first
+    legal action end as the original games do, every outcome column equal (the drama too);
+    playing the clone first leaves the original to play the same."""
+    n = len(game.to_move(st))
+    rows = np.concatenate([np.arange(n)[::-1], np.arange(0, n, 2)])
+    clone = game.clone(st, rows)
+    assert np.array_equal(game.to_move(clone), game.to_move(st)[rows])
+    _play_first_legal(game, clone)
+    _play_first_legal(game, st)
+    a, b = game.outcome(clone), game.outcome(st)
+    for name in ("score", "rank", "win", "turns"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)[rows]), name
+    assert a.stats.keys() == b.stats.keys()
+    for k in a.stats:
+        assert np.array_equal(a.stats[k], b.stats[k][rows], equal_nan=True), k

@@ -19,7 +19,8 @@ from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
 from safari_sim.games import hi_lo_hijinks as hl
 from strategies import get_strategy
-from mixed_play import assert_drama, check_search_space, mixed_actions, play_mixed
+from mixed_play import (assert_drama, check_clone_plays_the_same, check_search_space,
+                        mixed_actions, play_mixed)
 from worlds_check import check_worlds
 
 G = get_game("hi_lo_hijinks")
@@ -989,3 +990,7 @@ def test_drama_columns_match_a_recount_of_the_running_score(players):
 
 def test_every_declared_search_value_makes_rules_that_play():
     check_search_space(G, (2, 4))
+
+
+def test_clone_plays_the_same_games():
+    check_clone_plays_the_same(G, _play_some(3, 25, 12, 5))
