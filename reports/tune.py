@@ -121,11 +121,15 @@ def landscape(history: pl.DataFrame, record: dict[str, Any]) -> list[str]:
                                     label="confirmed")
                 if signed:
                     ax.axhline(0, color="#555555", lw=0.8, ls="--")
-                    ax.set_ylabel("first seat's edge (signed)")
+                    ax.set_ylabel("edge (signed)")
                 if cats:
-                    ax.set_xticks(range(len(order)), [plain(c) for c in order])
+                    long = max(len(c) for c in order) > 8
+                    ax.set_xticks(range(len(order)), [plain(c) for c in order],
+                                  rotation=30 if long else 0, ha="right" if long else "center",
+                                  fontsize=7 if long else None)
                 ax.set_xlabel(plain(key))
-                panel_title(ax, plain(o["text"]))
+                panel_title(ax, plain("the first seat's edge (its size is searched)" if signed
+                                      else o.get("noun", o["text"])))
             axes[0][0].legend(loc="best", frameon=False)
             fig.tight_layout()
             figs.append(to_data_uri(fig))
