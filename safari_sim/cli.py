@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -16,8 +17,25 @@ from rich.table import Table
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Monte Carlo strategy analysis for animal card games.")
-out = Console()
-err = Console(stderr=True)
+
+
+class _Console(Console):
+    """A rich Console where COLUMNS, when set, says the width (rich asks the terminal first,
+    which gives 80 in a pipe that still has one, e.g. under pytest-xdist)."""
+
+    @property
+    def size(self):
+        s = super().size
+        cols = os.environ.get("COLUMNS", "")
+        return type(s)(int(cols), s.height) if cols.isdigit() else s
+
+    @size.setter
+    def size(self, new):
+        Console.size.fset(self, new)
+
+
+out = _Console()
+err = _Console(stderr=True)
 
 
 def fail(message: str, code: int = 2) -> None:
