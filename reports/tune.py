@@ -27,6 +27,7 @@ import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
 from safari_sim.files import atomic_write_bytes  # noqa: E402
+from safari_sim.stats import words  # noqa: E402
 
 from .compute import ReportError  # noqa: E402
 from .figures import COLOURS, STYLE, panel_title, plain, to_data_uri  # noqa: E402
@@ -190,8 +191,12 @@ def summary(record: dict[str, Any]) -> list[str]:
 
     def measure_text(m, o):
         sh = o.get("share", False)
-        return (f"{_num(m['value'], share=sh)} (95% interval {_num(m['lo'], share=sh)} to "
+        text = (f"{_num(m['value'], share=sh)} (95% interval {_num(m['lo'], share=sh)} to "
                 f"{_num(m['hi'], share=sh)})")
+        if o["kind"] == "seat_edge" and "edge" in m:  # which way: for or against the starter
+            text += (f" [the starter's win rate minus the fair share: {words.signed_points(m['edge'])} "
+                     f"points, {words.signed_points(m['edge_lo'])} to {words.signed_points(m['edge_hi'])}]")
+        return text
 
     if len(objectives) == 1:
         o = objectives[0]
