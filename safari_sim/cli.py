@@ -597,10 +597,16 @@ def tune(
     out.print(f"[bold]{t.name}[/]: {t.experiment.game.name}, {t.players} players; searching "
               f"{', '.join(p.key for p in t.params)} for {obj}; budget {t.spec.budget:,} games in "
               f"rungs of {', '.join(f'{r:,}' for r in t.spec.rungs)} -> {t.output}", highlight=False)
+    from .run.runner import RunError
+
     try:
         record = run_tune(t, say=say, replace=replace, report=report)
     except TuneError as e:
         fail(str(e))
+    except RunError as e:  # a strategy that failed: its traceback, as `run` prints it
+        if e.detail:
+            err.print(e.detail.rstrip(), highlight=False, markup=False)
+        fail(str(e), code=1)
     except KeyboardInterrupt:
         err.print("stopped: finished trials are kept; run the same command again to resume")
         raise typer.Exit(130)

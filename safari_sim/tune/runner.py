@@ -249,7 +249,7 @@ def run_tune(tune: Tune, say: Callable[[str], None] = lambda s: None, replace: b
     record["results"] = confirm(tune, study, say)
     record["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     store.write_json(out / "tune.json", record)
-    if report:
+    if report and tune.formats:
         from reports.tune import build_tune_report
 
         record["report"] = [str(p) for p in build_tune_report(out, tune.formats)]
