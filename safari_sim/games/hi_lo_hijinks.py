@@ -101,8 +101,9 @@ GIVE = 2      # an exact match: give a card to another player, or not
 OVER = 3
 
 # Per-game fields: g[b, ...]
-CUR, PHASE, POS, END, TURNS, HOLDER, MSTACK, NEV, LOST = range(9)
-NG = 9   # LOST: gifted cards a third player lost track of (see State.known)
+CUR, PHASE, POS, END, TURNS, HOLDER, MSTACK, NEV, LOST, DIRTY = range(10)
+NG = 10  # LOST: gifted cards a third player lost track of (see State.known); DIRTY: the
+         # standing may have changed this turn (a stack taken, an explorer card played)
 # Per-player fields: pp[b, p, ...]
 (HAND_LEN, PILE_LEN, TAKES, MATCHES, REVERSALS, GIVES, GOT, EXPLORER_PLAYS, DISCARDED, SCORE,
  STANDING) = range(11)
@@ -227,6 +228,7 @@ def _play(b, p, k, s, g, pp, hand, stack, slen, higher, stype, pile, ptype, pub,
         if g[b, HOLDER] != p:
             log_event(ev, g, NEV, b, E_DUCKY, p, g[b, HOLDER], 0, 0, 0)
         g[b, HOLDER] = p
+        g[b, DIRTY] = 1
     if wanted:
         stack[b, s, n] = k
         slen[b, s] = n + 1
@@ -245,6 +247,7 @@ def _play(b, p, k, s, g, pp, hand, stack, slen, higher, stype, pile, ptype, pub,
         stype[b, s, x] = 0
     pp[b, p, PILE_LEN] += n
     pp[b, p, TAKES] += 1
+    g[b, DIRTY] = 1
     stack[b, s, 0] = k
     slen[b, s] = 1
     stype[b, s, t] = 1
@@ -299,7 +302,9 @@ def _finish_turn(b, g, pp, deck, hand, ptype, dr, ev, params):
     cards in hand; the game ends when every hand is empty. The running score (what each pile
     would count now) is recorded for Drama once a turn."""
     p = g[b, CUR]
-    _count(b, g, pp, ptype, params, STANDING)
+    if g[b, DIRTY]:
+        _count(b, g, pp, ptype, params, STANDING)
+        g[b, DIRTY] = 0
     drama.drama_update(dr, b, pp[b, :, STANDING], True)
     for _ in range(params[P_DRAW]):
         if g[b, POS] >= g[b, END]:
@@ -871,6 +876,7 @@ class HiLoHijinks(Game):
         st.g[b, PHASE] = PLAY
         st.g[b, HOLDER] = holder
         st.g[b, MSTACK] = -1
+        st.g[b, DIRTY] = 1  # piles and the ducky set by hand: count the standing at the turn's end
         for s, cards in enumerate(stacks):
             if not cards:
                 raise ValueError("every stack has a card")
