@@ -39,10 +39,10 @@ class SearchParams(BaseModel):
     prior: str | None = Field(None, description=(
         "strategy of the game ranking the candidates for top_k (asked k times, each time "
         "without the actions it already chose; none: k random legal actions)"))
-    prior_params: dict[str, Any] = Field(default_factory=dict)
+    prior_params: dict[str, Any] = Field({}, description="the prior's knobs")
     rollout: str = Field("random", description=(
         "strategy of the game playing every seat of the worlds to the end"))
-    rollout_params: dict[str, Any] = Field(default_factory=dict)
+    rollout_params: dict[str, Any] = Field({}, description="the rollout strategy's knobs")
     objective: Literal["win", "margin"] = Field("win", description=(
         "win: the mean win share; margin: the mean score lead over the best other seat"))
     max_worlds: int = Field(65536, ge=1, description=(
