@@ -151,7 +151,8 @@ def seating_costs(game_id: str, batch: int = 4096, games: int = 24576,
     mix = [tuple(cfg["mix"][i % len(cfg["mix"])]) for i in range(players)]
     chunk = -(-max(batch, games // 8) // players) * players  # whole duplicate deals
     base = _experiment_text(game_id, players, rules, mix, batch, chunk)
-    names = list(strategies_for(game_id))  # every shipped strategy, random among them
+    # every shipped strategy, random among them (not search players: their cost is the rollouts)
+    names = [n for n, c in strategies_for(game_id).items() if not getattr(c, "wants_worlds", False)]
     head = base.split("strategies:")[0].replace(f"players: {players}\n", "")
     pool = head + f"table: {players}\nseating: permute\npool:\n" + "".join(
         f"  - {{name: {n}, use: {n}}}\n" for n in names)
