@@ -4,7 +4,9 @@ Knows games and strategies, nothing of experiments: the runner (``safari_sim.run
 per batch. Per step it asks who is to move, groups the games by the strategy sitting in that
 seat, gives each strategy a read-only observation of its games, a copy of their legal mask and
 the seat streams of those games (never the game's own), checks the answers against the game's
-own mask, and steps.
+own mask, and steps. ``play_on`` is that loop on a state already dealt (or part-played: the
+worlds a search player plays out); a strategy with ``wants_worlds`` also gets a ``Worlds``
+(``engine.worlds``) that deals worlds of the games it observes.
 """
 
 from __future__ import annotations
