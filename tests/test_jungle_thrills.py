@@ -1093,3 +1093,33 @@ def test_every_searchable_value_makes_valid_rules_that_play_to_the_end():
                 assert (G.to_move(st) < 0).all(), (name, v)
                 out = G.outcome(st)
                 assert (out.win.sum(axis=1) > 0.99).all()
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_drama_with_held_sets_counted_replayed_from_the_log(players):
+    # with held_count_at_end the running score moves at every set made (held), and a demand
+    # moves a set from holder to asker; several moves may fall in one step, so the running
+    # score is replayed from the event log: E_SET (maker, animal, slot), E_DEMAND (asker,
+    # asked, animal, handed over, slot); a slot's cards never change within a game
+    r = G.make_rules(held_count_at_end=True)
+    B = 16
+    res = _play(r, players, B, strategies=("rememberer", "guesser"), seed=3, log=True)
+    st, out = res.state, res.outcome
+    k = len(r.animal_values)
+    changed = 0
+    for b in range(B):
+        pts = [sum(r.animal_values[x % k] for x in st.setc[b, s]) for s in range(st.setc.shape[1])]
+        score, hist = [0] * players, []
+        for t, seat, a, b_, c_, d in st.ev[b, :st.g[b, jt.NEV]].tolist():
+            if t == jt.E_SET:
+                score[seat] += pts[b_]
+            elif t == jt.E_DEMAND and c_ == 1:
+                score[a] -= pts[d]
+                score[seat] += pts[d]
+            else:
+                continue
+            hist.append(list(score))
+        assert hist[-1] == out.score[b].tolist()
+        changed += assert_drama(out.stats, b, hist, out.score[b].tolist(),
+                                out.win[b].tolist()) > 0
+    assert changed > 0
