@@ -663,7 +663,7 @@ def test_pure_python_mode_plays_the_same_game():
 # ---- Worlds for search (issue 16) ---------------------------------------------------------------
 
 from tests.designer_check import assert_drama, search_values  # noqa: E402
-from tests.worlds_check import check_worlds  # noqa: E402
+from tests.worlds_check import check_worlds, play_out  # noqa: E402
 
 
 def knowledge_from_log(st, b):
@@ -925,6 +925,31 @@ def test_worlds_fall_back_rarely_at_four_players():
             constrained += int(((bits & (bits - 1)) != 0).sum())
     assert worlds > 100 and constrained > 0
     assert fell == 0, f"{fell} of {worlds} worlds fell back"
+
+
+def test_the_first_fallback_places_the_constrained_cards_where_they_may_be():
+    # no rejection try at all: every world takes the first fallback, which must still keep
+    # every card the seat knows of in a hand it may be in, the sizes, and vary
+    st = _random_steps(4, 10, 120, seed=91, teams_at_four=False)
+    games = np.flatnonzero(G.to_move(st) >= 0)
+    mv = G.to_move(st)[games]
+    bits = st.poss[games, mv].astype(np.int64)
+    assert ((bits & (bits - 1)) != 0).any()
+    w = G.determinize(st, games, mv, deal_keys(len(games), 5), tries=0)
+    w2 = G.determinize(st, games, mv, deal_keys(len(games), 6), tries=0)
+    assert (w.fallback == 1).all()
+    assert not np.array_equal(w.zone, w2.zone)
+    for i, b in enumerate(games):
+        s = int(mv[i])
+        zr, zw = G.zones(st, b), G.zones(w, i)
+        assert [len(zw[f"hand{q}"]) for q in range(4)] == [len(zr[f"hand{q}"]) for q in range(4)]
+        assert zw["deck"] and len(zw["deck"]) == len(zr["deck"]) and zw[f"hand{s}"] == zr[f"hand{s}"]
+        for x in range(66):
+            m, zn = int(w.poss[i, s, x]), int(w.zone[i, x])
+            if m and (zn == H.Z_DECK or (zn >= H.Z_HAND0 and zn != H.Z_HAND0 + s)):
+                assert zn >= H.Z_HAND0 and m >> (zn - H.Z_HAND0) & 1
+        check_zones(w, i)
+    play_out(G, w)
 
 
 def test_clone_keeps_the_constants_when_the_batch_equals_their_length():

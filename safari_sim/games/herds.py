@@ -830,11 +830,22 @@ def _advance_all(games, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hc
 
 # ---- Worlds for search ------------------------------------------------------------------------
 
-WORLD_TRIES = 1000  # rejection tries for the hands of a world (then the fallback; see the notes)
+WORLD_TRIES = 1000  # rejection tries for the hands of a world (then the fallbacks; see the notes)
+GREEDY_TRIES = 100  # tries of the first fallback
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _bits(m):
+    n = 0
+    while m:
+        n += m & 1
+        m >>= 1
+    return n
 
 
 @njit(cache=True, _nrt=False)
-def _worlds(seat, g, zone, deck, poss, hc, rs, params, fallback, gen, grp, slot_hand, nfree):
+def _worlds(seat, g, zone, deck, poss, hc, rs, params, fallback, gen, grp, slot_hand, nfree,
+            cap, tries):
     """Row i of the cloned worlds, for seat[i]: the cards it cannot see are dealt again.
 
     Hidden places: the deck and the other hands. A card the seat knows the place of (taken
@@ -844,7 +855,10 @@ def _worlds(seat, g, zone, deck, poss, hc, rs, params, fallback, gen, grp, slot_
     ones) join the constrained cards as the hands' cards, the rest is the deck in shuffled order.
     The hands' cards are then shuffled into the free hand slots until every constrained card
     lies in a hand it may be in (each try as likely as any other arrangement: rejection gives
-    the uniform world among the consistent ones)."""
+    the uniform world among the consistent ones). After ``tries`` refused tries, fallback 1:
+    the constrained cards placed one by one (those with the fewest possible hands first), each in
+    a hand it may be in drawn in proportion to the room left; fallback 2 (if that fails too):
+    they stay where they really are."""
     nplayers = params[P_PLAYERS]
     for i in range(g.shape[0]):
         s = seat[i]
@@ -885,7 +899,8 @@ def _worlds(seat, g, zone, deck, poss, hc, rs, params, fallback, gen, grp, slot_
         for j in range(g[i, POS]):
             deck[i, j] = -1  # the cards drawn so far, in the real deal's order: never read again
         ok = False
-        for t in range(WORLD_TRIES):
+        good = False
+        for t in range(tries):
             shuffle_row(grp[i], nh, rs, i)
             ok = True
             for j in range(nh):
@@ -899,9 +914,53 @@ def _worlds(seat, g, zone, deck, poss, hc, rs, params, fallback, gen, grp, slot_
             for j in range(nh):
                 zone[i, grp[i, j]] = Z_HAND0 + slot_hand[i, j]
         else:
-            # fallback: the constrained cards stay where they really are, the generic ones
+            good = False
+            for t in range(GREEDY_TRIES):
+                for q in range(nplayers):
+                    cap[i, q] = nfree[i, q]
+                shuffle_row(grp[i], nh, rs, i)
+                good = True
+                for pc in range(2, nplayers):
+                    for j in range(nh):
+                        c = grp[i, j]
+                        m = poss[i, s, c]
+                        if m == 0 or _bits(m) != pc:
+                            continue
+                        room = 0
+                        for q in range(nplayers):
+                            if (m >> q) & 1:
+                                room += cap[i, q]
+                        if room == 0:
+                            good = False
+                            break
+                        r = below(rs, i, room)
+                        for q in range(nplayers):
+                            if (m >> q) & 1:
+                                if r < cap[i, q]:
+                                    slot_hand[i, c] = q
+                                    cap[i, q] -= 1
+                                    break
+                                r -= cap[i, q]
+                    if not good:
+                        break
+                if good:
+                    break
+            if good:
+                fallback[i] = 1
+                q = 0
+                for j in range(nh):
+                    c = grp[i, j]
+                    if poss[i, s, c] != 0:
+                        zone[i, c] = Z_HAND0 + slot_hand[i, c]
+                    else:
+                        while cap[i, q] == 0:
+                            q += 1
+                        zone[i, c] = Z_HAND0 + q
+                        cap[i, q] -= 1
+        if not ok and not good:
+            # fallback 2: the constrained cards stay where they really are, the generic ones
             # fill the other free hand slots (sound, but it shows which hand they are in)
-            fallback[i] = 1
+            fallback[i] = 2
             for j in range(nh):
                 c = grp[i, j]
                 if poss[i, s, c] != 0:
@@ -1147,10 +1206,12 @@ class Herds(Game):
                    target_score=st.rules.target_score)
 
     def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
-                    keys: np.ndarray) -> State:
+                    keys: np.ndarray, tries: int = WORLD_TRIES) -> State:
         """Worlds for search (docs/rules/herds.md, "Worlds for search"): the other hands and the
         deck's order dealt again for ``seat[i]``, keeping every card it knows the place of and
-        every card it knows to be in one of some hands; from the world's own stream keys[i]."""
+        every card it knows to be in one of some hands; from the world's own stream keys[i].
+        ``tries``: rejection tries before the fallbacks (the world's ``fallback`` row: 0 none,
+        1 the constrained cards placed one by one, 2 left in their real hands)."""
         # (a world keeps no event log: search never describes it, and copying one is costly)
         nolog = dataclasses.replace(state, ev=np.zeros((len(state.rs), 0, 6), np.int32))
         w = self.clone(nolog, games)
@@ -1159,7 +1220,8 @@ class Herds(Game):
         w.fallback = np.zeros(n, np.int8)
         _worlds(np.asarray(seat, np.int64), w.g, w.zone, w.deck, w.poss, w.hc, w.rs, w.params,
                 w.fallback, np.zeros((n, NCARDS), np.int16), np.zeros((n, NCARDS), np.int16),
-                np.zeros((n, NCARDS), np.int8), np.zeros((n, w.n_players), np.int32))
+                np.zeros((n, NCARDS), np.int8), np.zeros((n, w.n_players), np.int32),
+                np.zeros((n, w.n_players), np.int32), int(tries))
         return w
 
     def outcome(self, state: State) -> Outcome:
