@@ -44,7 +44,8 @@ class SearchParams(BaseModel):
         "strategy of the game playing every seat of the worlds to the end"))
     rollout_params: dict[str, Any] = Field({}, description="the rollout strategy's knobs")
     objective: Literal["win", "margin"] = Field("win", description=(
-        "win: the mean win share; margin: the mean score lead over the best other seat"))
+        "win: the mean win share; margin: the mean score lead over the best other seat (each "
+        "breaks the other's ties)"))
     max_worlds: int = Field(65536, ge=1, description=(
         "worlds played out at once (more observed games are searched in chunks)"))
 
@@ -100,7 +101,8 @@ class Search(Strategy):
         legal = np.asarray(legal)
         base = seed_keys(rng)  # first: the same two draws per game whatever else happens
         cand = self._candidates(obs, legal, rng, prior)
-        value = np.where(cand, 0.0, -np.inf)  # a forced move stays the one candidate
+        # [2, n, W]: the objective's mean, then the other one's (the tie-break)
+        value = np.where(cand, 0.0, -np.inf)[None].repeat(2, axis=0)  # forced: the one candidate
         # only games with a real choice are searched
         open_ = np.flatnonzero(cand.sum(axis=1) > 1)
         if open_.size:
@@ -112,10 +114,14 @@ class Search(Strategy):
                 stop = max(start + 1, int(np.searchsorted(ends, first + self.params.max_worlds,
                                                           side="right")))
                 rows = open_[start:stop]
-                value[rows] = self._evaluate(game, worlds, rows, cand[rows], base[rows], rollout)
+                value[:, rows] = self._evaluate(game, worlds, rows, cand[rows], base[rows],
+                                                rollout)
                 start = stop
-        best = value.max(axis=1, keepdims=True)
-        ties = cand & (value >= best)
+        # the best mean; among equals the best of the other measure (a seat that loses every
+        # world still prefers losing by less), then the seat's stream
+        ties = cand & (value[0] >= value[0].max(axis=1, keepdims=True))
+        second = np.where(ties, value[1], -np.inf)
+        ties &= second >= second.max(axis=1, keepdims=True)
         return random_legal(ties, rng)  # ties broken by the seat's stream
 
     def _candidates(self, obs, legal, rng, prior) -> np.ndarray:
@@ -144,7 +150,8 @@ class Search(Strategy):
         return cand
 
     def _evaluate(self, game, worlds, rows, cand, base, rollout) -> np.ndarray:
-        """float[len(rows), W]: the mean result of each candidate of observed games ``rows``."""
+        """float[2, len(rows), W]: the mean result of each candidate of observed games ``rows``
+        by the objective, then by the other measure (win share or margin)."""
         r = self.params.rollouts
         gi, act = np.nonzero(cand)             # one entry per (game, candidate)
         gi = np.repeat(gi, r)
@@ -164,18 +171,18 @@ class Search(Strategy):
         play_on(game, w, [rollout], np.zeros((m, p), np.int64), seat_rs, rules=worlds.rules)
         out = game.outcome(w)
         sc = np.arange(m)
-        if self.params.objective == "win":
-            res = np.asarray(out.win, np.float64)[sc, seat]
-        else:
-            score = np.asarray(out.score, np.float64)
-            if getattr(game, "lower_score_wins", False):
-                score = -score
-            mine = score[sc, seat]
-            score[sc, seat] = -np.inf
-            res = mine - score.max(axis=1)
-        mean = np.zeros(cand.shape)
-        np.add.at(mean, (gi, act), res)
-        return np.where(cand, mean / r, -np.inf)
+        win = np.asarray(out.win, np.float64)[sc, seat]
+        score = np.asarray(out.score, np.float64)
+        if getattr(game, "lower_score_wins", False):
+            score = -score
+        mine = score[sc, seat]
+        score[sc, seat] = -np.inf
+        margin = mine - score.max(axis=1)
+        first, other = (win, margin) if self.params.objective == "win" else (margin, win)
+        mean = np.zeros((2,) + cand.shape)
+        np.add.at(mean[0], (gi, act), first)
+        np.add.at(mean[1], (gi, act), other)
+        return np.where(cand[None], mean / r, -np.inf)
 
 
 STRATEGIES = [Search]
