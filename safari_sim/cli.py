@@ -113,7 +113,7 @@ def run(
             from rich.markup import escape
 
             err.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
-            err.print(e.detail.rstrip(), highlight=False, markup=False)
+            err.print(e.detail.rstrip(), highlight=False, markup=False, soft_wrap=True)
             raise typer.Exit(1)
         fail(str(e), code=1)
     except KeyboardInterrupt:
@@ -605,7 +605,7 @@ def tune(
         fail(str(e))
     except RunError as e:  # a strategy that failed: its traceback, as `run` prints it
         if e.detail:
-            err.print(e.detail.rstrip(), highlight=False, markup=False)
+            err.print(e.detail.rstrip(), highlight=False, markup=False, soft_wrap=True)
         fail(str(e), code=1)
     except KeyboardInterrupt:
         err.print("stopped: finished trials are kept; run the same command again to resume")
