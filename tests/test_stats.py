@@ -726,3 +726,26 @@ def test_seed_quality_win_rates_spread_as_chance_says():
         assert r.var(ddof=1) <= 1.3 * binomial, (k, r.var(ddof=1), binomial)
         z8 = (r[8] - r.mean()) / np.sqrt(expected)
         assert abs(z8) < 4, (k, z8)
+
+
+def test_distribution_from_counts_equals_polars_quantiles():
+    """Score summaries are worked out from how many rows hold each value (memory: distinct
+    values, not rows); they must be the numbers polars' own linear quantiles give."""
+    from safari_sim.stats import scores
+
+    rng = np.random.default_rng(0)
+    for trial in range(20):
+        n = int(rng.integers(1, 300))
+        values = rng.integers(-5, 30, n) if trial % 2 else rng.normal(0, 1, n).round(1)
+        df = pl.DataFrame({"variant_id": rng.integers(0, 3, n), "strategy": rng.choice(["a", "b"], n),
+                           "score": values})
+        got = scores.distribution(df.lazy(), "score", "strategy")
+        want = (df.group_by("variant_id", "strategy").agg(scores._summary_aggs("score"))
+                .sort("variant_id", "strategy"))
+        assert got.schema == want.schema
+        for c in got.columns:
+            a, b = got[c].to_numpy(), want[c].to_numpy()
+            if a.dtype.kind == "f":
+                assert np.allclose(a, b, equal_nan=True, atol=1e-9), c
+            else:
+                assert (a == b).all(), c

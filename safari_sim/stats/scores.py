@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 
 from .dataset import GAME_KEY, per_game_columns, stat_columns
@@ -19,9 +20,46 @@ def _summary_aggs(col: str) -> list[pl.Expr]:
 
 
 def distribution(lf: pl.LazyFrame, column: str = "score", by: str | None = "strategy") -> pl.DataFrame:
-    """Per variant (and ``by``): n, mean, sd, min, q10, q25, q50 (median), q75, q90, max."""
+    """Per variant (and ``by``): n, mean, sd, min, q10, q25, q50 (median), q75, q90, max.
+
+    Worked out from how many rows hold each value (scores take few values), so the memory is the
+    number of distinct values, not of rows: the exact quantiles of 300 M rows would otherwise
+    need them all in memory at once. The same numbers as polars' linear quantiles."""
     keys = ["variant_id"] + ([by] if by else [])
-    return lf.group_by(keys).agg(_summary_aggs(column)).sort(keys).collect()
+    counts = (lf.group_by(*keys, pl.col(column).cast(pl.Float64).alias("_v"))
+              .agg(pl.len().alias("_c")).drop_nulls("_v").collect())
+    if counts.height > 1_000_000:  # a column of nearly all distinct values: counting saves nothing
+        return lf.group_by(keys).agg(_summary_aggs(column)).sort(keys).collect()
+    return _from_counts(counts, keys)
+
+
+def _from_counts(counts: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    rows = []
+    for key, g in counts.sort(*keys, "_v").group_by(keys, maintain_order=True):
+        v = g["_v"].to_numpy()
+        c = g["_c"].to_numpy().astype(np.int64)
+        n = int(c.sum())
+        mean = float((v * c).sum() / n)
+        sd = float(np.sqrt(((v - mean) ** 2 * c).sum() / (n - 1))) if n > 1 else None
+        ends = np.cumsum(c)  # rows 0 .. ends[i] - 1 hold values up to v[i]
+
+        def at(i: int) -> float:
+            return float(v[np.searchsorted(ends, i, side="right")])
+
+        row = dict(zip(keys, key))
+        row.update(n=n, mean=mean, sd=sd, min=float(v[0]))
+        for q in QUANTILES:
+            h = q * (n - 1)
+            lo = math.floor(h)
+            a, b = at(lo), at(min(lo + 1, n - 1))
+            row[f"q{round(q * 100):02d}"] = a + (h - lo) * (b - a)
+        row["max"] = float(v[-1])
+        rows.append(row)
+    schema = {k: counts.schema[k] for k in keys} | {"n": pl.UInt32, "mean": pl.Float64, "sd": pl.Float64,
+                                                    "min": pl.Float64,
+                                                    **{f"q{round(q * 100):02d}": pl.Float64 for q in QUANTILES},
+                                                    "max": pl.Float64}
+    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
 
 
 def one_row_per_game(lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -51,9 +89,9 @@ def game_length(lf: pl.LazyFrame, columns: list[str] | None = None) -> pl.DataFr
     if not columns:
         return pl.DataFrame()
     games = one_row_per_game(lf)
-    parts = [games.group_by("variant_id").agg(_summary_aggs(c)).with_columns(pl.lit(c).alias("statistic"))
+    parts = [distribution(games, c, by=None).with_columns(pl.lit(c).alias("statistic"))
              for c in columns]
-    return (pl.concat(parts).collect().sort("variant_id", pl.col("statistic").replace_strict(
+    return (pl.concat(parts).sort("variant_id", pl.col("statistic").replace_strict(
         {c: k for k, c in enumerate(columns)}))
         .select("variant_id", "statistic", pl.exclude("variant_id", "statistic")))
 
