@@ -143,9 +143,10 @@ def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev
     out[0] = decisions
 
 
-def play_compiled(state, seating: np.ndarray, policies: list) -> int:
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
     """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
-    returns the decisions made."""
+    returns the decisions made. ``seat_rs`` (the seats' streams, advanced in place) is unused:
+    these policies draw nothing."""
     kinds = np.array([k for k, _ in policies], np.int64)
     kp = np.zeros((len(policies), 2), np.float64)
     for i, (_, knobs) in enumerate(policies):

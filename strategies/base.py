@@ -37,6 +37,29 @@ class Strategy:
         """One legal action per observed game."""
         raise TypeError(f"strategy {type(self).__name__} does not define act()")
 
+    # The compiled fast path (docs/architecture.md, "Compiled strategies"): a game's shipped
+    # strategies may define ``policy()`` (what their compiled twin needs: a kind and knobs) and a
+    # ``play_compiled(state, seating, policies, seat_rs)`` that plays whole games with the twins.
+    # ``twin_methods`` are the numpy methods a twin was written from, besides ``act``.
+    twin_methods: ClassVar[tuple[str, ...]] = ()
+
+    def policy(self) -> Any:
+        return None
+
+    def compiled_policy(self) -> Any:
+        """``policy()``, or None where a subclass changed a numpy method the twin was written
+        from (``act`` or one of ``twin_methods``) without a ``policy`` of its own: such a
+        strategy is played through ``act``."""
+        mro = type(self).__mro__
+
+        def owner(name):
+            return next(c for c in mro if name in c.__dict__)
+
+        twin = owner("policy")
+        if not all(issubclass(twin, owner(m)) for m in ("act",) + self.twin_methods):
+            return None
+        return self.policy()
+
 
 def random_legal(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of ``legal``."""

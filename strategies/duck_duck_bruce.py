@@ -102,23 +102,7 @@ class DuckStrategy(Strategy):
 
     game = "duck_duck_bruce"
 
-    def compiled_policy(self):
-        """(kind, knobs) of the compiled twin, or None where the numpy methods in use are not
-        the ones the twin was written from (a subclass that changed ``choose``, ``bruce`` or
-        ``act`` without a ``policy`` of its own)."""
-        mro = type(self).__mro__
-
-        def owner(name):
-            return next(c for c in mro if name in c.__dict__)
-
-        twin = owner("policy")
-        if twin is DuckStrategy or not all(issubclass(twin, owner(m))
-                                           for m in ("choose", "bruce", "act")):
-            return None
-        return self.policy()
-
-    def policy(self):
-        return None
+    twin_methods = ("choose", "bruce")
 
     play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
 

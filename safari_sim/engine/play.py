@@ -117,7 +117,7 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
     fused = _compiled_play(strategies) if compiled else None
     if fused is not None:
         t0 = clock()
-        decisions = fused(state, seating, [s.compiled_policy() for s in strategies])
+        decisions = fused(state, seating, [s.compiled_policy() for s in strategies], seat_rs)
         times["rules"] += clock() - t0
         return decisions
     actions = np.zeros(batch, dtype=np.int64)
