@@ -109,9 +109,10 @@ def _experiment_text(game_id, players, rules, mix, batch, chunk) -> str:
 
 
 def _run_path(game_id, players, rules, mix, batch, games, jobs) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of this process) of a whole run of ``games`` games."""
-    # chunks of a quarter of the work at most, so 2 workers have something to share
-    chunk = max(32, games // 8)
+    """(wall seconds, CPU seconds of this process) of a whole run of ``games`` games, in
+    chunks of one batch (as a user's run of 16384-game chunks plays them: full batches), or
+    smaller where the run is too short to give 2 workers four chunks."""
+    chunk = max(32, min(batch, games // 4))
     return _timed_run(_experiment_text(game_id, players, rules, mix, batch, chunk), games, jobs)[:2]
 
 
@@ -261,14 +262,14 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
             if kind == "mixed":
                 mixed_phases, mixed_strats, mixed_row = phases, strats, row
             table.add_row(gid, setup, label, f"{gps:,.0f}", f"{dps:,.0f}", f"{deal / gps:.1f}x")
-        # the whole run path: marginal rate, start-up cancelled
-        # about seconds/2 of play per run (slow games are not held to a fixed game count)
-        per = max(256, int(mixed_row["games_per_s"] * seconds / 2))
+        # the whole run path: marginal rate, start-up cancelled, CPU seconds of this process
+        # (one worker runs in it); at least two full batches per run, else about seconds/2
+        per = max(2 * batch, int(mixed_row["games_per_s"] * seconds / 2) // batch * batch)
         _run_path(gid, players, cfg.get("rules", {}), mix, batch, min(per, 256), 1)  # warm
-        w1, c1 = _run_path(gid, players, cfg.get("rules", {}), mix, batch, per, 1)
-        w2, c2 = _run_path(gid, players, cfg.get("rules", {}), mix, batch, 2 * per, 1)
+        _, c1 = _run_path(gid, players, cfg.get("rules", {}), mix, batch, per, 1)
+        _, c2 = _run_path(gid, players, cfg.get("rules", {}), mix, batch, 2 * per, 1)
         # start-up cancels in the difference; where noise swamps it, the plain rate (lower)
-        run_gps = per / (w2 - w1) if w2 - w1 > 0.25 * w2 else 2 * per / w2
+        run_gps = per / (c2 - c1) if c2 - c1 > 0.25 * c2 else 2 * per / c2
         rows.append({"game": gid, "players": players, "rules": cfg.get("rules", {}),
                      "seats": "run", "strategy": mixed_row["strategy"],
                      "games_per_s": run_gps,
