@@ -16,6 +16,8 @@ Decisions: which animal to name and whom to ask (first version), whether and whi
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -101,6 +103,22 @@ class JungleStrategy(Strategy):
 
     game = "jungle_thrills"
     remember: tuple[str, ...] = ("sets", "refused", "pairs")
+
+    # The shipped strategies have compiled twins (strategies/_jungle_thrills_compiled.py): the
+    # same memory, the same draws from the seat streams, the same actions, for whole games in
+    # one kernel. A subclass that changes any of these methods (or ``remember``) without a
+    # ``policy`` of its own is played through ``act``.
+    twin_methods = ("reset", "observe", "demand", "hunt", "guess", "demand_known",
+                    "known_sets", "known_pairs", "bold")
+
+    play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
+
+    def _twin(self, kind: int, chase: float = 0.0):
+        """(kind, knobs, memory) for the twin, or None where ``remember`` was changed."""
+        if tuple(self.remember) != _REMEMBER[kind]:
+            return None
+        p = self.params
+        return kind, (p.recall, p.bold, p.decline, chase), getattr(self, "mem", None)
 
     def reset(self, batch, n_players):
         self.mem = Memory(batch, n_players)
@@ -202,6 +220,9 @@ class Rememberer(JungleStrategy):
         return self.demand_known(obs, legal, rng, obs.set_points.astype(np.float64),
                                  obs.held_count)
 
+    def policy(self):
+        return self._twin(K_REMEMBERER)
+
 
 class Leader(JungleStrategy):
     name = "leader_hunter"
@@ -235,6 +256,11 @@ class Leader(JungleStrategy):
         gap = pts[:, 1:].max(axis=1) - pts[:, 0]
         return np.clip(self.params.bold + self.params.chase * gap, 0.0, 1.0)
 
+    twin_methods = JungleStrategy.twin_methods + ("standing",)
+
+    def policy(self):
+        return self._twin(K_LEADER, self.params.chase)
+
 
 class Guesser(JungleStrategy):
     name = "guesser"
@@ -257,6 +283,22 @@ class Guesser(JungleStrategy):
             again = (obs.pair_animal >= 0) & (obs.pair_seen > obs.pair_formed)
             self.mem.track("pairs", obs, again, obs.pair_seen, obs.pair_formed <= last,
                            self.params.recall, rng)
+
+    def policy(self):
+        return self._twin(K_GUESSER)
+
+
+K_REMEMBERER, K_LEADER, K_GUESSER = range(3)
+# what each twin remembers (a subclass that changes ``remember`` has no twin)
+_REMEMBER = {K_REMEMBERER: JungleStrategy.remember, K_LEADER: JungleStrategy.remember,
+             K_GUESSER: ("refused",)}
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled():
+    from . import _jungle_thrills_compiled as mod  # numba: compiled on first use
+
+    return mod
 
 
 STRATEGIES = [Rememberer, Leader, Guesser]

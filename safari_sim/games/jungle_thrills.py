@@ -676,8 +676,10 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
         g[b, CUR] = _nxt(p, nplayers)
 
 
-@njit(cache=True, _nrt=False)
-def _write_decision(b, g, pp, pair, animal_won, params, mover, legal):
+@njit(cache=True, inline="always", _nrt=False)
+def write_decision(b, g, pp, pair, animal_won, params, mover, legal):
+    """Who is to move in game b (-1: over) and the legal actions: what the batch ``step`` and
+    the compiled strategies' whole-game kernel (strategies/_jungle_thrills_compiled.py) write."""
     nplayers = params[P_PLAYERS]
     nanimals = params[P_ANIMALS]
     spa = params[P_PER] // 3
@@ -706,6 +708,22 @@ def _write_decision(b, g, pp, pair, animal_won, params, mover, legal):
         mover[b] = -1
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def apply_action(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner,
+                 set_state, set_since, refused, animal_won, zone, zone_at, tmp, rs, ev,
+                 card_animal, card_value, params, fparams, dr):
+    """Game b's player to move takes action ``a``; then play on to the next decision (or the
+    end). The one copy of the rules that the batch ``step`` and the compiled strategies'
+    whole-game kernel both call."""
+    if g[b, PHASE] != OVER:
+        _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner,
+               set_state, set_since, refused, animal_won, zone, zone_at, tmp, rs, ev,
+               card_animal, card_value, params, fparams, dr)
+        _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner,
+                 set_state, set_since, refused, animal_won, zone, zone_at, tmp, rs, ev,
+                 card_animal, card_value, params, fparams, dr)
+
+
 @njit(cache=True, _nrt=False)
 def _init(g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
           set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, card_value,
@@ -717,7 +735,7 @@ def _init(g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set
         _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
                  set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal,
                  card_value, params, fparams, dr)
-        _write_decision(b, g, pp, pair, animal_won, params, mover, legal)
+        write_decision(b, g, pp, pair, animal_won, params, mover, legal)
 
 
 @njit(cache=True, _nrt=False)
@@ -725,14 +743,10 @@ def _step(actions, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_o
           set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, card_value,
           params, fparams, mover, legal, dr):
     for b in range(g.shape[0]):
-        if g[b, PHASE] != OVER:
-            _apply(b, actions[b], g, pp, stack, pile, pair, pair_formed, pair_seen, setc,
-                   set_owner, set_state, set_since, refused, animal_won, zone, zone_at, tmp, rs,
-                   ev, card_animal, card_value, params, fparams, dr)
-            _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner,
-                     set_state, set_since, refused, animal_won, zone, zone_at, tmp, rs, ev,
-                     card_animal, card_value, params, fparams, dr)
-        _write_decision(b, g, pp, pair, animal_won, params, mover, legal)
+        apply_action(b, actions[b], g, pp, stack, pile, pair, pair_formed, pair_seen, setc,
+                     set_owner, set_state, set_since, refused, animal_won, zone, zone_at, tmp,
+                     rs, ev, card_animal, card_value, params, fparams, dr)
+        write_decision(b, g, pp, pair, animal_won, params, mover, legal)
 
 
 @njit(cache=True, _nrt=False)
@@ -744,7 +758,7 @@ def _resume(games, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_o
         _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
                  set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal,
                  card_value, params, fparams, dr)
-        _write_decision(b, g, pp, pair, animal_won, params, mover, legal)
+        write_decision(b, g, pp, pair, animal_won, params, mover, legal)
 
 
 # ---- Worlds for search --------------------------------------------------------------------------

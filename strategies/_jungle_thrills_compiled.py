@@ -1,0 +1,385 @@
+"""Jungle Thrills' shipped strategies as compiled scalar policies, and the kernel that plays
+whole games with them.
+
+Each twin is the numpy strategy of the same name (strategies/jungle_thrills.py) written again
+for one game: the same memory (kept here in arrays the kernel owns for the batch, indexed
+[game, seat, ...] as ``Memory.facts``), the same forgetting, drawing the same uniforms in the
+same order from the seat stream of the player to move (``chance.uniform(seat_rs, b * P + seat)``,
+as ``SeatRandom`` row b does), and the same action. ``tests/test_jungle_thrills_compiled.py``
+plays the same games both ways and compares every statistic.
+
+What a twin reads is what the mover's observation (``jungle_thrills.Obs``) holds, read from the
+state arrays in place; each read names its field. Nothing reads a face-down stack, its owner or
+the order of the cards in it (``stack``, ``zone``, ``tmp``), nor the game's own stream ``rs``.
+The rules are the game module's own: ``jungle_thrills.apply_action`` and ``write_decision``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from safari_sim.engine.chance import uniform
+from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.games import jungle_thrills as jt
+from safari_sim.games.jungle_thrills import (CARD, CLOCK, HELD, HUNT0, P_ANIMALS, P_PLAYERS,
+                                             P_VERSION, PASS, S_HELD, TOTAL, WONPTS)
+
+from .jungle_thrills import K_GUESSER, K_LEADER, K_REMEMBERER
+
+# the kernel below inlines the game's rules: recompile it when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (jt.__file__, __file__.replace(
+    "_jungle_thrills_compiled.py", "jungle_thrills.py")))
+
+NEG = -np.inf
+# knobs: kp[k] = (recall, bold, decline, chase)
+KN_RECALL, KN_BOLD, KN_DECLINE, KN_CHASE = range(4)
+
+
+# ---- Memory: Memory.track for one game and seat --------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def _off(q, p, nplayers):
+    """Offset of seat q from seat p (the observation's rotation)."""
+    o = q - p
+    return o + nplayers if o < 0 else o
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _set_fact(b, s, p, set_state, set_owner):
+    """obs.set_holder[s] >= 0: the set in slot s is held (by anyone, this player too)."""
+    return set_state[b, s] == S_HELD
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _track_sets(b, p, r, recall, now, last, m, set_state, set_owner, set_since, seat_rs):
+    """Memory.track("sets"): fact obs.set_holder >= 0, dated obs.set_since, same
+    obs.set_since <= last (a set that changed hands since is a new fact)."""
+    S = set_state.shape[1]
+    if recall >= 1.0:
+        for s in range(S):
+            m[b, p, s] = _set_fact(b, s, p, set_state, set_owner)
+        return
+    p_keep = recall ** np.float64(now - last)
+    for s in range(S):  # u[:, 0]: keep what is remembered
+        u = uniform(seat_rs, r)
+        m[b, p, s] = (m[b, p, s] and _set_fact(b, s, p, set_state, set_owner)
+                      and set_since[b, s] <= last and u < p_keep)
+    for s in range(S):  # u[:, 1]: learn what was seen since the last update
+        u = uniform(seat_rs, r)
+        if _set_fact(b, s, p, set_state, set_owner) and set_since[b, s] > last:
+            m[b, p, s] = m[b, p, s] or u < recall ** np.float64(now - set_since[b, s])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _track_refused(b, p, r, recall, now, last, m, refused, nplayers, seat_rs):
+    """Memory.track("refused"): fact obs.refused >= 0 (rotated: offset o is seat p + o),
+    dated obs.refused, same everywhere."""
+    A = refused.shape[2]
+    if recall >= 1.0:
+        for o in range(nplayers):
+            q = p + o - nplayers if p + o >= nplayers else p + o
+            for x in range(A):
+                m[b, p, o, x] = refused[b, q, x] >= 0
+        return
+    p_keep = recall ** np.float64(now - last)
+    for o in range(nplayers):
+        q = p + o - nplayers if p + o >= nplayers else p + o
+        for x in range(A):
+            u = uniform(seat_rs, r)
+            m[b, p, o, x] = m[b, p, o, x] and refused[b, q, x] >= 0 and u < p_keep
+    for o in range(nplayers):
+        q = p + o - nplayers if p + o >= nplayers else p + o
+        for x in range(A):
+            u = uniform(seat_rs, r)
+            d = refused[b, q, x]
+            if d >= 0 and d > last:
+                m[b, p, o, x] = m[b, p, o, x] or u < recall ** np.float64(now - d)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _pair_fact(b, j, pair, pair_formed, pair_seen, again):
+    """Rememberer, leader: obs.pair_animal >= 0 (a pair lies in slot j). Guesser (``again``):
+    and obs.pair_seen > obs.pair_formed (turned up again in a wrong hunt)."""
+    if pair[b, j, 0] < 0:
+        return False
+    return pair_seen[b, j] > pair_formed[b, j] if again else True
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _track_pairs(b, p, r, recall, now, last, m, pair, pair_formed, pair_seen, again, seat_rs):
+    """Memory.track("pairs"): dated obs.pair_seen, same obs.pair_formed <= last (only read
+    where the fact holds, so where a pair lies: the observation's values there)."""
+    M = pair.shape[1]
+    if recall >= 1.0:
+        for j in range(M):
+            m[b, p, j] = _pair_fact(b, j, pair, pair_formed, pair_seen, again)
+        return
+    p_keep = recall ** np.float64(now - last)
+    for j in range(M):
+        u = uniform(seat_rs, r)
+        m[b, p, j] = (m[b, p, j] and _pair_fact(b, j, pair, pair_formed, pair_seen, again)
+                      and pair_formed[b, j] <= last and u < p_keep)
+    for j in range(M):
+        u = uniform(seat_rs, r)
+        if _pair_fact(b, j, pair, pair_formed, pair_seen, again) and pair_seen[b, j] > last:
+            m[b, p, j] = m[b, p, j] or u < recall ** np.float64(now - pair_seen[b, j])
+
+
+# ---- First version: whom to ask for which animal -------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def _known_set(b, s, p, msets, set_state, set_owner):
+    """known_sets: remembered, and held by another player (obs.set_holder > 0)."""
+    return msets[b, p, s] and set_state[b, s] == S_HELD and set_owner[b, s] != p
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _points(b, s, setc, card_value):
+    """obs.set_points (int16, as the observation stores it)."""
+    return np.int16(jt._set_points(b, s, setc, card_value))
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _standing(b, p, msets, pp, setc, set_owner, set_state, card_value, nplayers, held, stand):
+    """Leader.standing: obs.won_points + obs.total + the points of the sets it remembers each
+    player holding (int16, as numpy's einsum over int16 sums them) + half of obs.held_count."""
+    for o in range(nplayers):
+        held[o] = 0
+    for s in range(setc.shape[1]):
+        if _known_set(b, s, p, msets, set_state, set_owner):
+            o = _off(set_owner[b, s], p, nplayers)
+            held[o] += _points(b, s, setc, card_value)
+    for o in range(nplayers):
+        q = p + o - nplayers if p + o >= nplayers else p + o
+        whole = np.int64(pp[b, q, WONPTS]) + pp[b, q, TOTAL] + np.int16(held[o])
+        stand[o] = np.float64(whole) + 0.5 * pp[b, q, HELD]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _guess(b, p, r, mref, legal, pp, nplayers, nanimals, by_stand, stand, seat_rs):
+    """JungleStrategy.guess: the target by its score (obs.held_count, or the leader's
+    standing), only those with a legal demand, ties at random; then an animal it does not
+    remember that target refusing (obs.refused through its memory), if any is legal."""
+    best, bo = NEG, 0
+    for i in range(nplayers - 1):
+        any_legal = False
+        for x in range(nanimals):
+            if legal[b, i * nanimals + x]:
+                any_legal = True
+                break
+        if not any_legal:
+            sc = NEG
+        elif by_stand:
+            sc = stand[i + 1]
+        else:
+            q = p + i + 1
+            q = q - nplayers if q >= nplayers else q
+            sc = np.float64(pp[b, q, HELD])  # obs.held_count
+        v = sc + uniform(seat_rs, r) * 1e-3
+        if i == 0 or v > best:
+            best, bo = v, i
+    fresh = False
+    for x in range(nanimals):
+        if legal[b, bo * nanimals + x] and not mref[b, p, bo + 1, x]:
+            fresh = True
+    best, bx = NEG, 0
+    for x in range(nanimals):
+        ok = legal[b, bo * nanimals + x]
+        if fresh:
+            ok = ok and not mref[b, p, bo + 1, x]
+        v = (0.0 if ok else NEG) + uniform(seat_rs, r) * 1e-3
+        if x == 0 or v > best:
+            best, bx = v, x
+    return bo * nanimals + bx
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _demand(kind, b, p, r, msets, mref, legal, pp, setc, set_owner, set_state, card_animal,
+            card_value, nplayers, nanimals, held, stand, seat_rs):
+    """demand: the guesser guesses at the biggest holder; the rememberer and the leader
+    (demand_known) name the remembered set with the best score (its points; the leader: its
+    holder's standing, then points), and guess where they remember none (the guess is drawn
+    for every game, as numpy draws it for every row)."""
+    if kind == K_GUESSER:
+        return _guess(b, p, r, mref, legal, pp, nplayers, nanimals, False, stand, seat_rs)
+    lead = kind == K_LEADER
+    if lead:
+        _standing(b, p, msets, pp, setc, set_owner, set_state, card_value, nplayers, held,
+                  stand)
+    best, bs = NEG, 0
+    for s in range(setc.shape[1]):
+        sc = NEG
+        if _known_set(b, s, p, msets, set_state, set_owner):
+            pts = np.float64(_points(b, s, setc, card_value))  # obs.set_points
+            if lead:
+                sc = stand[_off(set_owner[b, s], p, nplayers)] * 100 + pts
+            else:
+                sc = pts
+        v = sc + uniform(seat_rs, r) * 1e-3
+        if s == 0 or v > best:
+            best, bs = v, s
+    a = _guess(b, p, r, mref, legal, pp, nplayers, nanimals, lead, stand, seat_rs)
+    if _known_set(b, bs, p, msets, set_state, set_owner):
+        # obs.demand_action(obs.set_holder, obs.set_animal)
+        a = (_off(set_owner[b, bs], p, nplayers) - 1) * nanimals + card_animal[setc[b, bs, 0]]
+    return a
+
+
+# ---- Second version: go hunting or not ------------------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def _bold(kind, kp, b, p, pp, nplayers):
+    """bold: the knob; the leader's grows with the gap to the best opponent (obs.won_points +
+    obs.total)."""
+    if kind != K_LEADER:
+        return kp[KN_BOLD]
+    mine = np.float64(pp[b, p, WONPTS]) + pp[b, p, TOTAL]
+    top = NEG
+    for o in range(1, nplayers):
+        q = p + o - nplayers if p + o >= nplayers else p + o
+        top = max(top, np.float64(pp[b, q, WONPTS]) + pp[b, q, TOTAL])
+    return min(max(kp[KN_BOLD] + kp[KN_CHASE] * (top - mine), 0.0), 1.0)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _hunt(kind, kp, b, p, r, mpairs, legal, g, pp, pair, card_animal, nplayers, seat_rs):
+    """JungleStrategy.hunt: a pair remembered to be of the card's animal (obs.pair_animal,
+    obs.card_animal_now); else, with probability ``bold``, a pair it does not remember."""
+    c = g[b, CARD]  # obs.card
+    now = card_animal[c] if c >= 0 else -1
+    best, bj, bmatch, bunknown = NEG, 0, False, False
+    for j in range(pair.shape[1]):
+        present = pair[b, j, 0] >= 0
+        known = mpairs[b, p, j]
+        match = known and present and card_animal[pair[b, j, 0]] == now
+        unknown = present and not known
+        v = (1.0 if match else (0.0 if unknown else NEG)) + uniform(seat_rs, r) * 1e-3
+        if j == 0 or v > best:
+            best, bj, bmatch, bunknown = v, j, match, unknown
+    u = uniform(seat_rs, r)  # drawn for every game, as numpy draws it for every row
+    maybe = bunknown and u < _bold(kind, kp, b, p, pp, nplayers)
+    a = HUNT0 + bj if bmatch or maybe else PASS
+    return a if legal[b, a] else PASS
+
+
+# ---- One decision ------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def policy(kind, kp, b, p, last, msets, mref, mpairs, g, pp, pair, pair_formed, pair_seen,
+           setc, set_owner, set_state, set_since, refused, card_animal, card_value, params,
+           legal, held, stand, seat_rs):
+    """JungleStrategy.act for game b's player to move (seat p): update the memory, then
+    demand (first version) or hunt (second)."""
+    nplayers = params[P_PLAYERS]
+    nanimals = params[P_ANIMALS]
+    r = b * nplayers + p
+    recall = kp[KN_RECALL]
+    now = np.int64(g[b, CLOCK])  # obs.clock
+    before = last[b, p]
+    if params[P_VERSION] == 1:
+        if kind != K_GUESSER:
+            _track_sets(b, p, r, recall, now, before, msets, set_state, set_owner, set_since,
+                        seat_rs)
+        _track_refused(b, p, r, recall, now, before, mref, refused, nplayers, seat_rs)
+    else:
+        _track_pairs(b, p, r, recall, now, before, mpairs, pair, pair_formed, pair_seen,
+                     kind == K_GUESSER, seat_rs)
+    last[b, p] = now  # Memory.tick
+    if params[P_VERSION] == 2:
+        return _hunt(kind, kp, b, p, r, mpairs, legal, g, pp, pair, card_animal, nplayers,
+                     seat_rs)
+    a = _demand(kind, b, p, r, msets, mref, legal, pp, setc, set_owner, set_state,
+                card_animal, card_value, nplayers, nanimals, held, stand, seat_rs)
+    nd = (nplayers - 1) * nanimals
+    if legal.shape[1] > nd:
+        # rules.may_decline: decline a blind demand (no set of another remembered, one held)
+        blind = pp[b, p, HELD] > 0
+        for s in range(setc.shape[1]):
+            if _known_set(b, s, p, msets, set_state, set_owner):
+                blind = False
+        u = uniform(seat_rs, r)
+        if legal[b, nd] and blind and u < kp[KN_DECLINE]:
+            a = nd
+    return a
+
+
+@njit(cache=True, _nrt=False)
+def _play(seating, kinds, kp, last, msets, mref, mpairs, seat_rs, g, pp, stack, pile, pair,
+          pair_formed, pair_seen, setc, set_owner, set_state, set_since, refused, animal_won,
+          zone, zone_at, tmp, rs, ev, card_animal, card_value, params, fparams, dr, mover,
+          legal, held, stand, out):
+    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
+    whose policy chose an illegal action (0: none)."""
+    decisions = 0
+    for b in range(g.shape[0]):
+        while mover[b] >= 0:  # game b's decision is current (init or the last action wrote it)
+            p = mover[b]
+            k = seating[b, p]
+            a = policy(kinds[k], kp[k], b, p, last, msets, mref, mpairs, g, pp, pair,
+                       pair_formed, pair_seen, setc, set_owner, set_state, set_since, refused,
+                       card_animal, card_value, params, legal, held, stand, seat_rs)
+            if a < 0 or a >= legal.shape[1] or not legal[b, a]:
+                out[1] = b + 1
+                out[0] = decisions
+                return
+            jt.apply_action(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc,
+                            set_owner, set_state, set_since, refused, animal_won, zone, zone_at,
+                            tmp, rs, ev, card_animal, card_value, params, fparams, dr)
+            jt.write_decision(b, g, pp, pair, animal_won, params, mover, legal)
+            decisions += 1
+    out[0] = decisions
+
+
+_NAMES = ("sets", "refused", "pairs")
+
+
+def _tracked(kind: int, version: int) -> tuple[str, ...]:
+    """The facts a strategy of ``kind`` keeps in this version (JungleStrategy.observe)."""
+    if version == 2:
+        return ("pairs",)
+    return ("refused",) if kind == K_GUESSER else ("sets", "refused")
+
+
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+    """Play a dealt (or part-played) batch to the end with ``policies`` [(kind, knobs, memory)]
+    (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams) is
+    advanced in place as the numpy strategies' draws would advance it. Each strategy's memory
+    (its ``Memory``, from ``reset``) is read into the kernel's arrays for the seats it holds and
+    written back after, so either path may follow the other."""
+    seating = np.ascontiguousarray(seating, np.int64)
+    B, P = seating.shape
+    S, M, A = state.setc.shape[1], state.pair.shape[1], state.refused.shape[2]
+    kinds = np.array([k for k, _, _ in policies], np.int64)
+    kp = np.array([kn for _, kn, _ in policies], np.float64).reshape(len(policies), 4)
+    last = np.full((B, P), -1, np.int64)
+    arrays = {"sets": np.zeros((B, P, S), np.bool_), "refused": np.zeros((B, P, P, A), np.bool_),
+              "pairs": np.zeros((B, P, M), np.bool_)}
+    seats = [seating == k for k in range(len(policies))]
+    for k, (_, _, mem) in enumerate(policies):
+        if mem is not None and seats[k].any():
+            last[seats[k]] = mem.last[seats[k]]
+            for name in _NAMES:
+                if name in mem.facts:
+                    arrays[name][seats[k]] = mem.facts[name][seats[k]]
+    # new arrays, as step makes them: masks handed out before stay as they were
+    state.mover = state.mover.copy()
+    state.legal = state.legal.copy()
+    out = np.zeros(2, np.int64)
+    _play(seating, kinds, kp, last, arrays["sets"], arrays["refused"], arrays["pairs"], seat_rs,
+          state.g, state.pp, state.stack, state.pile, state.pair, state.pair_formed,
+          state.pair_seen, state.setc, state.set_owner, state.set_state, state.set_since,
+          state.refused, state.animal_won, state.zone, state.zone_at, state.tmp, state.rs,
+          state.ev, state.card_animal, state.card_value, state.params, state.fparams, state.dr,
+          state.mover, state.legal, np.zeros(P, np.int64), np.zeros(P, np.float64), out)
+    version = int(state.params[jt.P_VERSION])
+    for k, (kind, _, mem) in enumerate(policies):
+        if mem is not None and seats[k].any():
+            mem.last[seats[k]] = last[seats[k]]
+            for name in _tracked(kind, version):
+                if name not in mem.facts:
+                    mem.facts[name] = np.zeros_like(arrays[name])
+                mem.facts[name][seats[k]] = arrays[name][seats[k]]
+    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
+    return int(out[0])
