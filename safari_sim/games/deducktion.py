@@ -346,8 +346,11 @@ def _complete_pass(b, g, pp, loc):
             pp[b, t, HAND_N] += 1
 
 
-@njit(cache=True, _nrt=False)
-def _apply(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, dr):
+@njit(cache=True, inline="always", _nrt=False)
+def apply_action(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, dr):
+    """The rules for one decision of game b (its phase's action ``act``): the batch ``_step``
+    and the compiled strategies' whole-game kernel (strategies/_deducktion_compiled.py) both
+    call it, so the rules are written once."""
     p = g[b, CUR]
     ph = g[b, PHASE]
     if ph == MELD:
@@ -581,7 +584,8 @@ def allowed_questions(flipped: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _view(b, g, pp, loc, qdeck, params, mover, legal):
+def write_view(b, g, pp, loc, qdeck, params, mover, legal):
+    """Who moves in game b (-1: over) and the legal mask of that decision."""
     for a in range(legal.shape[1]):
         legal[b, a] = False
     ph = g[b, PHASE]
@@ -613,7 +617,7 @@ def _view(b, g, pp, loc, qdeck, params, mover, legal):
 @njit(cache=True, _nrt=False)
 def _views(games, g, pp, loc, qdeck, params, mover, legal):
     for b in games:
-        _view(b, g, pp, loc, qdeck, params, mover, legal)
+        write_view(b, g, pp, loc, qdeck, params, mover, legal)
 
 
 @njit(cache=True, _nrt=False)
@@ -621,9 +625,9 @@ def _step(actions, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, 
           legal):
     for b in range(g.shape[0]):
         if g[b, PHASE] != OVER:
-            _apply(b, actions[b], g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params,
-                   dr)
-        _view(b, g, pp, loc, qdeck, params, mover, legal)
+            apply_action(b, actions[b], g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask,
+                         params, dr)
+        write_view(b, g, pp, loc, qdeck, params, mover, legal)
 
 
 @njit(cache=True, _nrt=False)

@@ -1,0 +1,602 @@
+"""Deducktion's shipped strategies as compiled scalar policies, and the kernel that plays whole
+games with them.
+
+Each policy is the numpy strategy of the same name (strategies/deducktion.py) written again for
+one game, reading only what the mover's observation (``deducktion.Obs``) holds: it reads those
+numbers from the state arrays directly, and every read names the observation field it stands
+for. ``tests/test_deducktion_compiled.py`` plays the same games both ways and compares them.
+
+The seats' draws. A numpy strategy draws from its ``SeatRandom`` for every game it observes in a
+step, and some blocks of draws only when one of those games is at a given decision
+(``if (k == QUESTION).any(): rng.random((n, 336))``): how many values a game's seat stream
+gives up at a decision depends on what the other games of that strategy's group are doing in
+the same lockstep step. ``_play`` therefore plays the batch in the lockstep loop's order (every
+live game one decision per step), first gathering per strategy which decision kinds its games
+are at (and, for the deducer, the most allowed questions of any of them: the width of its draw),
+then deciding and stepping each game. The streams are counter-based (``chance``: draw n of a
+stream is ``mix(key + n * GOLDEN)``), so a block of draws the decision does not read is skipped
+in one addition and the draws it reads are computed where they are used.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from safari_sim.engine.chance import _GOLDEN, _S11, _TO_UNIT, mix
+from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.games import deducktion as dk
+from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GUESS, A_QUESTION,
+                                         A_TARGET, CUR, DECKS, FACEUP, GANIMAL, GIVE, GUESS,
+                                         GUESSER, H_ASK, H_DRAW, H_MELD, HAND_N, MELD, MELD0, NA,
+                                         NC, NH, NN, NQC, N_ACTIONS, N_QUESTIONS, P_DECKS,
+                                         P_PLAYERS, PASS, PHASE, QPOS, QUESTION, TARGET, TGT,
+                                         TURNS)
+
+from .deducktion import K_COLLECTOR, K_DEDUCER, K_NAIVE
+
+# the kernel below inlines the game's rules: recompile it when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (dk.__file__, __file__.replace(
+    "_deducktion_compiled.py", "deducktion.py")))
+
+QMAX = 64          # more than the questions three flipped cards can allow
+_LO, _HI = 1e-9, 1 - 1e-9   # deducer._entropy's clip
+
+
+# ---- the seat's stream -----------------------------------------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def _u(s0, j):
+    """Draw j (0-based) of a seat stream whose state is ``s0``: chance.uniform, without
+    advancing."""
+    return np.float64(mix(s0 + np.uint64(j + 1) * _GOLDEN) >> _S11) * _TO_UNIT
+
+
+# ---- what the observation holds, read from the state -------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def _on_table(x):
+    """obs.table >= 0: face up or melded."""
+    return x == FACEUP or x >= MELD0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _rank_counts(b, p, loc, cnt):
+    """_rank_counts(obs.hand): cards of each number in the hand (obs.hand: loc == seat)."""
+    for n in range(NN):
+        cnt[n] = 0
+    for c in range(NC):
+        if loc[b, c] == p:
+            cnt[c % NN] += 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _seen(b, p, nplayers, g, loc, hist, start):
+    """obs.seen as a 30-bit set: obs.start_hand, the hist column 6 this seat is shown (what it
+    received as asker or target, melds, its own draws), obs.hand and the table."""
+    bits = np.int64(start[b, p])
+    for j in range(g[b, NH]):
+        ty = hist[b, j, 0]
+        who = hist[b, j, 1]
+        if ty == H_ASK:
+            if who == p:
+                bits |= np.int64(hist[b, j, 6])
+            elif hist[b, j, 2] == p:
+                bits |= np.int64(hist[b, j, 7])
+        elif ty == H_MELD or (ty == H_DRAW and who == p):
+            bits |= np.int64(hist[b, j, 6])
+    for c in range(NC):
+        x = loc[b, c]
+        if x == p or _on_table(x):
+            bits |= np.int64(1) << c
+    return bits
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _q_left(b, g, params):
+    """obs.q_left."""
+    return (NQC - g[b, QPOS]) + NQC * (params[P_DECKS] - 1 - g[b, DECKS])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _random_legal(u, b, legal):
+    """base.random_legal for one game: the int(u * count)-th legal action."""
+    n = 0
+    for a in range(N_ACTIONS):
+        if legal[b, a]:
+            n += 1
+    pick = np.int64(u * n)
+    for a in range(N_ACTIONS):
+        if legal[b, a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _melds(b, p, nplayers, legal, loc, g, params, meld_at, cnt):
+    """strategies.deducktion._melds: the meldable number with most cards held, when it has
+    meld_at (or on the last turn, or adding to a meld); else stop melding."""
+    _rank_counts(b, p, loc, cnt)
+    last = _q_left(b, g, params) // 3 <= nplayers
+    best, best_n = -1, -1
+    for n in range(NN):
+        if legal[b, A_MELD + n] and (cnt[n] >= meld_at or last or cnt[n] < 3):
+            if cnt[n] > best:
+                best, best_n = cnt[n], n
+    return A_MELD + best_n if best_n >= 0 else A_ASK
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _fewest_rank_card(b, p, loc, cnt, s0, off):
+    """_fewest_rank_card: the hand card whose number the hand holds fewest of, ties by draws
+    off .. off + 29 (one per card; only the hand's are read)."""
+    _rank_counts(b, p, loc, cnt)
+    best, best_c = np.inf, 0
+    for c in range(NC):
+        if loc[b, c] == p:
+            key = cnt[c % NN] + _u(s0, off + c) * 0.5
+            if key < best:
+                best, best_c = key, c
+    return A_CARD + best_c
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _unseen_guess(b, p, nplayers, g, loc, hist, start, max_unseen, s0, off):
+    """_unseen_guess: one of the animal's (obs.animal) never-seen numbers, drawn (off ..
+    off + 5), if at most max_unseen are left."""
+    a = g[b, GANIMAL]
+    seen = _seen(b, p, nplayers, g, loc, hist, start)
+    k = 0
+    best, pick = -1.0, 0
+    for n in range(NN):
+        if (seen >> (a * NN + n)) & 1 == 0:
+            k += 1
+            u = _u(s0, off + n)
+            if u > best:
+                best, pick = u, n
+    return A_GUESS + pick if 1 <= k <= max_unseen else A_NO_GUESS
+
+
+# ---- the deducer: track, propagate, estimate (strategies.deducktion / games.deducktion.track) ----
+
+@njit(cache=True, inline="always", _nrt=False)
+def _sizes(b, p, nplayers, pp, loc, size):
+    """place_sizes: obs.hand_size by offset, the box 5, the two-player reserve the rest."""
+    tot = 0
+    for o in range(nplayers):
+        s = p + o
+        s = s - nplayers if s >= nplayers else s
+        size[o] = pp[b, s, HAND_N]
+        tot += size[o]
+    size[nplayers] = NA
+    if nplayers == 2:
+        t = 0
+        for c in range(NC):
+            if _on_table(loc[b, c]):
+                t += 1
+        size[nplayers + 1] = max(0, NC - NA - tot - t)
+
+
+@njit(cache=True, _nrt=False)
+def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss):
+    """track(obs) with propagate and fallback, for seat p of game b: poss[c] the places
+    (bits by offset, P the box, P + 1 the reserve) card c can be in. Reads obs.start_hand,
+    obs.table, obs.hist (rotated; columns 6 and 7 only where this seat is shown them),
+    obs.hand, obs.hand_size."""
+    P = nplayers
+    me = 1
+    mb = 1 << P
+    others = ((1 << P) - 1) & ~me
+    init = others | mb | ((1 << (P + 1)) if P == 2 else 0)
+    sh = np.int64(start[b, p])
+    for c in range(NC):
+        poss[c] = me if (sh >> c) & 1 else init
+        if loc[b, c] == FACEUP:
+            poss[c] = 0
+    for j in range(g[b, NH]):
+        ty = hist[b, j, 0]
+        w = hist[b, j, 1] - p
+        who = w + P if w < 0 else w
+        if ty == H_MELD:
+            inb = np.int64(hist[b, j, 6])
+            for c in range(NC):
+                if (inb >> c) & 1:
+                    poss[c] = 0
+        elif ty == H_DRAW:
+            if who == 0:
+                inb = np.int64(hist[b, j, 6])
+                for c in range(NC):
+                    if (inb >> c) & 1:
+                        poss[c] = me
+            else:
+                add = 1 << min(who, 7)
+                for c in range(NC):
+                    if (poss[c] >> (P + 1)) & 1:
+                        poss[c] |= add
+        elif ty == H_ASK:
+            t = hist[b, j, 2] - p
+            tg = t + P if t < 0 else t
+            qm = qmask[hist[b, j, 3]]
+            k = hist[b, j, 4]
+            hold = hist[b, j, 5]
+            A = 1 << who
+            T = 1 << tg
+            if who == 0:
+                inb = np.int64(hist[b, j, 6])
+                outb = np.int64(hist[b, j, 7])
+                for c in range(NC):
+                    if (qm >> c) & 1:
+                        poss[c] &= ~T
+                    if (inb >> c) & 1:
+                        poss[c] = me
+                    if (outb >> c) & 1:
+                        poss[c] = T
+            elif tg == 0:
+                inb = np.int64(hist[b, j, 7])
+                outb = np.int64(hist[b, j, 6])
+                for c in range(NC):
+                    if (outb >> c) & 1:
+                        poss[c] = A
+                    if (inb >> c) & 1:
+                        poss[c] = me
+            elif k == 0:
+                for c in range(NC):
+                    if (qm >> c) & 1:
+                        poss[c] &= ~T
+            else:
+                # everybody else: the count only
+                nq = 0
+                for c in range(NC):
+                    if (qm >> c) & 1 and poss[c] & T:
+                        nq += 1
+                sat = nq == k
+                for c in range(NC):
+                    inq = (qm >> c) & 1
+                    old = T if (inq and poss[c] & T and sat) else poss[c]
+                    a_part = 0
+                    if old & A:
+                        a_part = (A | T) if hold > k else T
+                    t_part = 0
+                    if old & T:
+                        if inq:
+                            t_part = (A | T) if hold < k else A
+                        else:
+                            t_part = T
+                    poss[c] = (old & ~(A | T)) | a_part | t_part
+    # my hand is known exactly, and so is the table
+    for c in range(NC):
+        x = loc[b, c]
+        if x == p:
+            poss[c] = me
+        else:
+            poss[c] &= ~me
+        if _on_table(x):
+            poss[c] = 0
+    # _propagate: hand sizes and one missing card per animal, three rounds
+    X = P + 2 if P == 2 else P + 1
+    for _ in range(3):
+        for x in range(X):
+            bit = 1 << x
+            nsure = 0
+            for c in range(NC):
+                if poss[c] == bit:
+                    nsure += 1
+            if nsure >= size[x]:
+                for c in range(NC):
+                    if poss[c] & bit and poss[c] != bit:
+                        poss[c] &= ~bit
+            nhas = 0
+            for c in range(NC):
+                if poss[c] & bit:
+                    nhas += 1
+            if nhas == size[x]:
+                for c in range(NC):
+                    if poss[c] & bit:
+                        poss[c] = bit
+        for a in range(NA):
+            nm = 0
+            anysure = False
+            for n in range(NN):
+                v = poss[a * NN + n]
+                if v & mb:
+                    nm += 1
+                if v == mb:
+                    anysure = True
+            for n in range(NN):
+                c = a * NN + n
+                v = poss[c]
+                if v & mb:
+                    if nm == 1:
+                        poss[c] = mb
+                    elif anysure and v != mb:
+                        poss[c] = v & ~mb
+    # a contradiction (none should arise) falls back to "anywhere but here"
+    for c in range(NC):
+        if poss[c] == 0 and not _on_table(loc[b, c]):
+            poss[c] = others | mb
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _rows_to_one(w, X):
+    """w / max(w.sum(axis=2), 1e-12): each card's chances over its places sum to 1."""
+    for c in range(NC):
+        s = 0.0
+        for x in range(X):
+            s += w[c, x]
+        d = max(s, 1e-12)
+        for x in range(X):
+            w[c, x] = w[c, x] / d
+
+
+@njit(cache=True, _nrt=False)
+def estimate_one(poss, size, X, P, w):
+    """estimate: w[c, x] the chance card c is in place x, the same operations in the same order
+    as the numpy one (its sums run in index order)."""
+    for c in range(NC):
+        for x in range(X):
+            w[c, x] = np.float64((poss[c] >> x) & 1)
+    for _ in range(4):
+        _rows_to_one(w, X)
+        for x in range(X):
+            col = 0.0
+            for c in range(NC):
+                col += w[c, x]
+            f = np.float64(size[x]) / max(col, 1e-12) if col > 0 else 0.0
+            for c in range(NC):
+                w[c, x] = w[c, x] * f
+        for a in range(NA):
+            s = 0.0
+            for n in range(NN):
+                s += w[a * NN + n, P]
+            d = max(s, 1e-12)
+            for n in range(NN):
+                w[a * NN + n, P] = w[a * NN + n, P] / d
+    _rows_to_one(w, X)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _allowed_list(c0, c1, c2, scratch, qs):
+    """The questions three flipped cards allow (obs.allowed), ascending, into qs; their number."""
+    for a in range(A_QUESTION, A_QUESTION + N_QUESTIONS):
+        scratch[0, a] = False
+    dk._legal_questions(0, c0, c1, c2, scratch)
+    n = 0
+    for q in range(N_QUESTIONS):
+        if scratch[0, A_QUESTION + q]:
+            qs[n] = q
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, kwidth, s0, off,
+            size, poss, w, per, cnt):
+    """The deducer's TARGET, QUESTION and GUESS decisions. The ask draws are off .. off +
+    (P - 1) * kwidth - 1, row-major over (opponent, question slot)."""
+    P = nplayers
+    X = P + 2 if P == 2 else P + 1
+    _sizes(b, p, P, pp, loc, size)
+    track_one(b, p, P, g, loc, hist, start, qmask, size, poss)
+    estimate_one(poss, size, X, P, w)
+    if ph == GUESS:
+        a = g[b, GANIMAL]   # obs.animal
+        best, bn = -1.0, 0
+        for n in range(NN):
+            v = w[a * NN + n, P]
+            if v > best:
+                best, bn = v, n
+        return A_GUESS + bn if best >= kp[0] else A_NO_GUESS
+    # _scores: the bits an answer removes plus meld_weight times the cards toward melds
+    _rank_counts(b, p, loc, cnt)
+    mw = kp[1]
+    for c in range(NC):
+        m = mw * (min(np.float64(cnt[c % NN]), 2.0) / 2.0)
+        for o in range(P - 1):
+            pt = w[c, o + 1]
+            q = min(max(pt, _LO), _HI)
+            h = -(q * math.log2(q) + (1 - q) * math.log2(1 - q))
+            per[c, o] = h + m * pt
+    tsel = -1
+    if ph == QUESTION:
+        t = g[b, TGT] - p
+        t = t + P if t < 0 else t     # obs.target
+        tsel = min(max(t - 1, 0), P - 2)
+    best, bo, bj = -np.inf, 0, 0
+    for o in range(P - 1):
+        if ph == QUESTION and o != tsel:
+            continue
+        for j in range(nq):
+            qm = qmask[qs[j]]
+            if P == 2:
+                # numpy's matmul is a matrix-vector product here (OpenBLAS gemv): four lanes
+                # over cards 0..27, then the last two
+                l0 = l1 = l2 = l3 = 0.0
+                for c in range(0, 28, 4):
+                    if (qm >> c) & 1:
+                        l0 += per[c, o]
+                    if (qm >> (c + 1)) & 1:
+                        l1 += per[c + 1, o]
+                    if (qm >> (c + 2)) & 1:
+                        l2 += per[c + 2, o]
+                    if (qm >> (c + 3)) & 1:
+                        l3 += per[c + 3, o]
+                tail = 0.0
+                for c in range(28, NC):
+                    if (qm >> c) & 1:
+                        tail += per[c, o]
+                v = ((l0 + l2) + (l1 + l3)) + tail
+            else:
+                v = 0.0
+                for c in range(NC):
+                    if (qm >> c) & 1:
+                        v += per[c, o]
+            v = v + _u(s0, off + o * kwidth + j) * 1e-6
+            if v > best:
+                best, bo, bj = v, o, j
+    if ph == TARGET:
+        return A_TARGET + bo
+    return A_QUESTION + qs[bj]
+
+
+# ---- one decision ----------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always", _nrt=False)
+def policy(kind, kp, b, p, nplayers, fl, kwidth, g, pp, loc, qdeck, hist, start, legal, qmask,
+           params, seat_rs, r, nq, qs, size, poss, w, per, cnt):
+    """The action of policy ``kind`` (knobs ``kp``) for game b's mover p, whose seat stream is
+    row r of ``seat_rs`` (advanced by the draws the numpy strategy makes). ``fl`` are the
+    decision kinds of the games this strategy observes in this step; ``kwidth`` (the deducer)
+    the most questions any of them allows."""
+    ph = g[b, PHASE]
+    s0 = seat_rs[r]
+    a = _random_legal(_u(s0, 0), b, legal)    # every act starts with random_legal: one draw
+    off = 1
+    if kind == K_NAIVE:
+        if ph == MELD:
+            a = A_ASK
+            for n in range(NN):
+                if legal[b, A_MELD + n]:
+                    a = A_MELD + n
+                    break
+        if fl[GUESS]:
+            if ph == GUESS:
+                a = _unseen_guess(b, p, nplayers, g, loc, hist, start, np.int64(kp[0]), s0, off)
+            off += NN
+    elif kind == K_COLLECTOR:
+        if ph == MELD:
+            a = _melds(b, p, nplayers, legal, loc, g, params, np.int64(kp[0]), cnt)
+        if fl[TARGET]:
+            if ph == TARGET:
+                best, bo = -1.0, 0
+                for o in range(nplayers - 1):
+                    s = p + o + 1
+                    s = s - nplayers if s >= nplayers else s
+                    v = pp[b, s, HAND_N] + _u(s0, off + o) * 0.5    # obs.hand_size[o + 1]
+                    if v > best:
+                        best, bo = v, o
+                a = A_TARGET + bo
+            off += nplayers - 1
+        if fl[QUESTION]:
+            if ph == QUESTION:
+                _rank_counts(b, p, loc, cnt)
+                best, bq = -np.inf, 0
+                for q in range(N_QUESTIONS):
+                    if legal[b, A_QUESTION + q]:     # obs.allowed at QUESTION
+                        qm = qmask[q]
+                        v = 0.0
+                        for c in range(NC):
+                            # a card neither held nor on the table, by its number's count
+                            if (qm >> c) & 1:
+                                x = loc[b, c]
+                                if x != p and not _on_table(x):
+                                    v += cnt[c % NN]
+                        v = v + _u(s0, off + q) * 0.1
+                        if v > best:
+                            best, bq = v, q
+                a = A_QUESTION + bq
+            off += N_QUESTIONS
+        if fl[PASS] or fl[GIVE]:
+            if ph == PASS or ph == GIVE:
+                a = _fewest_rank_card(b, p, loc, cnt, s0, off)
+            off += NC
+        if fl[GUESS]:
+            if ph == GUESS:
+                a = _unseen_guess(b, p, nplayers, g, loc, hist, start, np.int64(kp[1]), s0, off)
+            off += NN
+    else:  # K_DEDUCER
+        if ph == MELD:
+            a = _melds(b, p, nplayers, legal, loc, g, params, np.int64(kp[2]), cnt)
+        if fl[PASS] or fl[GIVE]:
+            if ph == PASS or ph == GIVE:
+                a = _fewest_rank_card(b, p, loc, cnt, s0, off)
+            off += NC
+        ask = fl[TARGET] or fl[QUESTION]
+        if ph == TARGET or ph == QUESTION or ph == GUESS:
+            a = _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, kwidth,
+                        s0, off, size, poss, w, per, cnt)
+        if ask:
+            off += (nplayers - 1) * kwidth
+    seat_rs[r] = s0 + np.uint64(off) * _GOLDEN
+    return a
+
+
+@njit(cache=True, _nrt=False)
+def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, dr,
+          mover, legal, start, seat_rs, flags, kwidth, qturn, qn, qlist, scratch, size, poss, w,
+          per, cnt, out):
+    """Play every game of the batch to its end, one decision per live game per step as the
+    lockstep loop does. out[0]: decisions; out[1]: 1 + the first game whose policy chose an
+    illegal action (0: none)."""
+    nplayers = params[P_PLAYERS]
+    nk = kinds.shape[0]
+    B = g.shape[0]
+    decisions = 0
+    while True:
+        for k in range(nk):
+            for ph in range(flags.shape[1]):
+                flags[k, ph] = False
+            kwidth[k] = 1
+        live = 0
+        for b in range(B):
+            m = mover[b]
+            if m < 0:
+                continue
+            live += 1
+            k = seating[b, m]
+            ph = g[b, PHASE]
+            flags[k, ph] = True
+            if kinds[k] == K_DEDUCER and (ph == TARGET or ph == QUESTION or ph == PASS or
+                                          ph == GIVE):
+                # obs.allowed of this turn's three flipped cards (obs.flipped), once a turn
+                if qturn[b] != g[b, TURNS]:
+                    i = g[b, QPOS]
+                    qn[b] = _allowed_list(qdeck[b, i], qdeck[b, i + 1], qdeck[b, i + 2],
+                                          scratch, qlist[b])
+                    qturn[b] = g[b, TURNS]
+                kwidth[k] = max(kwidth[k], qn[b])
+        if live == 0:
+            break
+        for b in range(B):
+            m = mover[b]
+            if m < 0:
+                continue
+            k = seating[b, m]
+            a = policy(kinds[k], kp[k], b, m, nplayers, flags[k], kwidth[k], g, pp, loc, qdeck,
+                       hist, start, legal, qmask, params, seat_rs, b * nplayers + m, qn[b],
+                       qlist[b], size, poss, w, per, cnt)
+            if a < 0 or a >= legal.shape[1] or not legal[b, a]:
+                out[1] = b + 1
+                out[0] = decisions
+                return
+            dk.apply_action(b, a, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params,
+                            dr)
+            dk.write_view(b, g, pp, loc, qdeck, params, mover, legal)
+            decisions += 1
+    out[0] = decisions
+
+
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+    """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
+    returns the decisions made. ``seat_rs`` (uint64[B * P], the seats' streams) is advanced in
+    place exactly as the numpy strategies advance it."""
+    kinds = np.array([k for k, _ in policies], np.int64)
+    kp = np.zeros((len(policies), 3), np.float64)
+    for i, (_, knobs) in enumerate(policies):
+        kp[i, :len(knobs)] = knobs
+    B, P = len(state.g), state.n_players
+    out = np.zeros(2, np.int64)
+    _play(np.ascontiguousarray(seating, np.int64), kinds, kp, state.g, state.pp, state.loc,
+          state.qdeck, state.pile, state.hist, state.guess, state.ev, state.rs, dk.QMASK,
+          state.params, state.drama, state.mover, state.legal_, state.start, seat_rs,
+          np.zeros((len(kinds), 8), np.bool_), np.ones(len(kinds), np.int64),
+          np.full(B, -1, np.int64), np.zeros(B, np.int64), np.zeros((B, QMAX), np.int64),
+          np.zeros((1, N_ACTIONS), np.bool_), np.zeros(8, np.int64), np.zeros(NC, np.int64),
+          np.zeros((NC, 8), np.float64), np.zeros((NC, 8), np.float64), np.zeros(NN, np.int64),
+          out)
+    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
+    return int(out[0])
