@@ -9,6 +9,9 @@ the observed games.
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -183,9 +186,27 @@ def leader_offset(obs: Obs, rows: np.ndarray) -> np.ndarray:
     return 1 + np.argmax(key, axis=1)
 
 
-class Collector(Strategy):
-    name = "collector"
+class HerdsStrategy(Strategy):
+    """The shipped heuristics' base: their compiled twins (strategies/_herds_compiled.py) play
+    whole games in one kernel when every seat holds one (``policy()``: a kind and knobs)."""
+
     game = "herds"
+
+    play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
+
+
+def _knobs(*values) -> tuple[float, ...] | None:
+    """The knobs as floats for a twin, or None (no twin: the lockstep path) when one is not a
+    finite number of a size a float holds exactly enough (a NaN or an infinity would meet
+    numpy's NaN rules in ways the twins do not follow)."""
+    out = tuple(float(v) for v in values)
+    if not all(math.isfinite(v) and abs(v) < 1e15 for v in out):
+        return None
+    return out
+
+
+class Collector(HerdsStrategy):
+    name = "collector"
     summary = "keeps runs of one animal, takes or trades for the number that extends them, passes what it values least"
 
     class Params(_Params):
@@ -200,10 +221,14 @@ class Collector(Strategy):
         return choose(obs, legal, card_values, least_valued, left_offset, q.take_at, q.trade_at,
                       q.lay_deck, q.wild_grow, q.lay_min_hand)
 
+    def policy(self):
+        q = self.params
+        knobs = _knobs(q.take_at, q.trade_at, q.lay_deck, q.lay_min_hand, q.wild_grow, 0.0)
+        return None if knobs is None else (K_COLLECTOR, knobs)
 
-class Blocker(Strategy):
+
+class Blocker(HerdsStrategy):
     name = "blocker"
-    game = "herds"
     summary = "plays like the collector but passes the leading opponent cards that grow none of the opponents' herds"
 
     class Params(_Params):
@@ -222,10 +247,14 @@ class Blocker(Strategy):
         return choose(obs, legal, card_values, pass_scores, leader_offset, q.take_at, q.trade_at,
                       q.lay_deck, False, q.lay_min_hand)
 
+    def policy(self):
+        q = self.params
+        knobs = _knobs(q.take_at, q.trade_at, q.lay_deck, q.lay_min_hand, False, q.block)
+        return None if knobs is None else (K_BLOCKER, knobs)
 
-class Sprinter(Strategy):
+
+class Sprinter(HerdsStrategy):
     name = "sprinter"
-    game = "herds"
     summary = "picks the animal it holds the most numbers of and races for its 1-6 herd, laying and growing at once"
 
     class Params(_Params):
@@ -245,6 +274,22 @@ class Sprinter(Strategy):
 
         return choose(obs, legal, values, least_valued, left_offset, q.take_at, q.trade_at,
                       q.lay_deck, q.wild_grow, 0)
+
+    def policy(self):
+        q = self.params
+        knobs = _knobs(q.take_at, q.trade_at, q.lay_deck, 0, q.wild_grow, q.focus_bonus)
+        return None if knobs is None else (K_SPRINTER, knobs)
+
+
+# the compiled twins' kinds (strategies/_herds_compiled.py)
+K_COLLECTOR, K_BLOCKER, K_SPRINTER = range(3)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled():
+    from . import _herds_compiled as mod  # numba: compiled on first use
+
+    return mod
 
 
 STRATEGIES = [Collector, Blocker, Sprinter]

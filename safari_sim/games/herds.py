@@ -799,16 +799,29 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
         g[b, PHASE] = -2
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def apply_action(b, a, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc,
+                 tmp, legal, rs, ev, epts, apts, params, poss, dr):
+    """Game b's player to move takes action a; the game runs on to its next decision, whose
+    mover (g[b, CUR], -1 once it is over) and legal actions (legal[b]) it writes. The one copy
+    of the rules that the batch ``_step`` and the compiled twins' whole-game kernel
+    (strategies/_herds_compiled.py) both call."""
+    _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp, params, ev,
+           poss)
+    for x in range(legal.shape[1]):
+        legal[b, x] = False
+    _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
+             legal, rs, ev, epts, apts, params, poss, dr)
+
+
 @njit(cache=True, _nrt=False)
 def _step(actions, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
           legal, rs, ev, epts, apts, params, poss, dr):
     for b in range(g.shape[0]):
         if g[b, PHASE] == OVER:
             continue
-        _apply(b, actions[b], g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
-               params, ev, poss)
-        _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
-                 legal, rs, ev, epts, apts, params, poss, dr)
+        apply_action(b, actions[b], g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard,
+                     cherd, hc, tmp, legal, rs, ev, epts, apts, params, poss, dr)
 
 
 @njit(cache=True, _nrt=False)

@@ -1,0 +1,301 @@
+"""Herds' shipped strategies as compiled scalar policies, and the kernel that plays whole games
+with them.
+
+Each policy is the numpy strategy of the same name (strategies/herds.py: ``choose`` with its
+``card_values``, pass scores and receiver) written again for ONE game b, and returns the same
+action: tests/test_herds_compiled.py plays the same games both ways and compares them. A table
+where every seat holds one of these plays each game from its deal to its end inside ``_play``; the
+rules are the game module's own ``apply_action`` (no second copy here).
+
+What a twin reads. For speed it reads game b's state arrays directly, but only what the mover's
+observation (``herds.Obs``, built by ``herds._observe``) holds:
+
+- ``zone[b, c] == Z_HAND0 + p`` (p = g[b, CUR], the mover): ``obs.hand`` and ``obs.hand_table``
+  (the mover's own hand); ``obs.hand_sizes[:, 0]`` is its count;
+- ``zone[b, c] == Z_GRASS``: ``obs.grass`` (face up);
+- ``g[b, HN]``, ``hsuit``, ``hown``, ``hlo``, ``hhi`` for herds h < HN: ``obs.herd_suit``,
+  ``obs.herd_side`` (hown == the mover's side), ``obs.herd_lo``/``herd_hi`` and ``obs.want``
+  (the public herds);
+- ``NCARDS - g[b, POS]``: ``obs.deck_left``; ``team_total[b, side]``: ``obs.totals``;
+  ``g[b, PHASE]``: ``obs.kind``; ``params`` (players, teams): ``obs.n_players``, ``obs.teams``;
+- ``legal[b]``: the legal mask the strategy is given.
+
+Never another seat's hand, the deck's order, ``poss`` or the give zone's owner. These policies
+draw nothing from the seats' streams (their numpy ``act`` never touches ``rng``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.games import herds as hg
+from safari_sim.games.herds import (A_CARD0, A_DECK, A_DONE, A_GIVE_DONE, A_GROW0, A_NEW0,
+                                    A_RECV0, A_SWAP0, A_TRADE, CUR, EXPLORER, HN, K_GIVE, K_HERD,
+                                    K_PASS, K_RECV, K_STEP2, K_TAKE, NCARDS, OVER, P_NTEAMS,
+                                    P_PLAYERS, PHASE, POS, Z_GRASS, Z_HAND0)
+
+from .herds import K_BLOCKER, K_COLLECTOR, K_SPRINTER, NEG
+
+# the kernel below inlines the game's rules: recompile it when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (hg.__file__, __file__.replace(
+    "_herds_compiled.py", "herds.py")))
+
+# knob columns of kp[k] (strategies/herds.py, policy())
+KP_TAKE, KP_TRADE, KP_LAY_DECK, KP_LAY_HAND, KP_WILD, KP_EXTRA = range(6)
+NKP = 6  # KP_EXTRA: the blocker's ``block``, the sprinter's ``focus_bonus``
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _argmax(x, n):
+    """np.argmax of x[:n]: the first largest (the first NaN, if any)."""
+    best = 0
+    bv = x[0]
+    if bv != bv:
+        return 0
+    for i in range(1, n):
+        v = x[i]
+        if v != v:
+            return i
+        if v > bv:
+            best, bv = i, v
+    return best
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _first_legal(b, legal):
+    """np.argmax of the legal row: the first legal action."""
+    for a in range(legal.shape[1]):
+        if legal[b, a]:
+            return a
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def _view(b, p, team, g, zone, hsuit, hown, hlo, hhi, ht, want):
+    """The parts of the mover's observation the policies use: ht[36] = obs.hand_table (its own
+    hand by suit * 6 + number - 1), want[2, 36] = obs.want (the ends of the opponents' (0) and
+    its side's (1) herds, from the public herds). Returns obs.hand_sizes[0]."""
+    for i in range(36):
+        ht[i] = 0
+        want[0, i] = False
+        want[1, i] = False
+    z = Z_HAND0 + p
+    n = 0
+    for c in range(NCARDS):
+        if zone[b, c] == z:
+            ht[(c // 12 if c < 60 else EXPLORER) * 6 + c % 6] += 1
+            n += 1
+    for h in range(g[b, HN]):
+        side = 1 if hown[b, h] == team else 0
+        s = hsuit[b, h]
+        if hlo[b, h] > 0:
+            want[side, s * 6 + hlo[b, h] - 1] = True
+        if hhi[b, h] < 5:
+            want[side, s * 6 + hhi[b, h] + 1] = True
+    return n
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _held(ht, s, n):
+    if n < 0 or n > 5:
+        return 0.0
+    return 1.0 if ht[s * 6 + n] > 0 else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def _card_values(ht, want, focus, bonus, table, val):
+    """card_values(obs, rows, focus, focus_bonus) for one game into val[66] (focus < 0: none)."""
+    for s in range(6):
+        for n in range(6):
+            near = 2.0 * (_held(ht, s, n - 1) + _held(ht, s, n + 1)) + _held(ht, s, n - 2) \
+                + _held(ht, s, n + 2)
+            table[s * 6 + n] = near + 3.0 * (1.0 if want[1, s * 6 + n] else 0.0)
+    for c in range(60):
+        val[c] = table[(c // 12) * 6 + c % 6]
+    for n in range(6):
+        wild = 0.0
+        for s in range(5):
+            if want[1, s * 6 + n]:
+                wild = 1.0
+        val[60 + n] = 2.0 + 2.0 * wild + 3.0 * (1.0 if want[1, 30 + n] else 0.0)
+    if focus >= 0:
+        for c in range(NCARDS):
+            s = c // 12 if c < 60 else EXPLORER
+            val[c] = val[c] + bonus * (1.0 if s == focus else 0.0)
+
+
+@njit(cache=True, _nrt=False)
+def _sprint_focus(b, team, g, hsuit, hown, hlo, hhi, ht):
+    """The sprinter's animal: the one with the most numbers held or in its side's herds (the
+    first on ties)."""
+    best, bn = 0, -1
+    for s in range(5):
+        cnt = 0
+        for n in range(6):
+            on = ht[s * 6 + n] > 0
+            if not on:
+                for h in range(g[b, HN]):
+                    if hown[b, h] == team and hsuit[b, h] == s and hlo[b, h] <= n <= hhi[b, h]:
+                        on = True
+                        break
+            if on:
+                cnt += 1
+        if cnt > bn:
+            best, bn = s, cnt
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _pick_cards(b, legal, score, tmp):
+    """A_CARD0 + _pick(score, legal[:, A_CARD0:A_CARD0 + NCARDS])."""
+    for c in range(NCARDS):
+        tmp[c] = score[c] if legal[b, A_CARD0 + c] else NEG
+    return A_CARD0 + _argmax(tmp, NCARDS)
+
+
+@njit(cache=True, _nrt=False)
+def _leader_offset(b, p, g, team_total, params):
+    """leader_offset: the opponent whose side leads (nearest to the left on ties)."""
+    nplayers = params[P_PLAYERS]
+    teams = params[P_NTEAMS] < nplayers
+    best, bv = 1, 0.0
+    for o in range(1, nplayers):
+        if teams and o % 2 != 1:
+            key = NEG
+        else:
+            q = (p + o) % nplayers
+            t = q % 2 if teams else q
+            key = np.float64(team_total[b, t]) * 10 - o * 0.01
+        if o == 1 or key > bv:
+            best, bv = o, key
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, params, ht, want,
+           table, val, tmp):
+    """The action of policy ``kind`` (K_COLLECTOR, K_BLOCKER, K_SPRINTER) with knobs ``kp`` for
+    game b's player to move: ``choose`` of strategies/herds.py for one game."""
+    p = g[b, CUR]
+    ph = g[b, PHASE]
+    nplayers = params[P_PLAYERS]
+    team = p % 2 if params[P_NTEAMS] < nplayers else p
+    nhand = _view(b, p, team, g, zone, hsuit, hown, hlo, hhi, ht, want)
+    if ph == K_HERD:  # swap, then grow, then lay (when the holding knobs allow), then done
+        for e in range(6):
+            if legal[b, A_SWAP0 + e]:
+                return A_SWAP0 + e
+        wild = kp[KP_WILD] != 0.0
+        for h in range(g[b, HN]):
+            s = hsuit[b, h]
+            animal = s < 5
+            lo = hlo[b, h] - 1
+            hi = hhi[b, h] + 1
+            if legal[b, A_GROW0 + 2 * h]:
+                if (animal and lo >= 0 and ht[s * 6 + lo] > 0) or s == EXPLORER or wild:
+                    return A_GROW0 + 2 * h
+            if legal[b, A_GROW0 + 2 * h + 1]:
+                if (animal and hi <= 5 and ht[s * 6 + hi] > 0) or s == EXPLORER or wild:
+                    return A_GROW0 + 2 * h + 1
+        if NCARDS - g[b, POS] <= kp[KP_LAY_DECK] or nhand >= kp[KP_LAY_HAND]:
+            for a in range(A_NEW0, A_GROW0):
+                if legal[b, a]:
+                    return a
+        if legal[b, A_DONE]:
+            return A_DONE
+        return _first_legal(b, legal)
+    if ph == K_RECV:
+        o = _leader_offset(b, p, g, team_total, params) if kind == K_BLOCKER else 1
+        a = A_RECV0 + o - 1
+        return a if legal[b, a] else _first_legal(b, legal)
+    # the card values (steps two and four, the trade)
+    if kind == K_SPRINTER:
+        focus = _sprint_focus(b, team, g, hsuit, hown, hlo, hhi, ht)
+        _card_values(ht, want, focus, kp[KP_EXTRA], table, val)
+    else:
+        _card_values(ht, want, -1, 0.0, table, val)
+    if ph == K_STEP2:
+        z = Z_HAND0 + p
+        for c in range(NCARDS):
+            tmp[c] = val[c] if zone[b, c] == Z_GRASS else NEG
+        best = _argmax(tmp, NCARDS)
+        bv = tmp[best]
+        # a one-for-one trade for the best grassland card: a held card of the same number
+        cheap = np.inf
+        for c in range(best % 6, NCARDS, 6):
+            if zone[b, c] == z and val[c] < cheap:
+                cheap = val[c]
+        trade = legal[b, A_TRADE] and bv >= kp[KP_TRADE] and cheap + 1.0 < bv
+        if trade:
+            return A_TRADE
+        a = A_CARD0 + best if bv >= kp[KP_TAKE] else A_DECK
+        return a if legal[b, a] else _first_legal(b, legal)
+    if ph == K_GIVE:  # the cheapest card, then "trade these" as soon as it can be
+        if legal[b, A_GIVE_DONE]:
+            return A_GIVE_DONE
+        for c in range(NCARDS):
+            table[c] = -val[c]
+        return _pick_cards(b, legal, table, tmp)
+    if ph == K_TAKE:  # the most valuable card that still completes the total
+        return _pick_cards(b, legal, val, tmp)
+    if ph == K_PASS:
+        if kind == K_BLOCKER:  # pass_scores: -val - block * opponent_use
+            block = kp[KP_EXTRA]
+            for c in range(NCARDS):
+                if c < 60:
+                    use = want[0, (c // 12) * 6 + c % 6]
+                else:
+                    use = False
+                    for s in range(6):
+                        if want[0, s * 6 + c - 60]:
+                            use = True
+                table[c] = -val[c] - block * (1.0 if use else 0.0)
+        else:  # least_valued
+            for c in range(NCARDS):
+                table[c] = -val[c]
+        return _pick_cards(b, legal, table, tmp)
+    return _first_legal(b, legal)
+
+
+@njit(cache=True, _nrt=False)
+def _play(seating, kinds, kp, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd,
+          hc, tmp3, legal, rs, ev, epts, apts, params, poss, dr, ht, want, table, val, tmp, out):
+    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
+    whose policy chose an illegal action (0: none)."""
+    decisions = 0
+    nact = legal.shape[1]
+    for b in range(g.shape[0]):
+        while g[b, PHASE] != OVER:  # legal[b] is current (init or the last action wrote it)
+            k = seating[b, g[b, CUR]]
+            a = policy(kinds[k], kp[k], b, g, zone, hsuit, hown, hlo, hhi, team_total, legal,
+                       params, ht, want, table, val, tmp)
+            if a < 0 or a >= nact or not legal[b, a]:
+                out[1] = b + 1
+                out[0] = decisions
+                return
+            hg.apply_action(b, a, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard,
+                            cherd, hc, tmp3, legal, rs, ev, epts, apts, params, poss, dr)
+            decisions += 1
+    out[0] = decisions
+
+
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+    """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
+    returns the decisions made. ``seat_rs`` (the seats' streams) is unused: these policies draw
+    nothing."""
+    kinds = np.array([k for k, _ in policies], np.int64)
+    kp = np.zeros((len(policies), NKP), np.float64)
+    for i, (_, knobs) in enumerate(policies):
+        kp[i, :len(knobs)] = knobs
+    st = state
+    out = np.zeros(2, np.int64)
+    _play(np.ascontiguousarray(seating, np.int64), kinds, kp, st.g, st.pp, st.team_total, st.deck,
+          st.zone, st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc,
+          np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params, st.poss,
+          st.dr, np.zeros(36, np.int64), np.zeros((2, 36), np.bool_), np.zeros(NCARDS, np.float64),
+          np.zeros(NCARDS, np.float64), np.zeros(NCARDS, np.float64), out)
+    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
+    return int(out[0])
