@@ -14,6 +14,7 @@ a card in hand by how far it is from being wanted (the worst ones are the ones t
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -170,9 +171,18 @@ def pick(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 class HiLoStrategy(Strategy):
     """Three decisions, three methods, each on the rows of its kind: ``play``, ``reverse``
-    (True to reverse the matched stack) and ``give`` (an action)."""
+    (True to reverse the matched stack) and ``give`` (an action).
+
+    The shipped ones also have a compiled twin (``policy``: its kind and knobs for
+    ``_hi_lo_hijinks_compiled.policy``), so a table of them plays whole games in one kernel
+    (``play_compiled``); a subclass that overrides ``act`` or one of ``twin_methods`` is played
+    through ``act`` unless it also overrides ``policy``."""
 
     game = "hi_lo_hijinks"
+
+    twin_methods = ("play", "reverse", "give", "_reverse")
+
+    play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
 
     def act(self, obs: Obs, legal: np.ndarray, rng) -> np.ndarray:
         # most decisions are plays: score them on every row (a row of another kind has no
@@ -272,6 +282,11 @@ class Safe(HiLoStrategy):
             return np.full(len(obs.game), 2 * obs.nak + 2)
         return give_worst(obs, legal, np.ones(len(obs.game), np.int64), explorer_first=True)
 
+    def policy(self):
+        p = self.params
+        return _twin(K_SAFE, (p.match_bonus, p.explorer_cost, p.spoil, p.majority, p.reverse,
+                              p.give))
+
 
 class Dumper(HiLoStrategy):
     name = "dumper"
@@ -301,6 +316,11 @@ class Dumper(HiLoStrategy):
         return scored_play(obs, legal, p.match_bonus, p.explorer_cost, True, dumpable,
                            p.worst_at_least, p.dump_explorers, p.spoil)
 
+    def policy(self):
+        p = self.params
+        return _twin(K_DUMPER, (p.max_stack, p.until_deck, p.worst_at_least, p.match_bonus,
+                                p.explorer_cost, p.dump_explorers, p.spoil))
+
 
 class Giver(HiLoStrategy):
     name = "giver"
@@ -323,6 +343,8 @@ class Giver(HiLoStrategy):
         target: str = Field("leader", pattern="^(leader|next)$", description=(
             "who gets the card: 'leader' (best standing now) or 'next' (the player to the left)"))
 
+    twin_methods = HiLoStrategy.twin_methods + ("_target",)
+
     def play(self, obs, legal, rng):
         p = self.params
         return scored_play(obs, legal, p.match_bonus, p.explorer_cost, True, spoil=p.spoil)
@@ -338,6 +360,31 @@ class Giver(HiLoStrategy):
     def give(self, obs, legal, rng):
         p = self.params
         return give_worst(obs, legal, self._target(obs), p.explorer_first, p.at_least)
+
+    def policy(self):
+        p = self.params
+        return _twin(K_GIVER, (p.match_bonus, p.explorer_cost, p.spoil, p.explorer_first,
+                               p.at_least, p.target == "leader"))
+
+
+# compiled twins (strategies/_hi_lo_hijinks_compiled.py): the kind of each shipped heuristic
+K_SAFE, K_DUMPER, K_GIVER = range(3)
+
+
+def _twin(kind: int, knobs: tuple):
+    """(kind, knobs as floats); None (no twin: the lockstep path) when a knob is infinite or
+    NaN, which the compiled scores do not follow the numpy ones through."""
+    knobs = tuple(float(x) for x in knobs)
+    if not all(math.isfinite(x) for x in knobs):
+        return None
+    return kind, knobs
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled():
+    from . import _hi_lo_hijinks_compiled as mod  # numba: compiled on first use
+
+    return mod
 
 
 STRATEGIES = [Safe, Dumper, Giver]

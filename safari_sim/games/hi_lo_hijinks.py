@@ -379,8 +379,9 @@ class View:
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _view(b, g, pp, hand, stack, slen, higher, stype, ptype, pub, kind_total, params,
-          mover, legal, small, deck_left, vhand, board, stack_types, piles, hand_sizes, unseen):
+def write_legal(b, g, hand, params, mover, legal):
+    """Who is to move in game b (-1: over) and the actions legal for them: the part of the view
+    the batch step and the compiled strategies' whole-game kernel both need."""
     nplayers = params[P_PLAYERS]
     nanimals = params[P_ANIMALS]
     values = params[P_VALUES]
@@ -394,9 +395,36 @@ def _view(b, g, pp, hand, stack, slen, higher, stype, ptype, pub, kind_total, pa
         legal[b, a] = False
     if ph == OVER:
         mover[b] = -1
-        p = 0
-    else:
-        mover[b] = p
+        return
+    mover[b] = p
+    if ph == PLAY:
+        for s in range(nanimals):
+            for v in range(values):
+                if hand[b, p, s * values + v] > 0:
+                    legal[b, 2 * s * values + v] = True
+                if hand[b, p, nak + v] > 0:
+                    legal[b, (2 * s + 1) * values + v] = True
+    elif ph == REVERSE:
+        legal[b, keep] = True
+        legal[b, keep + 1] = True
+    elif ph == GIVE:
+        legal[b, keep + 2] = True
+        for k in range(nk):
+            if hand[b, p, k] > 0:
+                for o in range(nplayers - 1):
+                    legal[b, give0 + k * (nplayers - 1) + o] = True
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _view(b, g, pp, hand, stack, slen, higher, stype, ptype, pub, kind_total, params,
+          mover, legal, small, deck_left, vhand, board, stack_types, piles, hand_sizes, unseen):
+    nplayers = params[P_PLAYERS]
+    nanimals = params[P_ANIMALS]
+    values = params[P_VALUES]
+    nk = params[P_K]
+    ph = g[b, PHASE]
+    write_legal(b, g, hand, params, mover, legal)
+    p = 0 if ph == OVER else g[b, CUR]
     small[V_SEAT, b] = p
     small[V_KIND, b] = ph
     h = g[b, HOLDER]
@@ -424,22 +452,6 @@ def _view(b, g, pp, hand, stack, slen, higher, stype, ptype, pub, kind_total, pa
         hand_sizes[b, o] = pp[b, q, HAND_LEN]
         for t in range(nanimals + 1):
             piles[b, o, t] = ptype[b, q, t]
-    if ph == PLAY:
-        for s in range(nanimals):
-            for v in range(values):
-                if hand[b, p, s * values + v] > 0:
-                    legal[b, 2 * s * values + v] = True
-                if hand[b, p, nak + v] > 0:
-                    legal[b, (2 * s + 1) * values + v] = True
-    elif ph == REVERSE:
-        legal[b, keep] = True
-        legal[b, keep + 1] = True
-    elif ph == GIVE:
-        legal[b, keep + 2] = True
-        for k in range(nk):
-            if hand[b, p, k] > 0:
-                for o in range(nplayers - 1):
-                    legal[b, give0 + k * (nplayers - 1) + o] = True
 
 
 @njit(cache=True, _nrt=False)
@@ -481,53 +493,61 @@ def _gift_known(b, p, q, k, g, known, nplayers):
                     known[b, o, p, x] = 0
 
 
-@njit(cache=True, _nrt=False)
-def _step(actions, g, pp, deck, hand, stack, slen, higher, stype, pile, ptype, pub, known, dr,
-          ev, kind_total, params, mover, legal, small, deck_left, vhand, board, stack_types, piles,
-          hand_sizes, unseen):
+@njit(cache=True, inline="always", _nrt=False)
+def apply_action(b, a, g, pp, deck, hand, stack, slen, higher, stype, pile, ptype, pub, known,
+                 dr, ev, params):
+    """Game b's player to move (not over) takes action ``a``: the play, the reversal or the gift,
+    and what follows up to the next decision (the draw, the next player, the end)."""
     nplayers = params[P_PLAYERS]
     values = params[P_VALUES]
     nak = params[P_NAK]
     keep = params[P_KEEP]
     give0 = params[P_GIVE0]
+    ph = g[b, PHASE]
+    p = g[b, CUR]
+    if ph == PLAY:
+        s = a // (2 * values)
+        j = a - s * 2 * values
+        k = s * values + j if j < values else nak + j - values
+        _played_known(b, p, k, known, nplayers)
+        if _play(b, p, k, s, g, pp, hand, stack, slen, higher, stype, pile, ptype, pub,
+                 ev, params):
+            g[b, MSTACK] = s
+            _after_match(b, g, pp, deck, hand, ptype, dr, ev, params, False)
+        else:
+            _finish_turn(b, g, pp, deck, hand, ptype, dr, ev, params)
+    elif ph == REVERSE:
+        if a == keep + 1:
+            s = g[b, MSTACK]
+            higher[b, s] = 1 - higher[b, s]
+            pp[b, p, REVERSALS] += 1
+            log_event(ev, g, NEV, b, E_REVERSE, p, s, higher[b, s], 0, 0)
+        _after_match(b, g, pp, deck, hand, ptype, dr, ev, params, True)
+    else:  # GIVE
+        if a != keep + 2:
+            k = (a - give0) // (nplayers - 1)
+            o = (a - give0) % (nplayers - 1) + 1
+            q = p + o
+            q = q - nplayers if q >= nplayers else q
+            hand[b, p, k] -= 1
+            pp[b, p, HAND_LEN] -= 1
+            hand[b, q, k] += 1
+            pp[b, q, HAND_LEN] += 1
+            pp[b, p, GIVES] += 1
+            pp[b, q, GOT] += 1
+            _gift_known(b, p, q, k, g, known, nplayers)
+            log_event(ev, g, NEV, b, E_GIVE, p, k, q, 0, 0)
+        _finish_turn(b, g, pp, deck, hand, ptype, dr, ev, params)
+
+
+@njit(cache=True, _nrt=False)
+def _step(actions, g, pp, deck, hand, stack, slen, higher, stype, pile, ptype, pub, known, dr,
+          ev, kind_total, params, mover, legal, small, deck_left, vhand, board, stack_types, piles,
+          hand_sizes, unseen):
     for b in range(g.shape[0]):
-        ph = g[b, PHASE]
-        if ph != OVER:
-            a = actions[b]
-            p = g[b, CUR]
-            if ph == PLAY:
-                s = a // (2 * values)
-                j = a - s * 2 * values
-                k = s * values + j if j < values else nak + j - values
-                _played_known(b, p, k, known, nplayers)
-                if _play(b, p, k, s, g, pp, hand, stack, slen, higher, stype, pile, ptype, pub,
-                         ev, params):
-                    g[b, MSTACK] = s
-                    _after_match(b, g, pp, deck, hand, ptype, dr, ev, params, False)
-                else:
-                    _finish_turn(b, g, pp, deck, hand, ptype, dr, ev, params)
-            elif ph == REVERSE:
-                if a == keep + 1:
-                    s = g[b, MSTACK]
-                    higher[b, s] = 1 - higher[b, s]
-                    pp[b, p, REVERSALS] += 1
-                    log_event(ev, g, NEV, b, E_REVERSE, p, s, higher[b, s], 0, 0)
-                _after_match(b, g, pp, deck, hand, ptype, dr, ev, params, True)
-            else:  # GIVE
-                if a != keep + 2:
-                    k = (a - give0) // (nplayers - 1)
-                    o = (a - give0) % (nplayers - 1) + 1
-                    q = p + o
-                    q = q - nplayers if q >= nplayers else q
-                    hand[b, p, k] -= 1
-                    pp[b, p, HAND_LEN] -= 1
-                    hand[b, q, k] += 1
-                    pp[b, q, HAND_LEN] += 1
-                    pp[b, p, GIVES] += 1
-                    pp[b, q, GOT] += 1
-                    _gift_known(b, p, q, k, g, known, nplayers)
-                    log_event(ev, g, NEV, b, E_GIVE, p, k, q, 0, 0)
-                _finish_turn(b, g, pp, deck, hand, ptype, dr, ev, params)
+        if g[b, PHASE] != OVER:
+            apply_action(b, actions[b], g, pp, deck, hand, stack, slen, higher, stype, pile,
+                         ptype, pub, known, dr, ev, params)
         _view(b, g, pp, hand, stack, slen, higher, stype, ptype, pub, kind_total, params,
               mover, legal, small, deck_left, vhand, board, stack_types, piles, hand_sizes, unseen)
 

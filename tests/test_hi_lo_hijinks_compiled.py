@@ -1,0 +1,153 @@
+"""Hi-Lo Hijinks' compiled twins (strategies/_hi_lo_hijinks_compiled.py): the whole-game kernel
+and the lockstep loop play the same games, decision for decision, to the last statistic."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from safari_sim.engine.chance import SeatRandom, game_keys
+from safari_sim.engine.play import _compiled_play, play_batch
+from safari_sim.games import get_game
+from safari_sim.games import hi_lo_hijinks as hl
+from strategies import get_strategy
+from strategies.hi_lo_hijinks import Dumper, Giver, Safe
+
+G = get_game("hi_lo_hijinks")
+
+# the three shipped heuristics at their defaults and with every knob moved off it
+SPECS = [("safe", {}), ("dumper", {}), ("giver", {}),
+         ("safe", {"majority": True, "spoil": 0.5, "explorer_cost": 0.5, "reverse": False}),
+         ("dumper", {"max_stack": 7, "until_deck": 10, "worst_at_least": 2.0,
+                     "dump_explorers": False, "spoil": 0.25, "match_bonus": 1.0,
+                     "explorer_cost": 4.0}),
+         ("giver", {"target": "next", "at_least": 0.0, "explorer_first": False,
+                    "match_bonus": 2.0, "spoil": 1.0, "explorer_cost": 0.0}),
+         ("safe", {"give": False, "match_bonus": 1.0, "spoil": 2.0}),
+         ("giver", {"at_least": 1.0, "spoil": 0.5})]
+
+
+def both_ways(rules, players, strats, seating, keys):
+    """The same games played by the twins and by the lockstep loop; asserts every outcome column
+    and the decision count equal, returns (compiled, lockstep) results."""
+    fast = play_batch(G, rules, players, strats, seating, keys)
+    slow = play_batch(G, rules, players, strats, seating, keys, compiled=False)
+    assert fast.times["observe"] == 0.0 and slow.times["observe"] > 0.0  # the two paths
+    assert fast.decisions == slow.decisions
+    for f in ("score", "turns", "rank", "win"):
+        assert np.array_equal(getattr(fast.outcome, f), getattr(slow.outcome, f)), f
+    assert set(fast.outcome.stats) == set(slow.outcome.stats)
+    for k in slow.outcome.stats:
+        assert np.array_equal(fast.outcome.stats[k], slow.outcome.stats[k], equal_nan=True), k
+    return fast, slow
+
+
+@pytest.mark.parametrize("players,rules", [
+    (2, {}),
+    (3, {}),
+    (4, {}),
+    (3, {"majority_tie": "discard", "explorer_own_type": False, "explorer_points": 6}),
+    (4, {"younger": True, "hand_size": 3}),
+    (2, {"values": 8, "copies": 3, "higher_up_to": 4, "draw_per_turn": 2}),
+    (3, {"reverse_on_match": False, "animals": 4, "values": 5}),
+])
+def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rules):
+    """Mixed tables of the shipped heuristics with their knobs moved: the whole-game kernel
+    and the lockstep loop give the same games, every outcome column, the drama and the
+    decision count; the state they leave is the same too."""
+    strats = [get_strategy(G.id, n)(**p) for n, p in SPECS]
+    assert _compiled_play(strats) is not None
+    B = 240
+    # every strategy meets every other, in every seat
+    seating = (np.arange(players)[None, :] * (1 + np.arange(B)[:, None] // len(SPECS))
+               + np.arange(B)[:, None]) % len(SPECS)
+    r = G.make_rules(rules)
+    keys = game_keys(21, players, B)
+    fast, slow = both_ways(r, players, strats, seating, keys)
+    for f in ("g", "pp", "hand", "pile", "ptype", "slen", "higher", "stype", "known", "dr"):
+        assert np.array_equal(getattr(fast.state, f), getattr(slow.state, f)), f
+    assert np.array_equal(fast.state.view.mover, slow.state.view.mover)
+    assert (fast.state.view.mover == -1).all()
+    # the games went through every decision the twins answer
+    st = slow.outcome.stats
+    assert st["matches"].sum() > 0 and st["stacks_taken"].sum() > 0
+    assert st["explorer_plays"].sum() > 0 or r.younger
+    if r.reverse_on_match:
+        assert st["reversals"].sum() > 0
+    if r.give_on_match and not r.younger:
+        assert st["cards_given"].sum() > 0
+
+
+def test_each_twin_alone_plays_the_same_games():
+    """One heuristic in every seat (the bench's `same` row), each of the three."""
+    for name, params in SPECS[:6]:
+        strats = [get_strategy(G.id, name)(**params)]
+        seating = np.zeros((120, 3), np.int64)
+        keys = game_keys(4, 3, 120)
+        both_ways(G.make_rules(), 3, strats, seating, keys)
+
+
+def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
+    class Greedier(Safe):
+        def play(self, obs, legal, rng):
+            return np.argmax(legal[:, :2 * obs.nak], axis=1)
+
+    class Stubborn(Dumper):
+        def reverse(self, obs):
+            return np.zeros(len(obs.game), bool)
+
+    class Generous(Safe):
+        def give(self, obs, legal, rng):
+            return np.full(len(obs.game), 2 * obs.nak + 2)
+
+    class Mine(Giver):
+        def act(self, obs, legal, rng):
+            return super().act(obs, legal, rng)
+
+    class Aimed(Giver):
+        def _target(self, obs):
+            return np.ones(len(obs.game), np.int64)
+
+    for cls in (Safe, Dumper, Giver):
+        assert cls().compiled_policy() is not None
+    for cls in (Greedier, Stubborn, Generous, Mine, Aimed):
+        assert cls().compiled_policy() is None, cls.__name__
+    assert _compiled_play([Safe(), Greedier()]) is None
+    assert _compiled_play([Safe(), get_strategy(G.id, "random")()]) is None
+    # a knob the twin does not follow: no twin, the lockstep path
+    assert Safe(spoil=float("inf")).compiled_policy() is None
+    assert Giver(match_bonus=float("nan")).compiled_policy() is None
+
+
+def test_a_part_played_batch_is_played_on_by_the_twins():
+    """play_on from a state the lockstep loop has already advanced (as search's play-outs
+    start): the twins take every game on from where it stands."""
+    from safari_sim.engine.play import play_on
+
+    strats = [get_strategy(G.id, n)(**p) for n, p in SPECS[:3]]
+    B, P = 90, 3
+    seating = (np.arange(P)[None, :] + np.arange(B)[:, None]) % 3
+    r = G.make_rules()
+    keys = game_keys(8, P, B)
+    ref = play_batch(G, r, P, strats, seating, keys, compiled=False)
+    st = G.init(r, P, keys.deal)
+    seat_rs = np.ascontiguousarray(keys.seat, dtype=np.uint64).reshape(-1).copy()
+    n = 0
+    for _ in range(17):  # 17 lockstep steps by hand (play_on raises past max_steps)
+        mover = G.to_move(st)
+        obs_rows = np.flatnonzero(mover >= 0)
+        acts = np.zeros(B, np.int64)
+        who = seating[obs_rows, mover[obs_rows]]
+        for k, s in enumerate(strats):
+            idx = obs_rows[who == k]
+            if idx.size:
+                acts[idx] = s.act(G.observe(st, idx).freeze(), G.legal(st)[idx],
+                                  SeatRandom(seat_rs, idx * P + mover[idx]))
+        n += obs_rows.size
+        G.step(st, acts)
+    n += play_on(G, st, strats, seating, seat_rs)
+    out = G.outcome(st)
+    assert n == ref.decisions
+    assert np.array_equal(out.score, ref.outcome.score)
+    assert np.array_equal(out.turns, ref.outcome.turns)
+    assert hl.OVER == 3 and (st.g[:, hl.PHASE] == hl.OVER).all()
