@@ -7,6 +7,8 @@ now), so a strategy scores the candidates and takes the best one.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,9 +37,24 @@ def with_noise(choice: np.ndarray, noise: float, legal: np.ndarray, rng) -> np.n
     return choice
 
 
-class Greedy(Strategy):
-    name = "greedy"
+class SavannahStrategy(Strategy):
+    """The shipped strategies also have compiled twins (``policy``: a kind and knobs for
+    ``_savannah_compiled.policy``), so a table of them plays whole games in one kernel; a
+    subclass that overrides ``act`` is played through ``act`` unless it also overrides
+    ``policy``. With ``noise`` there is no twin: a numpy strategy draws the random move's
+    second number for every observed game when any one of them goes wild, so how many numbers
+    a game's seat stream gives depends on the other games observed with it."""
+
     game = "savannah"
+
+    play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
+
+    def _twin(self, kind: int, knob: float):
+        return None if self.params.noise > 0 else (kind, (float(knob),))
+
+
+class Greedy(SavannahStrategy):
+    name = "greedy"
     summary = "the placement that scores most now; in a claim, keeps the card worth most now"
 
     class Params(_Params):
@@ -51,10 +68,12 @@ class Greedy(Strategy):
         choice = np.argmax(np.where(legal[:, :obs.width], pts, -1), axis=1)
         return with_noise(choice, self.params.noise, legal, rng)
 
+    def policy(self):
+        return self._twin(K_GREEDY, 0.0)
 
-class Cautious(Strategy):
+
+class Cautious(SavannahStrategy):
     name = "cautious"
-    game = "savannah"
     summary = ("points now minus `caution` times the most the next player could score, with a "
                "card this player has not seen, at the spaces this play changes (phase two: on "
                "the board after this play's removals); a claim keeps the card worth most now")
@@ -73,10 +92,12 @@ class Cautious(Strategy):
             value = value - self.params.caution * lookahead.threat(obs) * place[:, None]
         return with_noise(best_of(value, obs), self.params.noise, legal, rng)
 
+    def policy(self):
+        return self._twin(K_CAUTIOUS, self.params.caution)
 
-class SpaceMaker(Strategy):
+
+class SpaceMaker(SavannahStrategy):
     name = "space_maker"
-    game = "savannah"
     summary = ("phase one: points now plus `space_value` for each space anywhere on the table "
                "the play makes unplayable (at its line ends, or wherever its card was the last "
                "copy a space could take; each is a point and a choice of cards); phase two and "
@@ -95,6 +116,19 @@ class SpaceMaker(Strategy):
         if hunt.any() and self.params.space_value > 0:
             value = value + self.params.space_value * lookahead.new_unplayable(obs) * hunt[:, None]
         return with_noise(best_of(value, obs), self.params.noise, legal, rng)
+
+    def policy(self):
+        return self._twin(K_SPACE_MAKER, self.params.space_value)
+
+
+K_GREEDY, K_CAUTIOUS, K_SPACE_MAKER = range(3)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled():
+    from . import _savannah_compiled as mod  # numba: compiled on first use
+
+    return mod
 
 
 STRATEGIES = [Greedy, Cautious, SpaceMaker]

@@ -18,11 +18,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .grid import (BLOCKED, FULL, LOWBIT, POP, SPREAD, allowed, line_code, line_points,
+from .grid import (BLOCKED, FULL, LOWBIT, OPEN, POP, SPREAD, allowed, line_code, line_points,
                    removed_count, scan)
 from .turn import P_LESS, P_LINE, P_REMOVAL, P_S
 
 _BITS = np.int64(1) << np.arange(36, dtype=np.int64)
+_MARK = -3      # an open space listed (new_unplayable_row), while it lists them
 _MAXW = 80      # spaces a phase-two play can change: 1 + 4 per removed card (at most 11 + 1)
 
 
@@ -101,12 +102,17 @@ def _add(spaces, n, e):
     return n + 1
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _empty(v):
+    """An empty cell: 0 on the scratch grid, EMPTY or OPEN (grid.py) on a game's own grid."""
+    return v == 0 or v == OPEN
+
+
 @njit(cache=True, _nrt=False)
-def _reply_after(board, q, c, phase, possible, prm, gone, was, spaces):
-    """Play card c at q on the scratch grid (phase two: with its removals), the most the next
+def _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces):
+    """Play card c at q on grid row b (phase two: with its removals), the most the next
     player could score at a space the play changes, then put the grid back as it was."""
     S = prm[P_S]
-    b = 0
     n_gone = 0
     cr = 0
     cc = 0
@@ -124,6 +130,7 @@ def _reply_after(board, q, c, phase, possible, prm, gone, was, spaces):
                         was[n_gone] = board[b, r]
                         n_gone += 1
                         r += sgn * d
+    at_q = board[b, q]
     board[b, q] = c + 1
     keep = True
     if phase == 2 and n_gone > 0:
@@ -148,7 +155,7 @@ def _reply_after(board, q, c, phase, possible, prm, gone, was, spaces):
     best = 0
     for k in range(n):
         e = spaces[k]
-        if board[b, e] != 0 or not _touches(board, b, e, S):
+        if not _empty(board[b, e]) or not _touches(board, b, e, S):
             continue                    # a card, a face-down card, or touching nothing now
         nr, ar, mr = scan(board, b, e, 1, -1, -1)
         nc, ac, mc = scan(board, b, e, S, -1, -1)
@@ -157,8 +164,117 @@ def _reply_after(board, q, c, phase, possible, prm, gone, was, spaces):
             best = pts
     for k in range(n_gone):
         board[b, gone[k]] = was[k]
-    board[b, q] = 0
+    board[b, q] = at_q
     return best
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _run(board, b, p, d):
+    """The face-up cards from p + d on along d (p excluded): (count, animal bits, number bits,
+    the first space past them)."""
+    n = 0
+    am = np.int64(0)
+    nm = np.int64(0)
+    r = p + d
+    while board[b, r] > 0:
+        v = np.int64(board[b, r]) - 1
+        am |= np.int64(1) << (v // 12)
+        nm |= np.int64(1) << (v % 6)
+        n += 1
+        r += d
+    return n, am, nm, r
+
+
+# q_lines(...) fills qd[k, :] for the 4 directions k (left, right, up, down) from an empty space q
+Q_END, Q_OPEN, Q_SIDE, Q_BEYOND, Q_PERP, Q_BEFORE, Q_LISTED = 0, 1, 2, 5, 8, 11, 12
+Q_WIDTH = 13
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def q_lines(board, b, q, S, qd):
+    """What a play at q changes, for each direction k: the end e of q's run that way (Q_END),
+    whether e is empty (Q_OPEN; else a face-down card: no space), the cards between q and e
+    (Q_SIDE: n, animal bits, number bits), the cards past e (Q_BEYOND), e's other line
+    (Q_PERP), the cards e may take now (Q_BEFORE: its lines without the play) and whether e is
+    an open space now, empty next to a face-up card (Q_LISTED). After a card c goes to q, e's
+    line along k is SIDE(k) + c + SIDE(opposite) + BEYOND(k): the scan of ``_reply_after``
+    and ``_closed`` without walking it for every card."""
+    for k in range(4):
+        d = -1 if k == 0 else (1 if k == 1 else (-S if k == 2 else S))
+        n, am, nm, e = _run(board, b, q, d)
+        qd[k, Q_END] = e
+        qd[k, Q_SIDE] = n
+        qd[k, Q_SIDE + 1] = am
+        qd[k, Q_SIDE + 2] = nm
+        u = _empty(board[b, e])
+        qd[k, Q_OPEN] = u
+        if u:
+            n2, a2, m2, _ = _run(board, b, e, d)
+            qd[k, Q_BEYOND] = n2
+            qd[k, Q_BEYOND + 1] = a2
+            qd[k, Q_BEYOND + 2] = m2
+            n3, a3, m3 = scan(board, b, e, S if k < 2 else 1, -1, -1)
+            qd[k, Q_PERP] = n3
+            qd[k, Q_PERP + 1] = a3
+            qd[k, Q_PERP + 2] = m3
+            qd[k, Q_BEFORE] = (allowed(n + n2, am | a2, nm | m2) & allowed(n3, a3, m3))
+            qd[k, Q_LISTED] = _touches(board, b, e, S)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _along_after(qd, k, a, ni):
+    """e's line along direction k once card (a, ni) is at q (see ``q_lines``)."""
+    o = k ^ 1
+    n = qd[k, Q_SIDE] + qd[o, Q_SIDE] + 1 + qd[k, Q_BEYOND]
+    am = qd[k, Q_SIDE + 1] | qd[o, Q_SIDE + 1] | qd[k, Q_BEYOND + 1] | (np.int64(1) << a)
+    nm = qd[k, Q_SIDE + 2] | qd[o, Q_SIDE + 2] | qd[k, Q_BEYOND + 2] | (np.int64(1) << ni)
+    return n, am, nm
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def threat_one(board, b, q, c, phase, possible, prm, qd, gone, was, spaces):
+    """``_reply_after`` for card c at q, with ``q_lines`` of q in qd: a play that removes
+    nothing (phase one, or a phase-two play touching only on a corner) changes only the ends
+    of q's lines, worked out from qd; a phase-two removal is played in thought on the grid."""
+    a = c // 12
+    ni = c % 6
+    if phase == 2:
+        cr = line_code(qd[0, Q_SIDE] + qd[1, Q_SIDE], qd[0, Q_SIDE + 1] | qd[1, Q_SIDE + 1],
+                       qd[0, Q_SIDE + 2] | qd[1, Q_SIDE + 2], a, ni)
+        cc = line_code(qd[2, Q_SIDE] + qd[3, Q_SIDE], qd[2, Q_SIDE + 1] | qd[3, Q_SIDE + 1],
+                       qd[2, Q_SIDE + 2] | qd[3, Q_SIDE + 2], a, ni)
+        if cr > 0 or cc > 0:
+            return _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces)
+    best = 0
+    for k in range(4):
+        if not qd[k, Q_OPEN]:
+            continue
+        n, am, nm = _along_after(qd, k, a, ni)
+        if k < 2:
+            pts = _best_reply(n, am, nm, qd[k, Q_PERP], qd[k, Q_PERP + 1], qd[k, Q_PERP + 2],
+                              possible, phase, prm)
+        else:
+            pts = _best_reply(qd[k, Q_PERP], qd[k, Q_PERP + 1], qd[k, Q_PERP + 2], n, am, nm,
+                              possible, phase, prm)
+        if pts > best:
+            best = pts
+    return best
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def threat_row(board, b, cells, cards, n_cand, possible, phase, prm, out, gone, was, spaces,
+               qd):
+    """out[j] for the first ``n_cand`` candidates (spaces ``cells``, cards ``cards``) of the
+    table on grid row b: see ``threat``. The grid is left as it was."""
+    S = prm[P_S]
+    last = -1
+    for j in range(n_cand):
+        q = np.int64(cells[j])
+        if q != last:
+            q_lines(board, b, q, S, qd)
+            last = q
+        out[j] = threat_one(board, b, q, np.int64(cards[j]), phase, possible, prm, qd, gone,
+                            was, spaces)
 
 
 @njit(cache=True)
@@ -167,78 +283,126 @@ def _threat(board, up_pos, up_card, fd_pos, cand_cell, cand_card, n_cand, possib
     gone = np.zeros(16, np.int64)
     was = np.zeros(16, np.int8)
     spaces = np.zeros(_MAXW, np.int64)
+    qd = np.zeros((4, Q_WIDTH), np.int64)
     for i in range(n_cand.shape[0]):
         _lay(board, up_pos, up_card, fd_pos, i, True)
-        for j in range(n_cand[i]):
-            out[i, j] = _reply_after(board, np.int64(cand_cell[i, j]), np.int64(cand_card[i, j]),
-                                     phase[i], possible[i], prm, gone, was, spaces)
+        threat_row(board, 0, cand_cell[i], cand_card[i], n_cand[i], possible[i], phase[i], prm,
+                   out[i], gone, was, spaces, qd)
         _lay(board, up_pos, up_card, fd_pos, i, False)
 
 
 @njit(cache=True, _nrt=False)
-def _closed(board, e, vp, vc, avail, S):
+def _closed(board, b, e, vp, vc, avail, S):
     """Whether space e takes no card of the types in ``avail`` (with card vc at vp in thought)."""
-    nr, ar, mr = scan(board, 0, e, 1, vp, vc)
-    nc, ac, mc = scan(board, 0, e, S, vp, vc)
+    nr, ar, mr = scan(board, b, e, 1, vp, vc)
+    nc, ac, mc = scan(board, b, e, S, vp, vc)
     return (allowed(nr, ar, mr) & allowed(nc, ac, mc) & avail) == 0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _single(x):
+    """The type t if x is the one bit 1 << t, else -1."""
+    if x == 0 or (x & (x - 1)) != 0:
+        return -1
+    t = 0
+    while (x >> t) & 1 == 0:
+        t += 1
+    return t
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def new_unplayable_row(board, b, ups, n_up, cells, cards, n_cand, avail, last_copy, prm, out,
+                       opens, was, only, qd):
+    """out[j] for the first ``n_cand`` candidates of the table on grid row b, whose face-up
+    cards lie at ``ups[:n_up]``: see ``new_unplayable``. The grid is left as it was.
+
+    A space closes at an end of the play's lines when its lines with the card no longer take
+    an available card type (``q_lines``); elsewhere, when the card is the last copy of its type
+    t not face up, wherever t was the only available type a space could take: ``only[t]``
+    counts those open spaces once for every candidate (less q and the ends, counted above)."""
+    S = prm[P_S]
+    # the open spaces: empty cells next to a face-up card (marked while listed)
+    n_open = 0
+    for k in range(n_up):
+        for dy in range(-S, S + 1, S):
+            for dx in range(-1, 2):
+                e = ups[k] + dy + dx
+                v = board[b, e]
+                if _empty(v):
+                    board[b, e] = _MARK
+                    opens[n_open] = e
+                    was[n_open] = v
+                    n_open += 1
+    for k in range(n_open):
+        board[b, opens[k]] = was[k]
+    for t in range(36):
+        only[t] = 0
+    for m in range(n_open):
+        e = opens[m]
+        t = _single(_allowed_now(board, b, e, S) & avail)
+        if t >= 0:
+            only[t] += 1
+    last = -1
+    q_only = -1
+    for j in range(n_cand):
+        q = np.int64(cells[j])
+        c = np.int64(cards[j])
+        if q != last:
+            q_lines(board, b, q, S, qd)
+            last = q
+            q_only = -1
+            if _empty(board[b, q]) and _touches(board, b, q, S):
+                q_only = _single(avail & allowed(
+                    qd[0, Q_SIDE] + qd[1, Q_SIDE], qd[0, Q_SIDE + 1] | qd[1, Q_SIDE + 1],
+                    qd[0, Q_SIDE + 2] | qd[1, Q_SIDE + 2]) & allowed(
+                    qd[2, Q_SIDE] + qd[3, Q_SIDE], qd[2, Q_SIDE + 1] | qd[3, Q_SIDE + 1],
+                    qd[2, Q_SIDE + 2] | qd[3, Q_SIDE + 2]))
+        a = c // 12
+        ni = c % 6
+        t = a * 6 + ni
+        after = avail
+        if last_copy[t]:
+            after &= ~(np.int64(1) << t)    # every copy of it face up once it is played
+        k = 0
+        for z in range(4):
+            if not qd[z, Q_OPEN] or (qd[z, Q_BEFORE] & avail) == 0:
+                continue
+            n, am, nm = _along_after(qd, z, a, ni)
+            if (allowed(n, am, nm) & allowed(qd[z, Q_PERP], qd[z, Q_PERP + 1],
+                                             qd[z, Q_PERP + 2]) & after) == 0:
+                k += 1
+        if after != avail:
+            # its lines unchanged, a space may still have needed this very card type
+            k += only[t]
+            if q_only == t:
+                k -= 1
+            for z in range(4):
+                if qd[z, Q_OPEN] and qd[z, Q_LISTED] and _single(qd[z, Q_BEFORE] & avail) == t:
+                    k -= 1
+        out[j] = k
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _allowed_now(board, b, e, S):
+    nr, ar, mr = scan(board, b, e, 1, -1, -1)
+    nc, ac, mc = scan(board, b, e, S, -1, -1)
+    return allowed(nr, ar, mr) & allowed(nc, ac, mc)
 
 
 @njit(cache=True)
 def _new_unplayable(board, up_pos, up_card, fd_pos, cand_cell, cand_card, n_cand, avail,
                     last_copy, prm, out):
-    S = prm[P_S]
-    b = 0
     opens = np.zeros(8 * up_pos.shape[1], np.int64)
-    ends = np.zeros(4, np.int64)
+    was = np.zeros(8 * up_pos.shape[1], np.int8)
+    only = np.zeros(36, np.int64)
+    qd = np.zeros((4, Q_WIDTH), np.int64)
     for i in range(n_cand.shape[0]):
         _lay(board, up_pos, up_card, fd_pos, i, True)
-        # the open spaces: empty cells next to a face-up card (marked while listed)
-        n_open = 0
-        for k in range(up_pos.shape[1]):
-            if up_pos[i, k] < 0:
-                break
-            for dy in range(-S, S + 1, S):
-                for dx in range(-1, 2):
-                    e = up_pos[i, k] + dy + dx
-                    if board[b, e] == 0:
-                        board[b, e] = -2
-                        opens[n_open] = e
-                        n_open += 1
-        for k in range(n_open):
-            board[b, opens[k]] = 0
-        for j in range(n_cand[i]):
-            q = np.int64(cand_cell[i, j])
-            c = np.int64(cand_card[i, j])
-            t = (c // 12) * 6 + c % 6
-            after = avail[i]
-            if last_copy[i, t]:
-                after &= ~(np.int64(1) << t)    # every copy of it face up once it is played
-            k = 0
-            n_ends = 0
-            for d in (-1, 1, -S, S):
-                e = _line_end(board, b, q, d)
-                if board[b, e] == BLOCKED:
-                    continue
-                ends[n_ends] = e
-                n_ends += 1
-                if not _closed(board, e, -1, -1, avail[i], S) and _closed(board, e, q, c, after, S):
-                    k += 1
-            if after != avail[i]:
-                # its lines unchanged, a space may still have needed this very card type
-                for m in range(n_open):
-                    e = opens[m]
-                    if e == q:
-                        continue
-                    skip = False
-                    for z in range(n_ends):
-                        if ends[z] == e:
-                            skip = True
-                    if skip:
-                        continue
-                    if not _closed(board, e, -1, -1, avail[i], S) and _closed(board, e, -1, -1,
-                                                                               after, S):
-                        k += 1
-            out[i, j] = k
+        n_up = 0
+        while n_up < up_pos.shape[1] and up_pos[i, n_up] >= 0:
+            n_up += 1
+        new_unplayable_row(board, 0, up_pos[i], n_up, cand_cell[i], cand_card[i], n_cand[i],
+                           avail[i], last_copy[i], prm, out[i], opens, was, only, qd)
         _lay(board, up_pos, up_card, fd_pos, i, False)
 
 

@@ -513,49 +513,59 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
                cand_pts, legal, prm)
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def apply_action(b, a, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
+                 fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
+                 cand_cell, cand_pts, legal, ev, rs, prm, dr):
+    """Game b's player to move takes candidate ``a``; everything up to the next decision (or the
+    end) is resolved and its candidates listed. The one copy of the rules: the batch step kernel
+    and the compiled strategies' whole-game kernel both call it."""
+    S = prm[P_S]
+    p = g[b, CUR]
+    if g[b, KIND] == PLACE:
+        q = cand_cell[b, a]
+        _place(b, cand_slot[b, a], q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc,
+               score, ev, prm)
+        if g[b, PHASE] == ONE:
+            g[b, N_UNPL] = find_unplayable(b, g, board, up_pos, up_count, copies, fd_card,
+                                           fd_owner, fr, sc, unpl, prm)
+            g[b, I_UNPL] = 0
+    else:
+        # the claim's choice: the kept card goes back on top of the 1st pile, the other
+        # face down into the unplayable space
+        q = unpl[b, g[b, I_UNPL]]
+        kept = g[b, KEEP1 + a]
+        buried = g[b, KEEP2 - a]
+        pile1[b, g[b, N1] - 1] = kept
+        _block(b, q, g, board, fr, sc, prm)
+        fd_pos[b, g[b, N_FD]] = q
+        fd_card[b, g[b, N_FD]] = buried
+        fd_owner[b, g[b, N_FD]] = p
+        g[b, N_FD] += 1
+        g[b, I_UNPL] += 1
+        o = prm[P_ORIGIN]
+        log_event(ev, g, NEV, b, E_CLAIM, p, q // S - o // S, q % S - o % S, kept, buried,
+                  prm[P_CLAIM])
+        if prm[P_BURIED] != BURIED_NONE:
+            # the card just buried counts as on the table: look again (the spaces already
+            # claimed are filled, so the list holds the ones still to claim)
+            g[b, N_UNPL] = find_unplayable(b, g, board, up_pos, up_count, copies, fd_card,
+                                           fd_owner, fr, sc, unpl, prm)
+            g[b, I_UNPL] = 0
+    _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
+             fd_card, score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts,
+             legal, ev, rs, prm, dr)
+
+
 @njit(cache=True, _nrt=False)
 def step_kernel(actions, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
                 fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
                 cand_cell, cand_pts, legal, ev, rs, prm, dr):
-    S = prm[P_S]
     for b in range(g.shape[0]):
-        if g[b, PHASE] == OVER:
-            continue
-        a = actions[b]
-        p = g[b, CUR]
-        if g[b, KIND] == PLACE:
-            q = cand_cell[b, a]
-            _place(b, cand_slot[b, a], q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc,
-                   score, ev, prm)
-            if g[b, PHASE] == ONE:
-                g[b, N_UNPL] = find_unplayable(b, g, board, up_pos, up_count, copies, fd_card,
-                                               fd_owner, fr, sc, unpl, prm)
-                g[b, I_UNPL] = 0
-        else:
-            # the claim's choice: the kept card goes back on top of the 1st pile, the other
-            # face down into the unplayable space
-            q = unpl[b, g[b, I_UNPL]]
-            kept = g[b, KEEP1 + a]
-            buried = g[b, KEEP2 - a]
-            pile1[b, g[b, N1] - 1] = kept
-            _block(b, q, g, board, fr, sc, prm)
-            fd_pos[b, g[b, N_FD]] = q
-            fd_card[b, g[b, N_FD]] = buried
-            fd_owner[b, g[b, N_FD]] = p
-            g[b, N_FD] += 1
-            g[b, I_UNPL] += 1
-            o = prm[P_ORIGIN]
-            log_event(ev, g, NEV, b, E_CLAIM, p, q // S - o // S, q % S - o % S, kept, buried,
-                      prm[P_CLAIM])
-            if prm[P_BURIED] != BURIED_NONE:
-                # the card just buried counts as on the table: look again (the spaces already
-                # claimed are filled, so the list holds the ones still to claim)
-                g[b, N_UNPL] = find_unplayable(b, g, board, up_pos, up_count, copies, fd_card,
-                                               fd_owner, fr, sc, unpl, prm)
-                g[b, I_UNPL] = 0
-        _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, fd_pos,
-                 fd_card, score, claims, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts,
-                 legal, ev, rs, prm, dr)
+        if g[b, PHASE] != OVER:
+            apply_action(b, actions[b], g, board, up_pos, up_count, copies, hand, hand_n, pile1,
+                         pile2, fd_pos, fd_card, fd_owner, box, score, claims, unpl, fr, sc,
+                         cand_slot, cand_card, cand_cell, cand_pts, legal, ev, rs, prm, dr)
 
 
 @njit(cache=True, _nrt=False)

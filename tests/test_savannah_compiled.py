@@ -1,0 +1,95 @@
+"""Savannah's compiled twins (strategies/_savannah_compiled.py): the same games as the numpy
+strategies through the lockstep loop, bit for bit, and no twin where a strategy was changed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from safari_sim.engine.chance import game_keys
+from safari_sim.engine.play import _compiled_play, play_batch
+from safari_sim.games import get_game
+from strategies import get_strategy
+
+G = get_game("savannah")
+
+SPECS = [("greedy", {}), ("cautious", {"caution": 0.9}), ("space_maker", {"space_value": 2.5}),
+         ("cautious", {}), ("space_maker", {"space_value": 0.4}), ("cautious", {"caution": 3.0})]
+
+
+@pytest.mark.parametrize("players,rules", [
+    (2, {}), (3, {}),
+    (2, {"buried_on_table": "own", "max_claims": 1}),
+    (3, {"touch_face_down": False, "opening_draw": True, "line_point": 2,
+         "buried_on_table": "all"}),
+    (3, {"explorer_cards": False, "hand_size": 4, "all_different_less": 0, "removal_point": 2}),
+])
+def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rules):
+    """The three shipped heuristics, mixed at one table with their knobs moved: the whole-game
+    kernel and the lockstep loop give the same games, to the last statistic."""
+    strats = [get_strategy(G.id, n)(**p) for n, p in SPECS]
+    B = 120
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(strats)
+    r = G.make_rules(rules)
+    assert _compiled_play(strats) is not None
+    fast = play_batch(G, r, players, strats, seating, game_keys(5, players, B))
+    assert fast.times["observe"] == 0.0 and fast.times["strategies"] == 0.0   # the kernel ran
+    slow = play_batch(G, r, players, strats, seating, game_keys(5, players, B), compiled=False)
+    assert fast.decisions == slow.decisions
+    assert np.array_equal(fast.outcome.score, slow.outcome.score)
+    assert np.array_equal(fast.outcome.turns, slow.outcome.turns)
+    assert set(fast.outcome.stats) == set(slow.outcome.stats)
+    for k in slow.outcome.stats:
+        assert np.array_equal(fast.outcome.stats[k], slow.outcome.stats[k], equal_nan=True), k
+    assert np.array_equal(fast.state.dr, slow.state.dr)
+    assert np.array_equal(fast.state.board, slow.state.board)
+    assert slow.outcome.stats["unplayable_found"].sum() > 0
+    assert slow.outcome.stats["lead_changes"].sum() > 0
+
+
+def test_the_twins_choose_differently_from_each_other():
+    """Each twin's knob matters (a twin that ignored it would still match a table of defaults)."""
+    B, P = 60, 3
+    r = G.make_rules()
+    scores = {}
+    for name, knob, values in (("cautious", "caution", (0.0, 0.6, 3.0)),
+                               ("space_maker", "space_value", (0.0, 1.5, 6.0))):
+        for v in values:
+            s = [get_strategy(G.id, name)(**{knob: v})]
+            res = play_batch(G, r, P, s, np.zeros((B, P), int), game_keys(3, P, B))
+            scores[name, v] = res.outcome.score
+    greedy = play_batch(G, r, P, [get_strategy(G.id, "greedy")()], np.zeros((B, P), int),
+                        game_keys(3, P, B)).outcome.score
+    assert np.array_equal(scores["cautious", 0.0], greedy)
+    assert np.array_equal(scores["space_maker", 0.0], greedy)
+    for name, a, b in (("cautious", 0.6, 3.0), ("space_maker", 1.5, 6.0)):
+        assert not np.array_equal(scores[name, a], greedy)
+        assert not np.array_equal(scores[name, a], scores[name, b])
+
+
+def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
+    from strategies.savannah import Cautious, Greedy
+
+    class Lazy(Greedy):
+        def act(self, obs, legal, rng):
+            return np.zeros(len(obs.game), np.int64)
+
+    class Own(Cautious):
+        def act(self, obs, legal, rng):
+            return super().act(obs, legal, rng)
+
+        def policy(self):
+            return super().policy()
+
+    assert Greedy().compiled_policy() is not None
+    assert Lazy().compiled_policy() is None
+    assert Own().compiled_policy() is not None   # it says its twin still holds
+    assert _compiled_play([Greedy(), Lazy()]) is None
+    assert _compiled_play([Greedy(), get_strategy(G.id, "random")()]) is None
+    # noise: the numpy strategy's draws depend on the other games it observes, so no twin
+    assert Greedy(noise=0.1).compiled_policy() is None
+    assert _compiled_play([Greedy(), Cautious(noise=0.2)]) is None
+    B, P = 30, 2
+    res = play_batch(G, G.make_rules(), P, [Lazy(), Greedy()], np.tile([0, 1], (B, 1)),
+                     game_keys(1, P, B))
+    assert res.times["strategies"] > 0          # played through act
