@@ -10,6 +10,8 @@ player, index o the player o seats to the left.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -110,9 +112,30 @@ def decide(obs: Obs, legal: np.ndarray, view: View, score: np.ndarray,
                                                  np.where(kind == PLACE, place, first_slot(legal))))
 
 
-class ThresholdReplacer(Strategy):
-    name = "threshold"
+class PaperSafariStrategy(Strategy):
+    """The shipped heuristics' base. Each also has a compiled twin (``policy()``: its number
+    and knobs for ``strategies/_paper_safari_compiled.py``), so a table of them plays whole
+    matches in one kernel; a subclass that overrides ``act`` is played through ``act`` unless it
+    also overrides ``policy``."""
+
     game = "paper_safari"
+
+    play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
+
+    def knobs(self) -> tuple[float, ...]:
+        """keep_below, safari_worth, patience: the knobs every twin reads."""
+        p = self.params
+        return (p.keep_below, p.safari_worth, p.patience)
+
+    def twin_ok(self) -> bool:
+        """The twin's average of the unseen cards is exact (bit for bit the numpy one) when a
+        Safari's planned worth is a multiple of 2**-20 (see the compiled module)."""
+        w = float(self.params.safari_worth) * 2.0 ** 20
+        return abs(w) <= 2.0 ** 36 and w == int(w)
+
+
+class ThresholdReplacer(PaperSafariStrategy):
+    name = "threshold"
     summary = ("keeps a drawn card worth less than `keep_below` and puts it where it saves the "
                "most; takes the discard on the same rule; throws the rest away")
 
@@ -123,10 +146,12 @@ class ThresholdReplacer(Strategy):
         d, _ = view.delta(view.card_value)
         return decide(obs, legal, view, d, view.card_value < view.keep_below)
 
+    def policy(self):
+        return (K_THRESHOLD, self.knobs()) if self.twin_ok() else None
 
-class ColumnMatcher(Strategy):
+
+class ColumnMatcher(PaperSafariStrategy):
     name = "column_matcher"
-    game = "paper_safari"
     summary = ("builds equal columns: takes or keeps a card that makes a new equal column with a "
                "known card (worth `match_bonus` extra), else plays like the threshold replacer")
 
@@ -143,10 +168,13 @@ class ColumnMatcher(Strategy):
         want = (view.card_value < view.keep_below) | match.any(axis=1)
         return decide(obs, legal, view, score, want)
 
+    def policy(self):
+        return (K_COLUMN_MATCHER, self.knobs() + (self.params.match_bonus,)) \
+            if self.twin_ok() else None
 
-class Closer(Strategy):
+
+class Closer(PaperSafariStrategy):
     name = "closer"
-    game = "paper_safari"
     summary = ("threshold replacer that turns up its last face-down card (ending the round) only "
                "when its score with that card beats every opponent's expected score by `margin`; "
                "when ahead, keeps any card that helps and pays up to `rush` to turn a card up")
@@ -172,6 +200,20 @@ class Closer(Strategy):
         score = np.where(finish & ~wins, np.inf,
                          d - (self.params.rush * ahead)[:, None] * view.face_down)
         return decide(obs, legal, view, score, (view.card_value < view.keep_below) | ahead)
+
+    def policy(self):
+        return (K_CLOSER, self.knobs() + (self.params.margin, self.params.rush)) \
+            if self.twin_ok() else None
+
+
+K_THRESHOLD, K_COLUMN_MATCHER, K_CLOSER = range(3)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled():
+    from . import _paper_safari_compiled as mod  # numba: compiled on first use
+
+    return mod
 
 
 STRATEGIES = [ThresholdReplacer, ColumnMatcher, Closer]

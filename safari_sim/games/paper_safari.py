@@ -521,101 +521,138 @@ def _init(g, pp, grid, up, known, deck, disc, base, rs, ev, params):
         _start_round(b, 0, g, grid, up, known, deck, disc, base, rs, ev, params)
 
 
-@njit(cache=True)
-def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params, dr):
+@njit(cache=True, inline="always")
+def apply_action(b, a, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params, dr):
+    """Action ``a`` of the player to move in game b (not over). The one copy of the rules of a
+    decision: the batch ``_step`` and the compiled twins' whole-game kernel
+    (strategies/_paper_safari_compiled.py) both call it."""
     nplayers = params[P_PLAYERS]
     nslots = params[P_SLOTS]
-    for b in range(g.shape[0]):
-        phase = g[b, PHASE]
-        if phase == OVER:
-            continue
-        a = actions[b]
-        p = g[b, CUR]
-        if phase == REVEAL:
-            # Setup: each player in turn chooses a card of their own and turns it face up
-            k = a - SLOT0
-            up[b, p, k] = True
-            known[b, p, k] = True
-            log_event(ev, g, NEV, b, E_REVEAL, p, k, grid[b, p, k], 0, 0)
-            g[b, REVEAL_K] += 1
-            rk = g[b, REVEAL_K]
-            if rk >= nplayers * params[P_FACEUP]:
-                g[b, CUR] = g[b, FIRST]
-                _begin_turn(b, g, deck, disc, rs, ev)
-            else:
-                g[b, CUR] = (g[b, FIRST] + rk // params[P_FACEUP]) % nplayers
-        elif phase == DRAW:
-            if a == DECK:
-                n = g[b, DECK_N] - 1
-                card = deck[b, n]
-                g[b, DECK_N] = n
-                g[b, FROM_DECK] = 1
-            else:
-                n = g[b, DISC_N] - 1
-                card = disc[b, n]
-                g[b, DISC_N] = n
-                g[b, FROM_DECK] = 0
-                pp[b, p, TAKEN] += 1
-            g[b, HELD] = card
-            g[b, PEEKED] = 0
-            log_event(ev, g, NEV, b, E_DRAW, p, card, g[b, FROM_DECK], 0, 0)
-            # Elephant: its drawer may look at a face-down card of their own (if any is left)
-            if card == params[P_ELEPHANT] and not _all_up(b, p, up, nslots):
-                g[b, PHASE] = PEEK
-            else:
-                g[b, PHASE] = PLACE
-        elif phase == PEEK:
-            if a == NO_PEEK:
-                log_event(ev, g, NEV, b, E_NO_PEEK, p, 0, 0, 0, 0)
-            else:
-                k = a - SLOT0
-                known[b, p, k] = True
-                g[b, PEEKED] = 1
-                pp[b, p, PEEKS] += 1
-                log_event(ev, g, NEV, b, E_PEEK, p, k, grid[b, p, k], 0, 0)
+    phase = g[b, PHASE]
+    p = g[b, CUR]
+    if phase == REVEAL:
+        # Setup: each player in turn chooses a card of their own and turns it face up
+        k = a - SLOT0
+        up[b, p, k] = True
+        known[b, p, k] = True
+        log_event(ev, g, NEV, b, E_REVEAL, p, k, grid[b, p, k], 0, 0)
+        g[b, REVEAL_K] += 1
+        rk = g[b, REVEAL_K]
+        if rk >= nplayers * params[P_FACEUP]:
+            g[b, CUR] = g[b, FIRST]
+            _begin_turn(b, g, deck, disc, rs, ev)
+        else:
+            g[b, CUR] = (g[b, FIRST] + rk // params[P_FACEUP]) % nplayers
+    elif phase == DRAW:
+        if a == DECK:
+            n = g[b, DECK_N] - 1
+            card = deck[b, n]
+            g[b, DECK_N] = n
+            g[b, FROM_DECK] = 1
+        else:
+            n = g[b, DISC_N] - 1
+            card = disc[b, n]
+            g[b, DISC_N] = n
+            g[b, FROM_DECK] = 0
+            pp[b, p, TAKEN] += 1
+        g[b, HELD] = card
+        g[b, PEEKED] = 0
+        log_event(ev, g, NEV, b, E_DRAW, p, card, g[b, FROM_DECK], 0, 0)
+        # Elephant: its drawer may look at a face-down card of their own (if any is left)
+        if card == params[P_ELEPHANT] and not _all_up(b, p, up, nslots):
+            g[b, PHASE] = PEEK
+        else:
             g[b, PHASE] = PLACE
-        else:  # PLACE
-            card = g[b, HELD]
-            g[b, HELD] = -1
-            if a == DISCARD:
-                disc[b, g[b, DISC_N]] = card
-                g[b, DISC_N] += 1
-                log_event(ev, g, NEV, b, E_DISCARD, p, card, 0, 0, 0)
-            elif card == params[P_TARZAN]:
-                _tarzan_chain(b, p, a - SLOT0, g, grid, up, known, disc, ev, params)
-            else:
-                k = a - SLOT0
-                old = _place(b, p, k, card, grid, up, known)
-                disc[b, g[b, DISC_N]] = old
-                g[b, DISC_N] += 1
-                log_event(ev, g, NEV, b, E_EXCHANGE, p, k, card, old, 0)
-            _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params,
-                      dr)
+    elif phase == PEEK:
+        if a == NO_PEEK:
+            log_event(ev, g, NEV, b, E_NO_PEEK, p, 0, 0, 0, 0)
+        else:
+            k = a - SLOT0
+            known[b, p, k] = True
+            g[b, PEEKED] = 1
+            pp[b, p, PEEKS] += 1
+            log_event(ev, g, NEV, b, E_PEEK, p, k, grid[b, p, k], 0, 0)
+        g[b, PHASE] = PLACE
+    else:  # PLACE
+        card = g[b, HELD]
+        g[b, HELD] = -1
+        if a == DISCARD:
+            disc[b, g[b, DISC_N]] = card
+            g[b, DISC_N] += 1
+            log_event(ev, g, NEV, b, E_DISCARD, p, card, 0, 0, 0)
+        elif card == params[P_TARZAN]:
+            _tarzan_chain(b, p, a - SLOT0, g, grid, up, known, disc, ev, params)
+        else:
+            k = a - SLOT0
+            old = _place(b, p, k, card, grid, up, known)
+            disc[b, g[b, DISC_N]] = old
+            g[b, DISC_N] += 1
+            log_event(ev, g, NEV, b, E_EXCHANGE, p, k, card, old, 0)
+        _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params, dr)
+
+
+@njit(cache=True)
+def _step(actions, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params, dr):
+    for b in range(g.shape[0]):
+        if g[b, PHASE] != OVER:
+            apply_action(b, actions[b], g, pp, grid, up, known, deck, disc, base, card_value, rs,
+                         ev, params, dr)
+
+
+@njit(cache=True, inline="always")
+def write_legal(b, g, up, params, out):
+    """The legal actions of game b's player to move into ``out`` (bool[n_actions]; all False
+    once the game is over)."""
+    nslots = params[P_SLOTS]
+    for i in range(out.shape[0]):
+        out[i] = False
+    ph = g[b, PHASE]
+    p = g[b, CUR]
+    if ph == REVEAL or ph == PEEK:
+        for k in range(nslots):
+            out[SLOT0 + k] = not up[b, p, k]
+        if ph == PEEK:
+            out[NO_PEEK] = True
+    elif ph == DRAW:
+        out[DECK] = g[b, DECK_N] > 0
+        out[TAKE] = g[b, DISC_N] > 0
+    elif ph == PLACE:
+        for k in range(nslots):
+            out[SLOT0 + k] = True
+        # only a card from the deck may be thrown away: not Tarzan, not after an Elephant look
+        out[DISCARD] = (g[b, FROM_DECK] == 1 and g[b, HELD] != params[P_TARZAN]
+                        and g[b, PEEKED] == 0)
 
 
 @njit(cache=True)
 def _legal(g, up, params, nactions):
     nb = g.shape[0]
-    nslots = params[P_SLOTS]
     out = np.zeros((nb, nactions), dtype=np.bool_)
     for b in range(nb):
-        ph = g[b, PHASE]
-        p = g[b, CUR]
-        if ph == REVEAL or ph == PEEK:
-            for k in range(nslots):
-                out[b, SLOT0 + k] = not up[b, p, k]
-            if ph == PEEK:
-                out[b, NO_PEEK] = True
-        elif ph == DRAW:
-            out[b, DECK] = g[b, DECK_N] > 0
-            out[b, TAKE] = g[b, DISC_N] > 0
-        elif ph == PLACE:
-            for k in range(nslots):
-                out[b, SLOT0 + k] = True
-            # only a card from the deck may be thrown away: not Tarzan, not after an Elephant look
-            out[b, DISCARD] = (g[b, FROM_DECK] == 1 and g[b, HELD] != params[P_TARZAN]
-                               and g[b, PEEKED] == 0)
+        write_legal(b, g, up, params, out[b])
     return out
+
+
+@njit(cache=True, inline="always")
+def seen_total(seen, card_value, rows, cols, eq):
+    """What the seen cards of one grid (types by slot, -1 unseen) add up to, equal seen cards of
+    a column counting 0 (``eq``: see ``_eq_mode``): the observation's ``seen_sum``, also read by
+    the compiled twins."""
+    total = 0
+    for k in range(rows * cols):
+        c = seen[k]
+        if c < 0:
+            continue
+        v = card_value[c]
+        same = False
+        if _zeroes(v, eq):
+            for r2 in range(rows):
+                k2 = r2 * cols + k % cols
+                if k2 != k and seen[k2] >= 0 and card_value[seen[k2]] == v:
+                    same = True
+        if not same:
+            total += v
+    return total
 
 
 @njit(cache=True)
@@ -674,20 +711,7 @@ def _observe(games, g, pp, grid, up, known, disc, type_count, card_value, params
                     unseen[i, c] -= 1
                 else:
                     hidden[i, o] += 1
-            # what the seen cards add up to (equal seen cards of a column count 0)
-            for k in range(nslots):
-                c = seen[i, o, k]
-                if c < 0:
-                    continue
-                v = card_value[c]
-                same = False
-                if _zeroes(v, eq):
-                    for r2 in range(rows):
-                        k2 = r2 * cols + k % cols
-                        if k2 != k and seen[i, o, k2] >= 0 and card_value[seen[i, o, k2]] == v:
-                            same = True
-                if not same:
-                    seen_sum[i, o] += v
+            seen_sum[i, o] = seen_total(seen[i, o], card_value, rows, cols, eq)
     return (seat, kind, seen, face_up, held, from_deck, top, deck_n, disc_n, unseen, wins, rturns,
             seen_sum, hidden)
 
