@@ -12,6 +12,7 @@ played first is known to end low in the line.
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 import numpy as np
@@ -140,7 +141,22 @@ def pick(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 
 class SprintStrategy(Strategy):
+    """``act``: ``claim_actions`` while choosing, ``play`` (the best of ``score``) in a round.
+
+    The shipped ones also have a compiled twin (``policy``: its number and knobs for
+    ``strategies/_safari_sprint_compiled.py``), so a table of them plays whole games in one
+    kernel; a subclass that overrides ``act``, ``play`` or ``score`` is played through ``act``
+    unless it also overrides ``policy``."""
+
     game = "safari_sprint"
+
+    twin_methods = ("play", "score")
+
+    play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
+
+    def _claim_knobs(self) -> tuple[float, float, float]:
+        p = self.params
+        return (CLAIM_MODES.index(p.claim), p.hand_weight, float(p.expect_later))
 
     def act(self, obs, legal, rng):
         choosing = obs.kind == CLAIM
@@ -221,6 +237,10 @@ class Backer(SprintStrategy):
         suit = np.where(kind == 0, mine, np.where(kind == 2, EXPLORER, np.argmax(col, axis=1)))
         return suit * NV + v
 
+    def policy(self):
+        p = self.params
+        return K_BACKER, self._claim_knobs() + (p.rival_weight, p.explorer_weight, p.thrift)
+
     def score(self, obs, legal, rng):
         """float[n, 36]: the same choice scored for every card type (for tests and tools)."""
         p = self.params
@@ -287,6 +307,11 @@ class Spoiler(SprintStrategy):
             s[rows[early], mine[early], NV - 1] -= 1e5
         return s.reshape(n, NTYPES)
 
+    def policy(self):
+        p = self.params
+        return K_SPOILER, self._claim_knobs() + (p.leader_weight, p.own_weight, p.push_bonus,
+                                                 float(p.hold), p.save_six)
+
 
 class Projector(SprintStrategy):
     name = "projector"
@@ -340,6 +365,22 @@ class Projector(SprintStrategy):
             late = obs.round >= obs.rounds - p.late_only
             return np.where(late[:, None], place, eff.weighted(w))
         return place
+
+    def policy(self):
+        p = self.params
+        return K_PROJECTOR, self._claim_knobs() + (p.margin_weight, p.late_only)
+
+
+K_BACKER, K_SPOILER, K_PROJECTOR = range(3)
+CLAIM_MODES = ("hand", "space", "leader")
+CLAIM_HAND, CLAIM_SPACE, CLAIM_LEADER = range(3)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled():
+    from . import _safari_sprint_compiled as mod  # numba: compiled on first use
+
+    return mod
 
 
 STRATEGIES = [Backer, Spoiler, Projector]

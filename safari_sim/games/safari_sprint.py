@@ -629,38 +629,51 @@ def _views(games, g, pp, pos, owner, hand, pile, seq, rdeck, active, racing, par
               mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif)
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def apply_action(b, a, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, dr, ev, rs, active,
+                 deck_types, xtypes, racing, points, params):
+    """Game b's player to move takes action ``a`` (legal): the one copy of the rules that the
+    batch step and the compiled strategies' whole-game kernel both run."""
+    ph = g[b, PHASE]
+    if ph == OVER:
+        return
+    n = params[P_PLAYERS]
+    p = g[b, CUR]
+    g[b, TURNS] += 1
+    if ph == CLAIM:
+        S = params[P_S]
+        c = a - CLAIM0
+        _claim(b, c // S, c % S + 1, g, pp, pos, owner, hand, pile, seq, rdeck, ev,
+               racing, active, params)
+    else:
+        hand[b, p, a] -= 1
+        pp[b, p, HAND_N] -= 1
+        if a // NV == EXPLORER and pp[b, p, XHELD] > 0:
+            pp[b, p, XHELD] -= 1
+        if (pp[b, p, EXTRA_HELD] > 0
+                and a == pp[b, p, MARKER] * NV + params[P_EXTRA] - 1):
+            pp[b, p, EXTRA_HELD] = 0  # this copy or the other: alike
+        spot = _insert(b, a, g, seq, params)
+        log_event(ev, g, NEV, b, E_PLAY, p, a, spot, 0, 0)
+        g[b, ORD_I] += 1
+        if g[b, ORD_I] < n:
+            g[b, CUR] = seq[b, 1, g[b, ORD_I]]
+        else:
+            _resolve_round(b, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, dr,
+                           ev, rs, active, deck_types, xtypes, racing, points, params)
+
+
+# the view of game b for its player to move (mover, legal mask and the observation's arrays)
+write_view = _view
+
+
 @njit(cache=True, _nrt=False)
 def _step(actions, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, dr, ev, rs, active,
           deck_types, xtypes, racing, points, params,
           mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif):
-    n = params[P_PLAYERS]
-    S = params[P_S]
     for b in range(g.shape[0]):
-        ph = g[b, PHASE]
-        if ph != OVER:
-            a = actions[b]
-            p = g[b, CUR]
-            g[b, TURNS] += 1
-            if ph == CLAIM:
-                c = a - CLAIM0
-                _claim(b, c // S, c % S + 1, g, pp, pos, owner, hand, pile, seq, rdeck, ev,
-                       racing, active, params)
-            else:
-                hand[b, p, a] -= 1
-                pp[b, p, HAND_N] -= 1
-                if a // NV == EXPLORER and pp[b, p, XHELD] > 0:
-                    pp[b, p, XHELD] -= 1
-                if (pp[b, p, EXTRA_HELD] > 0
-                        and a == pp[b, p, MARKER] * NV + params[P_EXTRA] - 1):
-                    pp[b, p, EXTRA_HELD] = 0  # this copy or the other: alike
-                spot = _insert(b, a, g, seq, params)
-                log_event(ev, g, NEV, b, E_PLAY, p, a, spot, 0, 0)
-                g[b, ORD_I] += 1
-                if g[b, ORD_I] < n:
-                    g[b, CUR] = seq[b, 1, g[b, ORD_I]]
-                else:
-                    _resolve_round(b, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, dr,
-                                   ev, rs, active, deck_types, xtypes, racing, points, params)
+        apply_action(b, actions[b], g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, dr,
+                     ev, rs, active, deck_types, xtypes, racing, points, params)
         _view(b, g, pp, pos, owner, hand, pile, seq, rdeck, active, racing, params,
               mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif)
 
