@@ -89,19 +89,25 @@ _TABLES: dict[bytes, np.ndarray] = {}
 
 
 def moments(obs: Obs, x: np.ndarray, power: int) -> np.ndarray:
-    """``_moments`` as one matrix product (the map is linear in x; the table is built once)."""
+    """``_moments`` as one matrix product (the map is linear in x; the table is built once).
+
+    The product is taken in float64 and rounded once to x's dtype: the table holds small whole
+    numbers and x float32 values, so every product and every sum of them is exact in float64 and
+    each row gets the correctly rounded result, whatever rows share the product. (A float32
+    product through BLAS sums in an order that depends on where a row sits in the matrix, which
+    made a game's moves depend on the other games of its batch; and the compiled twins compute
+    the same numbers one game at a time.)"""
     key = obs.t_cls.tobytes() + obs.t_val.tobytes() + bytes([obs.n_kinds, power])
     table = _TABLES.get(key)
     if table is None:
         nt = len(obs.t_cls)
         table = _TABLES[key] = _moments(obs, np.eye(nt), power).reshape(nt, -1)
-    table = table.astype(x.dtype, copy=False)
-    out = np.empty((x.shape[0], table.shape[1]), x.dtype)
+    wide = np.empty((x.shape[0], table.shape[1]), np.float64)
     # In slices of 512 rows: a bigger product makes OpenBLAS start threads, which costs far more
     # than it saves on a 20-column matrix (and fights the runner's worker processes).
     for i in range(0, x.shape[0], 512):
-        np.matmul(x[i:i + 512], table, out=out[i:i + 512])
-    return out.reshape(x.shape[0], 4, obs.n_kinds)
+        np.matmul(x[i:i + 512], table, out=wide[i:i + 512])
+    return wide.astype(x.dtype).reshape(x.shape[0], 4, obs.n_kinds)
 
 
 def normal_cdf(z: np.ndarray) -> np.ndarray:
@@ -263,9 +269,22 @@ def supporting_card(obs: Obs, legal: np.ndarray, kind: np.ndarray, junk: bool = 
 
 class _BluffStrategy(Strategy):
     """Dispatches each decision kind to ``respond``, ``source``, ``claim`` (the number) and
-    ``name`` (the animal)."""
+    ``name`` (the animal).
+
+    The shipped ones also have a compiled twin (``policy``: its number and knobs for
+    strategies/_bluff_in_zoo_compiled.py), so a table of them plays whole games in one kernel;
+    a subclass that overrides ``act`` or a method the twin was written from (``twin_methods``)
+    is played through ``act`` unless it also overrides ``policy``."""
 
     game = "bluff_in_zoo"
+
+    twin_methods = ("model", "must_doubt", "doubts", "respond", "source", "claim", "name_kind")
+
+    play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
+
+    def _knobs(self) -> tuple[float, ...]:
+        p = self.params
+        return p.doubt_at, p.trust, p.recall, p.draw_rate
 
     def act(self, obs, legal, rng):
         out = np.empty(len(obs.game), np.int64)
@@ -361,6 +380,9 @@ class Honest(_BluffStrategy):
             "claims the highest number (then the biggest animal) it thinks true with at least "
             "this chance"))
 
+    def policy(self):
+        return K_HONEST, self._knobs() + (self.params.belief,)
+
     def claim(self, obs, legal, u, model):
         count, _, found = highest_believed(obs, model, self.params.belief)
         low, _, _ = safest_raise(obs, model)
@@ -379,6 +401,9 @@ class Bluffer(_BluffStrategy):
         bluff_rate: float = Field(0.3, ge=0, le=1, description=(
             "chance of claiming `bluff_raise` more animals than the smallest raise"))
         bluff_raise: int = Field(2, ge=1, description="extra animals named by a bluff")
+
+    def policy(self):
+        return K_BLUFFER, self._knobs() + (self.params.bluff_rate, self.params.bluff_raise)
 
     def source(self, obs, legal, u, model):
         return super().source(obs, legal, u, model, junk=True)
@@ -401,8 +426,21 @@ class Doubter(_BluffStrategy):
         skip_rate: float = Field(0.25, ge=0, le=1, description=(
             "chance of claiming without placing a card (when allowed): keeps the pile small"))
 
+    def policy(self):
+        return K_DOUBTER, self._knobs() + (self.params.skip_rate,)
+
     def source(self, obs, legal, u, model):
         return super().source(obs, legal, u, model, skip_rate=self.params.skip_rate)
+
+
+K_HONEST, K_BLUFFER, K_DOUBTER = range(3)
+
+
+@lru_cache(maxsize=None)
+def _compiled():
+    from . import _bluff_in_zoo_compiled as mod  # numba: compiled on first use
+
+    return mod
 
 
 STRATEGIES = [Honest, Bluffer, Doubter]

@@ -228,110 +228,125 @@ def _place(b, p, t, drawn, g, pp, placed, pile, ev):
     log_event(ev, g, NEV, b, E_PLACE, p, t, drawn, 0, 0)
 
 
-@njit(cache=True)
-def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind, t_val,
-          params):
+@njit(cache=True, inline="always")
+def apply_action(b, a, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind, t_val,
+                 params):
+    """Game b's player to move takes action ``a`` (legal: ``legal_row``). The one copy of the
+    rules of a move: the batch ``step`` and the compiled strategies' whole-game kernel
+    (strategies/_bluff_in_zoo_compiled.py) both call it."""
     nplayers = params[P_PLAYERS]
     ntypes = params[P_TYPES]
     nkinds = params[P_KINDS]
     draw_a = HAND0 + ntypes
     count0 = draw_a + 2
     kind0 = count0 + params[P_MAXCLAIM]
-    for b in range(g.shape[0]):
-        phase = g[b, PHASE]
-        if phase == OVER:
-            continue
-        a = actions[b]
-        p = g[b, CUR]
-        if phase == RESPOND:
-            if a == DOUBT:
-                if g[b, CLAIM_N] == params[P_MAXCLAIM] and g[b, CLAIM_K] == nkinds - 1:
-                    g[b, FORCED] += 1
-                g[b, TURNS] += 1
-                _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind, t_val,
-                       params)
-            else:
-                g[b, PHASE] = SOURCE
-        elif phase == SOURCE:
-            g[b, JUST] = -1
-            if a < draw_a:
-                t = a - HAND0      # a hand card, face down
-                hand[b, p, t] -= 1
-                pp[b, p, HAND_N] -= 1
-                _place(b, p, t, 0, g, pp, placed, pile, ev)
-            elif a == draw_a:
-                t = deck[b, g[b, POS]]  # seen by this player only, then placed
-                g[b, POS] += 1
-                _place(b, p, t, 1, g, pp, placed, pile, ev)
-            else:
-                pp[b, p, NO_CARDS] += 1
-                log_event(ev, g, NEV, b, E_NOCARD, p, 0, 0, 0, 0)
-            g[b, PHASE] = COUNT
-        elif phase == COUNT:
-            g[b, PENDING] = a - count0 + 1
-            g[b, PHASE] = KIND
-        else:  # KIND: the claim is made
-            n = g[b, PENDING]
-            k = a - kind0
-            g[b, PENDING] = 0
-            g[b, JUST] = -1        # the card stays this player's secret
-            true = count_animals(pile[b], k, t_cls, t_kind, t_val) >= n
-            pp[b, p, N_CLAIMS] += 1
-            if not true:
-                pp[b, p, FALSE_CLAIMS] += 1
-            log_event(ev, g, NEV, b, E_CLAIM, p, n, k, 1 if true else 0, 0)
-            if n == params[P_MAXCLAIM]:
-                g[b, CAPPED] += 1  # the cap left this claimant no bigger number
-            g[b, CLAIM_N] = n
-            g[b, CLAIM_K] = k
-            pp[b, p, SAID_N] = n
-            pp[b, p, SAID_K] = k
-            g[b, CLAIMANT] = p
-            g[b, CLAIMS] += 1
+    phase = g[b, PHASE]
+    p = g[b, CUR]
+    if phase == RESPOND:
+        if a == DOUBT:
+            if g[b, CLAIM_N] == params[P_MAXCLAIM] and g[b, CLAIM_K] == nkinds - 1:
+                g[b, FORCED] += 1
             g[b, TURNS] += 1
-            g[b, CUR] = (p + 1) % nplayers
-            g[b, PHASE] = RESPOND
+            _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind, t_val,
+                   params)
+        else:
+            g[b, PHASE] = SOURCE
+    elif phase == SOURCE:
+        g[b, JUST] = -1
+        if a < draw_a:
+            t = a - HAND0      # a hand card, face down
+            hand[b, p, t] -= 1
+            pp[b, p, HAND_N] -= 1
+            _place(b, p, t, 0, g, pp, placed, pile, ev)
+        elif a == draw_a:
+            t = deck[b, g[b, POS]]  # seen by this player only, then placed
+            g[b, POS] += 1
+            _place(b, p, t, 1, g, pp, placed, pile, ev)
+        else:
+            pp[b, p, NO_CARDS] += 1
+            log_event(ev, g, NEV, b, E_NOCARD, p, 0, 0, 0, 0)
+        g[b, PHASE] = COUNT
+    elif phase == COUNT:
+        g[b, PENDING] = a - count0 + 1
+        g[b, PHASE] = KIND
+    else:  # KIND: the claim is made
+        n = g[b, PENDING]
+        k = a - kind0
+        g[b, PENDING] = 0
+        g[b, JUST] = -1        # the card stays this player's secret
+        true = count_animals(pile[b], k, t_cls, t_kind, t_val) >= n
+        pp[b, p, N_CLAIMS] += 1
+        if not true:
+            pp[b, p, FALSE_CLAIMS] += 1
+        log_event(ev, g, NEV, b, E_CLAIM, p, n, k, 1 if true else 0, 0)
+        if n == params[P_MAXCLAIM]:
+            g[b, CAPPED] += 1  # the cap left this claimant no bigger number
+        g[b, CLAIM_N] = n
+        g[b, CLAIM_K] = k
+        pp[b, p, SAID_N] = n
+        pp[b, p, SAID_K] = k
+        g[b, CLAIMANT] = p
+        g[b, CLAIMS] += 1
+        g[b, TURNS] += 1
+        g[b, CUR] = (p + 1) % nplayers
+        g[b, PHASE] = RESPOND
 
 
 @njit(cache=True)
-def _legal(g, hand, params, nactions):
-    nb = g.shape[0]
+def _step(actions, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind, t_val,
+          params):
+    for b in range(g.shape[0]):
+        if g[b, PHASE] != OVER:
+            apply_action(b, actions[b], g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls,
+                         t_kind, t_val, params)
+
+
+@njit(cache=True, inline="always")
+def legal_row(b, g, hand, params, out):
+    """Game b's legal actions now, written into ``out`` (bool[n_actions], cleared first)."""
     ntypes = params[P_TYPES]
     nkinds = params[P_KINDS]
     maxclaim = params[P_MAXCLAIM]
     draw_a = HAND0 + ntypes
     count0 = draw_a + 2
     kind0 = count0 + maxclaim
-    out = np.zeros((nb, nactions), dtype=np.bool_)
+    out[:] = False
+    ph = g[b, PHASE]
+    cn = g[b, CLAIM_N]
+    ck = g[b, CLAIM_K]
+    if ph == RESPOND:
+        out[DOUBT] = True
+        # go on only if a bigger claim exists
+        out[CONTINUE] = cn < maxclaim or ck < nkinds - 1
+    elif ph == SOURCE:
+        p = g[b, CUR]
+        for t in range(ntypes):
+            out[HAND0 + t] = hand[b, p, t] > 0
+        out[draw_a] = g[b, POS] < params[P_CARDS]
+        out[draw_a + 1] = g[b, CLAIMS] > 0   # the round's first move must place a card
+    elif ph == COUNT:
+        if g[b, CLAIMS] == 0:
+            out[count0 + params[P_FIRST] - 1] = True
+        else:
+            # more animals of any kind, or as many of a bigger kind
+            if ck < nkinds - 1:
+                out[count0 + cn - 1] = True
+            for c in range(cn + 1, maxclaim + 1):
+                out[count0 + c - 1] = True
+    elif ph == KIND:
+        low = 0
+        if g[b, CLAIMS] > 0 and g[b, PENDING] == cn:
+            low = ck + 1       # as many animals: only a bigger kind
+        for k in range(low, nkinds):
+            out[kind0 + k] = True
+
+
+@njit(cache=True)
+def _legal(g, hand, params, nactions):
+    nb = g.shape[0]
+    out = np.empty((nb, nactions), dtype=np.bool_)
     for b in range(nb):
-        ph = g[b, PHASE]
-        cn = g[b, CLAIM_N]
-        ck = g[b, CLAIM_K]
-        if ph == RESPOND:
-            out[b, DOUBT] = True
-            # go on only if a bigger claim exists
-            out[b, CONTINUE] = cn < maxclaim or ck < nkinds - 1
-        elif ph == SOURCE:
-            p = g[b, CUR]
-            for t in range(ntypes):
-                out[b, HAND0 + t] = hand[b, p, t] > 0
-            out[b, draw_a] = g[b, POS] < params[P_CARDS]
-            out[b, draw_a + 1] = g[b, CLAIMS] > 0   # the round's first move must place a card
-        elif ph == COUNT:
-            if g[b, CLAIMS] == 0:
-                out[b, count0 + params[P_FIRST] - 1] = True
-            else:
-                # more animals of any kind, or as many of a bigger kind
-                if ck < nkinds - 1:
-                    out[b, count0 + cn - 1] = True
-                for c in range(cn + 1, maxclaim + 1):
-                    out[b, count0 + c - 1] = True
-        elif ph == KIND:
-            low = 0
-            if g[b, CLAIMS] > 0 and g[b, PENDING] == cn:
-                low = ck + 1       # as many animals: only a bigger kind
-            for k in range(low, nkinds):
-                out[b, kind0 + k] = True
+        legal_row(b, g, hand, params, out[b])
     return out
 
 

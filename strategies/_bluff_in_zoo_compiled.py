@@ -1,0 +1,527 @@
+"""Bluff in Zoo's shipped strategies as compiled scalar policies, and the kernel that plays whole
+games with them.
+
+Each policy is the numpy strategy of the same name (strategies/bluff_in_zoo.py) written again for
+one game: the same ``PileModel`` arithmetic, step by step in float32 as numpy does it (numpy's
+pairwise sums, its product and power loops, its SIMD tanh ported below, the moments' product in
+float64 rounded once), so the compiled and the lockstep paths choose the same actions bit for bit:
+``tests/test_bluff_in_zoo_compiled.py`` plays the same games both ways and compares them.
+
+What a twin reads (the mover's observation, ``bluff_in_zoo.Obs``), straight from the state:
+its hand (``Obs.hand``: ``hand[b, p]``), its own cards on the pile (``Obs.my_pile``:
+``placed[b, p]``), every point card (``Obs.revealed``: the sum of ``taken[b, q]``), and from
+those ``Obs.unseen`` (the box's cards less these three); the public counts ``Obs.pile_by``
+(``pp[b, q, PILE_BY]``) and ``Obs.said_k`` (``pp[b, q, SAID_K]``), rotated to the mover; the
+public claim state ``Obs.claim_n``, ``claim_k``, ``claims``, ``pending`` (``g[b, ...]``); and
+the legal mask. Never another seat's hand or placed cards, never the draw pile's order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import config, njit, types
+from numba.extending import intrinsic
+
+from safari_sim.engine import chance
+from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.games import bluff_in_zoo as bz
+from safari_sim.games.bluff_in_zoo import (ALL_EQUAL, ANIMAL, CLAIM_K, CLAIM_N, CLAIMS, CONTINUE,
+                                           COUNT, COUNT_ONE, CUR, DOUBT, HAND0, KIND, OVER,
+                                           P_FIRST, P_KINDS, P_MAXCLAIM, P_PLAYERS, P_TYPES,
+                                           PENDING, PHASE, PILE_BY, RESPOND, SAID_K, SOURCE,
+                                           STOP, WILD)
+
+from .bluff_in_zoo import K_BLUFFER, K_DOUBTER, K_HONEST
+
+# the kernel below inlines the game's rules: recompile it when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (bz.__file__, __file__.replace(
+    "_bluff_in_zoo_compiled.py", "bluff_in_zoo.py")))
+
+f4 = np.float32
+
+
+# ---- numpy's float32 arithmetic, one value at a time -----------------------------------------
+
+@intrinsic
+def _fmaf(typingctx, a, b, c):
+    """float32 fused multiply-add (one rounding), as numpy's SIMD loops use it."""
+    sig = types.float32(types.float32, types.float32, types.float32)
+
+    def codegen(context, builder, signature, args):
+        flt = ir.FloatType()
+        fn = builder.module.declare_intrinsic("llvm.fma", [flt], ir.FunctionType(flt, [flt] * 3))
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@intrinsic
+def _bits(typingctx, x):
+    """The bit pattern of a float32, as an int32."""
+    sig = types.int32(types.float32)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+
+    return sig, codegen
+
+
+if config.DISABLE_JIT:  # plain Python (the kernels' tests without numba): near enough
+    def _fmaf(a, b, c):  # noqa: F811 - one rounding but for a rare double rounding
+        return np.float32(np.float64(a) * np.float64(b) + np.float64(c))
+
+    def _bits(x):  # noqa: F811
+        return int(np.float32(x).view(np.int32))
+
+
+# numpy's float32 tanh (numpy/_core/src/umath/loops_hyperbolic: SVML's table method, a degree-6
+# polynomial on 32 intervals of |x| evaluated with fused multiply-adds); rows b, c0 .. c6
+_TANH_LUT = np.array([
+    0x0, 0x3d700000, 0x3d900000, 0x3db00000, 0x3dd00000, 0x3df00000, 0x3e100000, 0x3e300000,
+    0x3e500000, 0x3e700000, 0x3e900000, 0x3eb00000, 0x3ed00000, 0x3ef00000, 0x3f100000, 0x3f300000,
+    0x3f500000, 0x3f700000, 0x3f900000, 0x3fb00000, 0x3fd00000, 0x3ff00000, 0x40100000, 0x40300000,
+    0x40500000, 0x40700000, 0x40900000, 0x40b00000, 0x40d00000, 0x40f00000, 0x41100000, 0x0,
+    0x0, 0x3d6fb9c9, 0x3d8fc35f, 0x3daf9169, 0x3dcf49ab, 0x3deee849, 0x3e0f0ee8, 0x3e2e4984,
+    0x3e4d2f8e, 0x3e6bb32e, 0x3e8c51cd, 0x3ea96163, 0x3ec543f1, 0x3edfd735, 0x3f028438, 0x3f18abf0,
+    0x3f2bc480, 0x3f3bec1c, 0x3f4f2e5b, 0x3f613c53, 0x3f6ce37d, 0x3f743c4f, 0x3f7a5feb, 0x3f7dea85,
+    0x3f7f3b3d, 0x3f7fb78c, 0x3f7fefd4, 0x3f7ffdd0, 0x3f7fffb4, 0x3f7ffff6, 0x3f7fffff, 0x3f800000,
+    0x3f800000, 0x3f7f1f84, 0x3f7ebd11, 0x3f7e1e5f, 0x3f7d609f, 0x3f7c842d, 0x3f7b00e5, 0x3f789580,
+    0x3f75b8ad, 0x3f726fd9, 0x3f6cc59b, 0x3f63fb92, 0x3f59ff97, 0x3f4f11d7, 0x3f3d7573, 0x3f24f360,
+    0x3f0cbfe7, 0x3eec1a69, 0x3eb0a801, 0x3e6753a2, 0x3e132f1a, 0x3db7e7d3, 0x3d320845, 0x3c84d3d4,
+    0x3bc477b7, 0x3b10d3da, 0x3a01601e, 0x388c1a3b, 0x3717b0da, 0x35a43bce, 0x338306c6, 0x0,
+    0xb0343c7b, 0xbd6ee69d, 0xbd8f0da7, 0xbdae477d, 0xbdcd2a1f, 0xbdeba80d, 0xbe0c443b, 0xbe293cf3,
+    0xbe44f282, 0xbe5f3651, 0xbe81c7c0, 0xbe96d7ca, 0xbea7fb8e, 0xbeb50e9e, 0xbec12efe, 0xbec4be92,
+    0xbebce070, 0xbead510e, 0xbe8ef7d6, 0xbe4b8704, 0xbe083237, 0xbdaf7449, 0xbd2e1ec4, 0xbc83bf06,
+    0xbbc3e0b5, 0xbb10aadc, 0xba0157db, 0xb88c18f2, 0xb717b096, 0xb5a43bae, 0xb383012c, 0x0,
+    0xbeaaaaa5, 0xbeab0612, 0xbea7f01f, 0xbea4e120, 0xbea387b7, 0xbea15962, 0xbe9d57f7, 0xbe976b5a,
+    0xbe90230d, 0xbe880dff, 0xbe7479b3, 0xbe4c3d88, 0xbe212482, 0xbdeb8cba, 0xbd5e78ad, 0x3c6b5e6e,
+    0x3d839143, 0x3dc21ee1, 0x3de347af, 0x3dcbec96, 0x3d99ef2d, 0x3d542ea1, 0x3cdde701, 0x3c2cca67,
+    0x3b81cb27, 0x3ac073a1, 0x39ac3032, 0x383a94d9, 0x36ca081d, 0x355abd4c, 0x332b3cb6, 0x0,
+    0xb76dd6b9, 0xbe1c276d, 0x3c1dcf2f, 0x3dc1a78d, 0x3d96f985, 0x3da2b61b, 0x3dc13397, 0x3dd2f670,
+    0x3df48a0a, 0x3e06c5a8, 0x3e1a3aba, 0x3e27c405, 0x3e2e78d0, 0x3e2c3e44, 0x3e1d3097, 0x3df4a8f4,
+    0x3da38508, 0x3d31416a, 0x3b562657, 0xbcaeeac9, 0xbcce9419, 0xbcaaeac4, 0xbc49e7d0, 0xbba71ddd,
+    0xbb003b0e, 0xba3f9a05, 0xb92c08a7, 0xb7ba9232, 0xb64a0b0f, 0xb4dac169, 0xb2ab78ac, 0x0,
+    0x3e0910e9, 0x43761143, 0x4165ecdc, 0xc190f756, 0xc08c097d, 0xc02ba813, 0xbf7f6bda, 0x3f2b1dc0,
+    0x3ece105d, 0x3f426a94, 0xbadb0dc4, 0x3da43b17, 0xbd51ab88, 0xbcaea23d, 0xbd3b6d8d, 0xbd6caaad,
+    0xbd795bed, 0xbd5fddda, 0xbd038f3b, 0xbc1cad63, 0x3abb4766, 0x3b95f10b, 0x3b825873, 0x3afaea66,
+    0x3a49f878, 0x39996bf3, 0x388f3e6c, 0x371bb0e3, 0x35a8a5e6, 0x34369b17, 0x322487b0, 0x0,
+    0xbc0e2f66, 0x460bda12, 0x43d638ef, 0xc3e11c3e, 0xc2baa4e9, 0xc249da2d, 0xc1859b82, 0x40dd5b57,
+    0x40494640, 0x40c730a8, 0xbf0f160e, 0x3e30e76f, 0xbea81387, 0xbdb26a1c, 0xbd351e57, 0xbb4c01a0,
+    0x3c1d7bfb, 0x3c722cd1, 0x3c973f1c, 0x3c33a31b, 0x3b862ef4, 0x3a27b3d0, 0xba3b5907, 0xba0efc22,
+    0xb97f9f0f, 0xb8c8af50, 0xb7bdddfb, 0xb64f2950, 0xb4e085b1, 0xb3731dfa, 0xb15a1f04, 0x0,
+], np.uint32).view(np.float32).reshape(8, 32)
+_TANH_LUT.flags.writeable = False
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def tanh32(x, lut):
+    """numpy's float32 ``tanh(x)``."""
+    bits = _bits(x)
+    nd = bits & np.int32(0x7fe00000)
+    j = nd - np.int32(0x3d400000)
+    j = 0 if j < 0 else (0x3e00000 if j > 0x3e00000 else j)
+    j = j >> 21
+    y = abs(x) - lut[0, j]
+    r = _fmaf(lut[7, j], y, lut[6, j])
+    r = _fmaf(r, y, lut[5, j])
+    r = _fmaf(r, y, lut[4, j])
+    r = _fmaf(r, y, lut[3, j])
+    r = _fmaf(r, y, lut[2, j])
+    r = _fmaf(r, y, lut[1, j])
+    if nd > np.int32(0x7f000000):   # |x| past the saturation threshold
+        r = f4(1.0)
+    return -r if bits < 0 else r
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def normal_cdf(z, lut):
+    """strategies.bluff_in_zoo.normal_cdf for one float32."""
+    v = f4(0.7978846) * (z + f4(0.044715) * z * z * z)
+    return f4(0.5) + f4(0.5) * tanh32(v, lut)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def pairwise_sum(x, n):
+    """numpy's float32 ``x[:n].sum()`` (its pairwise reduction, n <= 128)."""
+    if n < 8:
+        res = f4(-0.0)
+        for i in range(n):
+            res += x[i]
+        return f4(0.0) + res
+    r0, r1, r2, r3 = x[0], x[1], x[2], x[3]
+    r4, r5, r6, r7 = x[4], x[5], x[6], x[7]
+    i = 8
+    while i < n - (n % 8):
+        r0 += x[i]
+        r1 += x[i + 1]
+        r2 += x[i + 2]
+        r3 += x[i + 3]
+        r4 += x[i + 4]
+        r5 += x[i + 5]
+        r6 += x[i + 6]
+        r7 += x[i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += x[i]
+        i += 1
+    return f4(0.0) + res
+
+
+# ---- the constants every twin shares -----------------------------------------------------------
+
+def tables(state):
+    """Per-deck constants: (backs float32[K, T], the moments' distinct columns as sparse lists
+    (col_t, col_v1, col_v2, col_start), col_of int64[4, K] (the distinct column of state s, kind
+    k), and the card types of the action and stop cards)."""
+    t_cls, t_kind, t_val = state.t_cls, state.t_kind, state.t_val
+    k = len(state.rules.animals)
+    nt = len(t_cls)
+    counts = (t_cls == WILD) | ((t_cls == ANIMAL) & (t_kind == np.arange(k)[:, None]))
+    backs = (counts * t_val > 0).astype(np.float32)
+    # the moments' table (strategies.bluff_in_zoo._moments of the identity), by state s and kind
+    val = t_val.astype(np.float64)
+    animal = t_cls == ANIMAL
+    wild = t_cls == WILD
+    col_t, col_v, starts, col_of, seen = [], [], [0], np.zeros((4, k), np.int64), {}
+    for s in range(4):
+        one, equal = s >= 2, s % 2 == 1
+        for kk in range(k):
+            fits = wild | (animal & (equal | (t_kind == kk)))
+            key = (one, fits.tobytes())
+            if key not in seen:
+                seen[key] = len(starts) - 1
+                ts = np.flatnonzero(fits)
+                col_t.extend(ts)
+                col_v.extend(np.ones(len(ts)) if one else val[ts])
+                starts.append(len(col_t))
+            col_of[s, kk] = seen[key]
+    col_v = np.array(col_v, np.float64)
+    first = lambda c: int(np.flatnonzero(t_cls == c)[0])  # noqa: E731
+    kinds = np.array([first(COUNT_ONE), first(ALL_EQUAL), first(STOP)], np.int64)
+    return (backs, np.array(col_t, np.int64), col_v, col_v * col_v, np.array(starts, np.int64),
+            col_of, kinds)
+
+
+# ---- the pile model (strategies.bluff_in_zoo.PileModel) for game b's mover --------------------
+
+@njit(cache=True, _nrt=False)
+def pile_model(b, p, trust, recall, g, pp, hand, placed, taken, comp, params, backs, col_t,
+               col_v1, col_v2, col_start, col_of, kinds, sc, qo, w, inv_sd, z0, mcol):
+    """Fill w[4], inv_sd[4, K], z0[4, K] as ``PileModel(obs, trust, recall)`` does for the
+    mover p of game b. sc: float32[6, T] scratch (unseen, q, qs, cards, x, my_pile);
+    qo: float32[P, T]; mcol: float32[3, C] (per distinct column: mean, cards' second moment,
+    and the others' squared means summed)."""
+    nplayers = params[P_PLAYERS]
+    nt = params[P_TYPES]
+    no = nplayers - 1
+    uns = sc[0]
+    q = sc[1]
+    qs = sc[2]
+    cards = sc[3]
+    x = sc[4]
+    mine = sc[5]
+    # Obs.unseen (+ the forgotten share of Obs.revealed: remembered_unseen) and Obs.my_pile
+    fr = f4(1 - recall)
+    for t in range(nt):
+        rev = 0
+        for o in range(nplayers):
+            rev += taken[b, o, t]
+        mine[t] = placed[b, p, t]
+        u = f4(comp[t] - hand[b, p, t] - placed[b, p, t] - rev)
+        if recall < 1:
+            u = u + fr * f4(rev)
+        uns[t] = u
+    tot_u = pairwise_sum(uns, nt)
+    den = tot_u if tot_u > f4(1) else f4(1)
+    for t in range(nt):
+        q[t] = uns[t] / den
+    ft = f4(trust)
+    msum = f4(0)
+    for o in range(no):
+        qq = p + 1 + o
+        qq = qq - nplayers if qq >= nplayers else qq
+        m = f4(pp[b, qq, PILE_BY])            # Obs.pile_by[o + 1]
+        msum += m
+        said = pp[b, qq, SAID_K]               # Obs.said_k[o + 1]
+        use = False
+        tot = f4(0)
+        if trust != 0:
+            kk = said if said > 0 else 0
+            for t in range(nt):
+                qs[t] = uns[t] * backs[kk, t]
+            tot = pairwise_sum(qs, nt)
+            use = said >= 0 and tot > f4(0)
+        if use:
+            keep = f4(1) - ft
+            lean = ft / (tot if tot > f4(1e-9) else f4(1e-9))
+            for t in range(nt):
+                qo[o, t] = keep * q[t] + lean * qs[t]
+        else:
+            for t in range(nt):
+                qo[o, t] = q[t]
+    # the action cards' chances, and the mixture weights of the four action-card states
+    c1, ae, st = kinds[0], kinds[1], kinds[2]
+    a1 = f4(1)
+    a2 = f4(1)
+    odd = f4(1)
+    for o in range(no):
+        qq = p + 1 + o
+        qq = qq - nplayers if qq >= nplayers else qq
+        m = f4(pp[b, qq, PILE_BY])
+        a1 = a1 * (f4(1) - qo[o, c1]) ** m
+        a2 = a2 * (f4(1) - qo[o, ae]) ** m
+        odd = odd * (f4(1) - f4(2) * qo[o, st]) ** m
+    p_one = f4(1) if mine[c1] > 0 else f4(1) - a1
+    p_eq = f4(1) if mine[ae] > 0 else f4(1) - a2
+    odd = (f4(1) - odd) / f4(2)
+    p_even = odd if placed[b, p, st] % 2 == 1 else f4(1) - odd
+    w[3] = p_one * p_eq * p_even
+    w[2] = p_one * (f4(1) - p_eq) * p_even
+    w[1] = (f4(1) - p_one) * p_eq * p_even
+    w[0] = f4(1) - (f4(0) + ((w[1] + w[2]) + w[3]))
+    # the others' expected cards (an einsum; numpy factors it when the rows are one broadcast)
+    for t in range(nt):
+        if trust != 0:
+            c = f4(0)
+            for o in range(no):
+                qq = p + 1 + o
+                qq = qq - nplayers if qq >= nplayers else qq
+                c = c + f4(pp[b, qq, PILE_BY]) * qo[o, t]
+        else:
+            c = q[t] * msum
+        cards[t] = c
+        x[t] = mine[t] + c
+    # the moments: exact sums in float64, rounded once (strategies.bluff_in_zoo.moments)
+    ncol = col_start.shape[0] - 1
+    for j in range(ncol):
+        mean = 0.0
+        v2 = 0.0
+        for i in range(col_start[j], col_start[j + 1]):
+            t = col_t[i]
+            mean += np.float64(x[t]) * col_v1[i]
+            v2 += np.float64(cards[t]) * col_v2[i]
+        e = f4(0)
+        for o in range(no):
+            qq = p + 1 + o
+            qq = qq - nplayers if qq >= nplayers else qq
+            mu = 0.0
+            for i in range(col_start[j], col_start[j + 1]):
+                mu += np.float64(qo[o, col_t[i]]) * col_v1[i]
+            mu32 = f4(mu)
+            e = e + f4(pp[b, qq, PILE_BY]) * (mu32 * mu32)
+        mcol[0, j] = f4(mean)
+        mcol[1, j] = f4(v2)
+        mcol[2, j] = e
+    nk = params[P_KINDS]
+    for s in range(4):
+        for k in range(nk):
+            j = col_of[s, k]
+            var = mcol[1, j] - mcol[2, j]
+            var = var if var > f4(1e-6) else f4(1e-6)
+            isd = f4(1) / np.sqrt(var)
+            inv_sd[s, k] = isd
+            z0[s, k] = (mcol[0, j] + f4(0.5)) * isd
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def odds(k, count, extra, w, inv_sd, z0, lut):
+    """PileModel.odds for kind k: the chance the pile holds ``count`` or more animals of it."""
+    d = f4(extra) - f4(count)
+    acc = f4(0)
+    for s in range(4):
+        acc = acc + w[s] * normal_cdf(z0[s, k] + d * inv_sd[s, k], lut)
+    return acc
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def min_raise(b, k, g, params):
+    """Obs.min_raise for kind k."""
+    cn = g[b, CLAIM_N]
+    low = cn if k > g[b, CLAIM_K] else cn + 1
+    if g[b, CLAIMS] == 0:
+        low = params[P_FIRST]
+    cap = params[P_MAXCLAIM]
+    return low if low < cap + 1 else cap + 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def safest_raise(b, g, params, extra, w, inv_sd, z0, lut):
+    """(count, kind): the smallest legal claim of the kind most likely to be true."""
+    cap = params[P_MAXCLAIM]
+    best_k, best, best_low = 0, f4(-2), 0
+    for k in range(params[P_KINDS]):
+        low = min_raise(b, k, g, params)
+        o = odds(k, low, extra[k], w, inv_sd, z0, lut)
+        if low > cap:
+            o = f4(-1)
+        if o > best:
+            best_k, best, best_low = k, o, low
+    return best_low, best_k
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def highest_believed(b, g, params, belief, w, inv_sd, z0, lut):
+    """(count, found): the highest legal claim believed with chance ``belief`` or more."""
+    cap = params[P_MAXCLAIM]
+    first = g[b, CLAIMS] == 0
+    best_count, found = -1, False
+    for k in range(params[P_KINDS]):
+        low = min_raise(b, k, g, params)
+        if low > cap:
+            continue
+        if odds(k, low, 0.0, w, inv_sd, z0, lut) < belief:
+            continue
+        found = True
+        lo, hi = low, (low if first else cap)
+        while lo < hi:   # odds fall as the count rises: the last count still believed
+            mid = (lo + hi + 1) // 2
+            if odds(k, mid, 0.0, w, inv_sd, z0, lut) >= belief:
+                lo = mid
+            else:
+                hi = mid - 1
+        if lo >= best_count:   # most animals, and of those the biggest animal
+            best_count = lo
+    return best_count, found
+
+
+@njit(cache=True, _nrt=False)
+def policy(kind, kp, b, u0, u1, g, pp, hand, placed, taken, comp, params, t_cls, t_kind, t_val,
+           legal, tb_backs, col_t, col_v1, col_v2, col_start, col_of, kinds, sc, qo, w, inv_sd,
+           z0, mcol, extra, lut):
+    """The action of policy ``kind`` with knobs ``kp`` for game b's player to move, from its two
+    uniforms u0, u1 (the numpy strategy's ``rng.random((n, 2))`` row)."""
+    p = g[b, CUR]
+    nt = params[P_TYPES]
+    nk = params[P_KINDS]
+    draw_a = HAND0 + nt
+    count0 = draw_a + 2
+    kind0 = count0 + params[P_MAXCLAIM]
+    # knobs: doubt_at, trust, recall, draw_rate, then belief | bluff_rate, bluff_raise | skip_rate
+    pile_model(b, p, kp[1], kp[2], g, pp, hand, placed, taken, comp, params, tb_backs, col_t,
+               col_v1, col_v2, col_start, col_of, kinds, sc, qo, w, inv_sd, z0, mcol)
+    phase = g[b, PHASE]
+    if phase == RESPOND:
+        true = f4(1)
+        if g[b, CLAIM_N] > 0:
+            ck = g[b, CLAIM_K]
+            true = odds(ck if ck > 0 else 0, g[b, CLAIM_N], 0.0, w, inv_sd, z0, lut)
+        false = f4(1) - true
+        if false > f4(kp[0]) or not legal[CONTINUE]:
+            return DOUBT
+        return CONTINUE
+    if phase == SOURCE:
+        junk = kind == K_BLUFFER
+        skip_rate = kp[4] if kind == K_DOUBTER else 0.0
+        # best_hand_support: the most animals of each kind one hand card shows
+        for k in range(nk):
+            extra[k] = f4(0)
+        for t in range(nt):
+            if hand[b, p, t] > 0:
+                v = f4(t_val[t])
+                if t_cls[t] == WILD:
+                    for k in range(nk):
+                        extra[k] = max(extra[k], v)
+                elif t_cls[t] == ANIMAL:
+                    extra[t_kind[t]] = max(extra[t_kind[t]], v)
+        _, ks = safest_raise(b, g, params, extra, w, inv_sd, z0, lut)
+        # supporting_card: the hand card showing the most (junk: the fewest) animals of ks
+        card, support, best = HAND0, -np.inf, -np.inf
+        for t in range(nt):
+            if not legal[HAND0 + t]:
+                continue
+            c = t_cls[t]
+            sup = 0.0
+            if c == WILD or (c == ANIMAL and t_kind[t] == ks):
+                sup = np.float64(t_val[t])
+            if c == WILD:
+                sup += 0.5
+            score = -sup if junk else sup
+            if score > best:
+                card, support, best = HAND0 + t, sup, score
+        has_card = best > -np.inf
+        if junk and has_card:
+            support = 1.0
+        draw = legal[draw_a] and (u0 < kp[3] or not has_card or support <= 0)
+        a = draw_a if draw else card
+        if not draw and not has_card:
+            a = draw_a + 1
+        if legal[draw_a + 1] and u1 < skip_rate:
+            a = draw_a + 1
+        return a
+    if phase == COUNT:
+        for k in range(nk):
+            extra[k] = f4(0)
+        count, _ = safest_raise(b, g, params, extra, w, inv_sd, z0, lut)
+        if kind == K_HONEST:
+            high, found = highest_believed(b, g, params, f4(kp[4]), w, inv_sd, z0, lut)
+            if found:
+                count = high
+        elif kind == K_BLUFFER:
+            if u0 < kp[4] and g[b, CLAIMS] > 0:
+                count = min(count + np.int64(kp[5]), params[P_MAXCLAIM])
+        return count0 + count - 1
+    # KIND: the animal most likely to be there in the number just named
+    best_k, best = 0, f4(-2)
+    n = g[b, PENDING]
+    for k in range(nk):
+        o = odds(k, n, 0.0, w, inv_sd, z0, lut) if legal[kind0 + k] else f4(-1)
+        if o > best:
+            best_k, best = k, o
+    return kind0 + best_k
+
+
+@njit(cache=True)
+def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind,
+          t_val, comp, params, seat_rs, tb_backs, col_t, col_v1, col_v2, col_start, col_of,
+          cards_of, legal, sc, qo, w, inv_sd, z0, mcol, extra, lut, out):
+    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
+    whose policy chose an illegal action (0: none)."""
+    nplayers = params[P_PLAYERS]
+    decisions = 0
+    for b in range(g.shape[0]):
+        while g[b, PHASE] != OVER:
+            mover = g[b, CUR]
+            k = seating[b, mover]
+            # the numpy strategies draw two uniforms for every decision (rng.random((n, 2)))
+            row = b * nplayers + mover
+            u0 = chance.uniform(seat_rs, row)
+            u1 = chance.uniform(seat_rs, row)
+            bz.legal_row(b, g, hand, params, legal)
+            a = policy(kinds_of[k], kp[k], b, u0, u1, g, pp, hand, placed, taken, comp, params,
+                       t_cls, t_kind, t_val, legal, tb_backs, col_t, col_v1, col_v2, col_start,
+                       col_of, cards_of, sc, qo, w, inv_sd, z0, mcol, extra, lut)
+            if a < 0 or a >= legal.shape[0] or not legal[a]:
+                out[1] = b + 1
+                return
+            bz.apply_action(b, a, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind,
+                            t_val, params)
+            decisions += 1
+    out[0] = decisions
+
+
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+    """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
+    returns the decisions made. ``seat_rs`` (the seats' streams) is advanced in place, as the
+    numpy strategies' draws advance it."""
+    kinds_of = np.array([k for k, _ in policies], np.int64)
+    kp = np.zeros((len(policies), 6), np.float64)
+    for i, (_, knobs) in enumerate(policies):
+        kp[i, :len(knobs)] = knobs
+    backs, col_t, col_v1, col_v2, col_start, col_of, cards_of = tables(state)
+    nt = len(state.comp)
+    nk = len(state.rules.animals)
+    nactions = bz.GAME.n_actions(state.rules, state.n_players)
+    out = np.zeros(2, np.int64)
+    _play(np.ascontiguousarray(seating, np.int64), kinds_of, kp, state.g, state.pp, state.deck,
+          state.hand, state.placed, state.pile, state.taken, state.ev, state.dr, state.t_cls,
+          state.t_kind, state.t_val, state.comp, state.params, seat_rs, backs, col_t, col_v1,
+          col_v2, col_start, col_of, cards_of, np.zeros(nactions, np.bool_),
+          np.zeros((6, nt), np.float32), np.zeros((state.n_players, nt), np.float32),
+          np.zeros(4, np.float32), np.zeros((4, nk), np.float32), np.zeros((4, nk), np.float32),
+          np.zeros((3, len(col_start) - 1), np.float32), np.zeros(nk, np.float32),
+          _TANH_LUT, out)
+    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
+    return int(out[0])
