@@ -73,20 +73,27 @@ def _first_legal(b, legal):
 
 
 @njit(cache=True, _nrt=False)
-def _view(b, p, team, g, zone, hsuit, hown, hlo, hhi, ht, want):
-    """The parts of the mover's observation the policies use: ht[36] = obs.hand_table (its own
-    hand by suit * 6 + number - 1), want[2, 36] = obs.want (the ends of the opponents' (0) and
-    its side's (1) herds, from the public herds). Returns obs.hand_sizes[0]."""
+def _hand_table(b, p, zone, ht):
+    """ht[36] = obs.hand_table (the mover's own hand by suit * 6 + number - 1); returns
+    obs.hand_sizes[0]."""
     for i in range(36):
         ht[i] = 0
-        want[0, i] = False
-        want[1, i] = False
     z = Z_HAND0 + p
     n = 0
     for c in range(NCARDS):
         if zone[b, c] == z:
             ht[(c // 12 if c < 60 else EXPLORER) * 6 + c % 6] += 1
             n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _want(b, team, g, hsuit, hown, hlo, hhi, want):
+    """want[2, 36] = obs.want: the ends of the opponents' (0) and the mover's side's (1) herds,
+    from the public herds."""
+    for i in range(36):
+        want[0, i] = False
+        want[1, i] = False
     for h in range(g[b, HN]):
         side = 1 if hown[b, h] == team else 0
         s = hsuit[b, h]
@@ -94,7 +101,6 @@ def _view(b, p, team, g, zone, hsuit, hown, hlo, hhi, ht, want):
             want[side, s * 6 + hlo[b, h] - 1] = True
         if hhi[b, h] < 5:
             want[side, s * 6 + hhi[b, h] + 1] = True
-    return n
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -182,7 +188,11 @@ def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, param
     ph = g[b, PHASE]
     nplayers = params[P_PLAYERS]
     team = p % 2 if params[P_NTEAMS] < nplayers else p
-    nhand = _view(b, p, team, g, zone, hsuit, hown, hlo, hhi, ht, want)
+    if ph == K_RECV:
+        o = _leader_offset(b, p, g, team_total, params) if kind == K_BLOCKER else 1
+        a = A_RECV0 + o - 1
+        return a if legal[b, a] else _first_legal(b, legal)
+    nhand = _hand_table(b, p, zone, ht)
     if ph == K_HERD:  # swap, then grow, then lay (when the holding knobs allow), then done
         for e in range(6):
             if legal[b, A_SWAP0 + e]:
@@ -206,11 +216,8 @@ def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, param
         if legal[b, A_DONE]:
             return A_DONE
         return _first_legal(b, legal)
-    if ph == K_RECV:
-        o = _leader_offset(b, p, g, team_total, params) if kind == K_BLOCKER else 1
-        a = A_RECV0 + o - 1
-        return a if legal[b, a] else _first_legal(b, legal)
     # the card values (steps two and four, the trade)
+    _want(b, team, g, hsuit, hown, hlo, hhi, want)
     if kind == K_SPRINTER:
         focus = _sprint_focus(b, team, g, hsuit, hown, hlo, hhi, ht)
         _card_values(ht, want, focus, kp[KP_EXTRA], table, val)

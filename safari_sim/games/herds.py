@@ -242,47 +242,87 @@ def _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
 
 
 @njit(cache=True, _nrt=False)
-def _grass_sums(b, team, skip, g, zone, hown, hlo, hhi, params):
-    w0, w1, w2, w3 = np.uint64(1), np.uint64(0), np.uint64(0), np.uint64(0)
+def _grass_counts(b, team, g, zone, hown, hlo, hhi, params):
+    """The values of the grassland cards a trade may take (``_grass_ok``) as two multisets
+    packed 8 bits per value 1..6 (``_count``): (animal cards, explorers)."""
+    ac = 0
+    ec = 0
     for c in range(NCARDS):
-        if c != skip and _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
-            w0, w1, w2, w3 = _sums_add(w0, w1, w2, w3, c % 6 + 1)
+        if _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
+            if c < 60:
+                ac += 1 << (8 * (c % 6))
+            else:
+                ec += 1 << (8 * (c % 6))
+    return ac, ec
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _one(v):
+    """One card of value v (1..6) in a packed multiset."""
+    return 1 << (8 * (v - 1))
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _count(m, v):
+    """How many cards of value v (1..6) the packed multiset m holds."""
+    return (m >> (8 * (v - 1))) & 255
+
+
+@njit(cache=True, _nrt=False)
+def _sums_of(m):
+    """The bitset of subset sums (four words) of the packed multiset of values m. (A set of
+    sums does not depend on the order the cards are added in, and the 66 cards' values add up
+    to 231: no sum falls off the 256 bits.)"""
+    w0, w1, w2, w3 = np.uint64(1), np.uint64(0), np.uint64(0), np.uint64(0)
+    for v in range(1, 7):
+        for _ in range(_count(m, v)):
+            w0, w1, w2, w3 = _sums_add(w0, w1, w2, w3, v)
     return w0, w1, w2, w3
 
 
 @njit(cache=True, _nrt=False)
-def _grass_whole_sums(b, team, skip, g, zone, hown, hlo, hhi, params):
-    """The grassland sums a trade that gives the whole hand may take: with
+def _whole_sums_of(ac, ec, params):
+    """The grassland sums a trade that gives the whole hand may take, from the packed values of
+    the grassland's animal cards ``ac`` and explorers ``ec`` that may be taken: with
     trade_explorer_must_grow, sums of sets holding at least one animal card (taking only
     explorers, which must all be played, would leave no card to pass); else every sum."""
     if not params[P_FLAGS] & F_MUSTGROW:
-        return _grass_sums(b, team, skip, g, zone, hown, hlo, hhi, params)
+        return _sums_of(ac + ec)
     a0, a1, a2, a3 = np.uint64(1), np.uint64(0), np.uint64(0), np.uint64(0)  # any set
     n0, n1, n2, n3 = np.uint64(0), np.uint64(0), np.uint64(0), np.uint64(0)  # with an animal
-    for c in range(NCARDS):
-        if c != skip and _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
-            v = c % 6 + 1
-            if c < 60:
-                s0, s1, s2, s3 = _shift(a0, a1, a2, a3, v)
-            else:
-                s0, s1, s2, s3 = _shift(n0, n1, n2, n3, v)
+    for v in range(1, 7):
+        for _ in range(_count(ac, v)):
+            s0, s1, s2, s3 = _shift(a0, a1, a2, a3, v)
+            n0, n1, n2, n3 = n0 | s0, n1 | s1, n2 | s2, n3 | s3
+            a0, a1, a2, a3 = _sums_add(a0, a1, a2, a3, v)
+    for v in range(1, 7):
+        for _ in range(_count(ec, v)):
+            s0, s1, s2, s3 = _shift(n0, n1, n2, n3, v)
             n0, n1, n2, n3 = n0 | s0, n1 | s1, n2 | s2, n3 | s3
             a0, a1, a2, a3 = _sums_add(a0, a1, a2, a3, v)
     return n0, n1, n2, n3
 
 
 @njit(cache=True, _nrt=False)
-def _can_give(b, p, skip, base, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3, zone):
-    """Whether the hand of p without card ``skip`` holds a set E with base + sum(E) > 0 a
-    grassland sum (``gw``), or ``hw`` (the sums a trade giving the whole hand may take) when E
-    is the whole rest."""
+def _hand_values(b, p, zone):
+    """The values of p's hand, packed as in ``_grass_counts``."""
     z = Z_HAND0 + p
-    w0, w1, w2, w3 = np.uint64(1), np.uint64(0), np.uint64(0), np.uint64(0)
-    total = 0
+    m = 0
     for c in range(NCARDS):
-        if c != skip and zone[b, c] == z:
-            w0, w1, w2, w3 = _sums_add(w0, w1, w2, w3, c % 6 + 1)
-            total += c % 6 + 1
+        if zone[b, c] == z:
+            m += 1 << (8 * (c % 6))
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def _can_give(hv, base, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3):
+    """Whether a hand holding the packed values ``hv`` holds a set E with base + sum(E) > 0 a
+    grassland sum (``gw``), or ``hw`` (the sums a trade giving the whole hand may take) when E
+    is the whole hand."""
+    w0, w1, w2, w3 = _sums_of(hv)
+    total = 0
+    for v in range(1, 7):
+        total += v * _count(hv, v)
     for s in range(0, total + 1):
         if base + s > 0 and _has(w0, w1, w2, w3, s):
             if s < total and _has(gw0, gw1, gw2, gw3, base + s):
@@ -372,15 +412,29 @@ def _grow_card(b, p, h, end, forced, g, zone, hsuit, hlo, hhi):
     return _hand_card(b, p, EXPLORER, n, zone)
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _could_lay(b, t, lo, hc):
+    """Whether the hand (counts hc[b], see _hand_counts) holds, for each of the numbers
+    lo..lo+2, a card of suit t or an explorer, and (an animal herd) a card of suit t: what
+    ``_new_cards`` needs at least; it is asked only where this holds."""
+    real = t == EXPLORER
+    for n in range(lo, lo + 3):
+        if t != EXPLORER and hc[b, t, n] > 0:
+            real = True
+        elif hc[b, EXPLORER, n] == 0:
+            return False
+    return real
+
+
 @njit(cache=True, _nrt=False)
-def _placements(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, tmp, params, row, write):
+def _placements(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hc, tmp, params, row, write):
     """New herds and growths (with explorer ``forced`` when >= 0) into ``row``; how many."""
     team = _team(p, params)
     k = 0
     if nhand >= 4:
         for t in range(6):
             for lo in range(4):
-                if _new_cards(b, p, t, lo, forced, zone, tmp):
+                if _could_lay(b, t, lo, hc) and _new_cards(b, p, t, lo, forced, zone, tmp):
                     k += 1
                     if write:
                         row[A_NEW0 + t * 4 + lo] = True
@@ -401,7 +455,8 @@ def _herd_legal(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hcard, cher
                 params, row, write):
     """Step three's legal actions into ``row`` (when ``write``); returns how many there are."""
     team = _team(p, params)
-    k = _placements(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, tmp, params, row, write)
+    k = _placements(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hc, tmp, params, row,
+                    write)
     if forced < 0:
         z = Z_HAND0 + p
         for e in range(6):
@@ -421,8 +476,12 @@ def _herd_legal(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hcard, cher
             zone[b, real] = Z_HERD
             zone[b, c] = z
             hcard[b, h, e] = real
-            ok = _placements(b, p, e, nhand, g, zone, hsuit, hown, hlo, hhi, tmp, params, row,
+            hc[b, t, e] -= 1
+            hc[b, EXPLORER, e] += 1
+            ok = _placements(b, p, e, nhand, g, zone, hsuit, hown, hlo, hhi, hc, tmp, params, row,
                              False) > 0
+            hc[b, EXPLORER, e] -= 1
+            hc[b, t, e] += 1
             hcard[b, h, e] = c
             zone[b, c] = Z_HERD
             zone[b, real] = z
@@ -481,9 +540,10 @@ def _step2_options(b, p, g, zone, hown, hlo, hhi, legal, params, write):
             k += 1
             if write:
                 legal[b, A_CARD0 + c] = True
-    gw0, gw1, gw2, gw3 = _grass_sums(b, team, -1, g, zone, hown, hlo, hhi, params)
-    hw0, hw1, hw2, hw3 = _grass_whole_sums(b, team, -1, g, zone, hown, hlo, hhi, params)
-    if _can_give(b, p, -1, 0, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3, zone):
+    ac, ec = _grass_counts(b, team, g, zone, hown, hlo, hhi, params)
+    gw0, gw1, gw2, gw3 = _sums_of(ac + ec)
+    hw0, hw1, hw2, hw3 = _whole_sums_of(ac, ec, params)
+    if _can_give(_hand_values(b, p, zone), 0, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3):
         k += 1
         if write:
             legal[b, A_TRADE] = True
@@ -564,15 +624,21 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
             continue
         if ph == K_GIVE:
             team = _team(p, params)
-            gw0, gw1, gw2, gw3 = _grass_sums(b, team, -1, g, zone, hown, hlo, hhi, params)
-            hw0, hw1, hw2, hw3 = _grass_whole_sums(b, team, -1, g, zone, hown, hlo, hhi, params)
+            ac, ec = _grass_counts(b, team, g, zone, hown, hlo, hhi, params)
+            gw0, gw1, gw2, gw3 = _sums_of(ac + ec)
+            hw0, hw1, hw2, hw3 = _whole_sums_of(ac, ec, params)
             z = Z_HAND0 + p
+            hv = _hand_values(b, p, zone)
+            ok = 0  # bit v: a card of value v may be given next (the same for every such card)
+            for v in range(1, 7):
+                if _count(hv, v) > 0 and _can_give(hv - _one(v), g[b, GSUM] + v, gw0, gw1, gw2,
+                                                   gw3, hw0, hw1, hw2, hw3):
+                    ok |= 1 << v
             for c in range(NCARDS):
-                if zone[b, c] == z and _can_give(b, p, c, g[b, GSUM] + c % 6 + 1, gw0, gw1, gw2,
-                                                 gw3, hw0, hw1, hw2, hw3, zone):
+                if zone[b, c] == z and (ok >> (c % 6 + 1)) & 1:
                     legal[b, A_CARD0 + c] = True
             if g[b, GSUM] > 0:
-                if _hand_size(b, p, zone) > 0:
+                if hv != 0:
                     done = _has(gw0, gw1, gw2, gw3, g[b, GSUM])
                 else:  # the whole hand is given
                     done = _has(hw0, hw1, hw2, hw3, g[b, GSUM])
@@ -592,15 +658,24 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
             # the whole hand was given and nothing but must-play explorers taken yet: the rest
             # of the take must hold an animal card (with trade_explorer_must_grow)
             animal = params[P_FLAGS] & F_MUSTGROW and not _hand_free(b, p, g, zone)
+            ac, ec = _grass_counts(b, team, g, zone, hown, hlo, hhi, params)
+            # whether the rest of the take can be met once card c (value v) is taken depends on
+            # v alone (and on c being an explorer when ``animal``): each answer is found once
+            known = 0
+            yes = 0
             for c in range(NCARDS):
                 v = c % 6 + 1
                 if v <= need and _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
-                    if animal and c >= 60:
-                        w0, w1, w2, w3 = _grass_whole_sums(b, team, c, g, zone, hown, hlo, hhi,
-                                                           params)
-                    else:
-                        w0, w1, w2, w3 = _grass_sums(b, team, c, g, zone, hown, hlo, hhi, params)
-                    if _has(w0, w1, w2, w3, need - v):
+                    key = v + (8 if animal and c >= 60 else 0)
+                    if not (known >> key) & 1:
+                        known |= 1 << key
+                        if key >= 8:
+                            w0, w1, w2, w3 = _whole_sums_of(ac, ec - _one(v), params)
+                        else:
+                            w0, w1, w2, w3 = _sums_of(ac + ec - _one(v))
+                        if _has(w0, w1, w2, w3, need - v):
+                            yes |= 1 << key
+                    if (yes >> key) & 1:
                         legal[b, A_CARD0 + c] = True
             return
         if ph == K_HERD:
