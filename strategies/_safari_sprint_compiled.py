@@ -16,6 +16,7 @@ a short last axis adds in order, which the tests check against numpy itself), an
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -153,37 +154,35 @@ def _thrift(b, small, params, thrift):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _backer(b, kp, small, legal, params, own, other):
-    """Backer.play."""
+def _backer(b, kp, small, legal, params, own, other, sc):
+    """Backer.play: the best of three choices by number (its own animal's card, a rival's, the
+    explorer's), in that order on ties."""
     rw, ew = kp[KN_A], kp[KN_B]
     th = _thrift(b, small, params, kp[KN_C])
     mine = max(np.int64(small[V_MINE, b]), 0)
-    best, best_c, best_v = -np.inf, 0, 0
-    for c in range(3):
-        for v in range(NV):
-            to_animals = (((other[v, 0] + other[v, 1]) + other[v, 2]) + other[v, 3]) + other[v, 4]
-            base = ((1 + rw) * other[v, mine] - rw * to_animals) - ew * other[v, EXPLORER]
-            mine_ok = legal[b, mine * NV + v]
-            if c == 0:
-                x = (base + own[v]) - th * (v + 1) if mine_ok else NEG
-            elif c == 1:
-                rival_ok = False
-                for a in range(EXPLORER):
-                    if a != mine and legal[b, a * NV + v]:
-                        rival_ok = True
-                x = base - rw * own[v] if rival_ok else NEG
-            else:
-                x = base - ew * own[v] if legal[b, EXPLORER * NV + v] else NEG
-            if x > best:
-                best, best_c, best_v = x, c, v
-    if best_c == 0:
-        return mine * NV + best_v
-    if best_c == 2:
-        return EXPLORER * NV + best_v
+    for v in range(NV):
+        to_animals = (((other[v, 0] + other[v, 1]) + other[v, 2]) + other[v, 3]) + other[v, 4]
+        base = ((1 + rw) * other[v, mine] - rw * to_animals) - ew * other[v, EXPLORER]
+        sc[v] = (base + own[v]) - th * (v + 1) if legal[b, mine * NV + v] else NEG
+        rival_ok = False
+        for a in range(EXPLORER):
+            if a != mine and legal[b, a * NV + v]:
+                rival_ok = True
+        sc[NV + v] = base - rw * own[v] if rival_ok else NEG
+        sc[2 * NV + v] = base - ew * own[v] if legal[b, EXPLORER * NV + v] else NEG
+    best, best_i = -np.inf, 0
+    for i in range(3 * NV):
+        if sc[i] > best:
+            best, best_i = sc[i], i
+    c, v = best_i // NV, best_i % NV
+    if c == 0:
+        return mine * NV + v
+    if c == 2:
+        return EXPLORER * NV + v
     for a in range(EXPLORER):  # a rival card of that number: the first rival suit holding one
-        if a != mine and legal[b, a * NV + best_v]:
-            return a * NV + best_v
-    return best_v
+        if a != mine and legal[b, a * NV + v]:
+            return a * NV + v
+    return v
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -198,17 +197,18 @@ def _lead(b, mine, vpos, in_play):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _spoiler(b, kp, small, legal, vpos, vif, in_play, params, own, other, sc):
+def _spoiler(b, kp, small, legal, vpos, vif, in_play, params, own, other, sc, sv):
     """Spoiler.score."""
     lw, ow, pb, hold, save_six = kp[KN_A], kp[KN_B], kp[KN_C], kp[KN_D], kp[KN_E]
     mine = max(np.int64(small[V_MINE, b]), 0)
     lead = _lead(b, mine, vpos, in_play)
+    for v in range(NV):
+        sv[v] = ow * other[v, mine] - lw * other[v, lead]   # base (sv: free here)
     for d in range(6):
         wd = ow if d == mine else (0.0 - lw if d == lead else 0.0)   # w (lead != mine)
         gap = vpos[b, lead] - vpos[b, d]
         for v in range(NV):
-            base = ow * other[v, mine] - lw * other[v, lead]
-            x = wd * own[v] + base
+            x = wd * own[v] + sv[v]
             if pb != 0.0:
                 hit = vif[b, v, 6] == gap and d != lead   # obs.ifplay's own move now
                 x += pb * (1.0 if hit else 0.0)
@@ -291,9 +291,9 @@ def policy(kind, kp, b, legal, small, vhand, vplayed, vline, vpos, vowner, vif, 
     line_effect(b, kp[KN_EXPECT] != 0.0, small, vhand, vplayed, vline, vif, deck_total, racing,
                 params, powq, pow1q, own, other, pmf, sv, u)
     if kind == K_BACKER:
-        return _backer(b, kp, small, legal, params, own, other)
+        return _backer(b, kp, small, legal, params, own, other, sc)
     if kind == K_SPOILER:
-        _spoiler(b, kp, small, legal, vpos, vif, in_play, params, own, other, sc)
+        _spoiler(b, kp, small, legal, vpos, vif, in_play, params, own, other, sc, sv)
     else:
         _projector(b, kp, small, vpos, in_play, points, params, own, other, sc, P)
     return _pick(b, sc, legal)
@@ -358,7 +358,11 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     returns the decisions made. ``seat_rs`` (the seats' streams) is unused: these policies draw
     nothing."""
     kinds, kp = knob_table(policies)
-    st, v = state, state.view
+    st = state
+    # the kernel writes the view in place: a fresh one, so that an observation handed out
+    # before (which may hold the old view's arrays) still says what it said
+    v = st.view = dataclasses.replace(st.view, **{f.name: getattr(st.view, f.name).copy()
+                                                  for f in dataclasses.fields(st.view)})
     deck_total = np.ascontiguousarray(st.deck_total_ro, np.int64)
     in_play = np.ascontiguousarray(st.in_play_ro)
     powq, pow1q = pow_tables(int(deck_total.sum()))

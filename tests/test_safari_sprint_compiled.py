@@ -179,3 +179,19 @@ def test_a_changed_twin_changes_the_games():
     fast = play_batch(G, r, players, strats, seating, game_keys(3, players, B))
     slow = play_batch(G, r, players, strats, seating, game_keys(3, players, B), compiled=False)
     assert not np.array_equal(fast.outcome.score, slow.outcome.score)
+
+
+def test_an_observation_handed_out_before_a_compiled_play_is_unchanged():
+    from safari_sim.engine.play import play_on
+
+    strats = strategies(SPECS[:3])
+    B, players = 64, 3
+    keys = game_keys(4, players, B)
+    st = G.init(G.make_rules(), players, keys.deal)
+    obs = G.observe(st, st.all_games).freeze()       # the whole batch: the view's own arrays
+    before = {k: np.array(v) for k, v in vars(obs).items() if isinstance(v, np.ndarray)}
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 3
+    assert play_on(G, st, strats, seating, keys.seat.reshape(-1).copy()) > 0
+    assert (G.to_move(st) < 0).all()
+    for k, v in before.items():
+        assert np.array_equal(getattr(obs, k), v), k
