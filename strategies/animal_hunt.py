@@ -14,6 +14,8 @@ lowest-numbered card never seen" is as good as a random unknown card.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -195,9 +197,18 @@ def best_asked(chance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 class HuntStrategy(Strategy):
     """Two decisions, two methods: ``flip`` (the first card of a turn) and ``choose`` (A, B or
-    C once a card is face up), each on its rows with what the seat remembers."""
+    C once a card is face up), each on its rows with what the seat remembers.
+
+    The shipped ones also have a compiled twin (``policy()``: its number, knobs and memory for
+    ``strategies/_animal_hunt_compiled.py``), so a table of them plays whole games in one
+    kernel; a subclass that overrides ``act`` or one of ``twin_methods`` is played through
+    ``act`` unless it also overrides ``policy``."""
 
     game = "animal_hunt"
+
+    twin_methods = ("flip", "choose", "draws", "pick", "counts", "reset")
+
+    play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -268,6 +279,9 @@ class Rememberer(HuntStrategy):
                        other_unknown(obs, known, self.pick(obs, u)))
         return show_twin_or(obs, known, ask)
 
+    def policy(self):
+        return K_REMEMBERER, (self.params.recall, self.params.ask_min), self.memory
+
 
 class Prober(HuntStrategy):
     name = "prober"
@@ -293,6 +307,9 @@ class Prober(HuntStrategy):
     def choose(self, obs, known, lacks, u):
         o, _ = best_asked(ask_chance(obs, lacks, self.counts(obs, known)))
         return show_twin_or(obs, known, obs.ask_action(o))
+
+    def policy(self):
+        return K_PROBER, (self.params.recall, self.params.probe_min), self.memory
 
 
 class Guesser(HuntStrategy):
@@ -320,6 +337,19 @@ class Guesser(HuntStrategy):
         o = 1 + np.minimum((u[:, g] * (p - 1)).astype(np.int64), p - 2)
         guess = np.where(u[:, g + 1] < self.params.ask, obs.ask_action(o), flip)
         return show_twin_or(obs, known, guess)
+
+    def policy(self):
+        return K_GUESSER, (self.params.recall, self.params.ask), self.memory
+
+
+K_REMEMBERER, K_PROBER, K_GUESSER = range(3)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled():
+    from . import _animal_hunt_compiled as mod  # numba: compiled on first use
+
+    return mod
 
 
 STRATEGIES = [Rememberer, Prober, Guesser]

@@ -10,6 +10,7 @@ import pytest
 from safari_sim.engine.chance import game_keys
 from safari_sim.engine.play import _compiled_play, play_batch, play_on
 from safari_sim.games import get_game
+from compiled_check import assert_same_games
 from strategies import get_strategy
 from strategies.base import random_legal
 from strategies.paper_safari import Closer, ColumnMatcher, ThresholdReplacer
@@ -40,15 +41,7 @@ def both_ways(players, rules, specs=SPECS, games=240, seed=9, log=False):
 
 
 def assert_same(fast, slow):
-    assert fast.decisions == slow.decisions
-    for name in ("score", "rank", "win", "turns"):
-        assert np.array_equal(getattr(fast.outcome, name), getattr(slow.outcome, name)), name
-    assert set(fast.outcome.stats) == set(slow.outcome.stats)
-    for k in slow.outcome.stats:
-        assert np.array_equal(fast.outcome.stats[k], slow.outcome.stats[k], equal_nan=True), k
-    assert np.array_equal(fast.state.dr, slow.state.dr)   # the drama numbers
-    for name in ("g", "pp", "grid", "up", "known", "disc", "rs"):
-        assert np.array_equal(getattr(fast.state, name), getattr(slow.state, name)), name
+    assert_same_games(fast, slow, ("g", "pp", "grid", "up", "known", "disc", "rs"))
 
 
 @pytest.mark.parametrize("players,rules", [

@@ -241,10 +241,12 @@ def _next_turn(b, again, g, pp, hand, run, dr, ev, params):
     _start_turn(b, g, pp, hand, ev, params)
 
 
-@njit(cache=True, _nrt=False)
-def _apply(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, run, dr, ev,
-           params):
-    """One decision of game b (On Your Turn)."""
+@njit(cache=True, inline="always", _nrt=False)
+def apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, run, dr, ev,
+                 params):
+    """One decision of game b (On Your Turn). The one copy of the rules of a decision: the batch
+    ``_step`` and the compiled twins' whole-game kernel (strategies/_animal_hunt_compiled.py)
+    both call it."""
     nk = params[P_KINDS]
     ng = params[P_GROUND]
     nplayers = params[P_PLAYERS]
@@ -326,7 +328,7 @@ def _apply(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, r
 # ---- What the player to move sees -----------------------------------------------------------------
 
 @njit(cache=True, inline="always", _nrt=False)
-def _view(b, g, hand, ground, params, mover, legal):
+def write_view(b, g, hand, ground, params, mover, legal):
     """Who moves in game b and what is legal (written into the arrays of this step)."""
     ng = params[P_GROUND]
     ph = g[b, PHASE]
@@ -353,7 +355,7 @@ def _view(b, g, hand, ground, params, mover, legal):
 @njit(cache=True, _nrt=False)
 def _views(games, g, hand, ground, params, mover, legal):
     for b in games:
-        _view(b, g, hand, ground, params, mover, legal)
+        write_view(b, g, hand, ground, params, mover, legal)
 
 
 @njit(cache=True, _nrt=False)
@@ -361,9 +363,9 @@ def _step(actions, g, pp, hand, ground, known, seen, lack, asked, scored, ducky,
           mover, legal):
     for b in range(g.shape[0]):
         if g[b, PHASE] != OVER:
-            _apply(b, actions[b], g, pp, hand, ground, known, seen, lack, asked, scored, ducky,
-                   run, dr, ev, params)
-        _view(b, g, hand, ground, params, mover, legal)
+            apply_action(b, actions[b], g, pp, hand, ground, known, seen, lack, asked, scored,
+                         ducky, run, dr, ev, params)
+        write_view(b, g, hand, ground, params, mover, legal)
 
 
 @njit(cache=True, _nrt=False)

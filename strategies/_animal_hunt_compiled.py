@@ -1,0 +1,339 @@
+"""Animal Hunt's shipped strategies as compiled scalar policies, and the kernel that plays whole
+games with them.
+
+Each policy is the numpy strategy of the same name (``strategies/animal_hunt.py``: ``Memory``,
+``holder_best``, ``ask_chance``, ``pair_flip_or``, ``show_twin_or`` and the ``flip`` and
+``choose`` of each) written again for ONE game, and returns the same action:
+``tests/test_animal_hunt_compiled.py`` plays the same games both ways and compares them. The
+rules are not written again here: ``_play`` calls the game's own ``apply_action`` and
+``write_view``, the per-game functions its batch ``step`` calls.
+
+What a twin reads from the state, and the observation field each read stands for (the mover is
+seat p = ``mover[b]``; it never reads another hand or a card at a place nobody has seen):
+
+- ``g[b, PHASE]`` (``obs.kind``), ``g[b, TURNS]`` (``obs.turn``), ``g[b, FIRST]`` at CHOOSE
+  (``obs.first``), ``ground[b, j] >= 0`` (``obs.down``: whether a card lies there, not which);
+- ``known[b]`` (``obs.known``, public: the kind seen at each place; ``obs.first_kind``,
+  ``obs.known_count``), ``seen[b]`` (``obs.seen``), ``lack`` and ``asked`` of every seat
+  (``obs.lack``, ``obs.asked``: ``obs.not_holding``), ``scored[b] < 0`` (``obs.scored``: pairs
+  made), ``pp[b, q, HAND_N]`` (``obs.hand_size``);
+- ``hand[b, p]`` (``obs.hand``: its own hand only);
+- the legal mask of game b, written by the game's ``write_view``.
+
+Memory: a strategy with ``recall`` below 1 forgets, with draws from its seat's stream. The twin
+keeps that memory in the strategy's own ``Memory`` arrays (``facts``, ``turn``: one row per game
+and seat), so it remembers what the numpy strategy would, and makes the same draws in the same
+order: per decision, one uniform per fact (every place, then every seat and kind), then the
+strategy's own uniforms (``draws``: the places for a forgetful player's random pick, the places
+and two more for the guesser). The chances are float32 as in numpy, and compared with the knobs
+as numpy compares them (a knob rounded to float32).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from safari_sim.engine.chance import uniform
+from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.games import animal_hunt as ah
+from safari_sim.games.animal_hunt import (CHOOSE, FIRST, FLIP, HAND_N, P_GROUND, P_KINDS,
+                                         P_PLAYERS, PHASE, TURNS)
+
+from .animal_hunt import K_GUESSER, K_PROBER, K_REMEMBERER
+
+# the kernel below inlines the game's rules: recompile it when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (ah.__file__, __file__.replace(
+    "_animal_hunt_compiled.py", "animal_hunt.py")))
+
+ONE32 = np.float32(1.0)
+ZERO32 = np.float32(0.0)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _first_true(b, ground, mk, first, unknown_only, ud, use_u, ng):
+    """first_true over the face-down places (``obs.down``), other than ``first`` (-1: none
+    excluded), only those not remembered when ``unknown_only``: the first one, or with uniforms
+    ``ud`` (``use_u``) the one of the largest u + 1.0 (ties: the first). Returns (place, found);
+    place 0 when none is found, as numpy's argmax of an empty choice."""
+    best = 0
+    best_v = 0.0
+    found = False
+    for j in range(ng):
+        if ground[b, j] < 0 or j == first or (unknown_only and mk[j] >= 0):
+            continue
+        if not use_u:
+            return j, True
+        v = ud[j] + 1.0
+        if v > best_v:
+            best, best_v = j, v
+        found = True
+    return best, found
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _unknown_place(b, ground, mk, first, ud, use_u, ng):
+    """first_unknown (first = -1) and other_unknown: a face-down place not remembered, else any."""
+    j, has = _first_true(b, ground, mk, first, True, ud, use_u, ng)
+    if has:
+        return j
+    j, _ = _first_true(b, ground, mk, first, False, ud, use_u, ng)
+    return j
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _candidates(b, p, hand, scored, cnt, cand, nk):
+    """candidates(): kinds not paired, not in this hand, not remembered at two places."""
+    n = 0
+    for k in range(nk):
+        cand[k] = scored[b, k] < 0 and not hand[b, p, k] and cnt[k] < 2
+        if cand[k]:
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _rate(b, p, o, size, pp, nplayers):
+    """_rates() for the player o seats to the left: its hand size over the kinds it may hold
+    (float32, as numpy computes it)."""
+    q = p + o
+    q = q - nplayers if q >= nplayers else q
+    h = pp[b, q, HAND_N]
+    return np.float32(h) / np.float32(max(max(size, h), 1))
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _best_asked(b, p, fk, pp, cand, ncand, lk, chance, nplayers, nk):
+    """best_asked(ask_chance()): (offset of the opponent likeliest to hold the kind flipped this
+    turn, that chance), float32."""
+    k1 = max(fk, 0)
+    total = ZERO32
+    for o in range(nplayers):
+        w = ZERO32
+        if o > 0 and cand[k1] and not lk[o, k1]:
+            size = ncand
+            for k in range(nk):
+                if cand[k] and lk[o, k]:
+                    size -= 1
+            w = ONE32 * _rate(b, p, o, size, pp, nplayers)
+        chance[o] = w
+        total = total + w
+    den = max(total, ONE32)
+    best_o = 1
+    best = chance[1] / den
+    for o in range(2, nplayers):
+        c = chance[o] / den
+        if c > best:
+            best_o, best = o, c
+    return best_o, best
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _pair_flip_or(b, p, hand, mk, cnt, otherwise, ng):
+    """pair_flip_or(): the match of a card in the hand (2), else one of a kind remembered twice
+    (1), at the first remembered place of the highest such value; else ``otherwise``."""
+    best, best_at = 0, 0
+    for j in range(ng):
+        k = mk[j]
+        if k < 0:
+            continue
+        at = 2 if hand[b, p, k] else (1 if cnt[k] >= 2 else 0)
+        if at > best_at:
+            best, best_at = j, at
+    return best if best_at > 0 else otherwise
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _twin(b, p, hand, ground, mk, first, fk, ng):
+    """show_twin_or() before its ``otherwise``: the show action (ng) when the match is in the
+    hand, else the first remembered other place of the flipped kind; -1 for neither."""
+    if hand[b, p, max(fk, 0)]:
+        return ng
+    for j in range(ng):
+        if mk[j] == fk and j != first and ground[b, j] >= 0:
+            return j
+    return -1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _fact(learned, t0, t1, had, surv, seat_rs, row):
+    """One fact of Memory.recall_now: learned since the last update (fresh), or remembered
+    before, and surviving the turns since with probability recall ** age (one draw, always)."""
+    fresh = learned >= t0
+    age = t1 - learned if fresh else t1 - t0
+    u = uniform(seat_rs, row)
+    return (fresh or had) and u < surv[age]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _remember(recall, surv, facts, mturn, row, seat_rs, b, p, t1, ground, known, seen, lack,
+              asked, mk, lk, nplayers, nk, ng):
+    """Memory.recall_now: the kinds remembered at each place (``mk``, -1 none) and who is
+    remembered not to hold which kind (``lk``, rotated), updating the seat's memory row."""
+    if recall >= 1.0:
+        for j in range(ng):
+            mk[j] = known[b, j]
+        for o in range(nplayers):
+            q = p + o
+            q = q - nplayers if q >= nplayers else q
+            for k in range(nk):
+                lk[o, k] = max(lack[b, q, k], asked[b, q, k]) >= 0
+        return
+    t0 = np.int64(mturn[row])
+    for j in range(ng):
+        # a place whose card is gone is forgotten
+        keep = _fact(np.int64(seen[b, j]), t0, t1, facts[row, j] and ground[b, j] >= 0, surv,
+                     seat_rs, row)
+        facts[row, j] = keep
+        mk[j] = known[b, j] if keep else -1
+    for o in range(nplayers):
+        q = p + o
+        q = q - nplayers if q >= nplayers else q
+        for k in range(nk):
+            f = ng + o * nk + k
+            keep = _fact(np.int64(max(lack[b, q, k], asked[b, q, k])), t0, t1, facts[row, f],
+                         surv, seat_rs, row)
+            facts[row, f] = keep
+            lk[o, k] = keep
+    mturn[row] = t1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def policy(kind, kp, surv, facts, mturn, seat_rs, b, p, g, pp, hand, ground, known, seen, lack,
+           asked, scored, params, mk, lk, cnt, cand, ud, chance):
+    """The action of policy ``kind`` (knobs ``kp``: recall, then ask_min | probe_min | ask) for
+    game b's player to move, p; ``surv``, ``facts`` and ``mturn`` are its Memory's. The rest
+    are scratch rows."""
+    nplayers = params[P_PLAYERS]
+    nk = params[P_KINDS]
+    ng = params[P_GROUND]
+    recall = kp[0]
+    phase = g[b, PHASE]
+    t1 = np.int64(g[b, TURNS])
+    first = g[b, FIRST] if phase == CHOOSE else -1
+    fk = known[b, first] if first >= 0 else -1
+    row = b * nplayers + p
+    _remember(recall, surv, facts, mturn, row, seat_rs, b, p, t1, ground, known, seen, lack,
+              asked, mk, lk, nplayers, nk, ng)
+    # the strategy's own uniforms (HuntStrategy.draws), drawn for every decision alike
+    nd = ng + 2 if kind == K_GUESSER else (ng if recall < 1.0 else 0)
+    for i in range(nd):
+        ud[i] = uniform(seat_rs, row)
+    use_u = nd > 0
+    # counts(): remembered face-down places of each kind (obs.known_count with a perfect memory)
+    for k in range(nk):
+        cnt[k] = 0
+    for j in range(ng):
+        if mk[j] >= 0:
+            cnt[mk[j]] += 1
+    if kind == K_GUESSER:
+        if phase == FLIP:
+            return _first_true(b, ground, mk, -1, False, ud, True, ng)[0]
+        a = _twin(b, p, hand, ground, mk, first, fk, ng)
+        if a >= 0:
+            return a
+        flip = _first_true(b, ground, mk, first, False, ud, True, ng)[0]
+        o = 1 + min(np.int64(ud[ng] * (nplayers - 1)), nplayers - 2)
+        return ng + o if ud[ng + 1] < kp[1] else flip
+    ncand = _candidates(b, p, hand, scored, cnt, cand, nk)
+    if phase == FLIP:
+        otherwise = _unknown_place(b, ground, mk, -1, ud, use_u, ng)
+        if kind == K_PROBER:
+            # holder_best: the chance that the likeliest opponent holds each kind remembered at a
+            # place; flip the place of the best one to ask for its match
+            probe, probe_at = 0, np.float32(-1.0)
+            for j in range(ng):
+                k = mk[j]
+                if k < 0:
+                    continue
+                best = ZERO32
+                total = ZERO32
+                if cand[k]:
+                    for o in range(1, nplayers):
+                        if lk[o, k]:
+                            continue
+                        size = 0
+                        for k2 in range(nk):
+                            if cand[k2] and not lk[o, k2]:
+                                size += 1
+                        w = ONE32 * _rate(b, p, o, size, pp, nplayers)
+                        best = max(best, w)
+                        total = total + w
+                at = best / max(total, ONE32)
+                if at > probe_at:
+                    probe, probe_at = j, at
+            if probe_at >= np.float32(max(kp[1], 1e-9)):
+                otherwise = probe
+        return _pair_flip_or(b, p, hand, mk, cnt, otherwise, ng)
+    a = _twin(b, p, hand, ground, mk, first, fk, ng)
+    if a >= 0:
+        return a
+    o, c = _best_asked(b, p, fk, pp, cand, ncand, lk, chance, nplayers, nk)
+    if kind == K_PROBER or c >= np.float32(kp[1]):
+        return ng + o
+    return _unknown_place(b, ground, mk, first, ud, use_u, ng)
+
+
+@njit(cache=True, _nrt=False)
+def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, ground, known, seen,
+          lack, asked, scored, ducky, run, dr, ev, params, mover, legal, mk, lk, cnt, cand, ud,
+          chance, out):
+    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
+    whose policy chose an illegal action (0: none)."""
+    decisions = 0
+    for b in range(g.shape[0]):
+        while mover[b] >= 0:  # the view of game b is current (init or the last action wrote it)
+            p = mover[b]
+            k = seating[b, p]
+            a = policy(kinds[k], kp[k], survive[k], facts[k], mturn[k], seat_rs, b, p, g, pp,
+                       hand, ground, known, seen, lack, asked, scored, params, mk, lk, cnt, cand,
+                       ud, chance)
+            if a < 0 or a >= legal.shape[1] or not legal[b, a]:
+                out[0] = decisions
+                out[1] = b + 1
+                return
+            ah.apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky,
+                            run, dr, ev, params)
+            ah.write_view(b, g, hand, ground, params, mover, legal)
+            decisions += 1
+    out[0] = decisions
+
+
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+    """Play a dealt (or part-played) batch to the end with ``policies`` [(kind, knobs, memory)]
+    (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams, flat
+    row b * P + seat) is advanced in place as the numpy strategies would advance it; a
+    forgetful strategy's ``Memory`` arrays are read and left as the numpy strategy would."""
+    batch, nplayers = seating.shape
+    ng, nk = int(state.params[P_GROUND]), int(state.params[P_KINDS])
+    nf = ng + nplayers * nk
+    npol = len(policies)
+    kinds = np.array([k for k, _, _ in policies], np.int64)
+    kp = np.array([knobs for _, knobs, _ in policies], np.float64)
+    forgetful = [i for i, (_, knobs, _) in enumerate(policies) if knobs[0] < 1.0]
+    rows = batch * nplayers if forgetful else 1
+    facts = np.zeros((npol, rows, nf if forgetful else 1), np.bool_)
+    mturn = np.zeros((npol, rows), np.int32)
+    survive = np.ones((npol, 1 << 15), np.float64)
+    for i in forgetful:
+        mem = policies[i][2]
+        if mem.facts is None:   # as Memory.recall_now sizes it at its first observation
+            mem.facts = np.zeros((mem.batch * mem.players, nf), np.bool_)
+            mem.turn = np.zeros(mem.batch * mem.players, np.int32)
+        facts[i] = mem.facts
+        mturn[i] = mem.turn
+        survive[i] = mem.survive
+    out = np.zeros(2, np.int64)
+    _play(np.ascontiguousarray(seating, np.int64), kinds, kp, survive, facts, mturn, seat_rs,
+          state.g, state.pp, state.hand, state.ground, state.known, state.seen, state.lack,
+          state.asked, state.scored, state.ducky, state.run, state.dr, state.ev, state.params,
+          state.mover, state.legal_, np.empty(ng, np.int64), np.empty((nplayers, nk), np.bool_),
+          np.empty(nk, np.int64), np.empty(nk, np.bool_), np.empty(ng + 2, np.float64),
+          np.empty(nplayers, np.float32), out)
+    for i in forgetful:
+        mem = policies[i][2]
+        mem.facts[:] = facts[i]
+        mem.turn[:] = mturn[i]
+    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
+    return int(out[0])
