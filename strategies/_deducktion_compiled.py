@@ -391,20 +391,29 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, kwid
                 best, bn = v, n
         return A_GUESS + bn if best >= kp[0] else A_NO_GUESS
     # _scores: the bits an answer removes plus meld_weight times the cards toward melds
-    _rank_counts(b, p, loc, cnt)
-    mw = kp[1]
-    for c in range(NC):
-        m = mw * (min(np.float64(cnt[c % NN]), 2.0) / 2.0)
-        for o in range(P - 1):
-            pt = w[c, o + 1]
-            q = min(max(pt, _LO), _HI)
-            h = -(q * math.log2(q) + (1 - q) * math.log2(1 - q))
-            per[c, o] = h + m * pt
     tsel = -1
     if ph == QUESTION:
         t = g[b, TGT] - p
         t = t + P if t < 0 else t     # obs.target
         tsel = min(max(t - 1, 0), P - 2)
+    # the value of each card (only those an allowed question asks about, and at QUESTION only
+    # for the player already chosen: the others are never read)
+    union = 0
+    for j in range(nq):
+        union |= qmask[qs[j]]
+    _rank_counts(b, p, loc, cnt)
+    mw = kp[1]
+    for c in range(NC):
+        if (union >> c) & 1 == 0:
+            continue
+        m = mw * (min(np.float64(cnt[c % NN]), 2.0) / 2.0)
+        for o in range(P - 1):
+            if ph == QUESTION and o != tsel:
+                continue
+            pt = w[c, o + 1]
+            q = min(max(pt, _LO), _HI)
+            h = -(q * math.log2(q) + (1 - q) * math.log2(1 - q))
+            per[c, o] = h + m * pt
     best, bo, bj = -np.inf, 0, 0
     for o in range(P - 1):
         if ph == QUESTION and o != tsel:
