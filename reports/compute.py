@@ -47,7 +47,7 @@ def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl
     t["seat_rates"] = stats.seat_win_rates(lf)
     t["seat_advantage"] = stats.seat_advantage(lf, t["seat_rates"], seating)
     t["seat_rates"] = seat_rows_versus(t["seat_rates"], t["seat_advantage"])
-    games = stats.pairs.rank_table(lf, names).collect().lazy()  # one group-by over games for both
+    games = stats.pairs.rank_tables(lf, names)  # one group-by over games for both, or by slices
     t["head_to_head"] = stats.head_to_head(lf, names, games)
     t["ratings"] = stats.ratings(lf, names, t["head_to_head"], games)
     t["scores_strategy"] = stats.distribution(lf, "score", "strategy")
@@ -55,12 +55,14 @@ def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl
     bins = stats.scores.bins_for(lf, "score")
     t["hist_strategy"] = stats.histogram(lf, "score", "strategy", bins)
     t["hist_seat"] = stats.histogram(lf, "score", "seat", bins)
-    # The margin needs one group-by over all games: do it once, then summarise the small result.
-    margin = stats.winning_margin(lf, lower).collect().lazy()
-    t["margin"] = (stats.distribution(margin, "margin", by=None)
-                   .join(margin.group_by("variant_id").agg(pl.col("tied").mean().alias("tied_share")).collect(),
-                         on="variant_id"))
-    t["hist_margin"] = stats.histogram(margin, "margin", by=None)
+    # The margin needs a group-by over games: how many games had each margin, slice by slice,
+    # then the summaries of that small table.
+    margin = stats.scores.margin_counts(lf, lower).lazy()
+    t["margin"] = (stats.distribution(margin, "margin", by=None, weight="count")
+                   .join(margin.group_by("variant_id").agg(
+                       ((pl.col("count") * pl.col("tied")).sum() / pl.col("count").sum()).alias("tied_share")).collect(),
+                       on="variant_id"))
+    t["hist_margin"] = stats.histogram(margin, "margin", by=None, weight="count")
     per_game = [c for c in stats.per_game_columns(lf) if c not in drama.COLUMNS]  # drama: its own table
     t["length"] = stats.game_length(lf, per_game)
     games = stats.one_row_per_game(lf)

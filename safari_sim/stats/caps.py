@@ -19,7 +19,8 @@ def safety_stops(lf: pl.LazyFrame) -> pl.DataFrame:
     cols = [c for c in CAP_COLUMNS if c in lf.collect_schema().names()]
     if not cols:
         return pl.DataFrame()
-    per_game = lf.group_by("variant_id", "variant", "game").agg(pl.col(c).first() for c in cols)
+    # the starting seat's row: one per game, so no group-by over every game (flat memory)
+    per_game = lf.filter(pl.col("seat") == 0)
     return (per_game.group_by("variant_id", "variant")
             .agg(pl.len().alias("games"), *(pl.col(c).sum() for c in cols),
                  *((pl.col(c) > 0).sum().alias(f"games_{c}") for c in cols if c != "capped"))

@@ -66,7 +66,11 @@ def per_game_columns(lf: pl.LazyFrame, columns: list[str] | None = None, sample_
     cols = ["turns", *stat_columns(lf)] if columns is None else list(columns)
     if not cols:
         return []
-    sample = lf.filter(pl.col("game") < pl.col("game").min().over("variant_id") + sample_games)
+    # the first games of every variant; a plain filter (no window over every row), which the
+    # Parquet reader pushes down to the first chunks
+    first = lf.group_by("variant_id").agg(pl.col("game").min()).collect()
+    sample = lf.filter(pl.any_horizontal([(pl.col("variant_id") == v) & (pl.col("game") < g + sample_games)
+                                          for v, g in first.iter_rows()]))
     spread = (sample.group_by(GAME_KEY)
               .agg([(pl.col(c).max() - pl.col(c).min()).alias(c) for c in cols])
               .select([pl.col(c).max() for c in cols]).collect())
@@ -77,5 +81,5 @@ def variants(lf: pl.LazyFrame) -> pl.DataFrame:
     """variant_id, variant, players, games, in variant order."""
     return (lf.group_by("variant_id")
             .agg(pl.col("variant").first(), pl.col("players").first().cast(pl.Int64),
-                 pl.col("game").n_unique().alias("games"))
+                 (pl.col("seat") == 0).sum().alias("games"))  # one starting seat per game: no set of games
             .sort("variant_id").collect())

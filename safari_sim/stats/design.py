@@ -24,6 +24,7 @@ import numpy as np
 import polars as pl
 from scipy.stats import chi2, norm
 
+from . import slices
 from .dataset import GAME_KEY
 
 LEVEL = 0.05
@@ -153,23 +154,23 @@ def seat_test(lf: pl.LazyFrame) -> pl.DataFrame:
     base = _design(lf)
     fast = one_game_per_deal(base)
     k = ["variant_id", "_lineup", "strategy"]
-    d = base.select(*k, "_deal", pl.col("seat").cast(pl.Int64), pl.col("players").cast(pl.Int64),
-                    pl.col("win").cast(pl.Float64))
-    counts, players = pl.collect_all([d.group_by(*k, "seat").agg(pl.len().alias("c")),
+
+    def rows_of(frame: pl.LazyFrame) -> pl.LazyFrame:
+        return frame.select(*k, "_deal", pl.col("seat").cast(pl.Int64), pl.col("players").cast(pl.Int64),
+                            pl.col("win").cast(pl.Float64))
+
+    d = rows_of(base)
+    counts, players = pl.collect_all([d.group_by(*k, "seat").agg(pl.len().alias("c"), pl.col("win").sum().alias("w")),
                                       d.group_by("variant_id").agg(pl.col("players").max())])
     # every strategy within its line-up gets a number, so only numbers leave polars
     groups = counts.select(k).unique(maintain_order=True).with_row_index("_k").with_columns(pl.col("_k").cast(pl.Int64))
-    numbered = (d.join(groups.lazy(), on=k, how="left", maintain_order="left")
-                .select("variant_id", "_deal", "seat", "_k", "win"))
-    if fast:  # a seat, and a strategy, is one row of its game: each row is its deal's sum
-        cells = numbered.with_columns(pl.lit(1.0).alias("n")).collect()
-    else:
-        cells = (numbered.group_by("variant_id", "_deal", "seat", "_k")
-                 .agg(pl.col("win").sum(), pl.len().cast(pl.Float64).alias("n")).collect())
     counts = counts.join(groups, on=k)
     n_groups = len(groups)
-    vids = cells["variant_id"].to_numpy()
-    rows = []
+    kc = counts["_k"].to_numpy()
+    # each strategy's mean win in its line-up
+    q = np.bincount(kc, counts["w"].to_numpy(), minlength=n_groups) / np.maximum(
+        np.bincount(kc, counts["c"].to_numpy().astype(float), minlength=n_groups), 1)
+    tests = {}
     for vid, p in players.sort("variant_id").iter_rows():
         cs = counts.filter(pl.col("variant_id") == vid)
         # each strategy's (in its line-up) share of rows in each seat
@@ -177,21 +178,37 @@ def seat_test(lf: pl.LazyFrame) -> pl.DataFrame:
         np.add.at(pi, (cs["_k"].to_numpy(), cs["seat"].to_numpy()), cs["c"].to_numpy().astype(float))
         present = pi.sum(axis=1) > 0
         pi[present] /= pi[present].sum(axis=1, keepdims=True)
-        identifiable = bool(((pi > 0) & (pi < 1)).any())
+        # the sum of the deals' scores, the sum of their outer products, the deals
+        tests[vid] = (p, pi, bool(((pi > 0) & (pi < 1)).any()), np.zeros(p - 1), np.zeros((p - 1, p - 1)), [0])
+    for part in slices.game_slices(base):  # whole deals in each: their sums are exact
+        numbered = (rows_of(part).join(groups.lazy(), on=k, how="left", maintain_order="left")
+                    .select("variant_id", "_deal", "seat", "_k", "win"))
+        if fast:  # a seat, and a strategy, is one row of its game: each row is its deal's sum
+            cells = numbered.with_columns(pl.lit(1.0).alias("n")).collect()
+        else:
+            cells = (numbered.group_by("variant_id", "_deal", "seat", "_k")
+                     .agg(pl.col("win").sum(), pl.len().cast(pl.Float64).alias("n")).collect())
+        vids = cells["variant_id"].to_numpy()
+        for vid, (p, pi, identifiable, total, outer, n_deals) in tests.items():
+            mask = vids == vid
+            if not identifiable or not mask.any():
+                continue
+            win, n = cells["win"].to_numpy()[mask], cells["n"].to_numpy()[mask]
+            kk, seats = cells["_k"].to_numpy()[mask], cells["seat"].to_numpy()[mask]
+            e = win - n * q[kk]  # the cell's sum of (win - the strategy's mean in its line-up)
+            nd, di = _index(cells["_deal"].to_numpy()[mask])
+            u = np.empty((nd, p - 1))
+            for s in range(p - 1):
+                u[:, s] = np.bincount(di, e * ((seats == s) - pi[kk, s]), minlength=nd)
+            total += u.sum(axis=0)
+            outer += u.T @ u
+            n_deals[0] += nd
+    rows = []
+    for vid, (p, pi, identifiable, total, outer, (n_deals,)) in tests.items():
         row = {"variant_id": vid, "players": p, "identifiable": identifiable, "statistic": float("nan"),
                "df": 0, "p_value": float("nan")}
         if identifiable:
-            mask = vids == vid
-            win, n = cells["win"].to_numpy()[mask], cells["n"].to_numpy()[mask]
-            kk, seats = cells["_k"].to_numpy()[mask], cells["seat"].to_numpy()[mask]
-            q = np.bincount(kk, win, minlength=n_groups) / np.maximum(np.bincount(kk, n, minlength=n_groups), 1)
-            e = win - n * q[kk]  # the cell's sum of (win - the strategy's mean in its line-up)
-            n_deals, di = _index(cells["_deal"].to_numpy()[mask])
-            u = np.empty((n_deals, p - 1))
-            for s in range(p - 1):
-                u[:, s] = np.bincount(di, e * ((seats == s) - pi[kk, s]), minlength=n_deals)
-            total = u.sum(axis=0)
-            v = u.T @ u * (n_deals / (n_deals - 1) if n_deals > 1 else 1.0)
+            v = outer * (n_deals / (n_deals - 1) if n_deals > 1 else 1.0)
             w, vec = np.linalg.eigh(v)
             keep = w > max(w.max(), 0.0) * 1e-9
             if keep.any():

@@ -17,6 +17,7 @@ import polars as pl
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from . import slices
 from .dataset import GAME_KEY
 from .design import _design, one_game_per_deal
 from .intervals import with_wilson, z_value
@@ -33,12 +34,27 @@ def strategies(lf: pl.LazyFrame) -> list[str]:
 
 def rank_table(lf: pl.LazyFrame, names: list[str]) -> pl.LazyFrame:
     """One row per game: its deal (``_deal``) and the rank of each strategy (column r<i>, null
-    if it did not play). ``head_to_head`` and ``ratings`` take it collected (``games``) so that
-    the group-by over games runs once."""
+    if it did not play)."""
     cols = [pl.when(pl.col("strategy") == s).then(pl.col("rank")).alias(f"r{i}") for i, s in enumerate(names)]
     deal = pl.col("deal") if "deal" in lf.collect_schema() else pl.col("game")
     return (lf.select(*GAME_KEY, deal.cast(pl.Int64).alias("_deal"), *cols).group_by(GAME_KEY)
             .agg(pl.col("_deal").first(), pl.exclude("_deal").max()))
+
+
+def rank_tables(lf: pl.LazyFrame, names: list[str]) -> list[pl.LazyFrame]:
+    """``rank_table`` by slices of whole deals (``slices.game_slices``), which ``head_to_head``
+    and ``ratings`` take as ``games``: a dataset of one slice is collected once for both, a big
+    one is grouped slice by slice on each use (memory: one slice's games, not all of them)."""
+    parts = slices.game_slices(lf)
+    if len(parts) == 1:
+        return [rank_table(lf, names).collect().lazy()]
+    return [rank_table(part, names) for part in parts]
+
+
+def _as_tables(lf: pl.LazyFrame, names: list[str], games) -> list[pl.LazyFrame]:
+    if games is None:
+        return rank_tables(lf, names)
+    return [games] if isinstance(games, (pl.LazyFrame, pl.DataFrame)) else list(games)
 
 
 def _pair_exprs(i: int, j: int) -> tuple[pl.Expr, pl.Expr]:
@@ -79,13 +95,14 @@ def head_to_head(lf: pl.LazyFrame, names: list[str] | None = None,
               "ahead": pl.Float64}
     if not pairs:
         return pl.DataFrame(schema=schema)
-    games = rank_table(lf, names).collect().lazy() if games is None else games  # used twice: once
+    games = [g.lazy() for g in _as_tables(lf, names, games)]
     aggs = []
     for i, j in pairs:
         both, ahead = _pair_exprs(i, j)
         aggs += [both.sum().alias(f"n{i}_{j}"), (both * ahead).sum().alias(f"a{i}_{j}"),
                  (both * ahead * ahead).sum().alias(f"q{i}_{j}")]
-    wide = games.group_by("variant_id").agg(aggs).sort("variant_id").collect()
+    wide = (pl.concat([g.group_by("variant_id").agg(aggs).collect() for g in games])
+            .group_by("variant_id").agg(pl.all().sum()).sort("variant_id"))
     # second pass: each deal's sum of (ahead - rate) per pair, squared and summed per variant
     rate_cols = []
     for i, j in pairs:
@@ -96,11 +113,15 @@ def head_to_head(lf: pl.LazyFrame, names: list[str] | None = None,
     for i, j in pairs:
         both, ahead = _pair_exprs(i, j)
         res.append((both * (ahead - pl.col(f"p{i}_{j}"))).alias(f"e{i}_{j}"))
-    per_deal = games.join(rates.lazy(), on="variant_id").select("variant_id", "_deal", *res)
-    if not one_game_per_deal(_design(lf)):  # else each game is its own deal: its row is the deal's sum
-        per_deal = per_deal.group_by("variant_id", "_deal").agg(pl.all().sum())
-    ss = (per_deal.group_by("variant_id").agg(pl.len().alias("_deals"), *[(pl.col(f"e{i}_{j}") ** 2).sum() for i, j in pairs])
-          .collect())
+    fast = one_game_per_deal(_design(lf))  # each game its own deal: its row is the deal's sum
+    parts = []
+    for g in games:  # a slice holds whole deals
+        per_deal = g.join(rates.lazy(), on="variant_id").select("variant_id", "_deal", *res)
+        if not fast:
+            per_deal = per_deal.group_by("variant_id", "_deal").agg(pl.all().sum())
+        parts.append(per_deal.group_by("variant_id").agg(
+            pl.len().alias("_deals"), *[(pl.col(f"e{i}_{j}") ** 2).sum() for i, j in pairs]).collect())
+    ss = pl.concat(parts).group_by("variant_id").agg(pl.all().sum())
     wide = wide.join(ss, on="variant_id")
     rows = []
     for r in wide.iter_rows(named=True):
@@ -162,7 +183,7 @@ def ratings(lf: pl.LazyFrame, names: list[str] | None = None, h2h: pl.DataFrame 
     as independent (too narrow with more than two players).
     """
     names = strategies(lf) if names is None else names
-    games = rank_table(lf, names).collect().lazy() if games is None else games
+    games = _as_tables(lf, names, games)
     h2h = head_to_head(lf, names, games) if h2h is None else h2h
     z = z_value()
     pairs = _pairs(names)
@@ -194,17 +215,23 @@ def ratings(lf: pl.LazyFrame, names: list[str] | None = None, h2h: pl.DataFrame 
             terms.append(e if k == i else -e)
         scores.append(pl.sum_horizontal(terms).alias(f"u{k}") if terms else pl.lit(0.0).alias(f"u{k}"))
     prob = pl.DataFrame(probs, schema={"variant_id": pl.Int16, **{f"p{i}_{j}": pl.Float64 for i, j in pairs}})
-    per_deal = games.join(prob.lazy(), on="variant_id").select("variant_id", "_deal", *scores)
-    if not one_game_per_deal(_design(lf)):
-        per_deal = per_deal.group_by("variant_id", "_deal").agg(pl.all().sum())
-    per_deal = per_deal.select("variant_id", *[f"u{k}" for k in range(len(names))]).collect()
+    fast = one_game_per_deal(_design(lf))
+    meat = {vid: (np.zeros((len(sub), len(sub))), [0]) for vid, (sub, *_) in fits.items()}
+    for g in games:  # a slice holds whole deals: the sum of their outer products is exact
+        per_deal = g.lazy().join(prob.lazy(), on="variant_id").select("variant_id", "_deal", *scores)
+        if not fast:
+            per_deal = per_deal.group_by("variant_id", "_deal").agg(pl.all().sum())
+        per_deal = per_deal.select("variant_id", *[f"u{k}" for k in range(len(names))]).collect()
+        for vid, (sub, *_) in fits.items():
+            u = per_deal.filter(pl.col("variant_id") == vid).select([f"u{k}" for k in sub]).to_numpy()
+            meat[vid][0][:] += u.T @ u
+            meat[vid][1][0] += len(u)
     rows = []
     for vid, (sub, theta, se_model, info) in fits.items():
-        u = per_deal.filter(pl.col("variant_id") == vid).select([f"u{k}" for k in sub]).to_numpy()
-        d = len(u)
-        meat = u.T @ u * (d / (d - 1) if d > 1 else 1.0)
+        outer, (d,) = meat[vid]
+        meat_v = outer * (d / (d - 1) if d > 1 else 1.0)
         bread = np.linalg.pinv(info)
-        se = np.sqrt(np.clip(np.diag(bread @ meat @ bread), 0, None))
+        se = np.sqrt(np.clip(np.diag(bread @ meat_v @ bread), 0, None))
         for m, k in enumerate(sub):
             t = theta[k]
             rows.append({"variant_id": vid, "strategy": names[k], "theta": t, "se": se[m], "se_model": se_model[m],

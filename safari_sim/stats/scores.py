@@ -7,6 +7,7 @@ import math
 import numpy as np
 import polars as pl
 
+from . import slices
 from .dataset import GAME_KEY, per_game_columns, stat_columns
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -19,15 +20,20 @@ def _summary_aggs(col: str) -> list[pl.Expr]:
             c.max().alias("max")]
 
 
-def distribution(lf: pl.LazyFrame, column: str = "score", by: str | None = "strategy") -> pl.DataFrame:
+def distribution(lf: pl.LazyFrame, column: str = "score", by: str | None = "strategy",
+                 weight: str | None = None) -> pl.DataFrame:
     """Per variant (and ``by``): n, mean, sd, min, q10, q25, q50 (median), q75, q90, max.
 
     Worked out from how many rows hold each value (scores take few values), so the memory is the
     number of distinct values, not of rows: the exact quantiles of 300 M rows would otherwise
-    need them all in memory at once. The same numbers as polars' linear quantiles."""
+    need them all in memory at once. The same numbers as polars' linear quantiles. ``weight``:
+    a column saying how many times each row counts (a table of counts, like ``margin_counts``)."""
     keys = ["variant_id"] + ([by] if by else [])
+    n = pl.col(weight).sum() if weight else pl.len()
     counts = (lf.group_by(*keys, pl.col(column).cast(pl.Float64).alias("_v"))
-              .agg(pl.len().alias("_c")).drop_nulls("_v").collect())
+              .agg(n.alias("_c")).drop_nulls("_v").collect())
+    if weight:
+        return _from_counts(counts, keys)
     if counts.height > 1_000_000:  # a column of nearly all distinct values: counting saves nothing
         return lf.group_by(keys).agg(_summary_aggs(column)).sort(keys).collect()
     return _from_counts(counts, keys)
@@ -83,6 +89,16 @@ def winning_margin(lf: pl.LazyFrame, lower_score_wins: bool = False) -> pl.LazyF
                     (pl.col("_t") > 1).alias("tied")))
 
 
+def margin_counts(lf: pl.LazyFrame, lower_score_wins: bool = False) -> pl.DataFrame:
+    """How many games of each variant had each winning margin (``margin``, ``tied``, ``count``),
+    a slice of games at a time (``slices.game_slices``): the memory of one slice's games, not
+    of every game. ``distribution(..., weight="count")`` and ``histogram`` take it."""
+    parts = [winning_margin(part, lower_score_wins).group_by("variant_id", "margin", "tied")
+             .agg(pl.len().alias("count")).collect() for part in slices.game_slices(lf)]
+    return (pl.concat(parts).group_by("variant_id", "margin", "tied").agg(pl.col("count").sum())
+            .sort("variant_id", "margin", "tied"))
+
+
 def game_length(lf: pl.LazyFrame, columns: list[str] | None = None) -> pl.DataFrame:
     """Distribution of each per-game column (turns, rounds, ...) per variant, in long form."""
     columns = per_game_columns(lf) if columns is None else columns
@@ -132,11 +148,13 @@ def bins_for(lf: pl.LazyFrame, column: str, target: int = 40) -> tuple[float, fl
 
 
 def histogram(lf: pl.LazyFrame, column: str = "score", by: str | None = "strategy",
-              bins: tuple[float, float, int] | None = None) -> pl.DataFrame:
-    """Counts per bin (left edge ``bin_lo``, width ``width``) per variant and ``by``."""
+              bins: tuple[float, float, int] | None = None, weight: str | None = None) -> pl.DataFrame:
+    """Counts per bin (left edge ``bin_lo``, width ``width``) per variant and ``by``; ``weight``
+    as in ``distribution``."""
     start, width, count = bins_for(lf, column) if bins is None else bins
     keys = ["variant_id"] + ([by] if by else [])
     b = ((pl.col(column).cast(pl.Float64) - start) / width).floor().clip(0, count - 1).cast(pl.Int32)
-    df = lf.group_by(*keys, b.alias("bin")).agg(pl.len().alias("count")).sort(*keys, "bin").collect()
+    n = pl.col(weight).sum().cast(pl.UInt32) if weight else pl.len()
+    df = lf.group_by(*keys, b.alias("bin")).agg(n.alias("count")).sort(*keys, "bin").collect()
     return df.with_columns((start + pl.col("bin") * width).alias("bin_lo"), pl.lit(width).alias("width"))
 
