@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from safari_sim.engine.chance import uniform
+from safari_sim.engine import chance
+from safari_sim.engine.chance import mix
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
 from safari_sim.games import jungle_thrills as jt
 from safari_sim.games.jungle_thrills import (CARD, CLOCK, HELD, HUNT0, P_ANIMALS, P_PLAYERS,
@@ -32,8 +33,35 @@ refresh_cache(__file__, KERNEL_HELPERS + (jt.__file__, __file__.replace(
     "_jungle_thrills_compiled.py", "jungle_thrills.py")))
 
 NEG = -np.inf
+# powers recall ** d for d below this are looked up (computed once by the same ``**``)
+NPOW = 512
 # knobs: kp[k] = (recall, bold, decline, chase)
 KN_RECALL, KN_BOLD, KN_DECLINE, KN_CHASE = range(4)
+
+
+# ---- The seat stream, read ahead ---------------------------------------------------------------
+# A stream is counter-based (engine/chance.py: its n-th draw is mix(key + n * GOLDEN)), so a twin
+# that must make F draws may read the i-th of them without making the others, then move the
+# stream on by F: the same stream as F calls of chance.uniform, without computing the draws
+# whose value cannot matter (a fact not held, a candidate scored -inf).
+
+@njit(cache=True, inline="always", _nrt=False)
+def _u(seat_rs, r, i):
+    """The value chance.uniform(seat_rs, r) returns at its i-th next call (i = 1, 2, ...)."""
+    z = mix(seat_rs[r] + np.uint64(i) * chance._GOLDEN)
+    return np.float64(z >> chance._S11) * chance._TO_UNIT
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _skip(seat_rs, r, n):
+    """Move stream r on by n draws."""
+    seat_rs[r] += np.uint64(n) * chance._GOLDEN
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _pow(pw, recall, d):
+    """recall ** d (float64), as numpy works it out for the strategy."""
+    return pw[d] if 0 <= d < pw.shape[0] else recall ** np.float64(d)
 
 
 # ---- Memory: Memory.track for one game and seat --------------------------------------------
@@ -52,27 +80,32 @@ def _set_fact(b, s, p, set_state, set_owner):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _track_sets(b, p, r, recall, now, last, m, set_state, set_owner, set_since, seat_rs):
+def _track_sets(b, p, r, recall, pw, now, last, m, set_state, set_owner, set_since, seat_rs):
     """Memory.track("sets"): fact obs.set_holder >= 0, dated obs.set_since, same
-    obs.set_since <= last (a set that changed hands since is a new fact)."""
+    obs.set_since <= last (a set that changed hands since is a new fact). Draws u[0, s] (keep
+    what is remembered) then u[1, s] (learn what was seen since the last update)."""
     S = set_state.shape[1]
     if recall >= 1.0:
         for s in range(S):
             m[b, p, s] = _set_fact(b, s, p, set_state, set_owner)
         return
-    p_keep = recall ** np.float64(now - last)
-    for s in range(S):  # u[:, 0]: keep what is remembered
-        u = uniform(seat_rs, r)
-        m[b, p, s] = (m[b, p, s] and _set_fact(b, s, p, set_state, set_owner)
-                      and set_since[b, s] <= last and u < p_keep)
-    for s in range(S):  # u[:, 1]: learn what was seen since the last update
-        u = uniform(seat_rs, r)
-        if _set_fact(b, s, p, set_state, set_owner) and set_since[b, s] > last:
-            m[b, p, s] = m[b, p, s] or u < recall ** np.float64(now - set_since[b, s])
+    p_keep = _pow(pw, recall, now - last)
+    for s in range(S):
+        if not _set_fact(b, s, p, set_state, set_owner):
+            m[b, p, s] = False
+            continue
+        d = set_since[b, s]
+        keep = False
+        if m[b, p, s] and d <= last:
+            keep = _u(seat_rs, r, 1 + s) < p_keep
+        if d > last and not keep:
+            keep = _u(seat_rs, r, 1 + S + s) < _pow(pw, recall, now - d)
+        m[b, p, s] = keep
+    _skip(seat_rs, r, 2 * S)
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _track_refused(b, p, r, recall, now, last, m, refused, nplayers, seat_rs):
+def _track_refused(b, p, r, recall, pw, now, last, m, refused, nplayers, seat_rs):
     """Memory.track("refused"): fact obs.refused >= 0 (rotated: offset o is seat p + o),
     dated obs.refused, same everywhere."""
     A = refused.shape[2]
@@ -82,32 +115,35 @@ def _track_refused(b, p, r, recall, now, last, m, refused, nplayers, seat_rs):
             for x in range(A):
                 m[b, p, o, x] = refused[b, q, x] >= 0
         return
-    p_keep = recall ** np.float64(now - last)
+    F = nplayers * A
+    p_keep = _pow(pw, recall, now - last)
     for o in range(nplayers):
         q = p + o - nplayers if p + o >= nplayers else p + o
         for x in range(A):
-            u = uniform(seat_rs, r)
-            m[b, p, o, x] = m[b, p, o, x] and refused[b, q, x] >= 0 and u < p_keep
-    for o in range(nplayers):
-        q = p + o - nplayers if p + o >= nplayers else p + o
-        for x in range(A):
-            u = uniform(seat_rs, r)
             d = refused[b, q, x]
-            if d >= 0 and d > last:
-                m[b, p, o, x] = m[b, p, o, x] or u < recall ** np.float64(now - d)
+            if d < 0:
+                m[b, p, o, x] = False
+                continue
+            f = o * A + x
+            keep = False
+            if m[b, p, o, x]:
+                keep = _u(seat_rs, r, 1 + f) < p_keep
+            if d > last and not keep:
+                keep = _u(seat_rs, r, 1 + F + f) < _pow(pw, recall, now - d)
+            m[b, p, o, x] = keep
+    _skip(seat_rs, r, 2 * F)
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _pair_fact(b, j, pair, pair_formed, pair_seen, again):
     """Rememberer, leader: obs.pair_animal >= 0 (a pair lies in slot j). Guesser (``again``):
     and obs.pair_seen > obs.pair_formed (turned up again in a wrong hunt)."""
-    if pair[b, j, 0] < 0:
-        return False
-    return pair_seen[b, j] > pair_formed[b, j] if again else True
+    return (pair[b, j, 0] >= 0) & ((not again) | (pair_seen[b, j] > pair_formed[b, j]))
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _track_pairs(b, p, r, recall, now, last, m, pair, pair_formed, pair_seen, again, seat_rs):
+def _track_pairs(b, p, r, recall, pw, now, last, m, pair, pair_formed, pair_seen, again,
+                 seat_rs):
     """Memory.track("pairs"): dated obs.pair_seen, same obs.pair_formed <= last (only read
     where the fact holds, so where a pair lies: the observation's values there)."""
     M = pair.shape[1]
@@ -115,15 +151,19 @@ def _track_pairs(b, p, r, recall, now, last, m, pair, pair_formed, pair_seen, ag
         for j in range(M):
             m[b, p, j] = _pair_fact(b, j, pair, pair_formed, pair_seen, again)
         return
-    p_keep = recall ** np.float64(now - last)
+    p_keep = _pow(pw, recall, now - last)
     for j in range(M):
-        u = uniform(seat_rs, r)
-        m[b, p, j] = (m[b, p, j] and _pair_fact(b, j, pair, pair_formed, pair_seen, again)
-                      and pair_formed[b, j] <= last and u < p_keep)
-    for j in range(M):
-        u = uniform(seat_rs, r)
-        if _pair_fact(b, j, pair, pair_formed, pair_seen, again) and pair_seen[b, j] > last:
-            m[b, p, j] = m[b, p, j] or u < recall ** np.float64(now - pair_seen[b, j])
+        if not _pair_fact(b, j, pair, pair_formed, pair_seen, again):
+            m[b, p, j] = False
+            continue
+        d = pair_seen[b, j]
+        keep = False
+        if m[b, p, j] and pair_formed[b, j] <= last:
+            keep = _u(seat_rs, r, 1 + j) < p_keep
+        if d > last and not keep:
+            keep = _u(seat_rs, r, 1 + M + j) < _pow(pw, recall, now - d)
+        m[b, p, j] = keep
+    _skip(seat_rs, r, 2 * M)
 
 
 # ---- First version: whom to ask for which animal -------------------------------------------
@@ -131,7 +171,7 @@ def _track_pairs(b, p, r, recall, now, last, m, pair, pair_formed, pair_seen, ag
 @njit(cache=True, inline="always", _nrt=False)
 def _known_set(b, s, p, msets, set_state, set_owner):
     """known_sets: remembered, and held by another player (obs.set_holder > 0)."""
-    return msets[b, p, s] and set_state[b, s] == S_HELD and set_owner[b, s] != p
+    return msets[b, p, s] & (set_state[b, s] == S_HELD) & (set_owner[b, s] != p)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -160,7 +200,8 @@ def _standing(b, p, msets, pp, setc, set_owner, set_state, card_value, nplayers,
 def _guess(b, p, r, mref, legal, pp, nplayers, nanimals, by_stand, stand, seat_rs):
     """JungleStrategy.guess: the target by its score (obs.held_count, or the leader's
     standing), only those with a legal demand, ties at random; then an animal it does not
-    remember that target refusing (obs.refused through its memory), if any is legal."""
+    remember that target refusing (obs.refused through its memory), if any is legal. Draws
+    (P - 1) then A uniforms (_pick: argmax of score + u / 1000, where a -inf score needs no u)."""
     best, bo = NEG, 0
     for i in range(nplayers - 1):
         any_legal = False
@@ -169,16 +210,17 @@ def _guess(b, p, r, mref, legal, pp, nplayers, nanimals, by_stand, stand, seat_r
                 any_legal = True
                 break
         if not any_legal:
-            sc = NEG
-        elif by_stand:
+            continue
+        if by_stand:
             sc = stand[i + 1]
         else:
             q = p + i + 1
             q = q - nplayers if q >= nplayers else q
             sc = np.float64(pp[b, q, HELD])  # obs.held_count
-        v = sc + uniform(seat_rs, r) * 1e-3
-        if i == 0 or v > best:
+        v = sc + _u(seat_rs, r, 1 + i) * 1e-3
+        if v > best:
             best, bo = v, i
+    _skip(seat_rs, r, nplayers - 1)
     fresh = False
     for x in range(nanimals):
         if legal[b, bo * nanimals + x] and not mref[b, p, bo + 1, x]:
@@ -186,11 +228,13 @@ def _guess(b, p, r, mref, legal, pp, nplayers, nanimals, by_stand, stand, seat_r
     best, bx = NEG, 0
     for x in range(nanimals):
         ok = legal[b, bo * nanimals + x]
-        if fresh:
-            ok = ok and not mref[b, p, bo + 1, x]
-        v = (0.0 if ok else NEG) + uniform(seat_rs, r) * 1e-3
-        if x == 0 or v > best:
-            best, bx = v, x
+        if fresh and mref[b, p, bo + 1, x]:
+            ok = False
+        if ok:
+            v = _u(seat_rs, r, 1 + x) * 1e-3
+            if v > best:
+                best, bx = v, x
+    _skip(seat_rs, r, nanimals)
     return bo * nanimals + bx
 
 
@@ -207,20 +251,18 @@ def _demand(kind, b, p, r, msets, mref, legal, pp, setc, set_owner, set_state, c
     if lead:
         _standing(b, p, msets, pp, setc, set_owner, set_state, card_value, nplayers, held,
                   stand)
-    best, bs = NEG, 0
-    for s in range(setc.shape[1]):
-        sc = NEG
+    S = setc.shape[1]
+    best, bs = NEG, -1
+    for s in range(S):
         if _known_set(b, s, p, msets, set_state, set_owner):
             pts = np.float64(_points(b, s, setc, card_value))  # obs.set_points
-            if lead:
-                sc = stand[_off(set_owner[b, s], p, nplayers)] * 100 + pts
-            else:
-                sc = pts
-        v = sc + uniform(seat_rs, r) * 1e-3
-        if s == 0 or v > best:
-            best, bs = v, s
+            sc = stand[_off(set_owner[b, s], p, nplayers)] * 100 + pts if lead else pts
+            v = sc + _u(seat_rs, r, 1 + s) * 1e-3
+            if v > best:
+                best, bs = v, s
+    _skip(seat_rs, r, S)
     a = _guess(b, p, r, mref, legal, pp, nplayers, nanimals, lead, stand, seat_rs)
-    if _known_set(b, bs, p, msets, set_state, set_owner):
+    if bs >= 0:
         # obs.demand_action(obs.set_holder, obs.set_animal)
         a = (_off(set_owner[b, bs], p, nplayers) - 1) * nanimals + card_animal[setc[b, bs, 0]]
     return a
@@ -245,28 +287,36 @@ def _bold(kind, kp, b, p, pp, nplayers):
 @njit(cache=True, inline="always", _nrt=False)
 def _hunt(kind, kp, b, p, r, mpairs, legal, g, pp, pair, card_animal, nplayers, seat_rs):
     """JungleStrategy.hunt: a pair remembered to be of the card's animal (obs.pair_animal,
-    obs.card_animal_now); else, with probability ``bold``, a pair it does not remember."""
+    obs.card_animal_now); else, with probability ``bold``, a pair it does not remember. Draws
+    M uniforms (_pick), then one (bold) for every game."""
     c = g[b, CARD]  # obs.card
     now = card_animal[c] if c >= 0 else -1
+    M = pair.shape[1]
     best, bj, bmatch, bunknown = NEG, 0, False, False
-    for j in range(pair.shape[1]):
-        present = pair[b, j, 0] >= 0
+    for j in range(M):
+        if pair[b, j, 0] < 0:  # no pair in the slot: scored -inf
+            continue
         known = mpairs[b, p, j]
-        match = known and present and card_animal[pair[b, j, 0]] == now
-        unknown = present and not known
-        v = (1.0 if match else (0.0 if unknown else NEG)) + uniform(seat_rs, r) * 1e-3
-        if j == 0 or v > best:
-            best, bj, bmatch, bunknown = v, j, match, unknown
-    u = uniform(seat_rs, r)  # drawn for every game, as numpy draws it for every row
-    maybe = bunknown and u < _bold(kind, kp, b, p, pp, nplayers)
-    a = HUNT0 + bj if bmatch or maybe else PASS
-    return a if legal[b, a] else PASS
+        match = known & (card_animal[pair[b, j, 0]] == now)
+        if known and not match:
+            continue
+        v = (1.0 if match else 0.0) + _u(seat_rs, r, 1 + j) * 1e-3
+        if v > best:
+            best, bj, bmatch, bunknown = v, j, match, not known
+    maybe = False
+    if bunknown:
+        maybe = _u(seat_rs, r, 1 + M) < _bold(kind, kp, b, p, pp, nplayers)
+    _skip(seat_rs, r, M + 1)
+    a = PASS
+    if (bmatch or maybe) and legal[b, HUNT0 + bj]:
+        a = HUNT0 + bj
+    return a
 
 
 # ---- One decision ------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always", _nrt=False)
-def policy(kind, kp, b, p, last, msets, mref, mpairs, g, pp, pair, pair_formed, pair_seen,
+def policy(kind, kp, pw, b, p, last, msets, mref, mpairs, g, pp, pair, pair_formed, pair_seen,
            setc, set_owner, set_state, set_since, refused, card_animal, card_value, params,
            legal, held, stand, seat_rs):
     """JungleStrategy.act for game b's player to move (seat p): update the memory, then
@@ -279,11 +329,11 @@ def policy(kind, kp, b, p, last, msets, mref, mpairs, g, pp, pair, pair_formed, 
     before = last[b, p]
     if params[P_VERSION] == 1:
         if kind != K_GUESSER:
-            _track_sets(b, p, r, recall, now, before, msets, set_state, set_owner, set_since,
+            _track_sets(b, p, r, recall, pw, now, before, msets, set_state, set_owner, set_since,
                         seat_rs)
-        _track_refused(b, p, r, recall, now, before, mref, refused, nplayers, seat_rs)
+        _track_refused(b, p, r, recall, pw, now, before, mref, refused, nplayers, seat_rs)
     else:
-        _track_pairs(b, p, r, recall, now, before, mpairs, pair, pair_formed, pair_seen,
+        _track_pairs(b, p, r, recall, pw, now, before, mpairs, pair, pair_formed, pair_seen,
                      kind == K_GUESSER, seat_rs)
     last[b, p] = now  # Memory.tick
     if params[P_VERSION] == 2:
@@ -298,14 +348,14 @@ def policy(kind, kp, b, p, last, msets, mref, mpairs, g, pp, pair, pair_formed, 
         for s in range(setc.shape[1]):
             if _known_set(b, s, p, msets, set_state, set_owner):
                 blind = False
-        u = uniform(seat_rs, r)
-        if legal[b, nd] and blind and u < kp[KN_DECLINE]:
+        if legal[b, nd] and blind and _u(seat_rs, r, 1) < kp[KN_DECLINE]:
             a = nd
+        _skip(seat_rs, r, 1)  # drawn for every game
     return a
 
 
 @njit(cache=True, _nrt=False)
-def _play(seating, kinds, kp, last, msets, mref, mpairs, seat_rs, g, pp, stack, pile, pair,
+def _play(seating, kinds, kp, pw, last, msets, mref, mpairs, seat_rs, g, pp, stack, pile, pair,
           pair_formed, pair_seen, setc, set_owner, set_state, set_since, refused, animal_won,
           zone, zone_at, tmp, rs, ev, card_animal, card_value, params, fparams, dr, mover,
           legal, held, stand, out):
@@ -316,7 +366,7 @@ def _play(seating, kinds, kp, last, msets, mref, mpairs, seat_rs, g, pp, stack, 
         while mover[b] >= 0:  # game b's decision is current (init or the last action wrote it)
             p = mover[b]
             k = seating[b, p]
-            a = policy(kinds[k], kp[k], b, p, last, msets, mref, mpairs, g, pp, pair,
+            a = policy(kinds[k], kp[k], pw[k], b, p, last, msets, mref, mpairs, g, pp, pair,
                        pair_formed, pair_seen, setc, set_owner, set_state, set_since, refused,
                        card_animal, card_value, params, legal, held, stand, seat_rs)
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
@@ -329,6 +379,20 @@ def _play(seating, kinds, kp, last, msets, mref, mpairs, seat_rs, g, pp, stack, 
             jt.write_decision(b, g, pp, pair, animal_won, params, mover, legal)
             decisions += 1
     out[0] = decisions
+
+
+@njit(cache=True, _nrt=False)
+def _fill_powers(recall, pw):
+    for k in range(recall.shape[0]):
+        for d in range(pw.shape[1]):
+            pw[k, d] = recall[k] ** np.float64(d)  # the ``**`` _pow falls back to
+
+
+def _powers(recall: np.ndarray) -> np.ndarray:
+    """float64[K, NPOW]: recall[k] ** d, the powers Memory.track works out."""
+    pw = np.empty((len(recall), NPOW), np.float64)
+    _fill_powers(np.ascontiguousarray(recall), pw)
+    return pw
 
 
 _NAMES = ("sets", "refused", "pairs")
@@ -366,7 +430,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     state.mover = state.mover.copy()
     state.legal = state.legal.copy()
     out = np.zeros(2, np.int64)
-    _play(seating, kinds, kp, last, arrays["sets"], arrays["refused"], arrays["pairs"], seat_rs,
+    _play(seating, kinds, kp, _powers(kp[:, KN_RECALL]), last, arrays["sets"], arrays["refused"], arrays["pairs"], seat_rs,
           state.g, state.pp, state.stack, state.pile, state.pair, state.pair_formed,
           state.pair_seen, state.setc, state.set_owner, state.set_state, state.set_since,
           state.refused, state.animal_won, state.zone, state.zone_at, state.tmp, state.rs,

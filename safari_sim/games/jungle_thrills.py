@@ -173,7 +173,7 @@ def _nxt(p, n):
     return 0 if q >= n else q
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _rand_below_one(rs, b, chance):
     """True with probability ``chance`` (no draw at all when it is 0, so the printed game's
     stream is untouched by the field)."""
@@ -407,7 +407,19 @@ def _any_pair(b, pair):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
+def _pair_of(b, x, zone, zone_at, params):
+    """The first centre slot holding a pair of animal x, -1 if none: read from where that
+    animal's own cards lie (a handful) rather than from every slot."""
+    j = -1
+    k = params[P_PER]
+    for c in range(x * k, x * k + k):
+        if zone[b, c] == Z_PAIR and (j < 0 or zone_at[b, c] < j):
+            j = zone_at[b, c]
+    return j
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _pair_exposed(b, p, c, g, pp, pair, pair_formed, pair_seen, zone, zone_at, rs, ev,
                   card_animal, params, fparams):
     """"until a player turns up a card of the same animal as one of the cards turned up by a
@@ -453,7 +465,6 @@ def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owne
     """Play on until someone must decide or the match is over."""
     nplayers = params[P_PLAYERS]
     version = params[P_VERSION]
-    npairs = pair.shape[1]
     while True:
         if g[b, PHASE] == ENDING:
             _end_game(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner,
@@ -524,11 +535,7 @@ def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owne
         if version == 1:
             # a card of the same animal as a pair in the middle makes the set of 3, held by
             # "the player who originally played the third card"
-            j = -1
-            for i in range(npairs):
-                if pair[b, i, 0] >= 0 and card_animal[pair[b, i, 0]] == x:
-                    j = i
-                    break
+            j = _pair_of(b, x, zone, zone_at, params)
             if j >= 0:
                 if _rand_below_one(rs, b, fparams[0]):
                     log_event(ev, g, NEV, b, E_MISSED, p, c, 1, 0, 0)
