@@ -26,6 +26,8 @@ None of the three draws from its seat stream (the numpy ones never touch ``rng``
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from numba import njit
 
@@ -254,9 +256,12 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
         kp[i, :len(knobs)] = knobs
     tabs = np.ascontiguousarray(np.stack([_table(r, k, kn) for k, kn in policies]))
     tdelta = _take_delta(r.majority_tie == "discard").reshape(-1)
-    v = state.view
-    out = np.zeros(2, np.int64)
     st = state
+    # the kernel writes the view in place: a fresh one, so that an observation handed out
+    # before (which may hold the old view's arrays) still says what it said
+    v = st.view = dataclasses.replace(st.view, **{f.name: getattr(st.view, f.name).copy()
+                                                  for f in dataclasses.fields(st.view)})
+    out = np.zeros(2, np.int64)
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, tabs, tdelta,
           np.zeros(r.animals + 1, np.int64), st.g, st.pp, st.deck, st.hand, st.stack, st.slen,
           st.higher, st.stype, st.pile, st.ptype, st.pub, st.known, st.dr, st.ev, st.kind_total,

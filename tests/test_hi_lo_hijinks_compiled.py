@@ -151,3 +151,24 @@ def test_a_part_played_batch_is_played_on_by_the_twins():
     assert np.array_equal(out.score, ref.outcome.score)
     assert np.array_equal(out.turns, ref.outcome.turns)
     assert hl.OVER == 3 and (st.g[:, hl.PHASE] == hl.OVER).all()
+
+
+def test_an_observation_handed_out_before_a_compiled_play_is_unchanged():
+    """The kernel writes the view as it plays: an observation made before (of the whole batch,
+    which holds the view's own arrays) still says what it said."""
+    from safari_sim.engine.play import play_on
+
+    strats = [get_strategy(G.id, n)(**p) for n, p in SPECS[:3]]
+    B, P = 64, 3
+    keys = game_keys(4, P, B)
+    st = G.init(G.make_rules(), P, keys.deal)
+    obs = G.observe(st, st.all_games).freeze()
+    legal = G.legal(st)
+    before = {k: np.array(v) for k, v in vars(obs).items() if isinstance(v, np.ndarray)}
+    legal_before = legal.copy()
+    seating = (np.arange(P)[None, :] + np.arange(B)[:, None]) % 3
+    assert play_on(G, st, strats, seating, keys.seat.reshape(-1).copy()) > 0
+    assert (G.to_move(st) < 0).all()
+    for k, v in before.items():
+        assert np.array_equal(getattr(obs, k), v), k
+    assert np.array_equal(legal, legal_before)
