@@ -321,41 +321,58 @@ def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _rows_to_one(w, X):
-    """w / max(w.sum(axis=2), 1e-12): each card's chances over its places sum to 1."""
+def _rows_to_one(w, poss, X):
+    """w / max(w.sum(axis=2), 1e-12): each card's chances over its places sum to 1. A card's
+    entries outside its places are 0 and stay 0 (0 / d, 0 * f), so only its places are summed
+    (adding 0.0 changes no sum) and divided."""
     for c in range(NC):
+        m = poss[c]
+        if m == 0:
+            continue
         s = 0.0
         for x in range(X):
-            s += w[c, x]
+            if (m >> x) & 1:
+                s += w[c, x]
         d = max(s, 1e-12)
         for x in range(X):
-            w[c, x] = w[c, x] / d
+            if (m >> x) & 1:
+                w[c, x] = w[c, x] / d
 
 
 @njit(cache=True, _nrt=False)
-def estimate_one(poss, size, X, P, w):
+def estimate_one(poss, size, X, P, w, col):
     """estimate: w[c, x] the chance card c is in place x, the same operations in the same order
-    as the numpy one (its sums run in index order)."""
+    as the numpy one (its sums run in index order), skipping the entries that are 0."""
     for c in range(NC):
         for x in range(X):
             w[c, x] = np.float64((poss[c] >> x) & 1)
     for _ in range(4):
-        _rows_to_one(w, X)
+        _rows_to_one(w, poss, X)
         for x in range(X):
-            col = 0.0
-            for c in range(NC):
-                col += w[c, x]
-            f = np.float64(size[x]) / max(col, 1e-12) if col > 0 else 0.0
-            for c in range(NC):
-                w[c, x] = w[c, x] * f
+            col[x] = 0.0
+        for c in range(NC):
+            m = poss[c]
+            for x in range(X):
+                if (m >> x) & 1:
+                    col[x] += w[c, x]
+        for x in range(X):
+            col[x] = np.float64(size[x]) / max(col[x], 1e-12) if col[x] > 0 else 0.0
+        for c in range(NC):
+            m = poss[c]
+            for x in range(X):
+                if (m >> x) & 1:
+                    w[c, x] = w[c, x] * col[x]
+        bp = 1 << P
         for a in range(NA):
             s = 0.0
             for n in range(NN):
-                s += w[a * NN + n, P]
+                if poss[a * NN + n] & bp:
+                    s += w[a * NN + n, P]
             d = max(s, 1e-12)
             for n in range(NN):
-                w[a * NN + n, P] = w[a * NN + n, P] / d
-    _rows_to_one(w, X)
+                if poss[a * NN + n] & bp:
+                    w[a * NN + n, P] = w[a * NN + n, P] / d
+    _rows_to_one(w, poss, X)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -374,14 +391,21 @@ def _allowed_list(c0, c1, c2, scratch, qs):
 
 @njit(cache=True, _nrt=False)
 def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, kwidth, s0, off,
-            size, poss, w, per, cnt):
+            size, poss, wcache, wkey, col, per, cnt):
     """The deducer's TARGET, QUESTION and GUESS decisions. The ask draws are off .. off +
     (P - 1) * kwidth - 1, row-major over (opponent, question slot)."""
     P = nplayers
     X = P + 2 if P == 2 else P + 1
-    _sizes(b, p, P, pp, loc, size)
-    track_one(b, p, P, g, loc, hist, start, qmask, size, poss)
-    estimate_one(poss, size, X, P, w)
+    # the chances are a function of what the seat has seen: the same from its TARGET to its
+    # QUESTION decision and over its five guesses (nothing it sees moves in between), so game
+    # b keeps the last ones it estimated, keyed by (turns, history rows, seat, guessing)
+    key = ((np.int64(g[b, TURNS]) * 1024 + g[b, NH]) * 8 + p) * 2 + (1 if ph == GUESS else 0)
+    w = wcache[b]
+    if wkey[b] != key:
+        _sizes(b, p, P, pp, loc, size)
+        track_one(b, p, P, g, loc, hist, start, qmask, size, poss)
+        estimate_one(poss, size, X, P, w, col)
+        wkey[b] = key
     if ph == GUESS:
         a = g[b, GANIMAL]   # obs.animal
         best, bn = -1.0, 0
@@ -455,7 +479,7 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, kwid
 
 @njit(cache=True, inline="always", _nrt=False)
 def policy(kind, kp, b, p, nplayers, fl, kwidth, g, pp, loc, qdeck, hist, start, legal, qmask,
-           params, seat_rs, r, nq, qs, size, poss, w, per, cnt):
+           params, seat_rs, r, nq, qs, size, poss, wcache, wkey, col, per, cnt):
     """The action of policy ``kind`` (knobs ``kp``) for game b's mover p, whose seat stream is
     row r of ``seat_rs`` (advanced by the draws the numpy strategy makes). ``fl`` are the
     decision kinds of the games this strategy observes in this step; ``kwidth`` (the deducer)
@@ -526,7 +550,7 @@ def policy(kind, kp, b, p, nplayers, fl, kwidth, g, pp, loc, qdeck, hist, start,
         ask = fl[TARGET] or fl[QUESTION]
         if ph == TARGET or ph == QUESTION or ph == GUESS:
             a = _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, kwidth,
-                        s0, off, size, poss, w, per, cnt)
+                        s0, off, size, poss, wcache, wkey, col, per, cnt)
         if ask:
             off += (nplayers - 1) * kwidth
     seat_rs[r] = s0 + np.uint64(off) * _GOLDEN
@@ -535,8 +559,8 @@ def policy(kind, kp, b, p, nplayers, fl, kwidth, g, pp, loc, qdeck, hist, start,
 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, dr,
-          mover, legal, start, seat_rs, flags, kwidth, qturn, qn, qlist, scratch, size, poss, w,
-          per, cnt, out):
+          mover, legal, start, seat_rs, flags, kwidth, qturn, qn, qlist, scratch, size, poss,
+          wcache, wkey, col, per, cnt, out):
     """Play every game of the batch to its end, one decision per live game per step as the
     lockstep loop does. out[0]: decisions; out[1]: 1 + the first game whose policy chose an
     illegal action (0: none)."""
@@ -576,7 +600,7 @@ def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmas
             k = seating[b, m]
             a = policy(kinds[k], kp[k], b, m, nplayers, flags[k], kwidth[k], g, pp, loc, qdeck,
                        hist, start, legal, qmask, params, seat_rs, b * nplayers + m, qn[b],
-                       qlist[b], size, poss, w, per, cnt)
+                       qlist[b], size, poss, wcache, wkey, col, per, cnt)
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[1] = b + 1
                 out[0] = decisions
@@ -604,8 +628,9 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           np.zeros((len(kinds), 8), np.bool_), np.ones(len(kinds), np.int64),
           np.full(B, -1, np.int64), np.zeros(B, np.int64), np.zeros((B, QMAX), np.int64),
           np.zeros((1, N_ACTIONS), np.bool_), np.zeros(8, np.int64), np.zeros(NC, np.int64),
-          np.zeros((NC, 8), np.float64), np.zeros((NC, 8), np.float64), np.zeros(NN, np.int64),
-          out)
+          np.zeros((B if (kinds == K_DEDUCER).any() else 1, NC, 8), np.float64),
+          np.full(B, -1, np.int64), np.zeros(8, np.float64), np.zeros((NC, 8), np.float64),
+          np.zeros(NN, np.int64), out)
     if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])

@@ -101,6 +101,7 @@ def test_deducer_twin_tracks_and_estimates_bit_for_bit(players):
     size = np.zeros(8, np.int64)
     poss = np.zeros(dk.NC, np.int64)
     w = np.zeros((dk.NC, 8))
+    col = np.zeros(8)
     for step in range(400):
         live = np.flatnonzero(st.mover >= 0)
         if live.size == 0:
@@ -118,7 +119,7 @@ def test_deducer_twin_tracks_and_estimates_bit_for_bit(players):
                 assert np.array_equal(size[:X], sizes[i, :X])
                 cc.track_one(b, p, P, st.g, st.loc, st.hist, st.start, dk.QMASK, size, poss)
                 assert np.array_equal(poss, ref_poss[i].astype(np.int64)), (step, b)
-                cc.estimate_one(poss, size, X, P, w)
+                cc.estimate_one(poss, size, X, P, w, col)
                 assert np.array_equal(w[:, :X], ref_w[i]), (step, b)   # exactly, not close
                 checked += 1
         actions = np.zeros(B, np.int64)
