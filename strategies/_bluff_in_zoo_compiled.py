@@ -169,69 +169,100 @@ def pairwise_sum(x, n):
     return f4(0.0) + res
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _pow(x, m):
+    """numpy's float32 ``x ** m`` (libm's powf) for a whole number m >= 0: powf(x, 0) is 1 and
+    powf(x, 1) is x for every float32 x in [-1, 1] (checked for all of them), and most piles
+    hold no more than one card of a player."""
+    if m == 0:
+        return f4(1)
+    if m == 1:
+        return x
+    return x ** m
+
+
 # ---- the constants every twin shares -----------------------------------------------------------
 
 def tables(state):
-    """Per-deck constants: (backs float32[K, T], the moments' distinct columns as sparse lists
-    (col_t, col_v1, col_v2, col_start), col_of int64[4, K] (the distinct column of state s, kind
-    k), and the card types of the action and stop cards)."""
+    """Per-deck constants: backs float32[K, T] (1 where card type t backs a claim of kind k: its
+    animal, or wild) and the card types of the two action cards and the stop card."""
     t_cls, t_kind, t_val = state.t_cls, state.t_kind, state.t_val
     k = len(state.rules.animals)
-    nt = len(t_cls)
     counts = (t_cls == WILD) | ((t_cls == ANIMAL) & (t_kind == np.arange(k)[:, None]))
     backs = (counts * t_val > 0).astype(np.float32)
-    # the moments' table (strategies.bluff_in_zoo._moments of the identity), by state s and kind
-    val = t_val.astype(np.float64)
-    animal = t_cls == ANIMAL
-    wild = t_cls == WILD
-    col_t, col_v, starts, col_of, seen = [], [], [0], np.zeros((4, k), np.int64), {}
-    for s in range(4):
-        one, equal = s >= 2, s % 2 == 1
-        for kk in range(k):
-            fits = wild | (animal & (equal | (t_kind == kk)))
-            key = (one, fits.tobytes())
-            if key not in seen:
-                seen[key] = len(starts) - 1
-                ts = np.flatnonzero(fits)
-                col_t.extend(ts)
-                col_v.extend(np.ones(len(ts)) if one else val[ts])
-                starts.append(len(col_t))
-            col_of[s, kk] = seen[key]
-    col_v = np.array(col_v, np.float64)
     first = lambda c: int(np.flatnonzero(t_cls == c)[0])  # noqa: E731
-    kinds = np.array([first(COUNT_ONE), first(ALL_EQUAL), first(STOP)], np.int64)
-    return (backs, np.array(col_t, np.int64), col_v, col_v * col_v, np.array(starts, np.int64),
-            col_of, kinds)
+    return backs, np.array([first(COUNT_ONE), first(ALL_EQUAL), first(STOP)], np.int64)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _by_kind(v, t_cls, t_kind, t_val, nt, nk, a):
+    """a[0, k], a[1, k], a[2, k]: the sums of v[t] * value, v[t] * value ** 2 and v[t] over the
+    animal cards of kind k; a[., nk] over the wild cards. In float64, exact (v is float32)."""
+    for i in range(3):
+        for k in range(nk + 1):
+            a[i, k] = 0.0
+    for t in range(nt):
+        c = t_cls[t]
+        if c == ANIMAL:
+            k = t_kind[t]
+        elif c == WILD:
+            k = nk
+        else:
+            continue
+        x = np.float64(v[t])
+        val = np.float64(t_val[t])
+        a[0, k] += x * val
+        a[1, k] += x * val * val
+        a[2, k] += x
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _columns(a, power, nk, out):
+    """out[s, k]: ``moments`` (strategies.bluff_in_zoo) of state s (2 * one + equal) and kind k
+    from ``_by_kind`` sums: the animals of kind k (of every kind when all animals are equal) and
+    the wild cards, by value (one per card when all cards count 1). Exact sums, rounded once."""
+    for s in range(4):
+        i = 2 if s >= 2 else power - 1
+        if s % 2 == 1:
+            tot = 0.0
+            for kk in range(nk + 1):
+                tot += a[i, kk]
+            v = f4(tot)
+            for k in range(nk):
+                out[s, k] = v
+        else:
+            for k in range(nk):
+                out[s, k] = f4(a[i, k] + a[i, nk])
 
 
 # ---- the pile model (strategies.bluff_in_zoo.PileModel) for game b's mover --------------------
 
 @njit(cache=True, _nrt=False)
-def pile_model(b, p, trust, recall, g, pp, hand, placed, taken, comp, params, backs, col_t,
-               col_v1, col_v2, col_start, col_of, kinds, sc, qo, w, inv_sd, z0, mcol):
+def pile_model(b, p, trust, recall, g, pp, hand, placed, taken, comp, params, t_cls, t_kind,
+               t_val, backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0):
     """Fill w[4], inv_sd[4, K], z0[4, K] as ``PileModel(obs, trust, recall)`` does for the
-    mover p of game b. sc: float32[6, T] scratch (unseen, q, qs, cards, x, my_pile);
-    qo: float32[P, T]; mcol: float32[3, C] (per distinct column: mean, cards' second moment,
-    and the others' squared means summed)."""
+    mover p of game b. Scratch: sc float32[7, T] (unseen, q, qs, cards, x, my_pile, revealed),
+    qo float32[P, T] (each other player's card law), mo float32[P] (their pile cards),
+    am float64[3, K + 1] (``_by_kind`` sums), cm float32[4, 4, K] (moments: the pile's mean, the
+    others' second moment, one other player's mean, the sum of their squares)."""
     nplayers = params[P_PLAYERS]
     nt = params[P_TYPES]
+    nk = params[P_KINDS]
     no = nplayers - 1
-    uns = sc[0]
-    q = sc[1]
-    qs = sc[2]
-    cards = sc[3]
-    x = sc[4]
-    mine = sc[5]
-    # Obs.unseen (+ the forgotten share of Obs.revealed: remembered_unseen) and Obs.my_pile
+    uns, q, qs, cards, x, mine, rev = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6]
+    # Obs.revealed (every point card), Obs.my_pile, Obs.unseen; remembered_unseen adds the
+    # forgotten share of the revealed cards
+    for t in range(nt):
+        rev[t] = 0
+    for o in range(nplayers):
+        for t in range(nt):
+            rev[t] += taken[b, o, t]
     fr = f4(1 - recall)
     for t in range(nt):
-        rev = 0
-        for o in range(nplayers):
-            rev += taken[b, o, t]
         mine[t] = placed[b, p, t]
-        u = f4(comp[t] - hand[b, p, t] - placed[b, p, t] - rev)
+        u = f4(comp[t] - hand[b, p, t] - placed[b, p, t]) - rev[t]
         if recall < 1:
-            u = u + fr * f4(rev)
+            u = u + fr * rev[t]
         uns[t] = u
     tot_u = pairwise_sum(uns, nt)
     den = tot_u if tot_u > f4(1) else f4(1)
@@ -242,8 +273,8 @@ def pile_model(b, p, trust, recall, g, pp, hand, placed, taken, comp, params, ba
     for o in range(no):
         qq = p + 1 + o
         qq = qq - nplayers if qq >= nplayers else qq
-        m = f4(pp[b, qq, PILE_BY])            # Obs.pile_by[o + 1]
-        msum += m
+        mo[o] = pp[b, qq, PILE_BY]             # Obs.pile_by[o + 1]
+        msum += mo[o]
         said = pp[b, qq, SAID_K]               # Obs.said_k[o + 1]
         use = False
         tot = f4(0)
@@ -267,12 +298,9 @@ def pile_model(b, p, trust, recall, g, pp, hand, placed, taken, comp, params, ba
     a2 = f4(1)
     odd = f4(1)
     for o in range(no):
-        qq = p + 1 + o
-        qq = qq - nplayers if qq >= nplayers else qq
-        m = f4(pp[b, qq, PILE_BY])
-        a1 = a1 * (f4(1) - qo[o, c1]) ** m
-        a2 = a2 * (f4(1) - qo[o, ae]) ** m
-        odd = odd * (f4(1) - f4(2) * qo[o, st]) ** m
+        a1 = a1 * _pow(f4(1) - qo[o, c1], mo[o])
+        a2 = a2 * _pow(f4(1) - qo[o, ae], mo[o])
+        odd = odd * _pow(f4(1) - f4(2) * qo[o, st], mo[o])
     p_one = f4(1) if mine[c1] > 0 else f4(1) - a1
     p_eq = f4(1) if mine[ae] > 0 else f4(1) - a2
     odd = (f4(1) - odd) / f4(2)
@@ -282,47 +310,40 @@ def pile_model(b, p, trust, recall, g, pp, hand, placed, taken, comp, params, ba
     w[1] = (f4(1) - p_one) * p_eq * p_even
     w[0] = f4(1) - (f4(0) + ((w[1] + w[2]) + w[3]))
     # the others' expected cards (an einsum; numpy factors it when the rows are one broadcast)
-    for t in range(nt):
-        if trust != 0:
-            c = f4(0)
-            for o in range(no):
-                qq = p + 1 + o
-                qq = qq - nplayers if qq >= nplayers else qq
-                c = c + f4(pp[b, qq, PILE_BY]) * qo[o, t]
-        else:
-            c = q[t] * msum
-        cards[t] = c
-        x[t] = mine[t] + c
-    # the moments: exact sums in float64, rounded once (strategies.bluff_in_zoo.moments)
-    ncol = col_start.shape[0] - 1
-    for j in range(ncol):
-        mean = 0.0
-        v2 = 0.0
-        for i in range(col_start[j], col_start[j + 1]):
-            t = col_t[i]
-            mean += np.float64(x[t]) * col_v1[i]
-            v2 += np.float64(cards[t]) * col_v2[i]
-        e = f4(0)
+    if trust != 0:
+        for t in range(nt):
+            cards[t] = f4(0)
         for o in range(no):
-            qq = p + 1 + o
-            qq = qq - nplayers if qq >= nplayers else qq
-            mu = 0.0
-            for i in range(col_start[j], col_start[j + 1]):
-                mu += np.float64(qo[o, col_t[i]]) * col_v1[i]
-            mu32 = f4(mu)
-            e = e + f4(pp[b, qq, PILE_BY]) * (mu32 * mu32)
-        mcol[0, j] = f4(mean)
-        mcol[1, j] = f4(v2)
-        mcol[2, j] = e
-    nk = params[P_KINDS]
+            for t in range(nt):
+                cards[t] = cards[t] + mo[o] * qo[o, t]
+    else:
+        for t in range(nt):
+            cards[t] = q[t] * msum
+    for t in range(nt):
+        x[t] = mine[t] + cards[t]
+    # the moments: exact sums in float64, rounded once (strategies.bluff_in_zoo.moments)
+    _by_kind(x, t_cls, t_kind, t_val, nt, nk, am)
+    _columns(am, 1, nk, cm[0])
+    _by_kind(cards, t_cls, t_kind, t_val, nt, nk, am)
+    _columns(am, 2, nk, cm[1])
+    e = cm[3]
     for s in range(4):
         for k in range(nk):
-            j = col_of[s, k]
-            var = mcol[1, j] - mcol[2, j]
+            e[s, k] = f4(0)
+    for o in range(no):
+        _by_kind(qo[o], t_cls, t_kind, t_val, nt, nk, am)
+        _columns(am, 1, nk, cm[2])
+        for s in range(4):
+            for k in range(nk):
+                mu = cm[2, s, k]
+                e[s, k] = e[s, k] + mo[o] * (mu * mu)
+    for s in range(4):
+        for k in range(nk):
+            var = cm[1, s, k] - e[s, k]
             var = var if var > f4(1e-6) else f4(1e-6)
             isd = f4(1) / np.sqrt(var)
             inv_sd[s, k] = isd
-            z0[s, k] = (mcol[0, j] + f4(0.5)) * isd
+            z0[s, k] = (cm[0, s, k] + f4(0.5)) * isd
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -331,7 +352,8 @@ def odds(k, count, extra, w, inv_sd, z0, lut):
     d = f4(extra) - f4(count)
     acc = f4(0)
     for s in range(4):
-        acc = acc + w[s] * normal_cdf(z0[s, k] + d * inv_sd[s, k], lut)
+        if w[s] != 0:   # w * p is 0 there (p is finite): the sum is the same without it
+            acc = acc + w[s] * normal_cdf(z0[s, k] + d * inv_sd[s, k], lut)
     return acc
 
 
@@ -387,11 +409,11 @@ def highest_believed(b, g, params, belief, w, inv_sd, z0, lut):
 
 
 @njit(cache=True, _nrt=False)
-def policy(kind, kp, b, u0, u1, g, pp, hand, placed, taken, comp, params, t_cls, t_kind, t_val,
-           legal, tb_backs, col_t, col_v1, col_v2, col_start, col_of, kinds, sc, qo, w, inv_sd,
-           z0, mcol, extra, lut):
+def policy(kind, kp, b, u0, u1, fresh, g, pp, hand, placed, taken, comp, params, t_cls, t_kind, t_val,
+           legal, tb_backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0, extra, lut):
     """The action of policy ``kind`` with knobs ``kp`` for game b's player to move, from its two
-    uniforms u0, u1 (the numpy strategy's ``rng.random((n, 2))`` row)."""
+    uniforms u0, u1 (the numpy strategy's ``rng.random((n, 2))`` row). ``fresh``: w, inv_sd and
+    z0 still hold this player's pile model (nothing it depends on changed since it was made)."""
     p = g[b, CUR]
     nt = params[P_TYPES]
     nk = params[P_KINDS]
@@ -399,8 +421,9 @@ def policy(kind, kp, b, u0, u1, g, pp, hand, placed, taken, comp, params, t_cls,
     count0 = draw_a + 2
     kind0 = count0 + params[P_MAXCLAIM]
     # knobs: doubt_at, trust, recall, draw_rate, then belief | bluff_rate, bluff_raise | skip_rate
-    pile_model(b, p, kp[1], kp[2], g, pp, hand, placed, taken, comp, params, tb_backs, col_t,
-               col_v1, col_v2, col_start, col_of, kinds, sc, qo, w, inv_sd, z0, mcol)
+    if not fresh:
+        pile_model(b, p, kp[1], kp[2], g, pp, hand, placed, taken, comp, params, t_cls, t_kind,
+                   t_val, tb_backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0)
     phase = g[b, PHASE]
     if phase == RESPOND:
         true = f4(1)
@@ -474,13 +497,14 @@ def policy(kind, kp, b, u0, u1, g, pp, hand, placed, taken, comp, params, t_cls,
 
 @njit(cache=True)
 def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind,
-          t_val, comp, params, seat_rs, tb_backs, col_t, col_v1, col_v2, col_start, col_of,
-          cards_of, legal, sc, qo, w, inv_sd, z0, mcol, extra, lut, out):
+          t_val, comp, params, seat_rs, tb_backs, cards_of, legal, sc, qo, mo, am, cm, w, inv_sd,
+          z0, extra, lut, out):
     """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
     whose policy chose an illegal action (0: none)."""
     nplayers = params[P_PLAYERS]
     decisions = 0
     for b in range(g.shape[0]):
+        fresh = False
         while g[b, PHASE] != OVER:
             mover = g[b, CUR]
             k = seating[b, mover]
@@ -489,15 +513,19 @@ def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr,
             u0 = chance.uniform(seat_rs, row)
             u1 = chance.uniform(seat_rs, row)
             bz.legal_row(b, g, hand, params, legal)
-            a = policy(kinds_of[k], kp[k], b, u0, u1, g, pp, hand, placed, taken, comp, params,
-                       t_cls, t_kind, t_val, legal, tb_backs, col_t, col_v1, col_v2, col_start,
-                       col_of, cards_of, sc, qo, w, inv_sd, z0, mcol, extra, lut)
+            a = policy(kinds_of[k], kp[k], b, u0, u1, fresh, g, pp, hand, placed, taken, comp, params,
+                       t_cls, t_kind, t_val, legal, tb_backs, cards_of, sc, qo, mo, am, cm, w,
+                       inv_sd, z0, extra, lut)
             if a < 0 or a >= legal.shape[0] or not legal[a]:
                 out[1] = b + 1
                 return
+            phase = g[b, PHASE]
             bz.apply_action(b, a, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind,
                             t_val, params)
             decisions += 1
+            # going on to a claim, or naming its number, leaves the same player to move with the
+            # same observation but for its decision kind: its pile model stands
+            fresh = (phase == RESPOND and a == CONTINUE) or phase == COUNT
     out[0] = decisions
 
 
@@ -509,18 +537,19 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     kp = np.zeros((len(policies), 6), np.float64)
     for i, (_, knobs) in enumerate(policies):
         kp[i, :len(knobs)] = knobs
-    backs, col_t, col_v1, col_v2, col_start, col_of, cards_of = tables(state)
+    backs, cards_of = tables(state)
     nt = len(state.comp)
     nk = len(state.rules.animals)
     nactions = bz.GAME.n_actions(state.rules, state.n_players)
     out = np.zeros(2, np.int64)
     _play(np.ascontiguousarray(seating, np.int64), kinds_of, kp, state.g, state.pp, state.deck,
           state.hand, state.placed, state.pile, state.taken, state.ev, state.dr, state.t_cls,
-          state.t_kind, state.t_val, state.comp, state.params, seat_rs, backs, col_t, col_v1,
-          col_v2, col_start, col_of, cards_of, np.zeros(nactions, np.bool_),
-          np.zeros((6, nt), np.float32), np.zeros((state.n_players, nt), np.float32),
-          np.zeros(4, np.float32), np.zeros((4, nk), np.float32), np.zeros((4, nk), np.float32),
-          np.zeros((3, len(col_start) - 1), np.float32), np.zeros(nk, np.float32),
+          state.t_kind, state.t_val, state.comp, state.params, seat_rs, backs, cards_of,
+          np.zeros(nactions, np.bool_),
+          np.zeros((7, nt), np.float32), np.zeros((state.n_players, nt), np.float32),
+          np.zeros(state.n_players, np.float32), np.zeros((3, nk + 1)),
+          np.zeros((4, 4, nk), np.float32), np.zeros(4, np.float32),
+          np.zeros((4, nk), np.float32), np.zeros((4, nk), np.float32), np.zeros(nk, np.float32),
           _TANH_LUT, out)
     if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
