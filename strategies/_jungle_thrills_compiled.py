@@ -26,7 +26,7 @@ from safari_sim.games import jungle_thrills as jt
 from safari_sim.games.jungle_thrills import (CARD, CLOCK, HELD, HUNT0, P_ANIMALS, P_PLAYERS,
                                              P_VERSION, PASS, S_HELD, TOTAL, WONPTS)
 
-from .jungle_thrills import K_GUESSER, K_LEADER, K_REMEMBERER
+from .jungle_thrills import K_GUESSER, K_LEADER
 
 # the kernel below inlines the game's rules: recompile it when they (or the engine) change
 refresh_cache(__file__, KERNEL_HELPERS + (jt.__file__, __file__.replace(
@@ -359,8 +359,10 @@ def _play(seating, kinds, kp, pw, last, msets, mref, mpairs, seat_rs, g, pp, sta
           pair_formed, pair_seen, setc, set_owner, set_state, set_since, refused, animal_won,
           zone, zone_at, tmp, rs, ev, card_animal, card_value, params, fparams, dr, mover,
           legal, held, stand, out):
-    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none)."""
+    """Play every game of the batch to its end; ``last``, ``msets``, ``mref``, ``mpairs`` are
+    the memory of every seat (Memory.last and .facts, row [b, s] that of the strategy in seat s
+    of game b). out[0]: decisions; out[1]: 1 + the first game whose policy chose an illegal
+    action (0: none)."""
     decisions = 0
     for b in range(g.shape[0]):
         while mover[b] >= 0:  # game b's decision is current (init or the last action wrote it)
@@ -395,9 +397,6 @@ def _powers(recall: np.ndarray) -> np.ndarray:
     return pw
 
 
-_NAMES = ("sets", "refused", "pairs")
-
-
 def _tracked(kind: int, version: int) -> tuple[str, ...]:
     """The facts a strategy of ``kind`` keeps in this version (JungleStrategy.observe)."""
     if version == 2:
@@ -405,45 +404,57 @@ def _tracked(kind: int, version: int) -> tuple[str, ...]:
     return ("refused",) if kind == K_GUESSER else ("sets", "refused")
 
 
+@njit(cache=True, _nrt=False)
+def _copy_seats(seating, k, src, dst):
+    """dst[b, s] = src[b, s] for the seats of strategy k ([B, P, F] arrays)."""
+    for b in range(seating.shape[0]):
+        for s in range(seating.shape[1]):
+            if seating[b, s] == k:
+                for f in range(src.shape[2]):
+                    dst[b, s, f] = src[b, s, f]
+
+
 def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
     """Play a dealt (or part-played) batch to the end with ``policies`` [(kind, knobs, memory)]
     (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams) is
-    advanced in place as the numpy strategies' draws would advance it. Each strategy's memory
-    (its ``Memory``, from ``reset``) is read into the kernel's arrays for the seats it holds and
-    written back after, so either path may follow the other."""
+    advanced in place as the numpy strategies' draws would advance it. The twins go on from
+    each strategy's own memory (its ``Memory`` from ``reset``: ``last`` and the ``facts`` it
+    tracks), read for the seats it holds and written back after, so either path may follow the
+    other on the same games."""
     seating = np.ascontiguousarray(seating, np.int64)
     B, P = seating.shape
-    S, M, A = state.setc.shape[1], state.pair.shape[1], state.refused.shape[2]
+    shapes = {"sets": (B, P, state.setc.shape[1]),
+              "refused": (B, P, P, state.refused.shape[2]),
+              "pairs": (B, P, state.pair.shape[1])}
+    version = int(state.params[jt.P_VERSION])
+    last = np.full((B, P), -1, np.int64)
+    facts = {name: np.zeros(shape, np.bool_) for name, shape in shapes.items()}
+    mems = [(k, kind, mem) for k, (kind, _, mem) in enumerate(policies) if mem is not None]
+    flat = lambda a: a.reshape(B, P, -1)  # noqa: E731 - a view: [B, P, F]
+    for k, kind, mem in mems:
+        _copy_seats(seating, k, flat(mem.last), flat(last))
+        for name in _tracked(kind, version):
+            if name in mem.facts:
+                _copy_seats(seating, k, flat(mem.facts[name]), flat(facts[name]))
     kinds = np.array([k for k, _, _ in policies], np.int64)
     kp = np.array([kn for _, kn, _ in policies], np.float64).reshape(len(policies), 4)
-    last = np.full((B, P), -1, np.int64)
-    arrays = {"sets": np.zeros((B, P, S), np.bool_), "refused": np.zeros((B, P, P, A), np.bool_),
-              "pairs": np.zeros((B, P, M), np.bool_)}
-    seats = [seating == k for k in range(len(policies))]
-    for k, (_, _, mem) in enumerate(policies):
-        if mem is not None and seats[k].any():
-            last[seats[k]] = mem.last[seats[k]]
-            for name in _NAMES:
-                if name in mem.facts:
-                    arrays[name][seats[k]] = mem.facts[name][seats[k]]
     # new arrays, as step makes them: masks handed out before stay as they were
     state.mover = state.mover.copy()
     state.legal = state.legal.copy()
     out = np.zeros(2, np.int64)
-    _play(seating, kinds, kp, _powers(kp[:, KN_RECALL]), last, arrays["sets"], arrays["refused"], arrays["pairs"], seat_rs,
-          state.g, state.pp, state.stack, state.pile, state.pair, state.pair_formed,
-          state.pair_seen, state.setc, state.set_owner, state.set_state, state.set_since,
-          state.refused, state.animal_won, state.zone, state.zone_at, state.tmp, state.rs,
-          state.ev, state.card_animal, state.card_value, state.params, state.fparams, state.dr,
-          state.mover, state.legal, np.zeros(P, np.int64), np.zeros(P, np.float64), out)
-    version = int(state.params[jt.P_VERSION])
-    for k, (kind, _, mem) in enumerate(policies):
-        if mem is not None and seats[k].any():
-            mem.last[seats[k]] = last[seats[k]]
-            for name in _tracked(kind, version):
-                if name not in mem.facts:
-                    mem.facts[name] = np.zeros_like(arrays[name])
-                mem.facts[name][seats[k]] = arrays[name][seats[k]]
+    _play(seating, kinds, kp, _powers(kp[:, KN_RECALL]), last, facts["sets"], facts["refused"],
+          facts["pairs"], seat_rs, state.g, state.pp, state.stack, state.pile, state.pair,
+          state.pair_formed, state.pair_seen, state.setc, state.set_owner, state.set_state,
+          state.set_since, state.refused, state.animal_won, state.zone, state.zone_at,
+          state.tmp, state.rs, state.ev, state.card_animal, state.card_value, state.params,
+          state.fparams, state.dr, state.mover, state.legal, np.zeros(P, np.int64),
+          np.zeros(P, np.float64), out)
+    for k, kind, mem in mems:
+        _copy_seats(seating, k, flat(last), flat(mem.last))
+        for name in _tracked(kind, version):
+            if name not in mem.facts:
+                mem.facts[name] = np.zeros(shapes[name], np.bool_)  # as Memory.track makes it
+            _copy_seats(seating, k, flat(facts[name]), flat(mem.facts[name]))
     if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])
