@@ -25,7 +25,7 @@ import polars as pl
 from scipy.stats import chi2, norm
 
 from . import slices
-from .dataset import GAME_KEY
+from .dataset import GAME_KEY, collect_all
 
 LEVEL = 0.05
 
@@ -37,7 +37,7 @@ def with_design(lf: pl.LazyFrame) -> pl.LazyFrame:
     game, so per-deal sums are the rows themselves: the fast path)."""
     schema = lf.collect_schema()
     deal = pl.col("deal") if "deal" in schema else pl.col("game")
-    facts = pl.collect_all([
+    facts = collect_all([
         lf.select((deal != pl.col("game")).any().alias("shared")),
         lf.group_by("variant_id").agg(pl.col("strategy").n_unique().alias("k"),
                                       pl.col("players").max().cast(pl.Int64).alias("p")),
@@ -88,7 +88,7 @@ def cluster_means(lf: pl.LazyFrame, value: pl.Expr, keys: list[str], strata: lis
                      .group_by(keys).agg((pl.col("_r") ** 2).sum().alias("ss"), pl.len().alias("deals")))
         totals = base.group_by(keys).agg(pl.len().alias("n"), pl.col("_x").sum().alias("total"),
                                          (pl.col("_e0") ** 2).sum().alias("ss_iid"))
-        a, b = pl.collect_all([totals, clustered])
+        a, b = collect_all([totals, clustered])
         df = a.join(b, on=keys, how="left").sort(keys)
     n = pl.col("n").cast(pl.Float64)
     dd = pl.col("deals").cast(pl.Float64)
@@ -160,7 +160,7 @@ def seat_test(lf: pl.LazyFrame) -> pl.DataFrame:
                             pl.col("win").cast(pl.Float64))
 
     d = rows_of(base)
-    counts, players = pl.collect_all([d.group_by(*k, "seat").agg(pl.len().alias("c"), pl.col("win").sum().alias("w")),
+    counts, players = collect_all([d.group_by(*k, "seat").agg(pl.len().alias("c"), pl.col("win").sum().alias("w")),
                                       d.group_by("variant_id").agg(pl.col("players").max())])
     # every strategy within its line-up gets a number, so only numbers leave polars
     groups = counts.select(k).unique(maintain_order=True).with_row_index("_k").with_columns(pl.col("_k").cast(pl.Int64))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from .dataset import collect_all
 from .scores import QUANTILES, one_row_per_game
 from .words import number, pct
 
@@ -45,7 +46,7 @@ def table(lf: pl.LazyFrame) -> pl.DataFrame:
         every = games.group_by("variant_id").agg(pl.len().alias("all_games"))
         parts.append(every.join(agg, on="variant_id", how="left").with_columns(pl.lit(c).alias("statistic")))
     order = {c: k for k, c in enumerate(cols)}
-    return (pl.concat(pl.collect_all(parts), how="diagonal_relaxed")
+    return (pl.concat(collect_all(parts), how="diagonal_relaxed")
             .sort("variant_id", pl.col("statistic").replace_strict(order))
             .select("variant_id", "statistic", pl.exclude("variant_id", "statistic")))
 

@@ -50,6 +50,7 @@ import polars as pl
 from scipy.stats import chi2
 
 from ..engine.protocol import RulesError, search_space
+from .dataset import collect_all
 from .design import LEVEL, holm, z_pvalue
 from .intervals import z_value
 
@@ -318,7 +319,7 @@ def _per_deal(lf: pl.LazyFrame, deals: np.ndarray | None) -> tuple[np.ndarray, d
     s = lf.select(deal.alias("_d"), "strategy", "win").group_by("_d", "strategy").agg(
         pl.col("win").sum().alias("_w"), pl.len().alias("_n"))
     players = int(lf.select(pl.col("players").first()).collect().item())
-    g, s = pl.collect_all([g, s])
+    g, s = collect_all([g, s])
     if deals is None:
         deals = np.sort(g["_d"].to_numpy())
     idx = pl.DataFrame({"_d": deals, "_i": np.arange(len(deals))})
