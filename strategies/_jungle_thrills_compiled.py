@@ -261,11 +261,12 @@ def _demand(kind, b, p, r, msets, mref, legal, pp, setc, set_owner, set_state, c
             if v > best:
                 best, bs = v, s
     _skip(seat_rs, r, S)
-    a = _guess(b, p, r, mref, legal, pp, nplayers, nanimals, lead, stand, seat_rs)
-    if bs >= 0:
-        # obs.demand_action(obs.set_holder, obs.set_animal)
-        a = (_off(set_owner[b, bs], p, nplayers) - 1) * nanimals + card_animal[setc[b, bs, 0]]
-    return a
+    if bs < 0:
+        return _guess(b, p, r, mref, legal, pp, nplayers, nanimals, lead, stand, seat_rs)
+    # the guess numpy draws (and drops) for this game: its draws only
+    _skip(seat_rs, r, nplayers - 1 + nanimals)
+    # obs.demand_action(obs.set_holder, obs.set_animal)
+    return (_off(set_owner[b, bs], p, nplayers) - 1) * nanimals + card_animal[setc[b, bs, 0]]
 
 
 # ---- Second version: go hunting or not ------------------------------------------------------
