@@ -48,22 +48,6 @@ NKP = 6  # KP_EXTRA: the blocker's ``block``, the sprinter's ``focus_bonus``
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _argmax(x, n):
-    """np.argmax of x[:n]: the first largest (the first NaN, if any)."""
-    best = 0
-    bv = x[0]
-    if bv != bv:
-        return 0
-    for i in range(1, n):
-        v = x[i]
-        if v != v:
-            return i
-        if v > bv:
-            best, bv = i, v
-    return best
-
-
-@njit(cache=True, inline="always", _nrt=False)
 def _first_legal(b, legal):
     """np.argmax of the legal row: the first legal action."""
     for a in range(legal.shape[1]):
@@ -111,25 +95,29 @@ def _held(ht, s, n):
 
 
 @njit(cache=True, _nrt=False)
-def _card_values(ht, want, focus, bonus, table, val):
-    """card_values(obs, rows, focus, focus_bonus) for one game into val[66] (focus < 0: none)."""
-    for s in range(6):
+def _card_table(ht, want, table):
+    """card_values(obs, rows) by suit * 6 + number - 1 into table[36] (row 5: the explorers)."""
+    for s in range(5):
         for n in range(6):
             near = 2.0 * (_held(ht, s, n - 1) + _held(ht, s, n + 1)) + _held(ht, s, n - 2) \
                 + _held(ht, s, n + 2)
             table[s * 6 + n] = near + 3.0 * (1.0 if want[1, s * 6 + n] else 0.0)
-    for c in range(60):
-        val[c] = table[(c // 12) * 6 + c % 6]
     for n in range(6):
         wild = 0.0
         for s in range(5):
             if want[1, s * 6 + n]:
                 wild = 1.0
-        val[60 + n] = 2.0 + 2.0 * wild + 3.0 * (1.0 if want[1, 30 + n] else 0.0)
+        table[30 + n] = 2.0 + 2.0 * wild + 3.0 * (1.0 if want[1, 30 + n] else 0.0)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _val(table, c, focus, bonus):
+    """card_values(obs, rows, focus, focus_bonus)[c] (focus < 0: no focus)."""
+    s = c // 12 if c < 60 else EXPLORER
+    v = table[s * 6 + c % 6]
     if focus >= 0:
-        for c in range(NCARDS):
-            s = c // 12 if c < 60 else EXPLORER
-            val[c] = val[c] + bonus * (1.0 if s == focus else 0.0)
+        v = v + bonus * (1.0 if s == focus else 0.0)
+    return v
 
 
 @njit(cache=True, _nrt=False)
@@ -153,12 +141,34 @@ def _sprint_focus(b, team, g, hsuit, hown, hlo, hhi, ht):
     return best
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _score(mode, c, table, focus, bonus, want):
+    """The score _pick maximises for card c: its value (mode 0), minus it (1), minus it less
+    ``bonus`` (the blocker's ``block``) where it grows an opponent's herd (2: pass_scores)."""
+    if mode == 0:
+        return _val(table, c, focus, bonus)
+    if mode == 1:
+        return -_val(table, c, focus, bonus)
+    if c < 60:
+        use = want[0, (c // 12) * 6 + c % 6]
+    else:  # opponent_use: an explorer grows any opponent's herd ending next to its number
+        use = False
+        for s in range(6):
+            if want[0, s * 6 + c - 60]:
+                use = True
+    return -_val(table, c, -1, 0.0) - bonus * (1.0 if use else 0.0)
+
+
 @njit(cache=True, _nrt=False)
-def _pick_cards(b, legal, score, tmp):
-    """A_CARD0 + _pick(score, legal[:, A_CARD0:A_CARD0 + NCARDS])."""
+def _pick_cards(b, legal, mode, table, focus, bonus, want):
+    """A_CARD0 + _pick(score, legal[:, A_CARD0:A_CARD0 + NCARDS]): the first best legal card
+    (NEG where not legal; the knobs are finite, so no score is NaN)."""
+    best, bv = 0, NEG
     for c in range(NCARDS):
-        tmp[c] = score[c] if legal[b, A_CARD0 + c] else NEG
-    return A_CARD0 + _argmax(tmp, NCARDS)
+        x = _score(mode, c, table, focus, bonus, want) if legal[b, A_CARD0 + c] else NEG
+        if c == 0 or x > bv:
+            best, bv = c, x
+    return A_CARD0 + best
 
 
 @njit(cache=True, _nrt=False)
@@ -181,7 +191,7 @@ def _leader_offset(b, p, g, team_total, params):
 
 @njit(cache=True, _nrt=False)
 def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, params, ht, want,
-           table, val, tmp):
+           table):
     """The action of policy ``kind`` (K_COLLECTOR, K_BLOCKER, K_SPRINTER) with knobs ``kp`` for
     game b's player to move: ``choose`` of strategies/herds.py for one game."""
     p = g[b, CUR]
@@ -218,22 +228,25 @@ def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, param
         return _first_legal(b, legal)
     # the card values (steps two and four, the trade)
     _want(b, team, g, hsuit, hown, hlo, hhi, want)
+    _card_table(ht, want, table)
+    focus, bonus = -1, 0.0
     if kind == K_SPRINTER:
         focus = _sprint_focus(b, team, g, hsuit, hown, hlo, hhi, ht)
-        _card_values(ht, want, focus, kp[KP_EXTRA], table, val)
-    else:
-        _card_values(ht, want, -1, 0.0, table, val)
+        bonus = kp[KP_EXTRA]
     if ph == K_STEP2:
         z = Z_HAND0 + p
+        best, bv = 0, NEG
         for c in range(NCARDS):
-            tmp[c] = val[c] if zone[b, c] == Z_GRASS else NEG
-        best = _argmax(tmp, NCARDS)
-        bv = tmp[best]
+            x = _val(table, c, focus, bonus) if zone[b, c] == Z_GRASS else NEG
+            if c == 0 or x > bv:
+                best, bv = c, x
         # a one-for-one trade for the best grassland card: a held card of the same number
         cheap = np.inf
         for c in range(best % 6, NCARDS, 6):
-            if zone[b, c] == z and val[c] < cheap:
-                cheap = val[c]
+            if zone[b, c] == z:
+                v = _val(table, c, focus, bonus)
+                if v < cheap:
+                    cheap = v
         trade = legal[b, A_TRADE] and bv >= kp[KP_TRADE] and cheap + 1.0 < bv
         if trade:
             return A_TRADE
@@ -242,33 +255,19 @@ def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, param
     if ph == K_GIVE:  # the cheapest card, then "trade these" as soon as it can be
         if legal[b, A_GIVE_DONE]:
             return A_GIVE_DONE
-        for c in range(NCARDS):
-            table[c] = -val[c]
-        return _pick_cards(b, legal, table, tmp)
+        return _pick_cards(b, legal, 1, table, focus, bonus, want)
     if ph == K_TAKE:  # the most valuable card that still completes the total
-        return _pick_cards(b, legal, val, tmp)
+        return _pick_cards(b, legal, 0, table, focus, bonus, want)
     if ph == K_PASS:
         if kind == K_BLOCKER:  # pass_scores: -val - block * opponent_use
-            block = kp[KP_EXTRA]
-            for c in range(NCARDS):
-                if c < 60:
-                    use = want[0, (c // 12) * 6 + c % 6]
-                else:
-                    use = False
-                    for s in range(6):
-                        if want[0, s * 6 + c - 60]:
-                            use = True
-                table[c] = -val[c] - block * (1.0 if use else 0.0)
-        else:  # least_valued
-            for c in range(NCARDS):
-                table[c] = -val[c]
-        return _pick_cards(b, legal, table, tmp)
+            return _pick_cards(b, legal, 2, table, focus, kp[KP_EXTRA], want)
+        return _pick_cards(b, legal, 1, table, focus, bonus, want)  # least_valued
     return _first_legal(b, legal)
 
 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd,
-          hc, tmp3, legal, rs, ev, epts, apts, params, poss, dr, ht, want, table, val, tmp, out):
+          hc, tmp3, legal, rs, ev, epts, apts, params, poss, dr, ht, want, table, out):
     """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
     whose policy chose an illegal action (0: none)."""
     decisions = 0
@@ -277,7 +276,7 @@ def _play(seating, kinds, kp, g, pp, team_total, deck, zone, hsuit, hown, hlo, h
         while g[b, PHASE] != OVER:  # legal[b] is current (init or the last action wrote it)
             k = seating[b, g[b, CUR]]
             a = policy(kinds[k], kp[k], b, g, zone, hsuit, hown, hlo, hhi, team_total, legal,
-                       params, ht, want, table, val, tmp)
+                       params, ht, want, table)
             if a < 0 or a >= nact or not legal[b, a]:
                 out[1] = b + 1
                 out[0] = decisions
@@ -301,8 +300,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, st.g, st.pp, st.team_total, st.deck,
           st.zone, st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc,
           np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params, st.poss,
-          st.dr, np.zeros(36, np.int64), np.zeros((2, 36), np.bool_), np.zeros(NCARDS, np.float64),
-          np.zeros(NCARDS, np.float64), np.zeros(NCARDS, np.float64), out)
+          st.dr, np.zeros(36, np.int64), np.zeros((2, 36), np.bool_), np.zeros(36, np.float64), out)
     if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])
