@@ -12,8 +12,10 @@ from the state's arrays for speed:
 - ``hand[b, CUR, :hand_n[b, CUR]]``: ``obs.hand`` (its own hand only);
 - ``up_count[b]``, ``copies``: ``obs._up_count``, ``obs._copies``;
 - ``board[b]`` (face-up cards, BLOCKED where a face-down card lies, never which card, and the open
-  spaces, which follow from the face-up cards): ``obs.grid``; ``up_pos[b, :N_UP]``:
-  ``obs._up_pos``. The lookahead plays in thought on ``board[b]`` and puts it back as it was.
+  spaces, which follow from the face-up cards): ``obs.grid``; the open spaces' list ``fr[b]``
+  and the card types each may take (``sc[b]``, kept with it): worked out from ``obs.grid`` by
+  the numpy lookahead. The lookahead plays in thought on ``board[b]`` and puts it back as it
+  was.
 
 Never the other hands, the piles or the face-down cards' identities (``fd_card``). The lookahead
 is the same code the numpy strategies run (``lookahead.threat_row``, ``new_unplayable_row``); the
@@ -81,7 +83,8 @@ def _first_best_minus(pts, extra, w, n):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was, spaces, qd):
+def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was, spaces, qd, pos,
+              sc):
     """best_of(points - w * threat): the threat is never negative, so a candidate scores at
     most its points; candidates are looked at by points, the most first, and once the points
     left are below the best value found none can beat it (on a tie the first candidate wins, as
@@ -105,7 +108,7 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
                 continue
             q = np.int64(cells[j])
             if q != last:
-                LA.q_lines(board, b, q, S, qd)
+                LA.q_lines_listed(board, b, q, S, qd, pos, sc)
                 last = q
             th = LA.threat_one(board, b, q, np.int64(cards[j]), phase, possible, prm, qd, gone,
                                was, spaces)
@@ -118,8 +121,8 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def policy(kind, knob, b, g, board, up_pos, up_count, copies, hand, hand_n, cand_cell, cand_card,
-           cand_pts, prm, buf, gone, was, spaces, opens, owas, only, qd):
+def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand_cell, cand_card,
+           cand_pts, prm, buf, gone, was, spaces, owas, only, qd, pos):
     """The action of policy ``kind`` with knob ``knob`` for game b's player to move."""
     n = g[b, T.N_CAND]
     pts = cand_pts[b]
@@ -138,8 +141,14 @@ def policy(kind, knob, b, g, board, up_pos, up_count, copies, hand, hand_n, cand
         for t in range(36):
             if np.int64(copies[t]) - up_count[b, t] - owas[t] > 0:
                 possible |= np.int64(1) << t
-        return _cautious(board, b, cand_cell[b], cand_card[b], pts, n, possible, phase, knob,
-                         prm, gone, was, spaces, qd)
+        nf = T._spaces(b, g, board, fr, sc, prm[P_S])
+        for i in range(nf):
+            pos[fr[b, i]] = i + 1
+        a = _cautious(board, b, cand_cell[b], cand_card[b], pts, n, possible, phase, knob, prm,
+                      gone, was, spaces, qd, pos, sc)
+        for i in range(nf):
+            pos[fr[b, i]] = 0
+        return a
     if kind == K_SPACE_MAKER and place and phase == T.ONE and knob > 0:
         avail = np.int64(0)
         for t in range(36):
@@ -147,8 +156,25 @@ def policy(kind, knob, b, g, board, up_pos, up_count, copies, hand, hand_n, cand
             if left > 0:
                 avail |= np.int64(1) << t
             owas[t] = left == 1          # last_copy
-        LA.new_unplayable_row(board, b, up_pos[b], g[b, T.N_UP], cand_cell[b], cand_card[b], n,
-                              avail, owas[:36], prm, buf, opens, owas[36:], only, qd)
+        # only[t]: the open spaces that may take no available type but t, from the open list
+        # and its cached masks (the spaces next to a face-up card; with touch_face_down the list
+        # also holds spaces next to face-down cards only, left out as the numpy strategy does)
+        S = prm[P_S]
+        nf = T._spaces(b, g, board, fr, sc, S)
+        F = sc.shape[1] >> 1
+        for t in range(36):
+            only[t] = 0
+        for i in range(nf):
+            if LA._touches(board, b, fr[b, i], S):
+                t = LA._single(sc[b, F + i] & avail)
+                if t >= 0:
+                    only[t] += 1
+        for i in range(nf):
+            pos[fr[b, i]] = i + 1
+        LA.new_unplayable_given(board, b, cand_cell[b], cand_card[b], n, avail, owas[:36], S, buf,
+                                only, qd, pos, sc)
+        for i in range(nf):
+            pos[fr[b, i]] = 0
         return _first_best_plus(pts, buf, knob, n)
     if kind == K_GREEDY:
         return _first_best_int(pts, n)
@@ -158,16 +184,16 @@ def policy(kind, knob, b, g, board, up_pos, up_count, copies, hand, hand_n, cand
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2,
           fd_pos, fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
-          cand_cell, cand_pts, legal, ev, rs, prm, dr, buf, gone, was, spaces, opens, owas, only, qd, out):
+          cand_cell, cand_pts, legal, ev, rs, prm, dr, buf, gone, was, spaces, owas, only, qd, pos, out):
     """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
     whose policy chose an illegal action (0: none)."""
     decisions = 0
     for b in range(g.shape[0]):
         while g[b, T.PHASE] != T.OVER:  # game b's candidates are listed (init or the last step)
             k = seating[b, g[b, T.CUR]]
-            a = policy(kinds[k], knobs[k], b, g, board, up_pos, up_count, copies, hand, hand_n,
-                       cand_cell, cand_card, cand_pts, prm, buf, gone, was, spaces, opens, owas,
-                       only, qd)
+            a = policy(kinds[k], knobs[k], b, g, board, up_count, copies, hand, hand_n, fr, sc,
+                       cand_cell, cand_card, cand_pts, prm, buf, gone, was, spaces, owas, only,
+                       qd, pos)
             if a < 0 or a >= g[b, T.N_CAND] or not legal[b, a]:
                 out[1] = b + 1
                 return
@@ -184,18 +210,17 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     nothing (a strategy with noise has no twin)."""
     kinds = np.array([k for k, _ in policies], np.int64)
     knobs = np.array([kn[0] for _, kn in policies], np.float64)
-    N = state.up_pos.shape[1]
     buf = np.zeros(state.cand_pts.shape[1], np.int64)
     gone = np.zeros(16, np.int64)
     was = np.zeros(16, np.int8)
     spaces = np.zeros(LA._MAXW, np.int64)
-    opens = np.zeros(8 * N, np.int64)
-    owas = np.zeros(36 + 8 * N, np.int8)
+    owas = np.zeros(36, np.int8)
     only = np.zeros(36, np.int64)
     qd = np.zeros((4, LA.Q_WIDTH), np.int64)
+    pos = np.zeros(state.board.shape[1], np.int32)    # 1 + a space's index in the open list
     out = np.zeros(2, np.int64)
     _play(np.ascontiguousarray(seating, np.int64), kinds, knobs, *state.arrays(), buf, gone, was,
-          spaces, opens, owas, only, qd, out)
+          spaces, owas, only, qd, pos, out)
     if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
         raise RuntimeError("savannah: a game broke a proven bound: a bug, please report")
     if out[1]:

@@ -53,7 +53,8 @@ class State:
     claims: np.ndarray     # int32[B, P]: unplayable spaces found
     unpl: np.ndarray       # int32[B, F]: this turn's unplayable spaces
     fr: np.ndarray         # int32[B, F]: the open spaces (first g[N_FR])
-    sc: np.ndarray         # int64[B, F]: both lines through each (grid.pack), if g[FR_OK]
+    sc: np.ndarray         # int64[B, 2F]: both lines through each (grid.pack), then the card
+                           # types each may take (grid.allowed of both), if g[FR_OK]
     cand_slot: np.ndarray  # int8[B, K]: hand slot (claim: 0 keep 1st pile's card, 1 the 2nd's)
     cand_card: np.ndarray  # int8[B, K]
     cand_cell: np.ndarray  # int32[B, K]: the space (flat index)
@@ -298,7 +299,7 @@ class Savannah(Game):
             fd_owner=np.full((B, N), -1, np.int8),
             box=np.zeros((B, N), np.int8), score=np.zeros((B, P), np.int32),
             claims=np.zeros((B, P), np.int32), unpl=np.zeros((B, F), np.int32),
-            fr=np.zeros((B, F), np.int32), sc=np.zeros((B, F), np.int64),
+            fr=np.zeros((B, F), np.int32), sc=np.zeros((B, 2 * F), np.int64),
             cand_slot=np.zeros((B, K), np.int8), cand_card=np.zeros((B, K), np.int8),
             cand_cell=np.zeros((B, K), np.int32),
             cand_pts=np.zeros((B, K), np.int16), legal_mask=np.zeros((B, K), np.bool_),

@@ -19,10 +19,12 @@ import numpy as np
 from numba import njit
 
 from .grid import (BLOCKED, FULL, LOWBIT, OPEN, POP, SPREAD, allowed, line_code, line_points,
-                   removed_count, scan)
+                   removed_count, scan, unpack)
 from .turn import P_LESS, P_LINE, P_REMOVAL, P_S
 
 _BITS = np.int64(1) << np.arange(36, dtype=np.int64)
+_NO_POS = np.zeros(0, np.int32)      # new_unplayable_given without an open list
+_NO_SC = np.zeros((1, 2), np.int64)
 _MARK = -3      # an open space listed (new_unplayable_row), while it lists them
 _MAXW = 80      # spaces a phase-two play can change: 1 + 4 per removed card (at most 11 + 1)
 
@@ -57,11 +59,16 @@ def _matching(n, am, nm):
 @njit(cache=True, _nrt=False)
 def _best_reply(nr, ar, mr, nc, ac, mc, possible, phase, prm):
     """The most any card of the types in ``possible`` scores in a space with these lines."""
-    m = allowed(nr, ar, mr) & allowed(nc, ac, mc) & possible
+    return _best_reply_of(nr, allowed(nr, ar, mr), _matching(nr, ar, mr), nc,
+                          allowed(nc, ac, mc), _matching(nc, ac, mc), possible, phase, prm)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _best_reply_of(nr, alr, mrow, nc, alc, mcol, possible, phase, prm):
+    """_best_reply from each line's length, the types it allows and those that match it."""
+    m = alr & alc & possible
     if m == 0:
         return 0
-    mrow = _matching(nr, ar, mr)
-    mcol = _matching(nc, ac, mc)
     best = 0
     for rm in range(2):
         for cm in range(2):
@@ -186,48 +193,119 @@ def _run(board, b, p, d):
 
 
 # q_lines(...) fills qd[k, :] for the 4 directions k (left, right, up, down) from an empty space q
-Q_END, Q_OPEN, Q_SIDE, Q_BEYOND, Q_PERP, Q_BEFORE, Q_LISTED = 0, 1, 2, 5, 8, 11, 12
-Q_WIDTH = 13
+Q_END, Q_OPEN, Q_NSIDE, Q_ALONG, Q_PERP, Q_BEFORE, Q_LISTED, Q_QLINE = 0, 1, 2, 3, 6, 9, 10, 11
+Q_GONE = 14     # qd[0, Q_GONE]: threat_one of a phase-two play at q that clears q too, or -1
+Q_PALLOW, Q_PMATCH = 15, 16     # the types e's other line allows, and those that match it
+Q_WIDTH = 17
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _put3(qd, k, col, n, am, nm):
+    qd[k, col] = n
+    qd[k, col + 1] = am
+    qd[k, col + 2] = nm
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def q_lines(board, b, q, S, qd):
     """What a play at q changes, for each direction k: the end e of q's run that way (Q_END),
-    whether e is empty (Q_OPEN; else a face-down card: no space), the cards between q and e
-    (Q_SIDE: n, animal bits, number bits), the cards past e (Q_BEYOND), e's other line
-    (Q_PERP), the cards e may take now (Q_BEFORE: its lines without the play) and whether e is
-    an open space now, empty next to a face-up card (Q_LISTED). After a card c goes to q, e's
-    line along k is SIDE(k) + c + SIDE(opposite) + BEYOND(k): the scan of ``_reply_after``
-    and ``_closed`` without walking it for every card."""
+    whether e is empty (Q_OPEN; else a face-down card: no space), how many cards lie between q
+    and e (Q_NSIDE), e's line along k now (Q_ALONG: n, animal bits, number bits; it stops at
+    the empty q), e's other line (Q_PERP), the cards e may take now (Q_BEFORE) and whether e is
+    an open space now, empty next to a face-up card (Q_LISTED); and q's own line along k
+    (Q_QLINE). After a card c goes to q, e's line along k is ALONG + c + QLINE less the NSIDE
+    cards both hold: the scan of ``_reply_after`` and ``_closed`` without walking it for every
+    card."""
+    qd[0, Q_GONE] = -1
+    rn = cn = 0
+    ra = rm = ca = cm = np.int64(0)
     for k in range(4):
         d = -1 if k == 0 else (1 if k == 1 else (-S if k == 2 else S))
         n, am, nm, e = _run(board, b, q, d)
+        if k < 2:
+            rn += n
+            ra |= am
+            rm |= nm
+        else:
+            cn += n
+            ca |= am
+            cm |= nm
         qd[k, Q_END] = e
-        qd[k, Q_SIDE] = n
-        qd[k, Q_SIDE + 1] = am
-        qd[k, Q_SIDE + 2] = nm
+        qd[k, Q_NSIDE] = n
         u = _empty(board[b, e])
         qd[k, Q_OPEN] = u
         if u:
             n2, a2, m2, _ = _run(board, b, e, d)
-            qd[k, Q_BEYOND] = n2
-            qd[k, Q_BEYOND + 1] = a2
-            qd[k, Q_BEYOND + 2] = m2
+            _put3(qd, k, Q_ALONG, n + n2, am | a2, nm | m2)
             n3, a3, m3 = scan(board, b, e, S if k < 2 else 1, -1, -1)
-            qd[k, Q_PERP] = n3
-            qd[k, Q_PERP + 1] = a3
-            qd[k, Q_PERP + 2] = m3
-            qd[k, Q_BEFORE] = (allowed(n + n2, am | a2, nm | m2) & allowed(n3, a3, m3))
+            _put3(qd, k, Q_PERP, n3, a3, m3)
+            qd[k, Q_PALLOW] = allowed(n3, a3, m3)
+            qd[k, Q_PMATCH] = _matching(n3, a3, m3)
+            qd[k, Q_BEFORE] = allowed(n + n2, am | a2, nm | m2) & qd[k, Q_PALLOW]
             qd[k, Q_LISTED] = _touches(board, b, e, S)
+    for k in range(4):
+        if k < 2:
+            _put3(qd, k, Q_QLINE, rn, ra, rm)
+        else:
+            _put3(qd, k, Q_QLINE, cn, ca, cm)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def q_lines_listed(board, b, q, S, qd, pos, sc):
+    """``q_lines`` read from a game's open list: ``pos[e]`` is 1 + the index of space e in the
+    list (0: not listed) and ``sc[b]`` holds each listed space's lines packed and the card
+    types it may take (turn.py keeps them up to date): only the walks from q to its line ends
+    are left to do. The same numbers as ``q_lines``."""
+    iq = pos[q] - 1
+    if iq < 0:
+        q_lines(board, b, q, S, qd)
+        return
+    F = sc.shape[1] >> 1
+    qd[0, Q_GONE] = -1
+    nr, ar, mr, nc, ac, mc = unpack(sc[b, iq])
+    for k in range(4):
+        d = -1 if k == 0 else (1 if k == 1 else (-S if k == 2 else S))
+        if k < 2:
+            _put3(qd, k, Q_QLINE, nr, ar, mr)
+        else:
+            _put3(qd, k, Q_QLINE, nc, ac, mc)
+        n, am, nm, e = _run(board, b, q, d)
+        qd[k, Q_END] = e
+        qd[k, Q_NSIDE] = n
+        u = _empty(board[b, e])
+        qd[k, Q_OPEN] = u
+        if u:
+            ie = pos[e] - 1
+            if ie >= 0:
+                er, ea, em, ec, eca, ecm = unpack(sc[b, ie])
+                if k < 2:
+                    _put3(qd, k, Q_ALONG, er, ea, em)
+                    _put3(qd, k, Q_PERP, ec, eca, ecm)
+                else:
+                    _put3(qd, k, Q_ALONG, ec, eca, ecm)
+                    _put3(qd, k, Q_PERP, er, ea, em)
+                qd[k, Q_BEFORE] = sc[b, F + ie]
+            else:
+                n2, a2, m2, _ = _run(board, b, e, d)
+                _put3(qd, k, Q_ALONG, n + n2, am | a2, nm | m2)
+                n3, a3, m3 = scan(board, b, e, S if k < 2 else 1, -1, -1)
+                _put3(qd, k, Q_PERP, n3, a3, m3)
+                qd[k, Q_BEFORE] = (allowed(n + n2, am | a2, nm | m2) & allowed(n3, a3, m3))
+            n3 = qd[k, Q_PERP]
+            a3 = qd[k, Q_PERP + 1]
+            m3 = qd[k, Q_PERP + 2]
+            qd[k, Q_PALLOW] = allowed(n3, a3, m3)
+            qd[k, Q_PMATCH] = _matching(n3, a3, m3)
+            # next to the card before it, or next to q: then it touches what q touches
+            qd[k, Q_LISTED] = True if n > 0 else _touches(board, b, e, S)
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _along_after(qd, k, a, ni):
     """e's line along direction k once card (a, ni) is at q (see ``q_lines``)."""
-    o = k ^ 1
-    n = qd[k, Q_SIDE] + qd[o, Q_SIDE] + 1 + qd[k, Q_BEYOND]
-    am = qd[k, Q_SIDE + 1] | qd[o, Q_SIDE + 1] | qd[k, Q_BEYOND + 1] | (np.int64(1) << a)
-    nm = qd[k, Q_SIDE + 2] | qd[o, Q_SIDE + 2] | qd[k, Q_BEYOND + 2] | (np.int64(1) << ni)
+    n = qd[k, Q_ALONG] + qd[k, Q_QLINE] - qd[k, Q_NSIDE] + 1
+    am = qd[k, Q_ALONG + 1] | qd[k, Q_QLINE + 1] | (np.int64(1) << a)
+    nm = qd[k, Q_ALONG + 2] | qd[k, Q_QLINE + 2] | (np.int64(1) << ni)
     return n, am, nm
 
 
@@ -239,23 +317,35 @@ def threat_one(board, b, q, c, phase, possible, prm, qd, gone, was, spaces):
     a = c // 12
     ni = c % 6
     if phase == 2:
-        cr = line_code(qd[0, Q_SIDE] + qd[1, Q_SIDE], qd[0, Q_SIDE + 1] | qd[1, Q_SIDE + 1],
-                       qd[0, Q_SIDE + 2] | qd[1, Q_SIDE + 2], a, ni)
-        cc = line_code(qd[2, Q_SIDE] + qd[3, Q_SIDE], qd[2, Q_SIDE + 1] | qd[3, Q_SIDE + 1],
-                       qd[2, Q_SIDE + 2] | qd[3, Q_SIDE + 2], a, ni)
+        cr = line_code(qd[0, Q_QLINE], qd[0, Q_QLINE + 1], qd[0, Q_QLINE + 2], a, ni)
+        cc = line_code(qd[2, Q_QLINE], qd[2, Q_QLINE + 1], qd[2, Q_QLINE + 2], a, ni)
         if cr > 0 or cc > 0:
-            return _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces)
+            # a matching line clears q too: what is left does not depend on which card it was
+            # (the runs beside q go whatever the card, as it may go there: cr, cc > 0)
+            cleared = (cr > 0 and (cr & 1)) or (cc > 0 and (cc & 1))
+            key = (cr > 0) * 2 + (cc > 0)
+            if cleared and qd[0, Q_GONE] >= 0 and qd[1, Q_GONE] == key:
+                return qd[0, Q_GONE]
+            v = _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces)
+            if cleared:
+                qd[0, Q_GONE] = v
+                qd[1, Q_GONE] = key
+            return v
     best = 0
     for k in range(4):
         if not qd[k, Q_OPEN]:
             continue
         n, am, nm = _along_after(qd, k, a, ni)
+        al = allowed(n, am, nm)
+        if (al & qd[k, Q_PALLOW] & possible) == 0:
+            continue            # no reply there (_best_reply_of's first test)
+        mt = _matching(n, am, nm)
         if k < 2:
-            pts = _best_reply(n, am, nm, qd[k, Q_PERP], qd[k, Q_PERP + 1], qd[k, Q_PERP + 2],
-                              possible, phase, prm)
+            pts = _best_reply_of(n, al, mt, qd[k, Q_PERP], qd[k, Q_PALLOW], qd[k, Q_PMATCH],
+                                 possible, phase, prm)
         else:
-            pts = _best_reply(qd[k, Q_PERP], qd[k, Q_PERP + 1], qd[k, Q_PERP + 2], n, am, nm,
-                              possible, phase, prm)
+            pts = _best_reply_of(qd[k, Q_PERP], qd[k, Q_PALLOW], qd[k, Q_PMATCH], n, al, mt,
+                                 possible, phase, prm)
         if pts > best:
             best = pts
     return best
@@ -321,6 +411,15 @@ def new_unplayable_row(board, b, ups, n_up, cells, cards, n_cand, avail, last_co
     t not face up, wherever t was the only available type a space could take: ``only[t]``
     counts those open spaces once for every candidate (less q and the ends, counted above)."""
     S = prm[P_S]
+    only_types(board, b, ups, n_up, avail, S, opens, was, only)
+    new_unplayable_given(board, b, cells, cards, n_cand, avail, last_copy, S, out, only, qd,
+                         _NO_POS, _NO_SC)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def only_types(board, b, ups, n_up, avail, S, opens, was, only):
+    """only[t]: the open spaces (empty cells next to a face-up card) that may take no available
+    card type but t."""
     # the open spaces: empty cells next to a face-up card (marked while listed)
     n_open = 0
     for k in range(n_up):
@@ -342,21 +441,30 @@ def new_unplayable_row(board, b, ups, n_up, cells, cards, n_cand, avail, last_co
         t = _single(_allowed_now(board, b, e, S) & avail)
         if t >= 0:
             only[t] += 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def new_unplayable_given(board, b, cells, cards, n_cand, avail, last_copy, S, out, only, qd, pos,
+                         sc):
+    """new_unplayable_row's candidates, with ``only`` (``only_types``) counted; ``pos``, ``sc``
+    as ``q_lines_listed`` (an empty ``pos``: no open list, ``q_lines`` walks)."""
     last = -1
     q_only = -1
     for j in range(n_cand):
         q = np.int64(cells[j])
         c = np.int64(cards[j])
         if q != last:
-            q_lines(board, b, q, S, qd)
+            if pos.shape[0]:
+                q_lines_listed(board, b, q, S, qd, pos, sc)
+            else:
+                q_lines(board, b, q, S, qd)
             last = q
             q_only = -1
             if _empty(board[b, q]) and _touches(board, b, q, S):
-                q_only = _single(avail & allowed(
-                    qd[0, Q_SIDE] + qd[1, Q_SIDE], qd[0, Q_SIDE + 1] | qd[1, Q_SIDE + 1],
-                    qd[0, Q_SIDE + 2] | qd[1, Q_SIDE + 2]) & allowed(
-                    qd[2, Q_SIDE] + qd[3, Q_SIDE], qd[2, Q_SIDE + 1] | qd[3, Q_SIDE + 1],
-                    qd[2, Q_SIDE + 2] | qd[3, Q_SIDE + 2]))
+                q_only = _single(avail & allowed(qd[0, Q_QLINE], qd[0, Q_QLINE + 1],
+                                                 qd[0, Q_QLINE + 2])
+                                 & allowed(qd[2, Q_QLINE], qd[2, Q_QLINE + 1],
+                                           qd[2, Q_QLINE + 2]))
         a = c // 12
         ni = c % 6
         t = a * 6 + ni
@@ -368,8 +476,7 @@ def new_unplayable_row(board, b, ups, n_up, cells, cards, n_cand, avail, last_co
             if not qd[z, Q_OPEN] or (qd[z, Q_BEFORE] & avail) == 0:
                 continue
             n, am, nm = _along_after(qd, z, a, ni)
-            if (allowed(n, am, nm) & allowed(qd[z, Q_PERP], qd[z, Q_PERP + 1],
-                                             qd[z, Q_PERP + 2]) & after) == 0:
+            if (allowed(n, am, nm) & qd[z, Q_PALLOW] & after) == 0:
                 k += 1
         if after != avail:
             # its lines unchanged, a space may still have needed this very card type

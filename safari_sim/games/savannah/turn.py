@@ -75,10 +75,12 @@ def _set_legal(b, g, legal, old):
 def _unlist(b, q, g, fr, sc):
     """Take space q off the open list (its cached lines move with the last entry)."""
     n = g[b, N_FR] - 1
+    F = sc.shape[1] >> 1
     for i in range(n + 1):
         if fr[b, i] == q:
             fr[b, i] = fr[b, n]
             sc[b, i] = sc[b, n]
+            sc[b, F + i] = sc[b, F + n]
             break
     g[b, N_FR] = n
 
@@ -96,6 +98,7 @@ def _scan_entry(b, i, board, fr, sc, S):
     nr, ar, mr = scan(board, b, q, 1, -1, -1)
     nc, ac, mc = scan(board, b, q, S, -1, -1)
     sc[b, i] = pack(nr, ar, mr, nc, ac, mc)
+    sc[b, (sc.shape[1] >> 1) + i] = allowed(nr, ar, mr) & allowed(nc, ac, mc)
 
 
 @njit(cache=True, _nrt=False)
@@ -189,6 +192,11 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
                       prm[P_ORIGIN], 0)
     else:
         nf = _spaces(b, g, board, fr, sc, S)
+        F = sc.shape[1] >> 1
+        held = np.int64(0)      # the card types in the hand
+        for s in range(nh):
+            c = np.int64(hand[b, p, s])
+            held |= np.int64(1) << ((c // 12) * 6 + c % 6)
         for i in range(nf):
             q = fr[b, i]
             if phase == OPENING:
@@ -197,10 +205,10 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
                         _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s,
                                   hand[b, p, s], q, 0)
                 continue
+            m = sc[b, F + i]
+            if (m & held) == 0:
+                continue        # no card of the hand may go here
             nr, ar, mr, nc, ac, mc = unpack(sc[b, i])
-            m = allowed(nr, ar, mr) & allowed(nc, ac, mc)
-            if m == 0:
-                continue
             # a line of two or more cards scores the same whichever allowed card joins it
             rfix = _fixed_points(nr, ar, mr, phase, prm)
             cfix = _fixed_points(nc, ac, mc, phase, prm)
@@ -228,13 +236,15 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
 def best_points(b, g, board, up_pos, fr, sc, c, prm):
     """The most a card ``c`` could score now in phase one, anywhere (for the claim choice)."""
     nf = _spaces(b, g, board, fr, sc, prm[P_S])
+    F = sc.shape[1] >> 1
+    t = (c // 12) * 6 + c % 6
     best = 0
     for i in range(nf):
+        if ((sc[b, F + i] >> t) & 1) == 0:
+            continue        # it may not go here (allowed: both line codes >= 0)
         nr, ar, mr, nc, ac, mc = unpack(sc[b, i])
         cr = line_code(nr, ar, mr, c // 12, c % 6)
         cc = line_code(nc, ac, mc, c // 12, c % 6)
-        if cr < 0 or cc < 0:
-            continue
         pts = line_points(cr, prm[P_LINE], prm[P_LESS]) + line_points(cc, prm[P_LINE],
                                                                         prm[P_LESS])
         if pts > best:
@@ -286,10 +296,10 @@ def find_unplayable(b, g, board, up_pos, up_count, copies, fd_card, fd_owner, fr
         if n < copies[t]:
             avail |= np.int64(1) << t
     nf = _spaces(b, g, board, fr, sc, S)
+    F = sc.shape[1] >> 1
     k = 0
     for i in range(nf):
-        nr, ar, mr, nc, ac, mc = unpack(sc[b, i])
-        if (allowed(nr, ar, mr) & allowed(nc, ac, mc) & avail) == 0:
+        if (sc[b, F + i] & avail) == 0:
             unpl[b, k] = fr[b, i]
             k += 1
     return k
