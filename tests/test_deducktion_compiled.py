@@ -156,3 +156,24 @@ def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
     assert _compiled_play([Deducer(), Curious()]) is None
     assert _compiled_play([Naive(), get_strategy(G.id, "random")()]) is None
     assert _compiled_play([Naive(), Collector(), Deducer()]) is not None
+
+
+def test_search_rollouts_through_the_twins_choose_as_through_the_loop(monkeypatch):
+    """The search player plays its worlds on with a heuristic in every seat: through the twins
+    (on dealt worlds, part-played) it makes the same choices as through the lockstep loop."""
+    import strategies.search as search
+    from safari_sim.engine import play
+
+    outs = []
+    for lockstep in (False, True):
+        if lockstep:
+            monkeypatch.setattr(search, "play_on",
+                                lambda *a, **k: play.play_on(*a, **dict(k, compiled=False)))
+        s = get_strategy(G.id, "search")(rollouts=1, rollout="deducer", top_k=2)
+        strats = [s, Naive(), Collector()]
+        res = play_batch(G, G.make_rules(), 3, strats, np.tile(np.arange(3), (2, 1)),
+                         game_keys(2, 3, 2))
+        outs.append(res)
+    assert outs[0].decisions == outs[1].decisions
+    assert np.array_equal(outs[0].outcome.score, outs[1].outcome.score)
+    assert np.array_equal(outs[0].state.hist, outs[1].state.hist)
