@@ -29,8 +29,8 @@ from safari_sim.games import bluff_in_zoo as bz
 from safari_sim.games.bluff_in_zoo import (ALL_EQUAL, ANIMAL, CLAIM_K, CLAIM_N, CLAIMS, CONTINUE,
                                            COUNT, COUNT_ONE, CUR, DOUBT, HAND0, KIND, OVER,
                                            P_FIRST, P_KINDS, P_MAXCLAIM, P_PLAYERS, P_TYPES,
-                                           PENDING, PHASE, PILE_BY, RESPOND, SAID_K, SOURCE,
-                                           STOP, WILD)
+                                           PENDING, PHASE, PILE_BY, RESPOND, ROUND, SAID_K,
+                                           SOURCE, STOP, WILD)
 
 from .bluff_in_zoo import K_BLUFFER, K_DOUBTER, K_HONEST
 
@@ -239,9 +239,10 @@ def _columns(a, power, nk, out):
 
 @njit(cache=True, _nrt=False)
 def pile_model(b, p, trust, recall, g, pp, hand, placed, taken, comp, params, t_cls, t_kind,
-               t_val, backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0):
+               t_val, backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of):
     """Fill w[4], inv_sd[4, K], z0[4, K] as ``PileModel(obs, trust, recall)`` does for the
-    mover p of game b. Scratch: sc float32[7, T] (unseen, q, qs, cards, x, my_pile, revealed),
+    mover p of game b. Scratch: sc float32[7, T] (unseen, q, qs, cards, x, my_pile, revealed:
+    kept while rev_of int64[2] names its game and round, the point stacks change only between),
     qo float32[P, T] (each other player's card law), mo float32[P] (their pile cards),
     am float64[3, K + 1] (``_by_kind`` sums), cm float32[4, 4, K] (moments: the pile's mean, the
     others' second moment, one other player's mean, the sum of their squares)."""
@@ -252,11 +253,14 @@ def pile_model(b, p, trust, recall, g, pp, hand, placed, taken, comp, params, t_
     uns, q, qs, cards, x, mine, rev = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6]
     # Obs.revealed (every point card), Obs.my_pile, Obs.unseen; remembered_unseen adds the
     # forgotten share of the revealed cards
-    for t in range(nt):
-        rev[t] = 0
-    for o in range(nplayers):
+    if rev_of[0] != b or rev_of[1] != g[b, ROUND]:
+        rev_of[0] = b
+        rev_of[1] = g[b, ROUND]
         for t in range(nt):
-            rev[t] += taken[b, o, t]
+            rev[t] = 0
+        for o in range(nplayers):
+            for t in range(nt):
+                rev[t] += taken[b, o, t]
     fr = f4(1 - recall)
     for t in range(nt):
         mine[t] = placed[b, p, t]
@@ -410,7 +414,7 @@ def highest_believed(b, g, params, belief, w, inv_sd, z0, lut):
 
 @njit(cache=True, _nrt=False)
 def policy(kind, kp, b, u0, u1, fresh, g, pp, hand, placed, taken, comp, params, t_cls, t_kind, t_val,
-           legal, tb_backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0, extra, lut):
+           legal, tb_backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of, extra, lut):
     """The action of policy ``kind`` with knobs ``kp`` for game b's player to move, from its two
     uniforms u0, u1 (the numpy strategy's ``rng.random((n, 2))`` row). ``fresh``: w, inv_sd and
     z0 still hold this player's pile model (nothing it depends on changed since it was made)."""
@@ -423,7 +427,7 @@ def policy(kind, kp, b, u0, u1, fresh, g, pp, hand, placed, taken, comp, params,
     # knobs: doubt_at, trust, recall, draw_rate, then belief | bluff_rate, bluff_raise | skip_rate
     if not fresh:
         pile_model(b, p, kp[1], kp[2], g, pp, hand, placed, taken, comp, params, t_cls, t_kind,
-                   t_val, tb_backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0)
+                   t_val, tb_backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of)
     phase = g[b, PHASE]
     if phase == RESPOND:
         true = f4(1)
@@ -498,7 +502,7 @@ def policy(kind, kp, b, u0, u1, fresh, g, pp, hand, placed, taken, comp, params,
 @njit(cache=True)
 def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind,
           t_val, comp, params, seat_rs, tb_backs, cards_of, legal, sc, qo, mo, am, cm, w, inv_sd,
-          z0, extra, lut, out):
+          z0, rev_of, extra, lut, out):
     """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
     whose policy chose an illegal action (0: none)."""
     nplayers = params[P_PLAYERS]
@@ -515,7 +519,7 @@ def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr,
             bz.legal_row(b, g, hand, params, legal)
             a = policy(kinds_of[k], kp[k], b, u0, u1, fresh, g, pp, hand, placed, taken, comp, params,
                        t_cls, t_kind, t_val, legal, tb_backs, cards_of, sc, qo, mo, am, cm, w,
-                       inv_sd, z0, extra, lut)
+                       inv_sd, z0, rev_of, extra, lut)
             if a < 0 or a >= legal.shape[0] or not legal[a]:
                 out[1] = b + 1
                 return
@@ -549,7 +553,8 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           np.zeros((7, nt), np.float32), np.zeros((state.n_players, nt), np.float32),
           np.zeros(state.n_players, np.float32), np.zeros((3, nk + 1)),
           np.zeros((4, 4, nk), np.float32), np.zeros(4, np.float32),
-          np.zeros((4, nk), np.float32), np.zeros((4, nk), np.float32), np.zeros(nk, np.float32),
+          np.zeros((4, nk), np.float32), np.zeros((4, nk), np.float32), np.full(2, -1, np.int64),
+          np.zeros(nk, np.float32),
           _TANH_LUT, out)
     if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
