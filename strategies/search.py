@@ -50,6 +50,46 @@ class SearchParams(BaseModel):
         "worlds played out at once (more observed games are searched in chunks)"))
 
 
+def searched_game(worlds, who: str):
+    """The game a search player (``who``) is asked to decide in; a clear error where it was not
+    handed worlds or the game cannot deal them."""
+    if worlds is None:
+        raise TypeError(f"{who} deals worlds of the game: it must be played by the play "
+                        "loop (engine.play), which hands them over")
+    game = worlds.game
+    if not has_worlds(game):
+        raise NotImplementedError(
+            f"{who} cannot play {game.id}: {game.name} has no determinize yet (it cannot "
+            f"deal the worlds {who} plays out)")
+    return game
+
+
+def helper(game, name: str, params: dict[str, Any], label: str):
+    """A shipped strategy of ``game`` for a search player's own use (a rollout, a prior); a
+    random one is told it needs no observation."""
+    from . import get_strategy
+
+    s = get_strategy(game.id, name)(**params)
+    s.label = label
+    if type(s) is Random:  # it never reads its observation: none is built
+        s.reads_obs = False
+    return s
+
+
+def seat_results(game, state, seat) -> tuple[np.ndarray, np.ndarray]:
+    """(win share, score margin over the best other seat) of seat ``seat[i]`` in finished game i
+    of ``state`` (the margin negated where the lower score wins)."""
+    out = game.outcome(state)
+    sc = np.arange(len(seat))
+    win = np.asarray(out.win, np.float64)[sc, seat]
+    score = np.asarray(out.score, np.float64).copy()
+    if getattr(game, "lower_score_wins", False):
+        score = -score
+    mine = score[sc, seat]
+    score[sc, seat] = -np.inf
+    return win, mine - score.max(axis=1)
+
+
 class Search(Strategy):
     name = "search"
     summary = ("determinized Monte Carlo search: plays `rollouts` dealt worlds to the end per "
@@ -75,10 +115,7 @@ class Search(Strategy):
             from . import get_strategy
 
             p = self.params
-            rollout = get_strategy(game.id, p.rollout)(**p.rollout_params)
-            rollout.label = f"{self.label}.rollout"
-            if type(rollout) is Random:  # it never reads its observation: none is built
-                rollout.reads_obs = False
+            rollout = helper(game, p.rollout, p.rollout_params, f"{self.label}.rollout")
             prior = None
             if p.prior is not None:
                 prior = get_strategy(game.id, p.prior)(**p.prior_params)
@@ -89,14 +126,7 @@ class Search(Strategy):
         return got
 
     def act(self, obs, legal, rng, worlds=None):
-        if worlds is None:
-            raise TypeError("search deals worlds of the game: it must be played by the play "
-                            "loop (engine.play), which hands them over")
-        game = worlds.game
-        if not has_worlds(game):
-            raise NotImplementedError(
-                f"search cannot play {game.id}: {game.name} has no determinize yet (it cannot "
-                f"deal the worlds search plays out)")
+        game = searched_game(worlds, "search")
         prior, rollout = self._strategies(game)
         legal = np.asarray(legal)
         base = seed_keys(rng)  # first: the same two draws per game whatever else happens
@@ -169,15 +199,7 @@ class Search(Strategy):
         seat_rs = seat_keys.reshape(len(base), r, p)[gi, rep].reshape(-1).copy()
         rollout.reset(m, p)
         play_on(game, w, [rollout], np.zeros((m, p), np.int64), seat_rs, rules=worlds.rules)
-        out = game.outcome(w)
-        sc = np.arange(m)
-        win = np.asarray(out.win, np.float64)[sc, seat]
-        score = np.asarray(out.score, np.float64)
-        if getattr(game, "lower_score_wins", False):
-            score = -score
-        mine = score[sc, seat]
-        score[sc, seat] = -np.inf
-        margin = mine - score.max(axis=1)
+        win, margin = seat_results(game, w, seat)
         first, other = (win, margin) if self.params.objective == "win" else (margin, win)
         mean = np.zeros((2,) + cand.shape)
         np.add.at(mean[0], (gi, act), first)

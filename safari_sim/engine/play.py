@@ -103,18 +103,21 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
 
 def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarray,
             seat_rs: np.ndarray, rules: Any = None, max_steps: int = 1_000_000,
-            compiled: bool = True, times: dict[str, float] | None = None) -> int:
+            compiled: bool = True, times: dict[str, float] | None = None,
+            stop: Any = None) -> int:
     """Play the games of ``state`` (dealt, or part-played: a search's worlds) on to their end;
     returns the decisions made. ``seating`` as in ``play_batch``; ``seat_rs`` (uint64[B * P],
     advanced in place) the flat seat-stream states, row ``b * P + s`` for seat s of game b. The
     strategies must already be ``reset`` for this batch. ``rules`` (the state's) is for
     strategies that deal worlds (``wants_worlds``); ``times`` gathers rules, observe and
-    strategies seconds."""
+    strategies seconds. ``stop`` (a callable of the movers, int[B] with -1 where a game is over)
+    ends the loop early, before a step, where it returns True (a tree search plays its tree part
+    so, then the rest with the compiled twins); with ``stop`` the lockstep loop is played."""
     clock = time.perf_counter
     if times is None:
         times = {"rules": 0.0, "observe": 0.0, "strategies": 0.0}
     batch = seating.shape[0]
-    fused = _compiled_play(strategies) if compiled else None
+    fused = _compiled_play(strategies) if compiled and stop is None else None
     if fused is not None:
         t0 = clock()
         decisions = fused(state, seating, [s.compiled_policy() for s in strategies], seat_rs)
@@ -133,7 +136,7 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
     for _ in range(max_steps):
         mover = game.to_move(state)
         live = np.flatnonzero(mover >= 0)
-        if live.size == 0:
+        if live.size == 0 or (stop is not None and stop(mover)):
             break
         legal = game.legal(state)
         who = None if single else np.take(seat_flat, live * width + np.take(mover, live))
