@@ -16,9 +16,9 @@ from numba import njit
 
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
 from safari_sim.games import duck_duck_bruce as ddb
-from safari_sim.games.duck_duck_bruce import (BANK, BRUCE, DRAW, P_MAXSTEAL, P_PLAYERS, P_ROUNDS,
-                                              P_TARGET, PASS, STEAL0, V_BUST, V_DECK_LEFT,
-                                              V_ROW_GAIN, V_ROW_LEN, V_SEAT)
+from safari_sim.games.duck_duck_bruce import (BANK, BRUCE, CUR, DRAW, OVER, P_MAXSTEAL, P_PLAYERS,
+                                              P_ROUNDS, P_TARGET, PASS, PHASE, STEAL0, V_BUST,
+                                              V_DECK_LEFT, V_ROW_GAIN, V_ROW_LEN, V_SEAT)
 
 from .duck_duck_bruce import K_CARD_COUNTER, K_SCOREBOARD, K_STOP_AT, K_VALUE_HUNTER
 
@@ -120,26 +120,49 @@ def policy(kind, kp, b, small, counts, nests, total, legal, die, params):
     return BANK if stop else DRAW
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _write_for(kind, b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
+               mover, legal, small, counts, nests, total, row_mask):
+    """The parts of game b's view that ``policy`` reads for a policy of ``kind`` (write_view's
+    parts, the same numbers): the row's sums only for the policies that weigh the row, the
+    players' nests and the legal mask only where they are read."""
+    ddb.view_turn(b, g, params, mover, small, counts)
+    if g[b, PHASE] == BRUCE:
+        ddb.view_players(b, g, pp, params, nests, total)
+        ddb.view_legal(b, g, params, legal)
+    elif kind != K_STOP_AT:
+        ddb.view_row(b, g, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
+                     counts, row_mask)
+        if kind == K_SCOREBOARD:
+            ddb.view_players(b, g, pp, params, nests, total)
+
+
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit,
           card_value, die, suit_total, params, mover, legal, small, counts, nests, total,
           row_mask, dr, out):
-    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none)."""
+    """Play every game of the batch to its end. At each decision the kernel writes only the
+    parts of the view the mover's policy reads (``_write_for``), and the whole view once at the
+    end (what the lockstep loop leaves). out[0]: decisions; out[1]: 1 + the first game whose
+    policy chose an illegal action (0: none)."""
     nbruce = ddb.n_bruce(suit_total, params)
+    n_actions = legal.shape[1]
     decisions = 0
     for b in range(g.shape[0]):
-        while mover[b] >= 0:  # the view of game b is current (init or the last action wrote it)
-            k = seating[b, mover[b]]
-            a = policy(kinds[k], kp[k], b, small, counts, nests, total, legal, die, params)
-            if a < 0 or a >= legal.shape[1] or not legal[b, a]:
+        while g[b, PHASE] != OVER:
+            k = seating[b, g[b, CUR]]
+            kind = kinds[k]
+            _write_for(kind, b, g, pp, row, best, seen, card_suit, card_value, suit_total,
+                       params, nbruce, mover, legal, small, counts, nests, total, row_mask)
+            a = policy(kind, kp[k], b, small, counts, nests, total, legal, die, params)
+            if not ddb.is_legal(g[b, PHASE], a, params, n_actions):
                 out[1] = b + 1
                 return
             ddb.apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev,
                              card_suit, card_value, die, params, dr)
-            ddb.write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params,
-                     nbruce, mover, legal, small, counts, nests, total, row_mask)
             decisions += 1
+        ddb.write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params,
+                       nbruce, mover, legal, small, counts, nests, total, row_mask)
     out[0] = decisions
 
 

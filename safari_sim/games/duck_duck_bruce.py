@@ -371,31 +371,50 @@ class View:
 
 
 @njit(cache=True, inline='always', _nrt=False)
-def write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
-          mover, legal, small, counts, nests, total, row_mask):
-    """Game b as its player to move sees it; per-player values rotated so index 0 is the mover
-    and index o the player o seats to the left."""
-    nplayers = params[P_PLAYERS]
-    nsuits = params[P_SUITS]
+def is_legal(ph, a, params, n_actions):
+    """Whether action ``a`` is legal in a game whose phase is ``ph``."""
+    if ph == CHOOSE:
+        return a == DRAW or a == BANK
+    if ph == BRUCE:
+        if a == PASS:
+            return (params[P_FLAGS] & F_MAY_PASS) != 0
+        return STEAL0 <= a < n_actions
+    return False
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def view_turn(b, g, params, mover, small, counts):
+    """The view's who-moves part: the mover, the decision kind, the round, the row's length and
+    the draw pile's."""
     ph = g[b, PHASE]
     p = g[b, CUR]
     mover[b] = -1 if ph == OVER else p
-    legal[b, DRAW] = ph == CHOOSE
-    legal[b, BANK] = ph == CHOOSE
-    legal[b, PASS] = ph == BRUCE and (params[P_FLAGS] & F_MAY_PASS) != 0
-    for a in range(STEAL0, legal.shape[1]):
-        legal[b, a] = ph == BRUCE
     small[V_SEAT, b] = p
     small[V_KIND, b] = ph
     counts[V_ROUND, b] = g[b, ROUND]
-    rl = g[b, ROW_LEN]
-    counts[V_ROW_LEN, b] = rl
-    ub = nbruce - seen[b, nsuits]
+    counts[V_ROW_LEN, b] = g[b, ROW_LEN]
+    counts[V_DECK_LEFT, b] = params[P_CARDS] - g[b, POS]
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def view_legal(b, g, params, legal):
+    ph = g[b, PHASE]
+    for a in range(legal.shape[1]):
+        legal[b, a] = is_legal(ph, a, params, legal.shape[1])
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def view_row(b, g, row, best, seen, card_suit, card_value, suit_total, params, nbruce, counts,
+             row_mask):
+    """The view's row part: the points banking would add, the cards that would bust, the row's
+    suits and the unseen Bruces."""
+    p = g[b, CUR]
+    ub = nbruce - seen[b, params[P_SUITS]]
     counts[V_UNSEEN_BRUCE, b] = ub
     gain = 0
     bust = ub
     mask = 0
-    for j in range(rl):
+    for j in range(g[b, ROW_LEN]):
         c = row[b, j]
         s = card_suit[c]
         bust += suit_total[s] - seen[b, s]
@@ -404,13 +423,32 @@ def write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, par
     row_mask[b] = mask
     counts[V_ROW_GAIN, b] = gain
     counts[V_BUST, b] = bust
-    counts[V_DECK_LEFT, b] = params[P_CARDS] - g[b, POS]
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def view_players(b, g, pp, params, nests, total):
+    """The view's players part: nest sizes, round points and totals, rotated (0: the mover)."""
+    nplayers = params[P_PLAYERS]
+    p = g[b, CUR]
     for o in range(nplayers):
         q = p + o
         q = q - nplayers if q >= nplayers else q  # a select, not a branch: p varies by game
         nests[0, b, o] = pp[b, q, NEST_LEN]
         nests[1, b, o] = pp[b, q, ROUND_PTS]
         total[b, o] = pp[b, q, TOTAL]
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
+          mover, legal, small, counts, nests, total, row_mask):
+    """Game b as its player to move sees it; per-player values rotated so index 0 is the mover
+    and index o the player o seats to the left. (The parts are separate so that a whole-game
+    kernel can write only what its policies read at a decision.)"""
+    view_turn(b, g, params, mover, small, counts)
+    view_legal(b, g, params, legal)
+    view_row(b, g, row, best, seen, card_suit, card_value, suit_total, params, nbruce, counts,
+             row_mask)
+    view_players(b, g, pp, params, nests, total)
 
 
 @njit(cache=True, _nrt=False)
