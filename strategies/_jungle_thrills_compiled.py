@@ -16,8 +16,10 @@ The rules are the game module's own: ``jungle_thrills.apply_action`` and ``write
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
-from numba import njit
+from numba import config, njit
 
 from safari_sim.engine import chance
 from safari_sim.engine.chance import mix
@@ -31,6 +33,9 @@ from .jungle_thrills import K_GUESSER, K_LEADER
 # the kernel below inlines the game's rules: recompile it when they (or the engine) change
 refresh_cache(__file__, KERNEL_HELPERS + (jt.__file__, __file__.replace(
     "_jungle_thrills_compiled.py", "jungle_thrills.py")))
+
+if config.DISABLE_JIT:  # plain Python: numpy warns on the wrap-around the streams rely on
+    warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning, __name__)
 
 NEG = -np.inf
 # powers recall ** d for d below this are looked up (computed once by the same ``**``)
