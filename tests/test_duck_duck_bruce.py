@@ -471,6 +471,31 @@ def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rul
     assert {"lead_changes", "lead_from", "comeback", "margin"} <= set(fast.outcome.stats)
     assert slow.outcome.stats["lead_changes"].sum() > 0 or r.rounds == 1
     assert np.array_equal(fast.state.drama, slow.state.drama)
+    # the kernel writes only the view parts its policies read, then the whole view at the end:
+    # the same view the lockstep loop leaves
+    for f in dataclasses.fields(slow.state.view):
+        assert np.array_equal(getattr(fast.state.view, f.name), getattr(slow.state.view, f.name)), f.name
+
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {"rounds": 1}), (5, {"max_rounds": 2}),
+                                           (6, {"target_score": 30, "bruce_cards": 12})])
+def test_outcome_kernel_gives_the_numpy_columns(players, rules):
+    """outcome's one-pass kernel: the engine's ranks_and_wins and drama_stats numbers, column by
+    column, with the same names in the same order and the same dtypes (ties and the safety stop
+    included)."""
+    strats = [get_strategy(G.id, n)() for n in ("stop_at", "card_counter", "scoreboard")]
+    B = 600
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(strats)
+    res = play_batch(G, G.make_rules(rules), players, strats, seating, game_keys(4, players, B))
+    fast, ref = G.outcome(res.state), G.outcome_numpy(res.state)
+    assert list(fast.stats) == list(ref.stats)
+    pairs = [(k, getattr(fast, k), getattr(ref, k)) for k in ("score", "rank", "win", "turns")]
+    for k, x, y in pairs + [(k, fast.stats[k], ref.stats[k]) for k in ref.stats]:
+        assert x.dtype == y.dtype and x.shape == y.shape, k
+        assert np.array_equal(x, y, equal_nan=x.dtype.kind == "f"), k
+    assert (ref.win.max(axis=1) < 1).any()  # some ties: NaN drama columns compared too
+    if rules.get("max_rounds"):
+        assert ref.stats["capped"].any()
 
 
 def test_a_changed_strategy_is_not_played_by_its_compiled_twin():

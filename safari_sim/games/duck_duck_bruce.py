@@ -610,6 +610,55 @@ class Obs(Observation):
         return STEAL0 + (np.asarray(offset) - 1) * self.max_steal + (np.asarray(k) - 1)
 
 
+# ---- End of the Game: the dataset's columns ----------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _outcome(pp, g, dr, max_rounds, to_target, target, score, rank, win, per_seat, capped, lead):
+    """One pass over the finished batch: what ``ranks_and_wins`` and ``drama_stats`` (higher
+    wins) give from the totals, the per-seat counters and the safety-stop flag (the same
+    numbers: ``outcome_numpy`` is the reference in the tests)."""
+    nplayers = pp.shape[1]
+    for b in range(pp.shape[0]):
+        nfirst = 0
+        top = -1 << 40
+        for p in range(nplayers):
+            t = pp[b, p, TOTAL]
+            score[b, p] = t
+            top = max(top, t)
+            better = 0
+            for q in range(nplayers):
+                if pp[b, q, TOTAL] > t:
+                    better += 1
+            rank[b, p] = 1 + better
+            if better == 0:
+                nfirst += 1
+            per_seat[0, b, p] = pp[b, p, LAST]
+            per_seat[1, b, p] = pp[b, p, TRIED]
+            per_seat[2, b, p] = pp[b, p, WON]
+            per_seat[3, b, p] = pp[b, p, BACKFIRED]
+            per_seat[4, b, p] = pp[b, p, DOUBLES]
+            per_seat[5, b, p] = pp[b, p, BANKS]
+        w = -1
+        for p in range(nplayers):
+            first = rank[b, p] == 1
+            win[b, p] = 1.0 / nfirst if first else 0.0
+            if first and w < 0:
+                w = p
+        capped[b] = 1 if g[b, ROUND] >= max_rounds and to_target and top < target else 0
+        if nfirst == 1:
+            other = -np.inf
+            for p in range(nplayers):
+                if p != w:
+                    other = max(other, score[b, p])
+            lead[0, b] = dr[b, drama.BASE + nplayers + w] / np.float64(max(dr[b, drama.UPDATES], 1))
+            lead[1, b] = np.float64(dr[b, drama.BASE + w])
+            lead[2, b] = score[b, w] - other
+        else:
+            lead[0, b] = np.nan
+            lead[1, b] = np.nan
+            lead[2, b] = np.nan
+
+
 # axis of the games in each block of an observation: small, counts, nests, total, row_mask,
 # seen, best
 _BLOCK_AXES = (1, 1, 1, 0, 0, 0, 0)
@@ -734,6 +783,34 @@ class DuckDuckBruce(Game):
               v.small, v.counts, v.nests, v.total, v.row_mask, state.drama)
 
     def outcome(self, state: State) -> Outcome:
+        b, p = state.pp.shape[:2]
+        score, rank, win = np.empty((b, p)), np.empty((b, p), np.int16), np.empty((b, p))
+        per_seat = np.empty((6, b, p), np.int32)
+        capped = np.empty(b, np.int8)
+        lead = np.empty((3, b))
+        r = state.rules
+        _outcome(state.pp, state.g, state.drama, r.max_rounds, r.rounds is None, r.target_score,
+                 score, rank, win, per_seat, capped, lead)
+        return Outcome(
+            score=score, rank=rank, win=win, turns=state.g[:, TURNS].copy(),
+            stats={
+                "rounds": state.g[:, ROUND].copy(),
+                "last_round_points": per_seat[0],
+                "bruce_tried": per_seat[1],
+                "bruce_won": per_seat[2],
+                "bruce_backfired": per_seat[3],
+                "double_ducks": per_seat[4],
+                "banks": per_seat[5],
+                # the safety stop ended the game before anyone reached the target
+                "capped": capped,
+                "lead_changes": state.drama[:, drama.CHANGES].astype(np.int32),
+                "lead_from": lead[0], "comeback": lead[1], "margin": lead[2],
+            },
+        )
+
+    def outcome_numpy(self, state: State) -> Outcome:
+        """``outcome`` from the engine's numpy helpers (ranks_and_wins, drama_stats): the
+        reference the one-pass kernel is tested against."""
         total = state.pp[:, :, TOTAL].astype(np.float64)
         rank, win = ranks_and_wins(total)
         return Outcome(
@@ -746,7 +823,6 @@ class DuckDuckBruce(Game):
                 "bruce_backfired": state.pp[:, :, BACKFIRED].copy(),
                 "double_ducks": state.pp[:, :, DOUBLES].copy(),
                 "banks": state.pp[:, :, BANKS].copy(),
-                # the safety stop ended the game before anyone reached the target
                 "capped": ((state.g[:, ROUND] >= state.rules.max_rounds)
                            & (state.rules.rounds is None)
                            & (state.pp[:, :, TOTAL].max(axis=1) < state.rules.target_score)
