@@ -39,6 +39,7 @@ refresh_cache(__file__, KERNEL_HELPERS + (bz.__file__, __file__.replace(
     "_bluff_in_zoo_compiled.py", "bluff_in_zoo.py")))
 
 f4 = np.float32
+KNOWN, OTHERS = 2, 1   # how much of the mover's pile model still stands (policy)
 
 
 # ---- numpy's float32 arithmetic, one value at a time -----------------------------------------
@@ -238,65 +239,99 @@ def _columns(a, power, nk, out):
 # ---- the pile model (strategies.bluff_in_zoo.PileModel) for game b's mover --------------------
 
 @njit(cache=True, _nrt=False)
-def pile_model(b, p, trust, recall, g, pp, hand, placed, taken, comp, params, t_cls, t_kind,
-               t_val, backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of):
+def pile_model(b, p, trust, recall, mine_only, g, pp, hand, placed, taken, comp, params, t_cls,
+               t_kind, t_val, backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of):
     """Fill w[4], inv_sd[4, K], z0[4, K] as ``PileModel(obs, trust, recall)`` does for the
-    mover p of game b. Scratch: sc float32[7, T] (unseen, q, qs, cards, x, my_pile, revealed:
-    kept while rev_of int64[2] names its game and round, the point stacks change only between),
-    qo float32[P, T] (each other player's card law), mo float32[P] (their pile cards),
-    am float64[3, K + 1] (``_by_kind`` sums), cm float32[4, 4, K] (moments: the pile's mean, the
-    others' second moment, one other player's mean, the sum of their squares)."""
+    mover p of game b; ``mine_only``: only what the mover's own pile cards change (w, z0: it
+    placed a hand card since the model was made, so its unseen cards are the same). Scratch:
+    sc float32[7, T] (unseen, q, qs, cards, x, my_pile, revealed: kept while rev_of int64[2]
+    names its game and round, the point stacks change only between), qo float32[P, T] (each
+    other player's card law), mo float32[P] (their pile cards), am float64[3, K + 1]
+    (``_by_kind`` sums), cm float32[4, 4, K] (moments: the pile's mean, the others' second
+    moment, one other player's mean, the sum of their squares)."""
     nplayers = params[P_PLAYERS]
     nt = params[P_TYPES]
     nk = params[P_KINDS]
     no = nplayers - 1
     uns, q, qs, cards, x, mine, rev = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6]
-    # Obs.revealed (every point card), Obs.my_pile, Obs.unseen; remembered_unseen adds the
-    # forgotten share of the revealed cards
-    if rev_of[0] != b or rev_of[1] != g[b, ROUND]:
-        rev_of[0] = b
-        rev_of[1] = g[b, ROUND]
+    if not mine_only:
+        # Obs.revealed (every point card) and Obs.unseen; remembered_unseen adds the forgotten
+        # share of the revealed cards
+        if rev_of[0] != b or rev_of[1] != g[b, ROUND]:
+            rev_of[0] = b
+            rev_of[1] = g[b, ROUND]
+            for t in range(nt):
+                rev[t] = 0
+            for o in range(nplayers):
+                for t in range(nt):
+                    rev[t] += taken[b, o, t]
+        fr = f4(1 - recall)
         for t in range(nt):
-            rev[t] = 0
-        for o in range(nplayers):
-            for t in range(nt):
-                rev[t] += taken[b, o, t]
-    fr = f4(1 - recall)
-    for t in range(nt):
-        mine[t] = placed[b, p, t]
-        u = f4(comp[t] - hand[b, p, t] - placed[b, p, t]) - rev[t]
-        if recall < 1:
-            u = u + fr * rev[t]
-        uns[t] = u
-    tot_u = pairwise_sum(uns, nt)
-    den = tot_u if tot_u > f4(1) else f4(1)
-    for t in range(nt):
-        q[t] = uns[t] / den
-    ft = f4(trust)
-    msum = f4(0)
-    for o in range(no):
-        qq = p + 1 + o
-        qq = qq - nplayers if qq >= nplayers else qq
-        mo[o] = pp[b, qq, PILE_BY]             # Obs.pile_by[o + 1]
-        msum += mo[o]
-        said = pp[b, qq, SAID_K]               # Obs.said_k[o + 1]
-        use = False
-        tot = f4(0)
+            u = f4(comp[t] - hand[b, p, t] - placed[b, p, t]) - rev[t]
+            if recall < 1:
+                u = u + fr * rev[t]
+            uns[t] = u
+        tot_u = pairwise_sum(uns, nt)
+        den = tot_u if tot_u > f4(1) else f4(1)
+        for t in range(nt):
+            q[t] = uns[t] / den
+        ft = f4(trust)
+        msum = f4(0)
+        for o in range(no):
+            qq = p + 1 + o
+            qq = qq - nplayers if qq >= nplayers else qq
+            mo[o] = pp[b, qq, PILE_BY]             # Obs.pile_by[o + 1]
+            msum += mo[o]
+            said = pp[b, qq, SAID_K]               # Obs.said_k[o + 1]
+            use = False
+            tot = f4(0)
+            if trust != 0:
+                kk = said if said > 0 else 0
+                for t in range(nt):
+                    qs[t] = uns[t] * backs[kk, t]
+                tot = pairwise_sum(qs, nt)
+                use = said >= 0 and tot > f4(0)
+            if use:
+                keep = f4(1) - ft
+                lean = ft / (tot if tot > f4(1e-9) else f4(1e-9))
+                for t in range(nt):
+                    qo[o, t] = keep * q[t] + lean * qs[t]
+            else:
+                for t in range(nt):
+                    qo[o, t] = q[t]
+        # the others' expected cards (an einsum; numpy factors it when the rows are one
+        # broadcast)
         if trust != 0:
-            kk = said if said > 0 else 0
             for t in range(nt):
-                qs[t] = uns[t] * backs[kk, t]
-            tot = pairwise_sum(qs, nt)
-            use = said >= 0 and tot > f4(0)
-        if use:
-            keep = f4(1) - ft
-            lean = ft / (tot if tot > f4(1e-9) else f4(1e-9))
-            for t in range(nt):
-                qo[o, t] = keep * q[t] + lean * qs[t]
+                cards[t] = f4(0)
+            for o in range(no):
+                for t in range(nt):
+                    cards[t] = cards[t] + mo[o] * qo[o, t]
         else:
             for t in range(nt):
-                qo[o, t] = q[t]
-    # the action cards' chances, and the mixture weights of the four action-card states
+                cards[t] = q[t] * msum
+        # the spread: exact sums in float64, rounded once (strategies.bluff_in_zoo.moments)
+        _by_kind(cards, t_cls, t_kind, t_val, nt, nk, am)
+        _columns(am, 2, nk, cm[1])
+        e = cm[3]
+        for s in range(4):
+            for k in range(nk):
+                e[s, k] = f4(0)
+        for o in range(no):
+            _by_kind(qo[o], t_cls, t_kind, t_val, nt, nk, am)
+            _columns(am, 1, nk, cm[2])
+            for s in range(4):
+                for k in range(nk):
+                    mu = cm[2, s, k]
+                    e[s, k] = e[s, k] + mo[o] * (mu * mu)
+        for s in range(4):
+            for k in range(nk):
+                var = cm[1, s, k] - e[s, k]
+                var = var if var > f4(1e-6) else f4(1e-6)
+                inv_sd[s, k] = f4(1) / np.sqrt(var)
+    # Obs.my_pile; the action cards' chances, and the weights of the four action-card states
+    for t in range(nt):
+        mine[t] = placed[b, p, t]
     c1, ae, st = kinds[0], kinds[1], kinds[2]
     a1 = f4(1)
     a2 = f4(1)
@@ -313,41 +348,14 @@ def pile_model(b, p, trust, recall, g, pp, hand, placed, taken, comp, params, t_
     w[2] = p_one * (f4(1) - p_eq) * p_even
     w[1] = (f4(1) - p_one) * p_eq * p_even
     w[0] = f4(1) - (f4(0) + ((w[1] + w[2]) + w[3]))
-    # the others' expected cards (an einsum; numpy factors it when the rows are one broadcast)
-    if trust != 0:
-        for t in range(nt):
-            cards[t] = f4(0)
-        for o in range(no):
-            for t in range(nt):
-                cards[t] = cards[t] + mo[o] * qo[o, t]
-    else:
-        for t in range(nt):
-            cards[t] = q[t] * msum
+    # the pile's expected animals
     for t in range(nt):
         x[t] = mine[t] + cards[t]
-    # the moments: exact sums in float64, rounded once (strategies.bluff_in_zoo.moments)
     _by_kind(x, t_cls, t_kind, t_val, nt, nk, am)
     _columns(am, 1, nk, cm[0])
-    _by_kind(cards, t_cls, t_kind, t_val, nt, nk, am)
-    _columns(am, 2, nk, cm[1])
-    e = cm[3]
     for s in range(4):
         for k in range(nk):
-            e[s, k] = f4(0)
-    for o in range(no):
-        _by_kind(qo[o], t_cls, t_kind, t_val, nt, nk, am)
-        _columns(am, 1, nk, cm[2])
-        for s in range(4):
-            for k in range(nk):
-                mu = cm[2, s, k]
-                e[s, k] = e[s, k] + mo[o] * (mu * mu)
-    for s in range(4):
-        for k in range(nk):
-            var = cm[1, s, k] - e[s, k]
-            var = var if var > f4(1e-6) else f4(1e-6)
-            isd = f4(1) / np.sqrt(var)
-            inv_sd[s, k] = isd
-            z0[s, k] = (cm[0, s, k] + f4(0.5)) * isd
+            z0[s, k] = (cm[0, s, k] + f4(0.5)) * inv_sd[s, k]
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -413,11 +421,12 @@ def highest_believed(b, g, params, belief, w, inv_sd, z0, lut):
 
 
 @njit(cache=True, _nrt=False)
-def policy(kind, kp, b, u0, u1, fresh, g, pp, hand, placed, taken, comp, params, t_cls, t_kind, t_val,
+def policy(kind, kp, b, u0, u1, known, g, pp, hand, placed, taken, comp, params, t_cls, t_kind, t_val,
            legal, tb_backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of, extra, lut):
     """The action of policy ``kind`` with knobs ``kp`` for game b's player to move, from its two
-    uniforms u0, u1 (the numpy strategy's ``rng.random((n, 2))`` row). ``fresh``: w, inv_sd and
-    z0 still hold this player's pile model (nothing it depends on changed since it was made)."""
+    uniforms u0, u1 (the numpy strategy's ``rng.random((n, 2))`` row). ``known``: how much of
+    this player's pile model w, inv_sd and z0 still hold (nothing else it depends on changed since
+    it was made): KNOWN (all of it), OTHERS (all but what its own pile cards change) or 0."""
     p = g[b, CUR]
     nt = params[P_TYPES]
     nk = params[P_KINDS]
@@ -425,9 +434,10 @@ def policy(kind, kp, b, u0, u1, fresh, g, pp, hand, placed, taken, comp, params,
     count0 = draw_a + 2
     kind0 = count0 + params[P_MAXCLAIM]
     # knobs: doubt_at, trust, recall, draw_rate, then belief | bluff_rate, bluff_raise | skip_rate
-    if not fresh:
-        pile_model(b, p, kp[1], kp[2], g, pp, hand, placed, taken, comp, params, t_cls, t_kind,
-                   t_val, tb_backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of)
+    if known != KNOWN:
+        pile_model(b, p, kp[1], kp[2], known == OTHERS, g, pp, hand, placed, taken, comp, params,
+                   t_cls, t_kind, t_val, tb_backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0,
+                   rev_of)
     phase = g[b, PHASE]
     if phase == RESPOND:
         true = f4(1)
@@ -508,7 +518,7 @@ def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr,
     nplayers = params[P_PLAYERS]
     decisions = 0
     for b in range(g.shape[0]):
-        fresh = False
+        known = 0
         while g[b, PHASE] != OVER:
             mover = g[b, CUR]
             k = seating[b, mover]
@@ -517,7 +527,7 @@ def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr,
             u0 = chance.uniform(seat_rs, row)
             u1 = chance.uniform(seat_rs, row)
             bz.legal_row(b, g, hand, params, legal)
-            a = policy(kinds_of[k], kp[k], b, u0, u1, fresh, g, pp, hand, placed, taken, comp, params,
+            a = policy(kinds_of[k], kp[k], b, u0, u1, known, g, pp, hand, placed, taken, comp, params,
                        t_cls, t_kind, t_val, legal, tb_backs, cards_of, sc, qo, mo, am, cm, w,
                        inv_sd, z0, rev_of, extra, lut)
             if a < 0 or a >= legal.shape[0] or not legal[a]:
@@ -527,9 +537,16 @@ def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr,
             bz.apply_action(b, a, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind,
                             t_val, params)
             decisions += 1
-            # going on to a claim, or naming its number, leaves the same player to move with the
-            # same observation but for its decision kind: its pile model stands
-            fresh = (phase == RESPOND and a == CONTINUE) or phase == COUNT
+            # going on to a claim, placing no card, or naming the claim's number leaves the same
+            # player to move with the same observation but for its decision kind: its pile model
+            # stands; placing a hand card changes only its own pile cards
+            if (phase == RESPOND and a == CONTINUE) or phase == COUNT or \
+                    (phase == SOURCE and a == HAND0 + params[P_TYPES] + 1):
+                known = KNOWN
+            elif phase == SOURCE and a < HAND0 + params[P_TYPES]:
+                known = OTHERS
+            else:
+                known = 0
     out[0] = decisions
 
 
