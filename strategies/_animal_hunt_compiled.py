@@ -25,7 +25,9 @@ keeps that memory in the strategy's own ``Memory`` arrays (``facts``, ``turn``: 
 and seat), so it remembers what the numpy strategy would, and makes the same draws in the same
 order: per decision, one uniform per fact (every place, then every seat and kind), then the
 strategy's own uniforms (``draws``: the places for a forgetful player's random pick, the places
-and two more for the guesser). The chances are float32 as in numpy, and compared with the knobs
+and two more for the guesser). The streams are counter-based (engine/chance.py), so a twin
+computes only the draws whose value can matter (not those of a fact neither fresh nor held, nor
+a pick it does not make) and moves the stream on past the others: the same stream, bit for bit. The chances are float32 as in numpy, and compared with the knobs
 as numpy compares them (a knob rounded to float32).
 """
 
@@ -34,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from safari_sim.engine.chance import uniform
+from safari_sim.engine.chance import _GOLDEN, _S11, _TO_UNIT, mix, uniform
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
 from safari_sim.games import animal_hunt as ah
 from safari_sim.games.animal_hunt import (CHOOSE, FIRST, FLIP, HAND_N, P_GROUND, P_KINDS,
@@ -51,10 +53,20 @@ ZERO32 = np.float32(0.0)
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _u(base, i):
+    """The i-th (0-based) of a block of draws of a seat stream that stood at ``base`` before
+    it: what the (i + 1)-th call of chance.uniform returns (the stream is counter-based, so a
+    twin computes only the draws whose value it needs and moves the stream on by the block)."""
+    z = mix(base + np.uint64(i + 1) * _GOLDEN)
+    return np.float64(z >> _S11) * _TO_UNIT
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _first_true(b, ground, mk, first, unknown_only, ud, use_u, ng):
     """first_true over the face-down places (``obs.down``), other than ``first`` (-1: none
-    excluded), only those not remembered when ``unknown_only``: the first one, or with uniforms
-    ``ud`` (``use_u``) the one of the largest u + 1.0 (ties: the first). Returns (place, found);
+    excluded), only those not remembered when ``unknown_only``: the first one, or with the
+    uniforms of the block at ``ud`` (``use_u``, see ``_u``) the one of the largest u + 1.0 (ties:
+    the first). Returns (place, found);
     place 0 when none is found, as numpy's argmax of an empty choice."""
     best = 0
     best_v = 0.0
@@ -64,7 +76,7 @@ def _first_true(b, ground, mk, first, unknown_only, ud, use_u, ng):
             continue
         if not use_u:
             return j, True
-        v = ud[j] + 1.0
+        v = _u(ud, j) + 1.0
         if v > best_v:
             best, best_v = j, v
         found = True
@@ -160,9 +172,13 @@ def _fact(learned, t0, t1, had, surv, seat_rs, row):
     """One fact of Memory.recall_now: learned since the last update (fresh), or remembered
     before, and surviving the turns since with probability recall ** age (one draw, always)."""
     fresh = learned >= t0
-    age = t1 - learned if fresh else t1 - t0
+    if not (fresh or had):
+        # the draw is made (the stream moves on: it is counter-based, engine/chance.py) but its
+        # value cannot matter, so it is not computed
+        seat_rs[row] += _GOLDEN
+        return False
     u = uniform(seat_rs, row)
-    return (fresh or had) and u < surv[age]
+    return u < surv[t1 - learned if fresh else t1 - t0]
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -200,7 +216,7 @@ def _remember(recall, surv, facts, mturn, row, seat_rs, b, p, t1, ground, known,
 
 @njit(cache=True, inline="always", _nrt=False)
 def policy(kind, kp, surv, facts, mturn, seat_rs, b, p, g, pp, hand, ground, known, seen, lack,
-           asked, scored, params, mk, lk, cnt, cand, ud, chance):
+           asked, scored, params, mk, lk, cnt, cand, chance):
     """The action of policy ``kind`` (knobs ``kp``: recall, then ask_min | probe_min | ask) for
     game b's player to move, p; ``surv``, ``facts`` and ``mturn`` are its Memory's. The rest
     are scratch rows."""
@@ -217,8 +233,8 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, b, p, g, pp, hand, ground, kno
               asked, mk, lk, nplayers, nk, ng)
     # the strategy's own uniforms (HuntStrategy.draws), drawn for every decision alike
     nd = ng + 2 if kind == K_GUESSER else (ng if recall < 1.0 else 0)
-    for i in range(nd):
-        ud[i] = uniform(seat_rs, row)
+    ud = seat_rs[row]   # the block's draws are computed where they are needed (``_u``)
+    seat_rs[row] += np.uint64(nd) * _GOLDEN
     use_u = nd > 0
     # counts(): remembered face-down places of each kind (obs.known_count with a perfect memory)
     for k in range(nk):
@@ -233,14 +249,23 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, b, p, g, pp, hand, ground, kno
         if a >= 0:
             return a
         flip = _first_true(b, ground, mk, first, False, ud, True, ng)[0]
-        o = 1 + min(np.int64(ud[ng] * (nplayers - 1)), nplayers - 2)
-        return ng + o if ud[ng + 1] < kp[1] else flip
+        o = 1 + min(np.int64(_u(ud, ng) * (nplayers - 1)), nplayers - 2)
+        return ng + o if _u(ud, ng + 1) < kp[1] else flip
     ncand = _candidates(b, p, hand, scored, cnt, cand, nk)
     if phase == FLIP:
-        otherwise = _unknown_place(b, ground, mk, -1, ud, use_u, ng)
+        # pair_flip_or first: its ``otherwise`` is needed only when no sure pair is remembered
+        a = _pair_flip_or(b, p, hand, mk, cnt, -1, ng)
+        if a >= 0:
+            return a
         if kind == K_PROBER:
             # holder_best: the chance that the likeliest opponent holds each kind remembered at a
             # place; flip the place of the best one to ask for its match
+            for o in range(1, nplayers):   # _rates of the kinds each opponent may hold
+                size = 0
+                for k2 in range(nk):
+                    if cand[k2] and not lk[o, k2]:
+                        size += 1
+                chance[o] = ONE32 * _rate(b, p, o, size, pp, nplayers)
             probe, probe_at = 0, np.float32(-1.0)
             for j in range(ng):
                 k = mk[j]
@@ -250,21 +275,15 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, b, p, g, pp, hand, ground, kno
                 total = ZERO32
                 if cand[k]:
                     for o in range(1, nplayers):
-                        if lk[o, k]:
-                            continue
-                        size = 0
-                        for k2 in range(nk):
-                            if cand[k2] and not lk[o, k2]:
-                                size += 1
-                        w = ONE32 * _rate(b, p, o, size, pp, nplayers)
-                        best = max(best, w)
-                        total = total + w
+                        if not lk[o, k]:
+                            best = max(best, chance[o])
+                            total = total + chance[o]
                 at = best / max(total, ONE32)
                 if at > probe_at:
                     probe, probe_at = j, at
             if probe_at >= np.float32(max(kp[1], 1e-9)):
-                otherwise = probe
-        return _pair_flip_or(b, p, hand, mk, cnt, otherwise, ng)
+                return probe
+        return _unknown_place(b, ground, mk, -1, ud, use_u, ng)
     a = _twin(b, p, hand, ground, mk, first, fk, ng)
     if a >= 0:
         return a
@@ -276,8 +295,8 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, b, p, g, pp, hand, ground, kno
 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, ground, known, seen,
-          lack, asked, scored, ducky, run, dr, ev, params, mover, legal, mk, lk, cnt, cand, ud,
-          chance, out):
+          lack, asked, scored, ducky, run, dr, ev, params, mover, legal, mk, lk, cnt, cand, chance,
+          out):
     """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
     whose policy chose an illegal action (0: none)."""
     decisions = 0
@@ -287,7 +306,7 @@ def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, groun
             k = seating[b, p]
             a = policy(kinds[k], kp[k], survive[k], facts[k], mturn[k], seat_rs, b, p, g, pp,
                        hand, ground, known, seen, lack, asked, scored, params, mk, lk, cnt, cand,
-                       ud, chance)
+                       chance)
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[0] = decisions
                 out[1] = b + 1
@@ -328,8 +347,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           state.g, state.pp, state.hand, state.ground, state.known, state.seen, state.lack,
           state.asked, state.scored, state.ducky, state.run, state.dr, state.ev, state.params,
           state.mover, state.legal_, np.empty(ng, np.int64), np.empty((nplayers, nk), np.bool_),
-          np.empty(nk, np.int64), np.empty(nk, np.bool_), np.empty(ng + 2, np.float64),
-          np.empty(nplayers, np.float32), out)
+          np.empty(nk, np.int64), np.empty(nk, np.bool_), np.empty(nplayers, np.float32), out)
     for i in forgetful:
         mem = policies[i][2]
         mem.facts[:] = facts[i]
