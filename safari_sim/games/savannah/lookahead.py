@@ -18,15 +18,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...engine.jit import KERNEL_HELPERS, refresh_cache
 from .grid import (BLOCKED, FULL, LOWBIT, OPEN, POP, SPREAD, allowed, line_code, line_points,
                    removed_count, scan, unpack)
+from . import grid as _grid
+from . import turn as _turn
 from .turn import P_LESS, P_LINE, P_REMOVAL, P_S
+
+# these kernels call the sibling modules' kernels, whose code numba's cache keeps inside
+# them: recompile when those change (engine/jit.py)
+refresh_cache(__file__, KERNEL_HELPERS + (_grid.__file__, _turn.__file__))
 
 _BITS = np.int64(1) << np.arange(36, dtype=np.int64)
 _NO_POS = np.zeros(0, np.int32)      # new_unplayable_given without an open list
 _NO_SC = np.zeros((1, 2), np.int64)
 _MARK = -3      # an open space listed (new_unplayable_row), while it lists them
-_MAXW = 80      # spaces a phase-two play can change: 1 + 4 per removed card (at most 11 + 1)
+_MAXW = 80      # spaces a phase-two play can change, listed with repeats: 4, and 1 + 4 for
+                # each of at most 11 cards removed
 
 
 @njit(cache=True, _nrt=False)
@@ -100,15 +108,6 @@ def _lay(board, up_pos, up_card, fd_pos, i, on):
         board[0, fd_pos[i, k]] = BLOCKED if on else 0
 
 
-@njit(cache=True, _nrt=False)
-def _add(spaces, n, e):
-    for k in range(n):
-        if spaces[k] == e:
-            return n
-    spaces[n] = e
-    return n + 1
-
-
 @njit(cache=True, inline="always", _nrt=False)
 def _empty(v):
     """An empty cell: 0 on the scratch grid, EMPTY or OPEN (grid.py) on a game's own grid."""
@@ -151,24 +150,35 @@ def _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces):
     n = 0
     if keep:
         for d in (-1, 1, -S, S):
-            n = _add(spaces, n, _line_end(board, b, q, d))
+            spaces[n] = _line_end(board, b, q, d)
+            n += 1
     for k in range(n_gone):
         r = gone[k]
-        n = _add(spaces, n, r)
+        spaces[n] = r
+        n += 1
         if r == q:
             continue        # q was empty before the play: beside it only removals changed lines
         for d in (-1, 1, -S, S):
-            n = _add(spaces, n, _line_end(board, b, r, d))
+            spaces[n] = _line_end(board, b, r, d)
+            n += 1
     best = 0
     for k in range(n):
         e = spaces[k]
-        if not _empty(board[b, e]) or not _touches(board, b, e, S):
+        v = board[b, e]
+        if not _empty(v) or not _touches(board, b, e, S):
             continue                    # a card, a face-down card, or touching nothing now
         nr, ar, mr = scan(board, b, e, 1, -1, -1)
         nc, ac, mc = scan(board, b, e, S, -1, -1)
         pts = _best_reply(nr, ar, mr, nc, ac, mc, possible, phase, prm)
         if pts > best:
             best = pts
+        # looked at: marked (an empty cell still ends every line) so that it is looked at once
+        board[b, e] = _MARK
+        spaces[k] = -1 - (2 * e + (1 if v == OPEN else 0))
+    for k in range(n):
+        if spaces[k] < 0:
+            m = -1 - spaces[k]
+            board[b, m >> 1] = OPEN if m & 1 else 0
     for k in range(n_gone):
         board[b, gone[k]] = was[k]
     board[b, q] = at_q

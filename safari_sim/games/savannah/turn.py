@@ -17,8 +17,14 @@ from numba import njit
 from ...engine import drama
 from ...engine.chance import shuffle_row
 from ...engine.events import log_event
+from ...engine.jit import KERNEL_HELPERS, refresh_cache
+from . import grid as _grid
 from .grid import (BLOCKED, EMPTY, OPEN, POP, allowed, corner_only_once, line_code, line_points,
                    pack, removed_count, scan, unpack)
+
+# these kernels call the sibling modules' kernels, whose code numba's cache keeps inside
+# them: recompile when those change (engine/jit.py)
+refresh_cache(__file__, KERNEL_HELPERS + (_grid.__file__,))
 
 # phases
 OPENING, ONE, TWO, OVER = 0, 1, 2, 3

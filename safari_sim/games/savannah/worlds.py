@@ -20,7 +20,13 @@ import numpy as np
 from numba import njit
 
 from ...engine.chance import below
+from ...engine.jit import KERNEL_HELPERS, refresh_cache
+from . import grid as _grid
 from . import turn as T
+
+# these kernels call the sibling modules' kernels, whose code numba's cache keeps inside
+# them: recompile when those change (engine/jit.py)
+refresh_cache(__file__, KERNEL_HELPERS + (T.__file__, _grid.__file__))
 
 HAND, PILE1, PILE2, FACE_DOWN, KEPT2 = 0, 1, 2, 3, 4
 CODE = 1 << 16
