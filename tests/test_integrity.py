@@ -157,6 +157,32 @@ def test_a_game_is_the_same_in_any_batch(game_id):
         assert np.array_equal(turns, whole.outcome.turns), f"batch of {size}"
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["lockstep", "compiled"])
+@pytest.mark.parametrize("game_id", GAMES)
+def test_shipped_strategies_play_a_game_the_same_in_any_batch(game_id, compiled):
+    """The game's own strategies, seated in rotation: a strategy may draw only for the games it
+    decides in (drawing a block for every observed game when one of them needs it would make a
+    game's result depend on the rest of its batch, and ``parallel.batch`` change the results)."""
+    import importlib
+
+    game = get_game(game_id)
+    mod = importlib.import_module(f"strategies.{game_id}")
+    strat = [cls() for cls in mod.STRATEGIES if not getattr(cls, "wants_worlds", False)]
+    players = _players(game)
+    n = 24
+    keys = game_keys(11, players, np.arange(n))
+    seating = (np.arange(players)[None, :] + np.arange(n)[:, None]) % len(strat)
+    whole = play_batch(game, _rules(game), players, strat, seating, keys, compiled=compiled)
+    for size in (1, 5):
+        parts = [play_batch(game, _rules(game), players, strat, seating[f:f + size],
+                            keys.take(np.arange(f, min(f + size, n))), compiled=compiled)
+                 for f in range(0, n, size)]
+        score = np.concatenate([p.outcome.score for p in parts])
+        turns = np.concatenate([p.outcome.turns for p in parts])
+        assert np.array_equal(score, whole.outcome.score), f"batch of {size}"
+        assert np.array_equal(turns, whole.outcome.turns), f"batch of {size}"
+
+
 def test_seat_streams_are_not_the_game_stream():
     """A strategy's draws are not the game's: the keys of the two domains differ for every game,
     and a seat's draws do not depend on other games in the batch."""
