@@ -498,6 +498,32 @@ def test_outcome_kernel_gives_the_numpy_columns(players, rules):
         assert ref.stats["capped"].any()
 
 
+def test_init_reuses_only_arrays_nobody_holds():
+    """init takes its arrays from finished states: never one a live state or a view holds, and a
+    reused array starts the game as a fresh one does."""
+    r = G.make_rules({"rounds": 1})
+    keys = deal_keys(64, 3)
+    names = ("g", "pp", "deck", "row", "row_at", "nest", "best", "seen", "drama")
+    a = G.init(r, 3, keys)
+    first = {f: getattr(a, f).copy() for f in ("g", "pp", "drama", "deck", "rs")}
+    b = G.init(r, 3, keys)
+    for f in names:
+        assert not np.shares_memory(getattr(a, f), getattr(b, f)), f
+    strats = [get_strategy(G.id, "stop_at")()]
+    played = play_batch(G, r, 3, strats, np.zeros((64, 3), np.int64), game_keys(5, 3, 64))
+    expect = played.outcome.score.copy()
+    kept = played.state.nest[:3]  # a view of the nest: that array stays out of reach
+    nest_id = id(played.state.nest)
+    del played, b
+    again = play_batch(G, r, 3, strats, np.zeros((64, 3), np.int64), game_keys(5, 3, 64))
+    assert np.array_equal(again.outcome.score, expect)
+    assert not np.shares_memory(again.state.nest, kept) and id(again.state.nest) != nest_id
+    c = G.init(r, 3, keys)
+    for f, v in first.items():  # reused arrays: the same start as the fresh ones
+        assert np.array_equal(getattr(c, f), v), f
+    assert not any(np.shares_memory(getattr(a, f), getattr(c, f)) for f in names)
+
+
 def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
     from safari_sim.engine.play import _compiled_play
     from strategies.duck_duck_bruce import StopAt
