@@ -6,16 +6,14 @@ one game, reading only what the mover's observation (``deducktion.Obs``) holds: 
 numbers from the state arrays directly, and every read names the observation field it stands
 for. ``tests/test_deducktion_compiled.py`` plays the same games both ways and compares them.
 
-The seats' draws. A numpy strategy draws from its ``SeatRandom`` for every game it observes in a
-step, and some blocks of draws only when one of those games is at a given decision
-(``if (k == QUESTION).any(): rng.random((n, 336))``): how many values a game's seat stream
-gives up at a decision depends on what the other games of that strategy's group are doing in
-the same lockstep step. ``_play`` therefore plays the batch in the lockstep loop's order (every
-live game one decision per step), first gathering per strategy which decision kinds its games
-are at (and, for the deducer, the most allowed questions of any of them: the width of its draw),
-then deciding and stepping each game. The streams are counter-based (``chance``: draw n of a
-stream is ``mix(key + n * GOLDEN)``), so a block of draws the decision does not read is skipped
-in one addition and the draws it reads are computed where they are used.
+The seats' draws. A numpy strategy draws one value (``random_legal``) for every game it
+observes, then a block only for the games at the decision that reads it, of a size fixed by
+the decision kind (the collector's 336 at QUESTION, the deducer's (P - 1) x ASK_WIDTH at TARGET
+and QUESTION, ...): how far a game's seat stream moves at a decision depends on that game alone.
+``_play`` therefore plays each game of the batch from its deal to its end on its own. The
+streams are counter-based (``chance``: draw n of a stream is ``mix(key + n * GOLDEN)``), so a
+block's draws that the decision does not read are skipped in one addition and the draws it
+reads are computed where they are used.
 """
 
 from __future__ import annotations
@@ -35,7 +33,7 @@ from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GU
                                          P_PLAYERS, PASS, PHASE, QPOS, QUESTION, TARGET, TGT,
                                          TURNS)
 
-from .deducktion import K_COLLECTOR, K_DEDUCER, K_NAIVE
+from .deducktion import ASK_WIDTH, K_COLLECTOR, K_DEDUCER, K_NAIVE
 
 # the kernel below inlines the game's rules: recompile it when they (or the engine) change
 refresh_cache(__file__, KERNEL_HELPERS + (dk.__file__, __file__.replace(
@@ -390,22 +388,21 @@ def _allowed_list(c0, c1, c2, scratch, qs):
 
 
 @njit(cache=True, _nrt=False)
-def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, kwidth, s0, off,
-            size, poss, wcache, wkey, col, per, cnt):
+def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, s0, off,
+            size, poss, w, wkey, col, per, cnt):
     """The deducer's TARGET, QUESTION and GUESS decisions. The ask draws are off .. off +
-    (P - 1) * kwidth - 1, row-major over (opponent, question slot)."""
+    (P - 1) * ASK_WIDTH - 1, row-major over (opponent, question slot)."""
     P = nplayers
     X = P + 2 if P == 2 else P + 1
     # the chances are a function of what the seat has seen: the same from its TARGET to its
-    # QUESTION decision and over its five guesses (nothing it sees moves in between), so game
-    # b keeps the last ones it estimated, keyed by (turns, history rows, seat, guessing)
+    # QUESTION decision and over its five guesses (nothing it sees moves in between), so the
+    # game keeps the last ones it estimated (w), keyed by (turns, history rows, seat, guessing)
     key = ((np.int64(g[b, TURNS]) * 1024 + g[b, NH]) * 8 + p) * 2 + (1 if ph == GUESS else 0)
-    w = wcache[b]
-    if wkey[b] != key:
+    if wkey[0] != key:
         _sizes(b, p, P, pp, loc, size)
         track_one(b, p, P, g, loc, hist, start, qmask, size, poss)
         estimate_one(poss, size, X, P, w, col)
-        wkey[b] = key
+        wkey[0] = key
     if ph == GUESS:
         a = g[b, GANIMAL]   # obs.animal
         best, bn = -1.0, 0
@@ -467,7 +464,7 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, kwid
                 for c in range(NC):
                     if (qm >> c) & 1:
                         v += per[c, o]
-            v = v + _u(s0, off + o * kwidth + j) * 1e-6
+            v = v + _u(s0, off + o * ASK_WIDTH + j) * 1e-6
             if v > best:
                 best, bo, bj = v, o, j
     if ph == TARGET:
@@ -478,12 +475,12 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, kwid
 # ---- one decision ----------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always", _nrt=False)
-def policy(kind, kp, b, p, nplayers, fl, kwidth, g, pp, loc, qdeck, hist, start, legal, qmask,
-           params, seat_rs, r, nq, qs, size, poss, wcache, wkey, col, per, cnt):
+def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, qmask,
+           params, seat_rs, r, nq, qs, size, poss, w, wkey, col, per, cnt):
     """The action of policy ``kind`` (knobs ``kp``) for game b's mover p, whose seat stream is
-    row r of ``seat_rs`` (advanced by the draws the numpy strategy makes). ``fl`` are the
-    decision kinds of the games this strategy observes in this step; ``kwidth`` (the deducer)
-    the most questions any of them allows."""
+    row r of ``seat_rs`` (advanced by the draws the numpy strategy makes at this decision:
+    one, then the block of the decision's kind). ``nq``, ``qs``: the questions this turn's
+    flipped cards allow (the deducer at TARGET and QUESTION)."""
     ph = g[b, PHASE]
     s0 = seat_rs[r]
     a = _random_legal(_u(s0, 0), b, legal)    # every act starts with random_legal: one draw
@@ -495,112 +492,87 @@ def policy(kind, kp, b, p, nplayers, fl, kwidth, g, pp, loc, qdeck, hist, start,
                 if legal[b, A_MELD + n]:
                     a = A_MELD + n
                     break
-        if fl[GUESS]:
-            if ph == GUESS:
-                a = _unseen_guess(b, p, nplayers, g, loc, hist, start, np.int64(kp[0]), s0, off)
+        if ph == GUESS:
+            a = _unseen_guess(b, p, nplayers, g, loc, hist, start, np.int64(kp[0]), s0, off)
             off += NN
     elif kind == K_COLLECTOR:
         if ph == MELD:
             a = _melds(b, p, nplayers, legal, loc, g, params, np.int64(kp[0]), cnt)
-        if fl[TARGET]:
-            if ph == TARGET:
-                best, bo = -1.0, 0
-                for o in range(nplayers - 1):
-                    s = p + o + 1
-                    s = s - nplayers if s >= nplayers else s
-                    v = pp[b, s, HAND_N] + _u(s0, off + o) * 0.5    # obs.hand_size[o + 1]
-                    if v > best:
-                        best, bo = v, o
-                a = A_TARGET + bo
+        if ph == TARGET:
+            best, bo = -1.0, 0
+            for o in range(nplayers - 1):
+                s = p + o + 1
+                s = s - nplayers if s >= nplayers else s
+                v = pp[b, s, HAND_N] + _u(s0, off + o) * 0.5    # obs.hand_size[o + 1]
+                if v > best:
+                    best, bo = v, o
+            a = A_TARGET + bo
             off += nplayers - 1
-        if fl[QUESTION]:
-            if ph == QUESTION:
-                _rank_counts(b, p, loc, cnt)
-                best, bq = -np.inf, 0
-                for q in range(N_QUESTIONS):
-                    if legal[b, A_QUESTION + q]:     # obs.allowed at QUESTION
-                        qm = qmask[q]
-                        v = 0.0
-                        for c in range(NC):
-                            # a card neither held nor on the table, by its number's count
-                            if (qm >> c) & 1:
-                                x = loc[b, c]
-                                if x != p and not _on_table(x):
-                                    v += cnt[c % NN]
-                        v = v + _u(s0, off + q) * 0.1
-                        if v > best:
-                            best, bq = v, q
-                a = A_QUESTION + bq
+        elif ph == QUESTION:
+            _rank_counts(b, p, loc, cnt)
+            best, bq = -np.inf, 0
+            for q in range(N_QUESTIONS):
+                if legal[b, A_QUESTION + q]:     # obs.allowed at QUESTION
+                    qm = qmask[q]
+                    v = 0.0
+                    for c in range(NC):
+                        # a card neither held nor on the table, by its number's count
+                        if (qm >> c) & 1:
+                            x = loc[b, c]
+                            if x != p and not _on_table(x):
+                                v += cnt[c % NN]
+                    v = v + _u(s0, off + q) * 0.1
+                    if v > best:
+                        best, bq = v, q
+            a = A_QUESTION + bq
             off += N_QUESTIONS
-        if fl[PASS] or fl[GIVE]:
-            if ph == PASS or ph == GIVE:
-                a = _fewest_rank_card(b, p, loc, cnt, s0, off)
+        elif ph == PASS or ph == GIVE:
+            a = _fewest_rank_card(b, p, loc, cnt, s0, off)
             off += NC
-        if fl[GUESS]:
-            if ph == GUESS:
-                a = _unseen_guess(b, p, nplayers, g, loc, hist, start, np.int64(kp[1]), s0, off)
+        elif ph == GUESS:
+            a = _unseen_guess(b, p, nplayers, g, loc, hist, start, np.int64(kp[1]), s0, off)
             off += NN
     else:  # K_DEDUCER
         if ph == MELD:
             a = _melds(b, p, nplayers, legal, loc, g, params, np.int64(kp[2]), cnt)
-        if fl[PASS] or fl[GIVE]:
-            if ph == PASS or ph == GIVE:
-                a = _fewest_rank_card(b, p, loc, cnt, s0, off)
+        if ph == PASS or ph == GIVE:
+            a = _fewest_rank_card(b, p, loc, cnt, s0, off)
             off += NC
-        ask = fl[TARGET] or fl[QUESTION]
-        if ph == TARGET or ph == QUESTION or ph == GUESS:
-            a = _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, kwidth,
-                        s0, off, size, poss, wcache, wkey, col, per, cnt)
-        if ask:
-            off += (nplayers - 1) * kwidth
+        elif ph == TARGET or ph == QUESTION or ph == GUESS:
+            a = _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs,
+                        s0, off, size, poss, w, wkey, col, per, cnt)
+            if ph != GUESS:
+                off += (nplayers - 1) * ASK_WIDTH
     seat_rs[r] = s0 + np.uint64(off) * _GOLDEN
     return a
 
 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, dr,
-          mover, legal, start, seat_rs, flags, kwidth, qturn, qn, qlist, scratch, size, poss,
-          wcache, wkey, col, per, cnt, out):
-    """Play every game of the batch to its end, one decision per live game per step as the
-    lockstep loop does. out[0]: decisions; out[1]: 1 + the first game whose policy chose an
-    illegal action (0: none)."""
+          mover, legal, start, seat_rs, qs, scratch, size, poss, w, wkey, col, per, cnt, out):
+    """Play every game of the batch to its end, one game after the other (a game's decisions
+    and draws depend on that game alone). out[0]: decisions; out[1]: 1 + the first game whose
+    policy chose an illegal action (0: none)."""
     nplayers = params[P_PLAYERS]
-    nk = kinds.shape[0]
     B = g.shape[0]
     decisions = 0
-    while True:
-        for k in range(nk):
-            for ph in range(flags.shape[1]):
-                flags[k, ph] = False
-            kwidth[k] = 1
-        live = 0
-        for b in range(B):
+    for b in range(B):
+        wkey[0] = -1     # the deducer's kept chances are this game's only
+        qturn = -1
+        nq = 0
+        while mover[b] >= 0:
             m = mover[b]
-            if m < 0:
-                continue
-            live += 1
             k = seating[b, m]
             ph = g[b, PHASE]
-            flags[k, ph] = True
-            if kinds[k] == K_DEDUCER and (ph == TARGET or ph == QUESTION or ph == PASS or
-                                          ph == GIVE):
+            if kinds[k] == K_DEDUCER and (ph == TARGET or ph == QUESTION):
                 # obs.allowed of this turn's three flipped cards (obs.flipped), once a turn
-                if qturn[b] != g[b, TURNS]:
+                if qturn != g[b, TURNS]:
                     i = g[b, QPOS]
-                    qn[b] = _allowed_list(qdeck[b, i], qdeck[b, i + 1], qdeck[b, i + 2],
-                                          scratch, qlist[b])
-                    qturn[b] = g[b, TURNS]
-                kwidth[k] = max(kwidth[k], qn[b])
-        if live == 0:
-            break
-        for b in range(B):
-            m = mover[b]
-            if m < 0:
-                continue
-            k = seating[b, m]
-            a = policy(kinds[k], kp[k], b, m, nplayers, flags[k], kwidth[k], g, pp, loc, qdeck,
-                       hist, start, legal, qmask, params, seat_rs, b * nplayers + m, qn[b],
-                       qlist[b], size, poss, wcache, wkey, col, per, cnt)
+                    nq = _allowed_list(qdeck[b, i], qdeck[b, i + 1], qdeck[b, i + 2], scratch, qs)
+                    qturn = g[b, TURNS]
+            a = policy(kinds[k], kp[k], b, m, nplayers, g, pp, loc, qdeck, hist, start, legal,
+                       qmask, params, seat_rs, b * nplayers + m, nq, qs, size, poss, w, wkey,
+                       col, per, cnt)
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[1] = b + 1
                 out[0] = decisions
@@ -620,17 +592,13 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     kp = np.zeros((len(policies), 3), np.float64)
     for i, (_, knobs) in enumerate(policies):
         kp[i, :len(knobs)] = knobs
-    B, P = len(state.g), state.n_players
     out = np.zeros(2, np.int64)
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, state.g, state.pp, state.loc,
           state.qdeck, state.pile, state.hist, state.guess, state.ev, state.rs, dk.QMASK,
           state.params, state.drama, state.mover, state.legal_, state.start, seat_rs,
-          np.zeros((len(kinds), 8), np.bool_), np.ones(len(kinds), np.int64),
-          np.full(B, -1, np.int64), np.zeros(B, np.int64), np.zeros((B, QMAX), np.int64),
-          np.zeros((1, N_ACTIONS), np.bool_), np.zeros(8, np.int64), np.zeros(NC, np.int64),
-          np.zeros((B if (kinds == K_DEDUCER).any() else 1, NC, 8), np.float64),
-          np.full(B, -1, np.int64), np.zeros(8, np.float64), np.zeros((NC, 8), np.float64),
-          np.zeros(NN, np.int64), out)
+          np.zeros(QMAX, np.int64), np.zeros((1, N_ACTIONS), np.bool_), np.zeros(8, np.int64),
+          np.zeros(NC, np.int64), np.zeros((NC, 8), np.float64), np.full(1, -1, np.int64),
+          np.zeros(8, np.float64), np.zeros((NC, 8), np.float64), np.zeros(NN, np.int64), out)
     if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])

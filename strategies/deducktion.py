@@ -20,11 +20,17 @@ from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GU
                                          A_TARGET, BITS, GIVE, GUESS, MELD, NA, NC, NN, PASS,
                                          QBITS, QUESTION, TARGET, Obs, place_sizes, track)
 
+from safari_sim.engine.chance import SeatRandom
+
 from .base import Strategy, random_legal
 
 QBITS_T = np.ascontiguousarray(QBITS.T.astype(np.float64))  # [30, 336]
 RANK = BITS % NN
 ANIMAL = BITS // NN
+# the most questions three flipped cards allow (three explorers: 5 animals x 2 runs x 3 pairs;
+# a test recounts it over every triple): the width of the deducer's ask draws, the same for every
+# game whatever its own flipped cards or the other games allow
+ASK_WIDTH = 30
 
 
 class _Params(BaseModel):
@@ -58,8 +64,16 @@ def _entropy(p: np.ndarray) -> np.ndarray:
     return -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
 
 
+def _only(rng, rows: np.ndarray):
+    """The seat streams of the observed games ``rows`` (indices into the observed games): a
+    block of draws only some games' decision reads is drawn from those games' streams alone,
+    so how far a game's stream moves at a decision never depends on the other games."""
+    return SeatRandom(rng._rs, rng._rows[rows])
+
+
 def _fewest_rank_card(hand: np.ndarray, rng) -> np.ndarray:
-    """The card of the hand whose number the hand holds fewest of (ties at random)."""
+    """The card of the hand whose number the hand holds fewest of (ties at random: 30 draws,
+    one per card)."""
     cnt = _rank_counts(hand)[:, RANK]
     key = np.where(hand, cnt + rng.random((len(hand), NC)) * 0.5, np.inf)
     return A_CARD + np.argmin(key, axis=1)
@@ -75,11 +89,12 @@ def _melds(obs: Obs, legal: np.ndarray, meld_at: int) -> np.ndarray:
     return np.where(ok.any(axis=1), A_MELD + np.argmax(np.where(ok, cnt, -1), axis=1), A_ASK)
 
 
-def _unseen_guess(obs: Obs, rng, max_unseen: int) -> np.ndarray:
-    """Guess one of the animal's cards this player never saw, if at most max_unseen are left."""
-    n = len(obs)
-    a = obs.animal.astype(np.int64)
-    unseen = ~obs.seen.reshape(n, NA, NN)[np.arange(n), a]           # [n, 6]
+def _unseen_guess(obs: Obs, rows: np.ndarray, rng, max_unseen: int) -> np.ndarray:
+    """Guess one of the animal's cards this player never saw, if at most max_unseen are left,
+    for the observed games ``rows`` (6 draws each, from ``rng``: theirs)."""
+    n = len(rows)
+    a = obs.animal[rows].astype(np.int64)
+    unseen = ~obs.seen[rows].reshape(n, NA, NN)[np.arange(n), a]     # [n, 6]
     k = unseen.sum(axis=1)
     pick = np.argmax(np.where(unseen, rng.random((n, NN)), -1), axis=1)
     return np.where((k >= 1) & (k <= max_unseen), A_GUESS + pick, A_NO_GUESS)
@@ -113,9 +128,9 @@ class Naive(DeducktionStrategy):
             first = np.argmax(legal[:, A_MELD:A_MELD + NN], axis=1)
             out = np.where(meld, np.where(legal[:, A_MELD:A_MELD + NN].any(axis=1),
                                           A_MELD + first, A_ASK), out)
-        g = obs.kind == GUESS
-        if g.any():
-            out = np.where(g, _unseen_guess(obs, rng, self.params.max_unseen), out)
+        g = np.flatnonzero(obs.kind == GUESS)
+        if g.size:
+            out[g] = _unseen_guess(obs, g, _only(rng, g), self.params.max_unseen)
         return out
 
     def policy(self):
@@ -135,26 +150,33 @@ class Collector(DeducktionStrategy):
             "seen"))
 
     def act(self, obs: Obs, legal: np.ndarray, rng) -> np.ndarray:
-        n = len(obs)
+        """One draw (random_legal) for every game, then a block only for the games at the
+        decision that reads it: P - 1 at TARGET, 336 at QUESTION, 30 at PASS / GIVE, 6 at
+        GUESS."""
         out = random_legal(legal, rng)
         k = obs.kind
         if (k == MELD).any():
             out = np.where(k == MELD, _melds(obs, legal, self.params.meld_at), out)
-        if (k == TARGET).any():
-            sizes = obs.hand_size[:, 1:] + rng.random((n, obs.players - 1)) * 0.5
-            out = np.where(k == TARGET, A_TARGET + np.argmax(sizes, axis=1), out)
-        if (k == QUESTION).any():
-            cnt = _rank_counts(obs.hand)[:, RANK].astype(np.float64)          # [n, 30]
-            free = ~obs.seen | (~obs.hand & (obs.table < 0) & obs.seen)
-            val = np.where(free & ~obs.hand & (obs.table < 0), cnt, 0.0)
-            score = val @ QBITS_T                                             # [n, 336]
-            score = np.where(obs.allowed, score + rng.random((n, score.shape[1])) * 0.1, -1)
-            out = np.where(k == QUESTION, A_QUESTION + np.argmax(score, axis=1), out)
-        pg = (k == PASS) | (k == GIVE)
-        if pg.any():
-            out = np.where(pg, _fewest_rank_card(obs.hand, rng), out)
-        if (k == GUESS).any():
-            out = np.where(k == GUESS, _unseen_guess(obs, rng, self.params.max_unseen), out)
+        t = np.flatnonzero(k == TARGET)
+        if t.size:
+            sizes = obs.hand_size[t, 1:] + _only(rng, t).random((t.size, obs.players - 1)) * 0.5
+            out[t] = A_TARGET + np.argmax(sizes, axis=1)
+        q = np.flatnonzero(k == QUESTION)
+        if q.size:
+            hand, seen, table = obs.hand[q], obs.seen[q], obs.table[q]
+            cnt = _rank_counts(hand)[:, RANK].astype(np.float64)              # [m, 30]
+            free = ~seen | (~hand & (table < 0) & seen)
+            val = np.where(free & ~hand & (table < 0), cnt, 0.0)
+            score = val @ QBITS_T                                             # [m, 336]
+            noise = _only(rng, q).random((q.size, score.shape[1])) * 0.1
+            score = np.where(obs.allowed[q], score + noise, -1)
+            out[q] = A_QUESTION + np.argmax(score, axis=1)
+        pg = np.flatnonzero((k == PASS) | (k == GIVE))
+        if pg.size:
+            out[pg] = _fewest_rank_card(obs.hand[pg], _only(rng, pg))
+        g = np.flatnonzero(k == GUESS)
+        if g.size:
+            out[g] = _unseen_guess(obs, g, _only(rng, g), self.params.max_unseen)
         return out
 
     def policy(self):
@@ -193,34 +215,43 @@ class Deducer(DeducktionStrategy):
         return qs, np.where(ok[:, None, :], value, -np.inf)
 
     def act(self, obs: Obs, legal: np.ndarray, rng) -> np.ndarray:
-        n = len(obs)
+        """One draw (random_legal) for every game, then 30 for each game at PASS / GIVE and
+        (P - 1) x ASK_WIDTH for each at TARGET or QUESTION (draw o * ASK_WIDTH + j: opponent o,
+        allowed question j); none at GUESS."""
         out = random_legal(legal, rng)
         k = obs.kind
         if (k == MELD).any():
             out = np.where(k == MELD, _melds(obs, legal, self.params.meld_at), out)
-        pg = (k == PASS) | (k == GIVE)
-        if pg.any():
-            out = np.where(pg, _fewest_rank_card(obs.hand, rng), out)
-        need = (k == TARGET) | (k == QUESTION) | (k == GUESS)
-        if not need.any():
+        pg = np.flatnonzero((k == PASS) | (k == GIVE))
+        if pg.size:
+            out[pg] = _fewest_rank_card(obs.hand[pg], _only(rng, pg))
+        need = np.flatnonzero((k == TARGET) | (k == QUESTION) | (k == GUESS))
+        if not need.size:
             return out
-        w = estimate(obs, track(obs))
-        ask = (k == TARGET) | (k == QUESTION)
-        if ask.any():
-            qs, s = self._scores(obs, w)
-            s = s + rng.random(s.shape) * 1e-6
-            best = s.reshape(n, -1).argmax(axis=1)
-            out = np.where(k == TARGET, A_TARGET + best // s.shape[2], out)
-            t = np.clip(obs.target.astype(np.int64) - 1, 0, obs.players - 2)
-            q = np.take_along_axis(qs, s[np.arange(n), t].argmax(axis=1)[:, None], axis=1)[:, 0]
-            out = np.where(k == QUESTION, A_QUESTION + q, out)
-        g = k == GUESS
-        if g.any():
-            a = np.maximum(obs.animal.astype(np.int64), 0)
-            pm = w[:, :, obs.players].reshape(n, NA, NN)[np.arange(n), a]     # [n, 6]
+        sub = obs.take(need)
+        m = need.size
+        w = estimate(sub, track(sub))
+        ks = sub.kind
+        ask = np.flatnonzero((ks == TARGET) | (ks == QUESTION))
+        if ask.size:
+            aobs = sub.take(ask)
+            qs, s = self._scores(aobs, w[ask])
+            K = s.shape[2]
+            assert K <= ASK_WIDTH, K
+            u = _only(rng, need[ask]).random((ask.size, (obs.players - 1) * ASK_WIDTH))
+            s = s + u.reshape(ask.size, obs.players - 1, ASK_WIDTH)[:, :, :K] * 1e-6
+            best = s.reshape(ask.size, -1).argmax(axis=1)
+            t = np.clip(aobs.target.astype(np.int64) - 1, 0, obs.players - 2)
+            q = np.take_along_axis(qs, s[np.arange(ask.size), t].argmax(axis=1)[:, None],
+                                   axis=1)[:, 0]
+            out[need[ask]] = np.where(aobs.kind == TARGET, A_TARGET + best // K, A_QUESTION + q)
+        g = np.flatnonzero(ks == GUESS)
+        if g.size:
+            a = np.maximum(sub.animal[g].astype(np.int64), 0)
+            pm = w[g, :, obs.players].reshape(g.size, NA, NN)[np.arange(g.size), a]   # [., 6]
             best = pm.argmax(axis=1)
             sure = pm.max(axis=1) >= self.params.guess_at
-            out = np.where(g, np.where(sure, A_GUESS + best, A_NO_GUESS), out)
+            out[need[g]] = np.where(sure, A_GUESS + best, A_NO_GUESS)
         return out
 
     twin_methods = ("_scores",)

@@ -61,8 +61,8 @@ def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rul
 
 
 def test_the_seat_streams_advance_as_the_numpy_strategies_advance_them():
-    """Some numpy blocks of draws are made for every observed game as soon as one of them is
-    at that decision: the kernel keeps the lockstep order, so the seat streams end equal."""
+    """Each game's seat streams end where the numpy strategies' draws leave them (the kernel
+    plays each game on its own, the lockstep loop all of them a decision at a time)."""
     players, B = 4, 60
     strats = [get_strategy(G.id, n)(**p) for n, p in SPECS[:3]]
     seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(strats)
@@ -80,6 +80,87 @@ def test_the_seat_streams_advance_as_the_numpy_strategies_advance_them():
         ends.append(seat_rs)
     assert np.array_equal(ends[0], ends[1])
     assert not np.array_equal(ends[0], keys.seat.reshape(-1))
+
+
+def test_ask_width_is_the_most_questions_three_flipped_cards_allow():
+    """The deducer draws ASK_WIDTH per opponent at TARGET and QUESTION, whatever its game's
+    flipped cards allow: no three question cards (repeats included) allow more, some allow
+    exactly that many (three explorers)."""
+    import itertools
+
+    from strategies.deducktion import ASK_WIDTH
+
+    t = np.array(list(itertools.combinations_with_replacement(range(dk.NQC), 3)))
+    counts = dk.allowed_questions(t).sum(axis=1)
+    assert counts.max() == ASK_WIDTH
+    assert cc.QMAX >= ASK_WIDTH
+
+
+_INV_GOLDEN = pow(0x9E3779B97F4A7C15, -1, 2 ** 64)
+
+
+def _draws(before, after):
+    """How many values each seat stream gave up (a draw adds GOLDEN to the stream's state)."""
+    d = (after.astype(object) - before.astype(object)) % 2 ** 64
+    return np.array([int(x) * _INV_GOLDEN % 2 ** 64 for x in d], np.int64)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_game_draws_the_same_at_a_decision_whatever_the_other_observed_games(players):
+    """Each heuristic, handed all the live games of a part-played batch at once and then each
+    game alone: the same action, and the game's seat stream moves by the same number of draws,
+    one (random_legal) plus the block of its decision kind and nothing for the other games'
+    kinds: naive 6 at GUESS; collector P - 1 at TARGET, 336 at QUESTION, 30 at PASS / GIVE, 6 at
+    GUESS; deducer 30 at PASS / GIVE, (P - 1) x 30 at TARGET and QUESTION."""
+    from safari_sim.engine.chance import SeatRandom
+
+    P = players
+    block = {
+        "naive": {dk.GUESS: 6},
+        "collector": {dk.TARGET: P - 1, dk.QUESTION: 336, dk.PASS: 30, dk.GIVE: 30,
+                      dk.GUESS: 6},
+        "deducer": {dk.PASS: 30, dk.GIVE: 30, dk.TARGET: (P - 1) * 30,
+                    dk.QUESTION: (P - 1) * 30},
+    }
+    strats = [get_strategy(G.id, n)() for n in block]
+    B = 40
+    keys = game_keys(17, P, B)
+    st = G.init(G.make_rules(), P, keys.deal)
+    seat_rs = np.ascontiguousarray(keys.seat, dtype=np.uint64).reshape(-1).copy()
+    seen = {n: set() for n in block}
+    for step in range(300):
+        live = np.flatnonzero(st.mover >= 0)
+        if live.size == 0:
+            break
+        rows = live * P + st.mover[live]
+        obs = G.observe(st, live).freeze()
+        kinds = obs.kind.astype(np.int64)
+        legal = st.legal_[live]
+        for name, s in zip(block, strats):
+            rs = seat_rs.copy()
+            together = s.act(obs, legal, SeatRandom(rs, rows))
+            moved = _draws(seat_rs[rows], rs[rows])
+            want = 1 + np.array([block[name].get(int(k), 0) for k in kinds])
+            assert np.array_equal(moved, want), (name, step)
+            for i in range(0, live.size, 7):
+                rs1 = seat_rs.copy()
+                alone = s.act(G.observe(st, live[i:i + 1]).freeze(), legal[i:i + 1],
+                              SeatRandom(rs1, rows[i:i + 1]))
+                assert alone[0] == together[i], (name, step, i)
+                assert rs1[rows[i]] == rs[rows[i]]
+            seen[name] |= set(kinds.tolist())
+        who = live % 3          # play on with one strategy per game
+        actions = np.zeros(B, np.int64)
+        for k, s in enumerate(strats):
+            sel = live[who == k]
+            if sel.size:
+                actions[sel] = s.act(G.observe(st, sel).freeze(), st.legal_[sel],
+                                     SeatRandom(seat_rs, sel * P + st.mover[sel]))
+        G.step(st, actions)
+    kinds = {dk.MELD, dk.QUESTION, dk.PASS, dk.GUESS} | ({dk.TARGET} if P > 2 else set())
+    for name in block:   # the decision kinds were met (at two players no one chooses a target;
+        # GIVE, the whole-hand case, is rare)
+        assert kinds <= seen[name], (name, seen[name])
 
 
 @pytest.mark.parametrize("players", [2, 3, 5])
