@@ -30,20 +30,17 @@ def best_of(value: np.ndarray, obs: Obs) -> np.ndarray:
 def with_noise(choice: np.ndarray, noise: float, legal: np.ndarray, rng) -> np.ndarray:
     if noise <= 0:
         return choice
-    # every draw is one row per observed game (a game's draws never depend on its batch)
+    # every draw is one row per observed game, and every game draws both numbers whether or not
+    # it goes wild: how many numbers a game's seat stream gives never depends on its batch
     wild = rng.random(len(choice)) < noise
-    if wild.any():
-        choice = np.where(wild, random_legal(legal, rng), choice)
-    return choice
+    return np.where(wild, random_legal(legal, rng), choice)
 
 
 class SavannahStrategy(Strategy):
     """The shipped strategies also have compiled twins (``policy``: a kind and knobs for
     ``_savannah_compiled.policy``), so a table of them plays whole games in one kernel; a
     subclass that overrides ``act`` is played through ``act`` unless it also overrides
-    ``policy``. With ``noise`` there is no twin: a numpy strategy draws the random move's
-    second number for every observed game when any one of them goes wild, so how many numbers
-    a game's seat stream gives depends on the other games observed with it."""
+    ``policy``. With ``noise`` there is no twin (not written yet): those play through ``act``."""
 
     game = "savannah"
 

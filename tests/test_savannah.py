@@ -1405,3 +1405,19 @@ def test_every_search_value_plays():
     """Every field but lap_points (a statistic's unit) declares its values; each alone makes
     valid rules at 2 and 3 players and a small batch plays to the end."""
     check_search_space(G, (2, 3), left_out=("lap_points",))
+
+
+def test_noisy_strategies_play_a_game_the_same_in_any_batch():
+    """With ``noise`` a strategy draws both of its numbers for every game at every decision, so
+    how many a game's seat stream gives never depends on the other games of its batch."""
+    from strategies import get_strategy
+
+    game = get_game("savannah")
+    strats = [get_strategy("savannah", n)(noise=0.2) for n in ("greedy", "cautious", "space_maker")]
+    n = 24
+    keys = game_keys(3, 3, np.arange(n))
+    seating = (np.arange(3)[None, :] + np.arange(n)[:, None]) % 3
+    whole = play_batch(game, game.make_rules(), 3, strats, seating, keys)
+    parts = [play_batch(game, game.make_rules(), 3, strats, seating[f:f + 5], keys.take(np.arange(f, min(f + 5, n))))
+             for f in range(0, n, 5)]
+    assert np.array_equal(np.concatenate([p.outcome.score for p in parts]), whole.outcome.score)
