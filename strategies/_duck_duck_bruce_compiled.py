@@ -16,9 +16,10 @@ from numba import njit
 
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
 from safari_sim.games import duck_duck_bruce as ddb
-from safari_sim.games.duck_duck_bruce import (BANK, BRUCE, CUR, DRAW, OVER, P_MAXSTEAL, P_PLAYERS,
-                                              P_ROUNDS, P_TARGET, PASS, PHASE, STEAL0, V_BUST,
-                                              V_DECK_LEFT, V_ROW_GAIN, V_ROW_LEN, V_SEAT)
+from safari_sim.games.duck_duck_bruce import (BANK, BRUCE, CUR, DRAW, OVER, P_CARDS, P_MAXSTEAL,
+                                              P_PLAYERS, P_ROUNDS, P_TARGET, PASS, PHASE, POS,
+                                              ROW_LEN, STEAL0, V_BUST, V_DECK_LEFT, V_KIND,
+                                              V_ROW_GAIN, V_ROW_LEN, V_SEAT)
 
 from .duck_duck_bruce import K_CARD_COUNTER, K_SCOREBOARD, K_STOP_AT, K_VALUE_HUNTER
 
@@ -123,14 +124,20 @@ def policy(kind, kp, b, small, counts, nests, total, legal, die, params):
 @njit(cache=True, inline="always", _nrt=False)
 def _write_for(kind, b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
                mover, legal, small, counts, nests, total, row_mask):
-    """The parts of game b's view that ``policy`` reads for a policy of ``kind`` (write_view's
-    parts, the same numbers): the row's sums only for the policies that weigh the row, the
-    players' nests and the legal mask only where they are read."""
-    ddb.view_turn(b, g, params, mover, small, counts)
-    if g[b, PHASE] == BRUCE:
+    """The fields of game b's view that ``policy`` reads for a policy of ``kind`` (write_view's
+    parts, the same numbers): the decision kind and the row's length always; the row's sums and
+    the pile's size only for the policies that weigh the risk; the seat, the players' nests and
+    the legal mask after a Bruce. (Each field is a row of its own in the batch's view, kilobytes
+    from the next: a store that is not needed costs as much as one that is.)"""
+    ph = g[b, PHASE]
+    small[V_KIND, b] = ph
+    counts[V_ROW_LEN, b] = g[b, ROW_LEN]
+    if ph == BRUCE:
+        small[V_SEAT, b] = g[b, CUR]
         ddb.view_players(b, g, pp, params, nests, total)
         ddb.view_legal(b, g, params, legal)
     elif kind != K_STOP_AT:
+        counts[V_DECK_LEFT, b] = params[P_CARDS] - g[b, POS]
         ddb.view_row(b, g, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
                      counts, row_mask)
         if kind == K_SCOREBOARD:
