@@ -348,10 +348,14 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           state.asked, state.scored, state.ducky, state.run, state.dr, state.ev, state.params,
           state.mover, state.legal_, np.empty(ng, np.int64), np.empty((nplayers, nk), np.bool_),
           np.empty(nk, np.int64), np.empty(nk, np.bool_), np.empty(nplayers, np.float32), out)
+    # each policy's copy holds the rows of the seats it sits in: write back only those (one
+    # strategy seated under two indices shares one Memory, which a whole copy would overwrite)
+    seat_of = np.ascontiguousarray(seating, np.int64).reshape(-1)
     for i in forgetful:
         mem = policies[i][2]
-        mem.facts[:] = facts[i]
-        mem.turn[:] = mturn[i]
+        mine = seat_of == i
+        mem.facts[mine] = facts[i][mine]
+        mem.turn[mine] = mturn[i][mine]
     if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])

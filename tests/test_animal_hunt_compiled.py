@@ -190,3 +190,22 @@ def test_compiled_twins_play_each_game_the_same_in_any_batch(players):
         assert set(got) == set(ref)
         for k in ref:
             assert np.array_equal(got[k], ref[k]), (compiled, size, k)
+
+
+def test_one_strategy_seated_under_two_indices_keeps_one_memory():
+    """The same forgetful instance at two seating indices (one Memory): the kernel keeps a copy
+    per index, and the memory it leaves is every seat's, as the lockstep loop leaves it."""
+    players, n = 3, 10
+    keys = game_keys(3, players, np.arange(n))
+    out = []
+    for compiled in (True, False):
+        s = Rememberer(recall=0.8)
+        s.reset(n, players)
+        st = G.init(G.make_rules(), players, keys.deal)
+        seat_rs = keys.seat.reshape(-1).copy()
+        play_on(G, st, [s, s], seating_of(players, n, 2), seat_rs, compiled=compiled)
+        out.append((G.outcome(st).score, seat_rs, s.memory.facts.copy(), s.memory.turn.copy()))
+    (a, rs1, f1, t1), (b, rs2, f2, t2) = out
+    assert f2.any()
+    assert np.array_equal(a, b) and np.array_equal(rs1, rs2)
+    assert np.array_equal(f1, f2) and np.array_equal(t1, t2)
