@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from .dataset import collect_all
-from .scores import QUANTILES, one_row_per_game
+from .scores import distribution, one_row_per_game
 from .words import number, pct
 
 COLUMNS = ("lead_changes", "lead_from", "comeback", "margin")
@@ -35,18 +34,18 @@ def table(lf: pl.LazyFrame) -> pl.DataFrame:
     if not cols:
         return pl.DataFrame()
     games = one_row_per_game(lf)
+    every = games.group_by("variant_id").agg(pl.len().alias("all_games")).collect()
     parts = []
     for c in cols:
         x = pl.col(c).cast(pl.Float64)
         valid = games.filter(x.is_not_nan() & x.is_not_null())
-        agg = valid.group_by("variant_id").agg(
-            pl.len().alias("n"), x.mean().alias("mean"), x.std().alias("sd"), x.min().alias("min"),
-            *[x.quantile(q, "linear").alias(f"q{round(q * 100):02d}") for q in QUANTILES],
-            x.max().alias("max"), (x == 0).mean().alias("zero"))
-        every = games.group_by("variant_id").agg(pl.len().alias("all_games"))
+        # the summaries from how many games hold each value (scores.distribution): quantiles of
+        # every game's value held at once would not fit for 100 M games
+        zero = valid.group_by("variant_id").agg((x == 0).mean().alias("zero")).collect()
+        agg = distribution(valid, c, by=None).join(zero, on="variant_id")
         parts.append(every.join(agg, on="variant_id", how="left").with_columns(pl.lit(c).alias("statistic")))
     order = {c: k for k, c in enumerate(cols)}
-    return (pl.concat(collect_all(parts), how="diagonal_relaxed")
+    return (pl.concat(parts, how="diagonal_relaxed")
             .sort("variant_id", pl.col("statistic").replace_strict(order))
             .select("variant_id", "statistic", pl.exclude("variant_id", "statistic")))
 
