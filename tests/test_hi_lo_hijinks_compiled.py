@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.compiled_check import assert_same_games
 from safari_sim.engine.chance import SeatRandom, game_keys
 from safari_sim.engine.play import _compiled_play, play_batch
 from safari_sim.games import get_game
@@ -33,12 +34,7 @@ def both_ways(rules, players, strats, seating, keys):
     fast = play_batch(G, rules, players, strats, seating, keys)
     slow = play_batch(G, rules, players, strats, seating, keys, compiled=False)
     assert fast.times["observe"] == 0.0 and slow.times["observe"] > 0.0  # the two paths
-    assert fast.decisions == slow.decisions
-    for f in ("score", "turns", "rank", "win"):
-        assert np.array_equal(getattr(fast.outcome, f), getattr(slow.outcome, f)), f
-    assert set(fast.outcome.stats) == set(slow.outcome.stats)
-    for k in slow.outcome.stats:
-        assert np.array_equal(fast.outcome.stats[k], slow.outcome.stats[k], equal_nan=True), k
+    assert_same_games(fast, slow)
     return fast, slow
 
 
