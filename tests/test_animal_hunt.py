@@ -1123,3 +1123,34 @@ def test_every_searchable_rules_value_makes_a_game_that_plays_to_its_end():
 
 def test_a_clone_plays_on_as_the_game_does():
     check_clone_plays_on(G, lambda: _strategy_positions(3, 20, batch=6, seed=4), [5, 1, 5, 0])
+
+
+# ---- the running score (issue 16: what a depth-limited search scores its worlds by) -------------
+
+def _running_recount(st, players):
+    """Plain Python, from "Winning" applied now: the cards in each score pile, two for each
+    ducky in front of the player; cards still in hand are discarded, so they count nothing."""
+    z = G.zones(st, 0)
+    return [len(z[f"pile{p}"]) + 2 * sum(1 for a in range(5) if st.ducky[0, a] == p)
+            for p in range(players)]
+
+
+def test_running_score_mid_game_counts_piles_and_duckies_never_hands():
+    hands = {0: [kind(LION, 1), kind(ZEBRA, 4)], 1: [kind(MONKEY, 5), kind(TIGER, 6)],
+             2: [kind(ELEPHANT, 2), kind(LION, 2), kind(ZEBRA, 3)]}
+    ground = [twin(kind(LION, 1)), twin(kind(MONKEY, 5)), twin(kind(ELEPHANT, 2)),
+              twin(kind(ZEBRA, 4)), twin(kind(TIGER, 6))]
+    # P0 has paired two zebras (4 cards, and the zebra ducky), P1 a monkey (2 cards; its ducky
+    # went to P2 with P2's later monkey pair), P2 that pair and the ducky: 4 + 2, 2, 2 + 2
+    scored = {kind(ZEBRA, 1): 0, kind(ZEBRA, 2): 0, kind(MONKEY, 1): 1, kind(MONKEY, 2): 2}
+    r, st = position(hands, ground, scored=scored, ducky={ZEBRA: 0, MONKEY: 2})
+    assert G.running_score(st).tolist() == [[6, 2, 4]] == [_running_recount(st, 3)]
+    act(st, 1)                       # P0 flips the monkey 5 and asks P1 (one to the left) for it
+    assert G.running_score(st).tolist() == [[6, 2, 4]]
+    act(st, ask(st, 1))              # a pair (2 cards) and the monkey ducky, taken from P2
+    assert st.ducky[0, MONKEY] == 0
+    assert G.running_score(st).tolist() == [[10, 2, 2]] == [_running_recount(st, 3)]
+    act(st, 0)                       # another turn: the lion 1 it holds, shown
+    act(st, show(st))
+    assert G.running_score(st).tolist() == [[14, 2, 2]] == [_running_recount(st, 3)]
+    assert G.to_move(st)[0] == 0     # the game goes on: hands still hold cards

@@ -958,3 +958,53 @@ def test_every_searchable_value_makes_rules_that_play():
     """Each declared search value of each field (the others printed) is valid rules and a small
     batch plays to the end, at every player count."""
     check_search_space(G, (2, 3, 4, 5))
+
+
+# ---- the running score (issue 16: what a depth-limited search scores its worlds by) -----------------
+
+def _running_recount(st, b, players):
+    """Plain Python, from "Ending the Game and Winning": each melded rank 3 / 5 / 7 for 3 / 4 / 5
+    cards, each guess made so far +5 right (the card is in the box), -3 wrong; cards in hand
+    nothing."""
+    out = []
+    for p in range(players):
+        pts = 0
+        for n in range(1, 7):
+            k = sum(1 for a in range(5) if st.loc[b, card(a, n)] == dk.MELD0 + p)
+            pts += {0: 0, 3: 3, 4: 5, 5: 7}[k]
+        for a in range(5):
+            gnum = int(st.guess[b, p, a])
+            if gnum > 0:
+                pts += 5 if st.loc[b, card(a, gnum)] == dk.MISSING else -3
+        out.append(pts)
+    return out
+
+
+def test_running_score_mid_game_melds_then_the_guesses_as_they_are_made():
+    # seat 0 holds four 2s and three 3s; two turns of question cards are left (qpos 30 of 36)
+    mine = [card(a, 2) for a in range(4)] + [card(a, 3) for a in range(3)] + [card(ZEBRA, 5)]
+    rest = [c for c in range(30) if c not in MISSING5 and c not in mine]
+    hands = {0: mine, 1: rest[:8], 2: rest[8:16]}
+    _, st = position(hands, MISSING5, faceup=rest[16:], qpos=30)
+    assert G.running_score(st).tolist() == [[0, 0, 0]]
+    act(st, dk.A_MELD + 1)                   # the four 2s: 5
+    assert G.running_score(st).tolist() == [[5, 0, 0]]
+    act(st, dk.A_MELD + 2)                   # the three 3s: 3
+    assert G.running_score(st).tolist() == [[8, 0, 0]] == [_running_recount(st, 0, 3)]
+    # the two last turns (no more melds), to the guesses
+    while phase(st) != dk.GUESS:
+        legal = G.legal(st)[0]
+        a = dk.A_ASK if phase(st) == dk.MELD else int(np.flatnonzero(legal)[0])
+        act(st, a)
+        assert G.running_score(st).tolist() == [_running_recount(st, 0, 3)]
+    assert st.g[0, dk.GUESSER] == 0 and st.g[0, dk.GANIMAL] == ELEPHANT
+    before = G.running_score(st)[0].tolist()
+    act(st, dk.A_GUESS + 5)                  # elephant 6: in the box, +5
+    act(st, dk.A_GUESS + 0)                  # lion 1: wrong, -3
+    now = G.running_score(st)[0].tolist()
+    assert now == [before[0] + 5 - 3, before[1], before[2]] == _running_recount(st, 0, 3)
+    act(st, dk.A_NO_GUESS)                   # monkey: no guess, nothing
+    assert G.running_score(st)[0].tolist() == now
+    while phase(st) != dk.OVER:
+        act(st, dk.A_NO_GUESS)
+    assert G.running_score(st).tolist() == G.outcome(st).score.tolist() == [now]

@@ -994,3 +994,40 @@ def test_every_declared_search_value_makes_rules_that_play():
 
 def test_clone_plays_the_same_games():
     check_clone_plays_the_same(G, _play_some(3, 25, 12, 5))
+
+
+# ---- the running score (issue 16: what a depth-limited search scores its worlds by) -------------
+
+def _running_recount(st, players):
+    """Plain Python, from "Scoring and Winning" applied to the piles as they stand: sort each
+    pile by ducky type (the explorer cards a type of their own), the player with more cards of a
+    type than any other discards them, the rest count, four more for the explorer ducky's holder;
+    cards in hand count nothing (every one is played before the end)."""
+    z = G.zones(st, 0)
+    kind_of = lambda k: k // V if k < NAK else "explorer"
+    count = [Counter(kind_of(k) for k in z[f"pile{p}"]) for p in range(players)]
+    out = []
+    for p in range(players):
+        left = sum(n for t, n in count[p].items()
+                   if not all(n > count[q][t] for q in range(players) if q != p))
+        out.append(left + (4 if st.g[0, hl.HOLDER] == p else 0))
+    return [out]
+
+
+def test_running_score_mid_game_scores_the_piles_as_they_stand_and_the_ducky_now():
+    piles = {0: [K(LION, 1), K(LION, 2), K(LION, 3), K(ZEBRA, 1), K(MONKEY, 1), K(MONKEY, 2)],
+             1: [K(LION, 4), K(ZEBRA, 2), K(ZEBRA, 3), E(1)], 2: [K(TIGER, 1)]}
+    st = position(hands={0: [E(3), K(ZEBRA, 5)]}, piles=piles, holder=2)
+    # lions 3 v 1 and monkeys 2 v 0: seat 0 discards them (1 left); zebras 2 v 1 and the explorer
+    # card: seat 1 discards them (1 left); seat 2 discards its tiger and holds the ducky
+    assert G.running_score(st).tolist() == [[1, 1, 4]] == _running_recount(st, 3)
+    act(st, play_explorer(3, MONKEY))       # an exact match on the monkey 3: the ducky to seat 0
+    assert st.g[0, hl.PHASE] == hl.REVERSE   # mid-turn: the running score moves at once
+    assert G.running_score(st).tolist() == [[5, 1, 0]] == _running_recount(st, 3)
+    act(st, LAY[3]["reverse"])               # the monkey stack now wants <= 3
+    act(st, LAY[3]["no_give"])
+    act(st, play(MONKEY, 5))                 # seat 1: not wanted, takes the monkey 3 and the E3
+    # seat 1: zebras 2 and explorer cards 2 discarded, the lion 4 and the monkey 3 count (seat 0
+    # has more monkeys)
+    assert G.running_score(st).tolist() == [[5, 2, 0]] == _running_recount(st, 3)
+    assert (G.to_move(st) >= 0).all()

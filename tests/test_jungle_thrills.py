@@ -1123,3 +1123,37 @@ def test_drama_with_held_sets_counted_replayed_from_the_log(players):
         changed += assert_drama(out.stats, b, hist, out.score[b].tolist(),
                                 out.win[b].tolist()) > 0
     assert changed > 0
+
+
+# ---- the running score (issue 16: what a depth-limited search scores its worlds by) -------------
+
+def _animals_on(cards):
+    """THE WINNER, in plain Python: one point per animal pictured (slots 0, 1 show one, 2, 3 two,
+    4, 5 three)."""
+    return sum((1, 1, 2, 2, 3, 3)[x % 6] for x in cards)
+
+
+@pytest.mark.parametrize("held_count", [False, True])
+def test_running_score_mid_game_counts_won_sets_and_the_finished_games(held_count):
+    # game 2 of a match of 2: the first game left P0 20, P1 31, P2 7. Now P0 has won a hippo set
+    # outright, P1 holds a tiger set, P2 a lion set; a monkey pair lies in the centre and the
+    # zebras are still in the stacks: none of those counts, held sets only with held_count
+    r, st = position(rounds=2, held_count_at_end=held_count,
+                     stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)]},
+                     pairs=[(c(MONKEY, 0), c(MONKEY, 5))],
+                     held={1: [animal_set(TIGER)], 2: [animal_set(LION, 1)]},
+                     won={0: [animal_set(HIPPO)]})
+    st.pp[0, :, jt.TOTAL] = [20, 31, 7]
+    st.g[0, jt.ROUND] = 1
+    assert obs(st).kind[0] == jt.K_HUNTER
+
+    def recount():
+        z = G.zones(st, 0)
+        return [[[20, 31, 7][p] + _animals_on(z[f"won{p}"])
+                 + (_animals_on(z[f"held{p}"]) if held_count else 0) for p in range(3)]]
+
+    want = [[20 + 6, 31 + 6 * held_count, 7 + 6 * held_count]]
+    assert G.running_score(st).tolist() == want == recount()
+    act(st, demand(2, LION))            # P0's Hunter: P2 hands over the lions, won outright
+    assert G.running_score(st).tolist() == [[20 + 12, 31 + 6 * held_count, 7]] == recount()
+    assert mover(st) >= 0                # the game goes on

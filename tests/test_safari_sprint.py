@@ -1163,3 +1163,51 @@ def test_every_declared_search_value_makes_rules_that_play():
 
 def test_clone_plays_the_same_games():
     check_clone_plays_the_same(G, _play_some(4, 30, 12, 5))
+
+
+# ---- the running score (issue 16: what a depth-limited search scores its worlds by) -------------
+
+def _running_recount(st, players):
+    """Plain Python, from "Scoring Each Race" applied to the board as it stands: the series
+    points so far, plus, while the animals race, 6 / 4 / 3 / 2 / 1 / 0 for the place of the
+    player's animal counting every ducky ahead of it, Ducktor Livingstone included."""
+    points = (6, 4, 3, 2, 1, 0)
+    out = [int(st.pp[0, p, ss.TOTAL]) for p in range(players)]
+    if st.g[0, ss.PHASE] == ss.PLAY:
+        on_board = [d for d in range(6) if st.owner[0, d] >= 0] + [X]
+        for d in on_board[:-1]:
+            ahead = sum(1 for e in on_board if st.pos[0, e] > st.pos[0, d])
+            out[st.owner[0, d]] += points[ahead]
+    return [out]
+
+
+def test_running_score_mid_race_adds_the_places_now_to_the_series_points():
+    # the examples' board (elephant 8, zebra 7, monkey 4, tiger 3, explorer 2) in the second race,
+    # after a first race that left 10, 7, 4, 12
+    r = G.make_rules({"animals": ["elephant", "monkey", "tiger", "zebra"]})
+    st = G.init(r, 4, deal_keys(1, 0), log=True)
+    hands = {0: [card(X, 5)], 1: [card(ZEBRA, 3)], 2: [card(TIGER, 2)], 3: [card(TIGER, 3)]}
+    G.stack(st, 0, pos={ELEPHANT: 8, ZEBRA: 7, MONKEY: 4, TIGER: 3, X: 2},
+            owner={ELEPHANT: 0, ZEBRA: 1, MONKEY: 2, TIGER: 3}, hands=hands, racing=0,
+            rounds_done=3, race=1, totals=[10, 7, 4, 12])
+    # places now: elephant 1st (6), zebra 2nd (4), monkey 3rd (3), tiger 4th (2), explorer 5th
+    assert G.running_score(st).tolist() == [[16, 11, 7, 14]] == _running_recount(st, 4)
+    for t in (card(X, 5), card(ZEBRA, 3), card(TIGER, 2)):
+        act(st, t)                   # the line fills: nobody moves until the round is played
+        assert G.running_score(st).tolist() == [[16, 11, 7, 14]]
+    act(st, card(TIGER, 3))
+    # Examples C-F: zebra 9, tiger 8, elephant 7, explorer 5, monkey 4
+    assert G.running_score(st).tolist() == [[13, 13, 5, 16]] == _running_recount(st, 4)
+
+
+def test_running_score_while_choosing_animals_is_the_series_points_alone():
+    r, st = last_round({ELEPHANT: 20, LION: 10, MONKEY: 15, X: 2})
+    # the last round of race 1: elephant 1st, monkey 2nd, lion 3rd, explorer last
+    assert G.running_score(st).tolist() == [[5 + 6, 7 + 3, 9 + 4]] == _running_recount(st, 3)
+    play_round(st, {0: card(ELEPHANT, 1), 1: card(LION, 1), 2: card(MONKEY, 1)})
+    assert st.g[0, ss.PHASE] == ss.CLAIM and st.g[0, ss.RACE] == 1
+    assert G.running_score(st).tolist() == [[11, 10, 13]] == _running_recount(st, 3)
+    # the first claim puts one animal on the board: still no places, the race has not begun
+    act(st, int(np.flatnonzero(G.legal(st)[0])[0]))
+    assert st.g[0, ss.PHASE] == ss.CLAIM
+    assert G.running_score(st).tolist() == [[11, 10, 13]]

@@ -700,11 +700,19 @@ class AnimalHunt(Game):
         p = state.n_players
         return (state.ducky[:, None, :] == np.arange(p)[None, :, None]).sum(axis=2)
 
-    def outcome(self, state: State) -> Outcome:
+    def running_score(self, state: State) -> np.ndarray:
+        """The score if the game were scored now (issue 16): the cards in each score pile and the
+        duckies in front of each player now; cards in hand count nothing (they are discarded at
+        the end). The final score once the game is over (docs/rules/animal_hunt.md, "Running
+        score")."""
         r = state.rules
         pairs = state.pp[:, :, PAIRS].astype(np.int64)
         duck = self.duckies(state)
-        score = (2 * r.card_points * pairs + r.ducky_points * duck).astype(np.float64)
+        return (2 * r.card_points * pairs + r.ducky_points * duck).astype(np.float64)
+
+    def outcome(self, state: State) -> Outcome:
+        score = self.running_score(state)
+        duck = self.duckies(state)
         rank, win = ranks_and_wins(score)
         pp = state.pp
         lead = drama.drama_stats(state.dr, score, win, False)

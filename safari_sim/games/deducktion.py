@@ -1277,6 +1277,12 @@ class Deducktion(Game):
         return (pp[:, :, MELD_PTS] + r.guess_right * pp[:, :, RIGHT]
                 + r.guess_wrong * pp[:, :, WRONG]).astype(np.float64)
 
+    def running_score(self, state: State) -> np.ndarray:
+        """The score if the game were scored now (issue 16): the melds on the table (3 / 5 / 7)
+        and the guesses already made (+5 / -3); the final score once the last guess is made.
+        Cards in hand count nothing (docs/rules/deducktion.md, "Running score")."""
+        return self.scores(state)
+
     def outcome(self, state: State) -> Outcome:
         score = self.scores(state)
         rank, win = ranks_and_wins(score)

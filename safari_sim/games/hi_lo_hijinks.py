@@ -287,6 +287,14 @@ def _count(b, g, pp, ptype, params, col):
 
 
 @njit(cache=True, _nrt=False)
+def _standings(g, pp, ptype, params):
+    """The count (``_count``) of every game into pp[:, :, SCORE]: given a copy of pp, it is the
+    running score (``HiLoHijinks.running_score``)."""
+    for b in range(g.shape[0]):
+        _count(b, g, pp, ptype, params, SCORE)
+
+
+@njit(cache=True, _nrt=False)
 def _score(b, g, pp, ptype, ev, params):
     """The final count (``_count``), logged."""
     _count(b, g, pp, ptype, params, SCORE)
@@ -809,6 +817,16 @@ class HiLoHijinks(Game):
               state.stack, state.slen, state.higher, state.stype, state.pile, state.ptype,
               state.pub, state.known, state.dr, state.ev, state.kind_total, state.params, v.mover, v.legal, v.small,
               v.deck_left, v.hand, v.board, v.stack_types, v.piles, v.hand_sizes, v.unseen)
+
+    def running_score(self, state: State) -> np.ndarray:
+        """The score if the game ended now (issue 16): the final count (``_count``) applied to
+        the piles as they stand (each type's majority discarded, the rest counted, plus the
+        explorer points for the ducky's holder now); cards in hand count nothing (they are all
+        played before the end). The final score once the game is over; lower is better
+        (docs/rules/hi_lo_hijinks.md, "Running score")."""
+        pp = state.pp.copy()
+        _standings(state.g, pp, state.ptype, state.params)
+        return pp[:, :, SCORE].astype(np.float64)
 
     def outcome(self, state: State) -> Outcome:
         score = state.pp[:, :, SCORE].astype(np.float64)

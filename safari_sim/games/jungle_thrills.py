@@ -1063,6 +1063,22 @@ class JungleThrills(Game):
         _redeal_stacks(w.g, w.pp, w.stack, w.zone, w.zone_at, w.tmp, w.rs, w.params)
         return w
 
+    def running_score(self, state: State) -> np.ndarray:
+        """The score if the game were scored now (issue 16), as Drama counts it (``_drama``):
+        the match's finished games plus the animals on the sets won outright in this one (plus
+        the sets held, with ``held_count_at_end``); the final total once the match is over.
+        Cards in stacks, piles and centre pairs count nothing (docs/rules/jungle_thrills.md,
+        "Running score")."""
+        st, n = state, state.n_players
+        pp = st.pp.astype(np.int64)
+        now = pp[:, :, WONPTS].copy()
+        if st.rules.held_count_at_end:
+            held = st.set_state == S_HELD
+            pts = np.where(held, st.card_value[np.maximum(st.setc, 0)].astype(np.int64).sum(2), 0)
+            now += (pts[:, :, None] * (st.set_owner[:, :, None] == np.arange(n))).sum(1)
+        now[st.g[:, PHASE] == OVER] = 0   # the last game's points are in the total already
+        return (pp[:, :, TOTAL] + now).astype(np.float64)
+
     def outcome(self, state: State) -> Outcome:
         total = state.pp[:, :, TOTAL].astype(np.float64)
         rank, win = ranks_and_wins(total)

@@ -977,6 +977,22 @@ class SafariSprint(Game):
               st.xtypes, st.racing, st.points, st.params, v.mover, v.legal, v.small, v.hand,
               v.played, v.line, v.pos, v.owner, v.seen, v.total, v.ifplay)
 
+    def running_score(self, state: State) -> np.ndarray:
+        """The score if the series were scored now (issue 16): the series points of the races
+        run, plus, while a race is being run (its animals all on the board), the points of the
+        place each player's animal holds now, Ducktor Livingstone included ("Scoring Each Race"
+        applied to the board as it stands). While the animals are being chosen the race has no
+        places yet: the races run only. The final total once the series is over
+        (docs/rules/safari_sprint.md, "Running score")."""
+        st, n = state, state.n_players
+        score = st.pp[:, :, TOTAL].astype(np.int64)
+        racing = np.flatnonzero(st.g[:, PHASE] == PLAY)
+        pos = st.pos[racing][:, st.active]                      # [R, n + 1], the explorer last
+        place = (pos[:, None, :] > pos[:, :, None]).sum(2)      # duckies ahead of each
+        seat = st.owner[racing][:, st.active[:-1]]              # [R, n]: each animal's owner
+        np.add.at(score, (racing[:, None], seat), st.points[place[:, :-1]])
+        return score.astype(np.float64)
+
     def outcome(self, state: State) -> Outcome:
         total = state.pp[:, :, TOTAL].astype(np.float64)
         rank, win = ranks_and_wins(total)
