@@ -12,7 +12,8 @@ every observed game at once:
 3. the other seats' moves, inside the tree and after it, are played by the rollout strategy (the
    tree holds only the seat's decisions: the opponents are part of the world, as chance is), and
    after the expansion the seat too is played by the rollout strategy, to the end of the game,
-   through the loop users run (``engine.play.play_on``);
+   through the loop users run (``engine.play.play_on``), or with ``depth: d`` only d steps of
+   that loop after the root action, the world then scored by the game's running score;
 4. back up the result along the path (win share, or score margin by ``objective``).
 
 It plays the root action visited most (ties: the better mean, then the seat's stream).
@@ -37,7 +38,8 @@ from safari_sim.engine.play import play_on
 from safari_sim.engine.worlds import seed_keys, world_keys
 
 from .base import Strategy, random_legal
-from .search import DEAL, SEATS, helper, searched_game, seat_results
+from .search import (DEAL, SEATS, after_steps, check_depth, helper, searched_game,
+                     world_results)
 
 
 class IsmctsParams(BaseModel):
@@ -53,6 +55,10 @@ class IsmctsParams(BaseModel):
         "the rollout strategy's knobs (with 'benchmark': on top of the benchmark's own)"))
     objective: Literal["win", "margin"] = Field("win", description=(
         "win: the seat's win share; margin: its score lead over the best other seat"))
+    depth: int = Field(0, ge=0, description=(
+        "steps of the play loop (every seat's decisions, the tree's included) each world is "
+        "played after the root action before it is scored by the game's running score "
+        "(0: to the end)"))
     max_worlds: int = Field(4096, ge=1, description=(
         "observed games searched at once (one world each per iteration)"))
 
@@ -189,6 +195,7 @@ class Ismcts(Strategy):
 
     def act(self, obs, legal, rng, worlds=None):
         game = searched_game(worlds, "ismcts")
+        check_depth(game, "ismcts", self.params.depth)
         rollout = self._rollout(game)
         legal = np.asarray(legal)
         base = seed_keys(rng)  # first: the same two draws per game whatever else happens
@@ -236,9 +243,22 @@ class Ismcts(Strategy):
             # the tree part (the seat by the tree, the others by the rollout strategy), until
             # every world has left its tree; then the rest by the rollout strategy alone (its
             # compiled twin, where it has one, plays it in one kernel)
+            # (with ``depth``, every world plays the root action and then ``depth`` steps, the
+            # tree part's included, whatever else is in the batch)
+            steps = [0]
+            budget = p.depth + 1 if p.depth else 0
+
+            def tree_part(mover):
+                steps[0] += 1
+                return (budget and steps[0] > budget) or not (
+                    (tree.cur >= 0) & (mover >= 0)).any()
+
             play_on(game, w, [tree, rollout], seating, seat_rs, rules=worlds.rules,
-                    stop=lambda mover: not ((tree.cur >= 0) & (mover >= 0)).any())
-            play_on(game, w, [rollout], zeros, seat_rs, rules=worlds.rules)
+                    stop=tree_part)
+            left = budget - (steps[0] - 1)
+            if not budget or left > 0:
+                play_on(game, w, [rollout], zeros, seat_rs, rules=worlds.rules,
+                        stop=after_steps(left) if budget else None)
             r = self._reward(game, w, seat)
             g, d = np.nonzero(np.arange(tree.path.shape[1])[None, :] < tree.plen[:, None])
             path = tree.path[g, d]
@@ -256,7 +276,7 @@ class Ismcts(Strategy):
                 np.where(there, s / np.maximum(v, 1.0), -np.inf))
 
     def _reward(self, game, w, seat):
-        win, margin = seat_results(game, w, seat)
+        win, margin = world_results(game, w, seat)
         return win if self.params.objective == "win" else margin
 
 

@@ -4,8 +4,9 @@ At each decision, for each candidate action (every legal one, or the ``top_k`` a
 likes best), the player deals ``rollouts`` worlds of the game it observes (``Game.determinize``:
 everything it cannot see dealt again, consistently with what it has seen), applies the action in
 each and plays every world on to the end with the rollout strategy in every seat, through the
-same loop users run (``engine.play.play_on``). It picks the action with the best mean result: its
-win share, or its score margin over the best other seat.
+same loop users run (``engine.play.play_on``), or with ``depth: d`` for d more steps of that loop
+and then scores it by the game's running score (``Game.running_score``). It picks the action with
+the best mean result: its win share, or its score margin over the best other seat.
 
 Batched: the worlds of all observed games x candidates x rollouts are dealt as one batch (chunked
 by ``max_worlds``), stepped together and played out together: no Python loop over games. World r
@@ -22,6 +23,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from safari_sim.engine.play import play_on
+from safari_sim.engine.protocol import Game, ranks_and_wins
 from safari_sim.engine.worlds import has_worlds, seed_keys, world_keys
 
 from .base import Strategy, random_legal
@@ -43,6 +45,9 @@ class SearchParams(BaseModel):
     rollout: str = Field("random", description=(
         "strategy of the game playing every seat of the worlds to the end"))
     rollout_params: dict[str, Any] = Field({}, description="the rollout strategy's knobs")
+    depth: int = Field(0, ge=0, description=(
+        "steps of the play loop (every seat's decisions) each world is played after the "
+        "candidate action before it is scored by the game's running score (0: to the end)"))
     objective: Literal["win", "margin"] = Field("win", description=(
         "win: the mean win share; margin: the mean score lead over the best other seat (each "
         "breaks the other's ties)"))
@@ -90,6 +95,50 @@ def seat_results(game, state, seat) -> tuple[np.ndarray, np.ndarray]:
     return win, mine - score.max(axis=1)
 
 
+def check_depth(game, who: str, depth: int) -> None:
+    """A clear error where a depth-limited search is asked of a game with no running score."""
+    if depth > 0 and type(game).running_score is Game.running_score:
+        raise NotImplementedError(
+            f"{who} with depth {depth} cannot play {game.id}: {game.name} has no running score "
+            "(Game.running_score), so a world stopped before its end cannot be scored; use "
+            "depth 0 (play every world to the end)")
+
+
+def after_steps(depth: int):
+    """A ``play_on`` stop that lets ``depth`` steps of the loop be played (0: no stop)."""
+    if depth <= 0:
+        return None
+    played = [0]
+
+    def stop(mover):
+        played[0] += 1
+        return played[0] > depth
+
+    return stop
+
+
+def world_results(game, state, seat) -> tuple[np.ndarray, np.ndarray]:
+    """``seat_results`` for worlds that may not be over (a depth-limited play-out): a finished
+    world by its outcome, one still running by the game's running score (win: the seat's share
+    of the best running score, ties split; margin: its lead over the best other seat; lower is
+    better where the lower score wins)."""
+    running = np.asarray(game.to_move(state)) >= 0
+    if not running.any():
+        return seat_results(game, state, seat)
+    score = np.asarray(game.running_score(state), np.float64)
+    if getattr(game, "lower_score_wins", False):
+        score = -score
+    sc = np.arange(len(seat))
+    win = ranks_and_wins(score)[1][sc, seat]
+    mine = score[sc, seat].copy()
+    score[sc, seat] = -np.inf
+    margin = mine - score.max(axis=1)
+    done = np.flatnonzero(~running)
+    if done.size:  # finished earlier: scored as a whole play-out is
+        win[done], margin[done] = seat_results(game, game.clone(state, done), seat[done])
+    return win, margin
+
+
 class Search(Strategy):
     name = "search"
     summary = ("determinized Monte Carlo search: plays `rollouts` dealt worlds to the end per "
@@ -127,6 +176,7 @@ class Search(Strategy):
 
     def act(self, obs, legal, rng, worlds=None):
         game = searched_game(worlds, "search")
+        check_depth(game, "search", self.params.depth)
         prior, rollout = self._strategies(game)
         legal = np.asarray(legal)
         base = seed_keys(rng)  # first: the same two draws per game whatever else happens
@@ -198,8 +248,11 @@ class Search(Strategy):
         seat_keys = world_keys(base, np.arange(r * p)[None, :].repeat(len(base), 0), SEATS)
         seat_rs = seat_keys.reshape(len(base), r, p)[gi, rep].reshape(-1).copy()
         rollout.reset(m, p)
-        play_on(game, w, [rollout], np.zeros((m, p), np.int64), seat_rs, rules=worlds.rules)
-        win, margin = seat_results(game, w, seat)
+        # to the end, or ``depth`` steps of the loop (every world steps together: each plays
+        # exactly that many, whatever else is in its chunk)
+        play_on(game, w, [rollout], np.zeros((m, p), np.int64), seat_rs, rules=worlds.rules,
+                stop=after_steps(self.params.depth))
+        win, margin = world_results(game, w, seat)
         first, other = (win, margin) if self.params.objective == "win" else (margin, win)
         mean = np.zeros((2,) + cand.shape)
         np.add.at(mean[0], (gi, act), first)

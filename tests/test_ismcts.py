@@ -175,6 +175,8 @@ def test_ismcts_knobs_are_checked():
         Ismcts(objective="points")
     with pytest.raises(Exception, match="c"):
         Ismcts(c=-1)
+    with pytest.raises(Exception, match="depth"):
+        Ismcts(depth=-2)
     with pytest.raises(TypeError, match="play loop"):
         Ismcts().act(None, np.ones((1, 2), bool), None)
     assert rollout_spec("duck_duck_bruce", "benchmark", {}) == ("stop_at", {"cards": 3})
@@ -233,15 +235,17 @@ def test_ismcts_plays_legal_games_the_same_in_any_batch(game_id):
     assert (strats[0].count >= 1).all()
 
 
-def test_ismcts_duck_duck_bruce_whole_games_any_batch_and_margin():
+@pytest.mark.parametrize("depth", [0, 2])
+def test_ismcts_duck_duck_bruce_whole_games_any_batch_and_margin(depth):
     """Duck Duck Bruce, every decision searched (benchmark rollouts: the compiled play-out; the
-    margin objective; max_worlds 3 splits the searched games): the same games in batches of 7
-    and 1, and chunks change nothing."""
+    margin objective; max_worlds 3 splits the searched games; and with ``depth``, the worlds
+    stopped after the root action and 2 steps, scored by the running score): the same games in
+    batches of 7 and 1, and chunks change nothing."""
     rules = DDB.make_rules(rounds=1)
     keys = game_keys(5, 3, 7)
     seating = _table(3, 7)
     opp = get_strategy(DDB.id, "card_counter")()
-    kw = dict(iterations=6, objective="margin")
+    kw = dict(iterations=6, objective="margin", depth=depth)
     seven = play_batch(DDB, rules, 3, [Ismcts(**kw), opp], seating, keys)
     chunks = play_batch(DDB, rules, 3, [Ismcts(**kw, max_worlds=3), opp], seating, keys)
     one = play_batch(DDB, rules, 3, [Ismcts(**kw), opp], seating[3:4], keys.take([3]))
@@ -291,3 +295,36 @@ def test_ismcts_never_reads_the_hidden_cards(game_id):
         assert np.array_equal(i1, i2) and np.array_equal(a1, a2)
     for k, v in _arrays(state).items():
         assert np.array_equal(v, before[k]), f"searching changed the real state's {k}"
+
+
+
+def test_ismcts_depth_counts_the_tree_part():
+    """Every world plays exactly the root action and ``depth`` more steps, the tree's own
+    included, however deep its tree goes: the decisions made in each iteration's worlds (tree
+    part and play-out) are (d + 1) per world (no round ends that soon after the deal)."""
+    import strategies.ismcts as im
+
+    made = []
+    real = im.play_on
+
+    def counting(*a, **kw):
+        made.append(real(*a, **kw))
+        return made[-1]
+
+    rules = DDB.make_rules(rounds=1)
+    n, p, it = 4, 3, 5
+    st = DDB.init(rules, p, game_keys(9, p, n).deal)
+    idx = np.arange(n)
+    mover = DDB.to_move(st)
+    try:
+        im.play_on = counting
+        for d in (1, 3, 6):
+            made.clear()
+            s = Ismcts(iterations=it, depth=d, rollout="random")
+            s.reset(n, p)
+            s.act(DDB.observe(st, idx).freeze(), DDB.legal(st).copy(),
+                  SeatRandom(game_keys(9, p, n).seat.reshape(-1).copy(), idx * p + mover),
+                  Worlds(DDB, rules, p, st, idx, mover.copy()))
+            assert sum(made) == it * n * (d + 1), (d, made)
+    finally:
+        im.play_on = real

@@ -143,13 +143,14 @@ def test_search_leaves_the_real_game_alone(game_id):
             assert not np.shares_memory(v, getattr(w, k)), f"a world shares {k} with the real game"
 
 
-def test_search_names_a_game_without_worlds():
-    class NoWorlds(type(DDB)):
-        id = "no_worlds_here"
-        name = "No Worlds Here"
-        determinize = Game.determinize
+def _ddb_without(method, game_id, name):
+    """Duck Duck Bruce under another id and name, with the protocol's default ``method``."""
+    return type("Without", (type(DDB),), {"id": game_id, "name": name,
+                                          method: getattr(Game, method)})()
 
-    game = NoWorlds()
+
+def test_search_names_a_game_without_worlds():
+    game = _ddb_without("determinize", "no_worlds_here", "No Worlds Here")
     with pytest.raises(StrategyFailed, match="no_worlds_here"):
         play_batch(game, game.make_rules(), 2, [_search(rollouts=1), _random()], _table(2, 2),
                    game_keys(0, 2, 2))
@@ -320,3 +321,98 @@ def test_duck_duck_bruce_worlds_follow_the_rulebook_odds():
     near = (w.deck[:, pos:pos + 3] == target).any(axis=1).mean()
     p_near = 3 / pile
     assert abs(near - p_near) < 4 * np.sqrt(p_near * (1 - p_near) / n)
+
+
+# ---- depth: worlds played d steps, then scored by the running score --------------------------
+
+def _has_running(game):
+    return type(game).running_score is not Game.running_score
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_search_depth_plays_legal_games_the_same_in_any_batch(game_id):
+    """With ``depth`` (worlds stopped after a few steps and scored by the running score): legal
+    whole games, game 3 of a batch of 7 is the same game played alone, and chunks of at most
+    5 worlds change nothing (every world plays exactly its depth, whatever else is in its
+    batch)."""
+    game = _game(game_id)
+    if not _has_running(game):
+        pytest.skip(f"{game_id} has no running_score yet")
+    p, rules = _players(game), _rules(game)
+    keys = game_keys(12, p, 7)
+    seating = _table(p, 7)
+
+    def strats(**kw):
+        return [SearchFirst(rollouts=2, top_k=2, depth=3, **kw), get_strategy(game_id, "random")()]
+
+    seven = play_batch(game, rules, p, strats(), seating, keys)
+    one = play_batch(game, rules, p, strats(), seating[3:4], keys.take([3]))
+    chunked = play_batch(game, rules, p, strats(max_worlds=5), seating, keys)
+    _same_outcome(seven.outcome, one.outcome, slice(3, 4))
+    _same_outcome(seven.outcome, chunked.outcome)
+
+
+def test_search_depth_names_a_game_without_running_score():
+    game = _ddb_without("running_score", "no_running_here", "No Running Here")
+    with pytest.raises(StrategyFailed, match="No Running Here has no running score") as e:
+        play_batch(game, game.make_rules(), 2, [_search(rollouts=1, depth=2), _random()],
+                   _table(2, 2), game_keys(0, 2, 2))
+    assert isinstance(e.value.__cause__, NotImplementedError)
+    # depth 0 plays it (to the end: no running score needed)
+    play_batch(game, game.make_rules(rounds=1), 2, [_search(rollouts=1), _random()],
+               _table(2, 2), game_keys(0, 2, 2))
+    with pytest.raises(Exception, match="depth"):
+        Search(depth=-1)
+
+
+def test_after_steps_plays_exactly_depth_steps():
+    """The stop lets exactly d steps of the loop be played: every seat's decision is a step."""
+    from strategies.search import after_steps
+
+    p, n = 3, 6
+    keys = game_keys(2, p, n)
+    for d in (1, 4, 9):
+        st = DDB.init(DDB.make_rules(rounds=1), p, keys.deal)
+        ref = DDB.init(DDB.make_rules(rounds=1), p, keys.deal)
+        r = _random()
+        r.reset(n, p)
+        made = play_on(DDB, st, [r], np.zeros((n, p), np.int64), keys.seat.reshape(-1).copy(),
+                       stop=after_steps(d))
+        assert made == d * n  # nobody's round ends within 9 steps from the deal
+        turns = 0
+        rs = keys.seat.reshape(-1).copy()
+        for _ in range(d):  # the same d steps by hand
+            mover = DDB.to_move(ref)
+            a = random_legal(DDB.legal(ref), SeatRandom(rs, np.arange(n) * p + mover))
+            DDB.step(ref, a)
+            turns += 1
+        assert np.array_equal(st.pp, ref.pp) and np.array_equal(st.g, ref.g)
+
+
+def test_world_results_score_unfinished_worlds_by_the_running_score():
+    """Unfinished worlds: win share of the best running score (ties split), margin over the
+    best other seat; finished ones: by their outcome, as a whole play-out is."""
+    from strategies.search import world_results
+
+    p, n = 3, 40
+    st = DDB.init(DDB.make_rules(rounds=1), p, deal_keys(n, 3))
+    r = _random()
+    r.reset(n, p)
+    play_on(DDB, st, [r], np.zeros((n, p), np.int64), deal_keys(n * p, 4),
+            stop=lambda mover, left=iter(range(60, -1, -1)): next(left) == 0)
+    seat = np.arange(n) % p
+    win, margin = world_results(DDB, st, seat)
+    mover = DDB.to_move(st)
+    rs = DDB.running_score(st)
+    out = DDB.outcome(st)
+    assert (mover >= 0).any() and (mover < 0).any()
+    for i in range(n):
+        if mover[i] < 0:
+            assert win[i] == out.win[i, seat[i]]
+            mine = out.score[i, seat[i]]
+            assert margin[i] == mine - max(out.score[i, q] for q in range(p) if q != seat[i])
+        else:
+            row = [float(x) for x in rs[i]]
+            best = max(row)
+            assert win[i] == (1 / row.count(best) if row[seat[i]] == best else 0.0)
+            assert margin[i] == row[seat[i]] - max(row[q] for q in range(p) if q != seat[i])

@@ -204,6 +204,16 @@ class Game(abc.ABC):
     def outcome(self, state: Any) -> Outcome:
         ...
 
+    def running_score(self, state: Any) -> np.ndarray:
+        """float64[B, P]: each seat's score if the game were scored now, in the same units and
+        direction as ``outcome(state).score`` (so it EQUALS outcome's score once a game is over;
+        ``lower_score_wins`` still says which way is better). Mid-game it is the rulebook's own
+        count applied to the position as it stands: what is banked, held, collected or owed now
+        (e.g. Duck Duck Bruce: the points banked, finished rounds and this round's banked nests;
+        never cards still at risk). A read of the state: it changes nothing."""
+        raise NotImplementedError(f"{self.name} has no running score: a depth-limited search "
+                                  "cannot score its worlds")
+
     @abc.abstractmethod
     def describe(self, state: Any, i: int) -> str:
         """A readable account of game ``i`` so far (needs ``init(..., log=True)``)."""

@@ -845,6 +845,15 @@ class DuckDuckBruce(Game):
             },
         )
 
+    def running_score(self, state: State) -> np.ndarray:
+        """The totals of the finished rounds plus, in a round still being played, what each
+        nest would score if the round ended now (the highest card of each suit in it: the
+        nest's banked points). Cards in the row are at risk (a double duck or a Bruce loses
+        them) and count nothing."""
+        total = state.pp[:, :, TOTAL].astype(np.float64)
+        playing = (state.g[:, PHASE] != OVER)[:, None]
+        return total + np.where(playing, state.pp[:, :, ROUND_PTS], 0)
+
     def outcome_numpy(self, state: State) -> Outcome:
         """``outcome`` from the engine's numpy helpers (ranks_and_wins, drama_stats): the
         reference the one-pass kernel is tested against."""
