@@ -14,7 +14,7 @@ import polars as pl
 
 from safari_sim import stats
 from safari_sim.stats import caps, drama
-from safari_sim.stats.words import ci, number, pct, points, signed_points
+from safari_sim.stats.words import ci, interval, number, pct, points, signed_points
 
 
 class ReportError(Exception):
@@ -324,7 +324,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
     need = about(int(rates["games_to_halve"].max()))
     per = "per variant " if n_var > 1 else ""
     out.append([f"Sample size: the widest win-rate interval is {points(widest['hi'] - widest['lo'])} percentage "
-                f"points wide ({widest['strategy']}, {pct(widest['lo'])} to {pct(widest['hi'])}); about "
+                f"points wide ({widest['strategy']}, {interval(widest['lo'], widest['hi'])}); about "
                 f"{need:,} games {per}(now {games:,}) would halve it; running the experiment "
                 f"again with --games {need} into the same output plays only the new games."])
     return out

@@ -437,7 +437,7 @@ def test_a_certain_head_to_head_reads_as_a_finding(tmp_path):
     assert re.search(r"bluffer finishes ahead of (random|middle) in every one of their 900 games together", text)
     assert "100.0% (interval" not in text
     assert "bluffer wins most often: every one of its 900 games (interval" in text
-    assert share_of_games(0.99996, 0.9991, 1.0, 30_000).startswith("more than 99.9% (interval 99.9% to 100.0%)")
+    assert share_of_games(0.99996, 0.9991, 1.0, 30_000).startswith("more than 99.9% (interval 99.91% to 100.00%)")
     assert share_of_games(0.0, 0.0, 0.004, 900).startswith("none of their 900 games")
     assert share_of_games(0.621, 0.6, 0.64, 900) == "62.1% (interval 60.0% to 64.0%) of their games together"
 

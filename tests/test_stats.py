@@ -749,3 +749,19 @@ def test_distribution_from_counts_equals_polars_quantiles():
                 assert np.allclose(a, b, equal_nan=True, atol=1e-9), c
             else:
                 assert (a == b).all(), c
+
+
+def test_intervals_print_as_many_decimals_as_their_width_needs():
+    """At 100 M games an interval is hundredths of a point wide: one decimal printed it as
+    "44.7% to 44.7%" and "0.0 percentage points wide"."""
+    from safari_sim.stats.words import ci, interval, points
+
+    assert ci(0.362, 0.376) == "(interval 36.2% to 37.6%)"
+    assert interval(0.4471, 0.4510) == "44.71% to 45.10%"
+    assert interval(0.447121, 0.447163) == "44.712% to 44.716%"
+    assert points(0.0039) == "0.39"
+    assert points(0.00039) == "0.039"
+    assert points(0.036) == "3.6"
+    for lo, width in [(0.1, 3e-4), (0.447, 4e-5), (0.9, 0.02), (0.333, 0.0051)]:
+        a, b = interval(lo, lo + width).split(" to ")
+        assert a != b, (lo, width)

@@ -19,14 +19,33 @@ def pm(lo: float, hi: float) -> str:
     return f"± {half:.{2 if half < 0.1 else 1}f}%"
 
 
+def digits_for(width: float) -> int:
+    """Decimals of a percentage that show an interval ``width`` (a share) wide: one while it is
+    half a percentage point or more, then two, then three (at 100 M games an interval is a few
+    hundredths of a point wide: one decimal would print it as "44.7% to 44.7%")."""
+    w = 100 * abs(width)
+    return 1 if w >= 0.5 else 2 if w >= 0.05 else 3
+
+
 def ci(lo: float, hi: float) -> str:
-    """An interval of shares in words: '(interval 36.2% to 37.6%)'."""
-    return f"(interval {pct(lo)} to {pct(hi)})"
+    """An interval of shares in words: '(interval 36.2% to 37.6%)', with as many decimals as
+    its width needs."""
+    d = digits_for(hi - lo)
+    return f"(interval {interval(lo, hi)})"
 
 
-def points(x: float, digits: int = 1) -> str:
+def interval(lo: float, hi: float) -> str:
+    """An interval of shares without the parentheses: '36.2% to 37.6%' (decimals as ``ci``)."""
+    d = digits_for(hi - lo)
+    return f"{pct(lo, d)} to {pct(hi, d)}"
+
+
+def points(x: float, digits: int | None = None) -> str:
     """The size of a difference of two shares in percentage points: 0.036 -> '3.6' (write
-    "percentage points" after it; "game points" are the game's own score)."""
+    "percentage points" after it; "game points" are the game's own score); below half a point
+    with the decimals ``digits_for`` gives it (0.0004 -> '0.040', not '0.0')."""
+    if digits is None:
+        digits = digits_for(x)
     return f"{abs(100 * x):.{digits}f}"
 
 
