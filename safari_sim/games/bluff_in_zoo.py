@@ -814,6 +814,12 @@ class BluffInZoo(Game):
             },
         )
 
+    def running_score(self, state: State) -> np.ndarray:
+        """The points each player has taken so far (the cards of lost doubts: what "everyone
+        counts" at the end). The cards on the discard pile go to whoever loses the next doubt,
+        not yet known: they count for nobody."""
+        return state.pp[:, :, POINTS].astype(np.float64)
+
     # -- worlds for search
     constant_fields = ("t_cls", "t_kind", "t_val", "comp", "params")
 

@@ -1332,6 +1332,28 @@ class Herds(Game):
             **drama,
         })
 
+    def running_score(self, state: State) -> np.ndarray:
+        """Each seat's side's total of the finished hands plus, in a hand being played, what
+        the side's herds on the table would score if the hand were scored now (the printed
+        tables: an explorer herd by its size, an animal herd by its animal cards). Cards in
+        hand score nothing, as at the end of a hand."""
+        st = state
+        P = st.n_players
+        nt = int(st.params[P_NTEAMS])
+        teams = np.array([p % 2 if nt < P else p for p in range(P)])
+        lo = st.hlo.astype(np.int64)[:, :, None]
+        hi = st.hhi.astype(np.int64)[:, :, None]
+        n = np.arange(6)[None, None, :]
+        span = (n >= lo) & (n <= hi)
+        animals = (span & (st.hcard >= 0) & (st.hcard < 60)).sum(axis=2)
+        size = np.clip(hi[:, :, 0] - lo[:, :, 0] + 1, 0, len(st.epts) - 1)
+        pts = np.where(st.hsuit == EXPLORER, st.epts[size], st.apts[animals])
+        on_table = np.arange(MAXH)[None, :] < st.g[:, HN][:, None]
+        on_table &= (st.g[:, PHASE] != OVER)[:, None]
+        side = np.stack([np.where(on_table & (st.hown == t), pts, 0).sum(axis=1)
+                         for t in range(nt)], axis=1)
+        return (st.team_total[:, :nt] + side)[:, teams].astype(np.float64)
+
     # -- positions for tests
     def zones(self, state: State, b: int) -> dict[str, list[int]]:
         st = state

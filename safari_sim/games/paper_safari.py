@@ -486,6 +486,42 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
 
 
 @njit(cache=True)
+def _running(g, pp, grid, card_value, params, out):
+    """The running score (``PaperSafari.running_score``): every seat's victory cards, plus, in a
+    round being played, the one this round would give if it were scored now (every grid turned
+    up and counted as ``_end_round`` counts it: the lowest total, then the high-card tie-break;
+    players still tied each get one)."""
+    nplayers = params[P_PLAYERS]
+    nslots = params[P_SLOTS]
+    rows, cols = params[P_ROWS], params[P_COLS]
+    eq = _eq_mode(params[P_FLAGS])
+    tie_all = (params[P_FLAGS] & F_TIE_ALL) != 0
+    vals = np.empty((nplayers, nslots), np.int64)
+    keys = np.empty((nplayers, nslots), np.int64)
+    score = np.empty(nplayers, np.int64)
+    for b in range(g.shape[0]):
+        for p in range(nplayers):
+            out[b, p] = pp[b, p, WINS]
+        if g[b, PHASE] == OVER:
+            continue
+        for p in range(nplayers):
+            score[p] = _field_score(grid[b, p], rows, cols, card_value, params[P_SAFARI], eq,
+                                    tie_all, vals[p])
+            _tie_key(vals[p], rows, cols, eq, tie_all, keys[p])
+        low = score.min()
+        for p in range(nplayers):
+            if score[p] != low:
+                continue
+            beaten = False
+            if params[P_FLAGS] & F_TIE_HIGH:
+                for q in range(nplayers):
+                    if q != p and score[q] == low and _beats(keys[q], keys[p]):
+                        beaten = True
+            if not beaten:
+                out[b, p] += 1
+
+
+@njit(cache=True)
 def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params, dr):
     """The round ends as soon as someone has every card face up (the mover first: a Tarzan
     chain can complete another grid too)."""
@@ -1009,6 +1045,15 @@ class PaperSafari(Game):
                 **drama.drama_stats(state.dr, wins, win, False),
             },
         )
+
+    def running_score(self, state: State) -> np.ndarray:
+        """Victory cards (the match's score) and, in a round being played, the victory card
+        this round would give now: the round scored as it stands, every grid turned up (the
+        lowest total, then more cards of the highest value; still tied: each gets one). A
+        round's other counts are not victory cards and are left out."""
+        out = np.empty(state.pp.shape[:2], np.float64)
+        _running(state.g, state.pp, state.grid, state.card_value, state.params, out)
+        return out
 
     # -- worlds, for search
     constant_fields = ("card_value", "base", "params")

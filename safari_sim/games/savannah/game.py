@@ -407,6 +407,12 @@ class Savannah(Game):
                 **drama.drama_stats(state.dr, score, win, False),
             })
 
+    def running_score(self, state: State) -> np.ndarray:
+        """The points each player has scored so far: every point is scored the moment it is
+        made (a placement's lines in phase one, a claim, a removal in phase two) and never
+        lost, and the end adds nothing, so the running score is the score."""
+        return state.score.astype(np.float64)
+
     # -- worlds, for search (worlds.py; docs/rules/savannah.md, "Worlds for search")
     constant_fields = ("prm", "copies")
 
