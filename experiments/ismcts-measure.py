@@ -13,7 +13,6 @@ Bruce is played to one round (its BENCHMARK rules), other games as printed.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
 
@@ -24,26 +23,19 @@ from strategies import get_strategy
 from strategies.ismcts import Ismcts, rollout_spec
 from strategies.search import Search
 
+from measuring import timed  # experiments/measuring.py (this script's folder)
+
 
 def main(game_id, opponent, budget, n, objective="win", mode="ismcts"):
     game = get_game(game_id)
     rules = game.make_rules(rounds=1) if game_id == "duck_duck_bruce" else game.make_rules()
     base = Ismcts if mode == "ismcts" else Search
-    spent = {"t": 0.0, "d": 0}
-
-    class Timed(base):
-        def act(self, obs, legal, rng, worlds=None):
-            t0 = time.process_time()
-            a = super().act(obs, legal, rng, worlds)
-            spent["t"] += time.process_time() - t0
-            spent["d"] += len(a)
-            return a
-
     if mode == "ismcts":
-        me = Timed(iterations=budget, objective=objective)
+        me, spent = timed(base, iterations=budget, objective=objective)
     else:
         name, params = rollout_spec(game_id, "benchmark", {})
-        me = Timed(rollouts=budget, objective=objective, rollout=name, rollout_params=params)
+        me, spent = timed(base, rollouts=budget, objective=objective, rollout=name,
+                          rollout_params=params)
     seating = np.ones((n, 3), np.int64)
     seating[np.arange(n), np.arange(n) % 3] = 0
     res = play_batch(game, rules, 3, [me, get_strategy(game_id, opponent)()], seating,

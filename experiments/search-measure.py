@@ -1,0 +1,147 @@
+"""The measured tables of docs/search.md: a search player (`search` or `ismcts`) in one seat of
+three, one shipped heuristic in the other two, seats rotated (game b: the searcher in seat
+b mod 3), seed 16, the printed rules. Games are played in chunks of ``--chunk`` (game numbers
+a..b, each with its own keys: a game is the same whatever the chunking), each chunk appended as
+one JSON line to ``--out`` (so a run stopped early keeps what it played); ``--summary`` reads such
+files back into win share ± 95% half-width and the searcher's decisions per CPU second (its own
+``act`` calls, process time).
+
+    .venv/bin/python experiments/search-measure.py GAME OPPONENT --mode search --budget 16 \\
+        --games 300 [--objective margin] [--top-k 6 --prior greedy] [--rollout random] \\
+        --out /work/measure/GAME.jsonl
+    .venv/bin/python experiments/search-measure.py --summary /work/measure/*.jsonl
+
+Rollouts (both modes): the game's BENCHMARK heuristic with its params (``--rollout NAME`` for
+another; ``random`` for the old table's rows). Opponents play with their default knobs, but
+Duck Duck Bruce's as its search yaml (stop_at cards 2, card_counter risk 0.3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import sys
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from safari_sim.engine.chance import game_keys
+from safari_sim.engine.play import play_batch
+from safari_sim.games import get_game
+from strategies import get_strategy
+from strategies.ismcts import Ismcts, rollout_spec
+from strategies.search import Search
+
+from measuring import timed  # experiments/measuring.py (this script's folder)
+
+OPPONENT_PARAMS = {("duck_duck_bruce", "stop_at"): {"cards": 2},
+                   ("duck_duck_bruce", "card_counter"): {"risk": 0.3}}
+
+
+def searcher(args):
+    """The timed search player and the label of its row."""
+    base = Ismcts if args.mode == "ismcts" else Search
+    name, params = rollout_spec(args.game, args.rollout, {})
+    common = dict(objective=args.objective, rollout=name, rollout_params=params)
+    if args.mode == "ismcts":
+        me, spent = timed(base, iterations=args.budget, **common)
+    else:
+        extra = {"top_k": args.top_k} if args.top_k else {}
+        if args.prior:
+            extra["prior"] = args.prior
+        me, spent = timed(base, rollouts=args.budget, **common, **extra)
+    return me, spent, name, params
+
+
+def run(args):
+    game = get_game(args.game)
+    rules = game.make_rules()
+    opp_params = OPPONENT_PARAMS.get((args.game, args.opponent), {})
+    P = args.players
+    for a in range(args.start, args.games, args.chunk):
+        b = min(a + args.chunk, args.games)
+        me, spent, rname, rparams = searcher(args)  # fresh per chunk: a chunk is its own batch
+        opp = get_strategy(args.game, args.opponent)(**opp_params)
+        nums = np.arange(a, b)
+        seating = np.ones((len(nums), P), np.int64)
+        seating[np.arange(len(nums)), nums % P] = 0
+        t0 = time.process_time()
+        res = play_batch(game, rules, P, [me, opp], seating, game_keys(16, P, nums))
+        cpu = time.process_time() - t0
+        win = np.asarray(res.outcome.win, np.float64)[seating == 0]
+        row = dict(game=args.game, opponent=args.opponent, opponent_params=opp_params,
+                   mode=args.mode, budget=args.budget, objective=args.objective,
+                   top_k=args.top_k, prior=args.prior, rollout=rname, rollout_params=rparams,
+                   players=P, first=int(a), last=int(b), wins=win.tolist(),
+                   decisions=spent["d"], search_cpu=spent["t"], cpu=cpu)
+        with open(args.out, "a") as f:
+            f.write(json.dumps(row) + "\n")
+        print(f"{args.game} {args.mode} {args.budget} vs {args.opponent} games {a}-{b}: "
+              f"win {win.mean():.3f}, {spent['d'] / max(spent['t'], 1e-9):.1f} decisions/s, "
+              f"{cpu:.0f} s cpu", flush=True)
+
+
+def key(r):
+    return (r["game"], r["opponent"], r["mode"], r["budget"], r["objective"], r["top_k"],
+            r["rollout"])
+
+
+def summary(paths):
+    rows = defaultdict(list)
+    for p in paths:
+        for line in open(p):
+            r = json.loads(line)
+            rows[key(r)].append(r)
+    print("| game | opponent | player | rollout | objective | top_k | budget | games | win "
+          "share | decisions/s | cpu s | verdict |")
+    print("|" + "---|" * 12)
+    for k in sorted(rows):
+        rs = rows[k]
+        kept, taken = [], set()
+        for r in sorted(rs, key=lambda r: r["first"] - r["last"]):  # a game played twice
+            games = set(range(r["first"], r["last"]))              # counts once (the bigger
+            if not games & taken:                                  # chunk's)
+                kept.append(r)
+                taken |= games
+        rs = kept
+        w = np.concatenate([r["wins"] for r in rs])
+        n = len(w)
+        m = w.mean()
+        half = 1.96 * w.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
+        d = sum(r["decisions"] for r in rs)
+        t = sum(r["search_cpu"] for r in rs)
+        cpu = sum(r["cpu"] for r in rs)
+        fair = 1 / rs[0]["players"]
+        verdict = ("search ahead" if m - half > fair else
+                   "heuristic ahead" if m + half < fair else "heuristic matches")
+        print(f"| {k[0]} | {k[1]} | {k[2]} | {k[6]} | {k[4]} | {k[5]} | {k[3]} | {n} | "
+              f"{m:.2f} ± {half:.2f} | {d / max(t, 1e-9):,.0f} | {cpu:.0f} | {verdict} |")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("game", nargs="?")
+    ap.add_argument("opponent", nargs="?")
+    ap.add_argument("--mode", choices=["search", "ismcts"], default="search")
+    ap.add_argument("--budget", type=int, default=4, help="rollouts (search), iterations (ismcts)")
+    ap.add_argument("--games", type=int, default=300)
+    ap.add_argument("--start", type=int, default=0, help="first game number (resume)")
+    ap.add_argument("--chunk", type=int, default=30)
+    ap.add_argument("--players", type=int, default=3)
+    ap.add_argument("--objective", choices=["win", "margin"], default="win")
+    ap.add_argument("--top-k", type=int, default=0)
+    ap.add_argument("--prior", default=None)
+    ap.add_argument("--rollout", default="benchmark")
+    ap.add_argument("--out", default="/work/measure/search.jsonl")
+    ap.add_argument("--summary", nargs="*")
+    args = ap.parse_args(argv)
+    if args.summary is not None:
+        summary(sorted({p for g in args.summary for p in glob.glob(g)}))
+    else:
+        run(args)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
