@@ -18,8 +18,7 @@ from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
 from safari_sim.games import duck_duck_bruce as ddb
 from safari_sim.games.duck_duck_bruce import (BANK, BRUCE, CUR, DRAW, OVER, P_CARDS, P_MAXSTEAL,
                                               P_PLAYERS, P_ROUNDS, P_TARGET, PASS, PHASE, POS,
-                                              ROW_LEN, STEAL0, V_BUST, V_DECK_LEFT, V_KIND,
-                                              V_ROW_GAIN, V_ROW_LEN, V_SEAT)
+                                              ROUND_PTS, ROW_LEN, STEAL0, TOTAL, V_SEAT)
 
 from .duck_duck_bruce import K_CARD_COUNTER, K_SCOREBOARD, K_STOP_AT, K_VALUE_HUNTER
 
@@ -84,85 +83,87 @@ def _by_odds(b, offset, nests, die, maxsteal, legal, may_pass):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def policy(kind, kp, b, small, counts, nests, total, legal, die, params):
-    """The action of policy ``kind`` with knobs ``kp`` for game b's player to move."""
+def bruce_policy(kind, declare, b, small, nests, total, legal, die, params):
+    """The steal (or pass) of policy ``kind`` after a Bruce, from the view of game b's player to
+    move (its seat, the nests and totals rotated to it, the legal mask). ``declare``: stop_at's
+    declaration."""
     nplayers = params[P_PLAYERS]
     maxsteal = params[P_MAXSTEAL]
-    if small[1, b] == BRUCE:
-        if kind == K_STOP_AT:
-            target = _most_cards(b, nests, small, nplayers)
-            if nests[0, b, target] == 0 and legal[b, PASS]:
-                return PASS
-            k = min(np.int64(kp[1]), maxsteal)
-            return STEAL0 + (target - 1) * maxsteal + (k - 1)
-        if kind == K_SCOREBOARD:
-            return _by_odds(b, _leader(b, nests, total, small, nplayers), nests, die, maxsteal,
-                            legal, True)
-        return _by_odds(b, _most_cards(b, nests, small, nplayers), nests, die, maxsteal, legal,
-                        True)
-    row_len = counts[V_ROW_LEN, b]
-    gain = counts[V_ROW_GAIN, b]
     if kind == K_STOP_AT:
-        stop = row_len >= kp[0]
-    elif kind == K_VALUE_HUNTER:
-        stop = gain >= kp[0] or row_len >= kp[1]
-    else:
-        risk = kp[0]
-        if kind == K_SCOREBOARD:
-            mine = np.float64(total[b, 0]) + nests[1, b, 0]
-            lead = -1e300
-            for o in range(1, nplayers):
-                lead = max(lead, np.float64(total[b, o]) + nests[1, b, o])
-            scale = np.float64(params[P_TARGET]) if params[P_ROUNDS] == 0 else \
-                max(1.0, 20.0 * params[P_ROUNDS])
-            risk = min(max(kp[0] + kp[1] * (lead - mine) / scale, 0.02), 0.98)
-        chance = counts[V_BUST, b] / max(counts[V_DECK_LEFT, b], 1)
-        stop = chance >= risk and gain > 0
-    return BANK if stop else DRAW
+        target = _most_cards(b, nests, small, nplayers)
+        if nests[0, b, target] == 0 and legal[b, PASS]:
+            return PASS
+        k = min(np.int64(declare), maxsteal)
+        return STEAL0 + (target - 1) * maxsteal + (k - 1)
+    if kind == K_SCOREBOARD:
+        return _by_odds(b, _leader(b, nests, total, small, nplayers), nests, die, maxsteal,
+                        legal, True)
+    return _by_odds(b, _most_cards(b, nests, small, nplayers), nests, die, maxsteal, legal, True)
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _write_for(kind, b, g, pp, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
-               mover, legal, small, counts, nests, total, row_mask):
-    """The fields of game b's view that ``policy`` reads for a policy of ``kind`` (write_view's
-    parts, the same numbers): the decision kind and the row's length always; the row's sums and
-    the pile's size only for the policies that weigh the risk; the seat, the players' nests and
-    the legal mask after a Bruce. (Each field is a row of its own in the batch's view, kilobytes
-    from the next: a store that is not needed costs as much as one that is.)"""
-    ph = g[b, PHASE]
-    small[V_KIND, b] = ph
-    counts[V_ROW_LEN, b] = g[b, ROW_LEN]
-    if ph == BRUCE:
-        small[V_SEAT, b] = g[b, CUR]
-        ddb.view_players(b, g, pp, params, nests, total)
-        ddb.view_legal(b, g, params, legal)
-    elif kind != K_STOP_AT:
-        counts[V_DECK_LEFT, b] = params[P_CARDS] - g[b, POS]
-        ddb.view_row(b, g, row, best, seen, card_suit, card_value, suit_total, params, nbruce,
-                     counts, row_mask)
+def choose_policy(kind, kp0, kp1, b, g, pp, row, best, seen, card_suit, card_value, suit_total,
+                  params, nbruce):
+    """Take another card or bank, for policy ``kind`` with knobs (kp0, kp1), read straight from
+    game b's state (no view written): the row's length (obs.row_len); for the policies that weigh
+    the risk, the points banking would add and the unseen cards that would bust (obs.row_gain,
+    obs.bust_cards: ``duck_duck_bruce.row_sums``, what the view holds) and the draw pile's size
+    (obs.deck_left); for scoreboard, every player's total and round points (obs.total,
+    obs.round_pts: public)."""
+    row_len = g[b, ROW_LEN]
+    if kind == K_STOP_AT:
+        return BANK if row_len >= kp0 else DRAW
+    _, gain, bust, _ = ddb.row_sums(b, g, row, best, seen, card_suit, card_value, suit_total,
+                                    params, nbruce)
+    if kind == K_VALUE_HUNTER:
+        stop = gain >= kp0 or row_len >= kp1
+    else:
+        risk = kp0
         if kind == K_SCOREBOARD:
-            ddb.view_players(b, g, pp, params, nests, total)
+            nplayers = params[P_PLAYERS]
+            p = g[b, CUR]
+            mine = np.float64(pp[b, p, TOTAL]) + pp[b, p, ROUND_PTS]
+            lead = -1e300
+            for o in range(1, nplayers):
+                q = p + o
+                q = q - nplayers if q >= nplayers else q
+                lead = max(lead, np.float64(pp[b, q, TOTAL]) + pp[b, q, ROUND_PTS])
+            scale = np.float64(params[P_TARGET]) if params[P_ROUNDS] == 0 else \
+                max(1.0, 20.0 * params[P_ROUNDS])
+            risk = min(max(kp0 + kp1 * (lead - mine) / scale, 0.02), 0.98)
+        chance = bust / max(params[P_CARDS] - g[b, POS], 1)
+        stop = chance >= risk and gain > 0
+    return BANK if stop else DRAW
 
 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit,
           card_value, die, suit_total, params, mover, legal, small, counts, nests, total,
           row_mask, dr, out):
-    """Play every game of the batch to its end. At each decision the kernel writes only the
-    parts of the view the mover's policy reads (``_write_for``), and the whole view once at the
-    end (what the lockstep loop leaves). out[0]: decisions; out[1]: 1 + the first game whose
-    policy chose an illegal action (0: none)."""
+    """Play every game of the batch to its end, one game at a time. A take-or-bank decision
+    reads the few numbers its policy needs straight from the state (``choose_policy``); after a
+    Bruce the kernel writes the view's seat, players and legal mask for ``bruce_policy``; the
+    whole view is written once, at the game's end (what the lockstep loop leaves). out[0]:
+    decisions; out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
     nbruce = ddb.n_bruce(suit_total, params)
     n_actions = legal.shape[1]
     decisions = 0
     for b in range(g.shape[0]):
-        while g[b, PHASE] != OVER:
+        while True:
+            ph = g[b, PHASE]
+            if ph == OVER:
+                break
             k = seating[b, g[b, CUR]]
             kind = kinds[k]
-            _write_for(kind, b, g, pp, row, best, seen, card_suit, card_value, suit_total,
-                       params, nbruce, mover, legal, small, counts, nests, total, row_mask)
-            a = policy(kind, kp[k], b, small, counts, nests, total, legal, die, params)
-            if not ddb.is_legal(g[b, PHASE], a, params, n_actions):
+            if ph == BRUCE:
+                small[V_SEAT, b] = g[b, CUR]
+                ddb.view_players(b, g, pp, params, nests, total)
+                ddb.view_legal(b, g, params, legal)
+                a = bruce_policy(kind, kp[k, 1], b, small, nests, total, legal, die, params)
+            else:
+                a = choose_policy(kind, kp[k, 0], kp[k, 1], b, g, pp, row, best, seen,
+                                  card_suit, card_value, suit_total, params, nbruce)
+            if not ddb.is_legal(ph, a, params, n_actions):
                 out[1] = b + 1
                 return
             ddb.apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev,

@@ -406,13 +406,11 @@ def view_legal(b, g, params, legal):
 
 
 @njit(cache=True, inline='always', _nrt=False)
-def view_row(b, g, row, best, seen, card_suit, card_value, suit_total, params, nbruce, counts,
-             row_mask):
-    """The view's row part: the points banking would add, the cards that would bust, the row's
-    suits and the unseen Bruces."""
+def row_sums(b, g, row, best, seen, card_suit, card_value, suit_total, params, nbruce):
+    """What the row means to the player to move: (unseen Bruces, the points banking would add,
+    the unseen cards that would bust, the bit mask of the row's suits)."""
     p = g[b, CUR]
     ub = nbruce - seen[b, params[P_SUITS]]
-    counts[V_UNSEEN_BRUCE, b] = ub
     gain = 0
     bust = ub
     mask = 0
@@ -422,6 +420,17 @@ def view_row(b, g, row, best, seen, card_suit, card_value, suit_total, params, n
         bust += suit_total[s] - seen[b, s]
         gain += max(card_value[c] - best[b, p, s], 0)
         mask |= 1 << s
+    return ub, gain, bust, mask
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def view_row(b, g, row, best, seen, card_suit, card_value, suit_total, params, nbruce, counts,
+             row_mask):
+    """The view's row part: the points banking would add, the cards that would bust, the row's
+    suits and the unseen Bruces."""
+    ub, gain, bust, mask = row_sums(b, g, row, best, seen, card_suit, card_value, suit_total,
+                                    params, nbruce)
+    counts[V_UNSEEN_BRUCE, b] = ub
     row_mask[b] = mask
     counts[V_ROW_GAIN, b] = gain
     counts[V_BUST, b] = bust
