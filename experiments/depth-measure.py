@@ -15,7 +15,6 @@ Paper Safari as printed.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
 
@@ -25,6 +24,8 @@ from safari_sim.games import get_game
 from strategies import get_strategy
 from strategies.ismcts import rollout_spec
 from strategies.search import Search
+
+from measuring import timed  # experiments/measuring.py (this script's folder)
 
 ROLLOUTS = 16
 
@@ -36,18 +37,8 @@ def main(game_id, opponent, n, depths):
     seating = np.ones((n, 3), np.int64)
     seating[np.arange(n), np.arange(n) % 3] = 0
     for depth in depths:
-        spent = {"t": 0.0, "d": 0}
-
-        class Timed(Search):
-            def act(self, obs, legal, rng, worlds=None):
-                t0 = time.process_time()
-                a = super().act(obs, legal, rng, worlds)
-                spent["t"] += time.process_time() - t0
-                spent["d"] += len(a)
-                return a
-
-        me = Timed(rollouts=ROLLOUTS, objective="margin", rollout=name, rollout_params=params,
-                   depth=depth)
+        me, spent = timed(Search, rollouts=ROLLOUTS, objective="margin", rollout=name,
+                          rollout_params=params, depth=depth)
         res = play_batch(game, rules, 3, [me, get_strategy(game_id, opponent)()], seating,
                          game_keys(16, 3, n))
         w = res.outcome.win[seating == 0]
