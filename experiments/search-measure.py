@@ -60,6 +60,12 @@ def run(args):
     rules = game.make_rules()
     opp_params = OPPONENT_PARAMS.get((args.game, args.opponent), {})
     P = args.players
+    # warm-up (not recorded): one game at budget 1, so that compiling (a numba cache made stale
+    # by an edit of the game) is not timed as deciding
+    warm = argparse.Namespace(**{**vars(args), "budget": 1})
+    me, _, _, _ = searcher(warm)
+    play_batch(game, rules, P, [me, get_strategy(args.game, args.opponent)(**opp_params)],
+               np.eye(1, P, dtype=np.int64) ^ 1, game_keys(16, P, np.array([10**6])))
     for a in range(args.start, args.games, args.chunk):
         b = min(a + args.chunk, args.games)
         me, spent, rname, rparams = searcher(args)  # fresh per chunk: a chunk is its own batch
@@ -100,9 +106,10 @@ def summary(paths):
     for k in sorted(rows):
         rs = rows[k]
         kept, taken = [], set()
-        for r in sorted(rs, key=lambda r: r["first"] - r["last"]):  # a game played twice
-            games = set(range(r["first"], r["last"]))              # counts once (the bigger
-            if not games & taken:                                  # chunk's)
+        # a game played twice counts once: the bigger chunk's, among equal ones the later's
+        for r in sorted(rs[::-1], key=lambda r: r["first"] - r["last"]):
+            games = set(range(r["first"], r["last"]))
+            if not games & taken:
                 kept.append(r)
                 taken |= games
         rs = kept
