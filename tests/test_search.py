@@ -389,30 +389,35 @@ def test_after_steps_plays_exactly_depth_steps():
         assert np.array_equal(st.pp, ref.pp) and np.array_equal(st.g, ref.g)
 
 
-def test_world_results_score_unfinished_worlds_by_the_running_score():
-    """Unfinished worlds: win share of the best running score (ties split), margin over the
-    best other seat; finished ones: by their outcome, as a whole play-out is."""
+@pytest.mark.parametrize("game_id,steps", [("duck_duck_bruce", 60), ("bluff_in_zoo", 25)])
+def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, steps):
+    """Unfinished worlds: win share of the best running score (ties split; the lowest where the
+    lower score wins: Bluff in Zoo), margin over the best other seat (negated there); finished
+    ones: by their outcome, as a whole play-out is."""
     from strategies.search import world_results
 
+    game = get_game(game_id)
     p, n = 3, 40
-    st = DDB.init(DDB.make_rules(rounds=1), p, deal_keys(n, 3))
-    r = _random()
+    rules = game.make_rules(rounds=1) if game_id == "duck_duck_bruce" else \
+        game.make_rules(point_limit=4)
+    st = game.init(rules, p, deal_keys(n, 3))
+    r = get_strategy(game_id, "random")()
     r.reset(n, p)
-    play_on(DDB, st, [r], np.zeros((n, p), np.int64), deal_keys(n * p, 4),
-            stop=lambda mover, left=iter(range(60, -1, -1)): next(left) == 0)
+    play_on(game, st, [r], np.zeros((n, p), np.int64), deal_keys(n * p, 4),
+            stop=lambda mover, left=iter(range(steps, -1, -1)): next(left) == 0)
     seat = np.arange(n) % p
-    win, margin = world_results(DDB, st, seat)
-    mover = DDB.to_move(st)
-    rs = DDB.running_score(st)
-    out = DDB.outcome(st)
+    win, margin = world_results(game, st, seat)
+    mover = game.to_move(st)
+    rs = game.running_score(st)
+    out = game.outcome(st)
+    sign = -1 if game.lower_score_wins else 1
     assert (mover >= 0).any() and (mover < 0).any()
     for i in range(n):
         if mover[i] < 0:
             assert win[i] == out.win[i, seat[i]]
-            mine = out.score[i, seat[i]]
-            assert margin[i] == mine - max(out.score[i, q] for q in range(p) if q != seat[i])
+            row = [sign * float(x) for x in out.score[i]]
         else:
-            row = [float(x) for x in rs[i]]
+            row = [sign * float(x) for x in rs[i]]
             best = max(row)
             assert win[i] == (1 / row.count(best) if row[seat[i]] == best else 0.0)
-            assert margin[i] == row[seat[i]] - max(row[q] for q in range(p) if q != seat[i])
+        assert margin[i] == row[seat[i]] - max(row[q] for q in range(p) if q != seat[i])
