@@ -121,6 +121,50 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, pos, sc, w):
+    """best_of(points + w * new_unplayable), the first on ties, as ``_first_best_plus`` of
+    ``lookahead.new_unplayable_given``'s numbers, working out only the candidates that might
+    win: a card makes at most ``hi`` = 4 + only[t] spaces unplayable (4 when it is not the last
+    copy of its type t), and fl(p + fl(w * k)) never falls as k grows (w >= 0: rounding is
+    monotone), so a candidate whose points + w * hi are below the best value found (or equal,
+    and it comes later) cannot be chosen. The candidate with the highest bound is worked out
+    first, then the others in order."""
+    first = 0
+    top = -np.inf
+    for j in range(n):
+        c = np.int64(cards[j])
+        t = (c // 12) * 6 + c % 6
+        hi = np.float64(pts[j]) + w * np.float64(4 + (only[t] if last_copy[t] else 0))
+        if hi > top:
+            top = hi
+            first = j
+    q = np.int64(cells[first])
+    q_only = LA.unplayable_at(board, b, q, avail, S, qd, pos, sc)
+    bv = np.float64(pts[first]) + w * np.float64(
+        LA.unplayable_one(np.int64(cards[first]), avail, last_copy, only, qd, q_only))
+    best = first
+    last = q
+    for j in range(n):
+        if j == first:
+            continue
+        c = np.int64(cards[j])
+        t = (c // 12) * 6 + c % 6
+        hi = np.float64(pts[j]) + w * np.float64(4 + (only[t] if last_copy[t] else 0))
+        if hi < bv or (hi == bv and j > best):
+            continue
+        q = np.int64(cells[j])
+        if q != last:
+            q_only = LA.unplayable_at(board, b, q, avail, S, qd, pos, sc)
+            last = q
+        v = np.float64(pts[j]) + w * np.float64(
+            LA.unplayable_one(c, avail, last_copy, only, qd, q_only))
+        if v > bv or (v == bv and j < best):
+            bv = v
+            best = j
+    return best
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand_cell, cand_card,
            cand_pts, prm, buf, gone, was, spaces, owas, only, qd, pos):
     """The action of policy ``kind`` with knob ``knob`` for game b's player to move."""
@@ -171,11 +215,11 @@ def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand
                     only[t] += 1
         for i in range(nf):
             pos[fr[b, i]] = i + 1
-        LA.new_unplayable_given(board, b, cand_cell[b], cand_card[b], n, avail, owas[:36], S, buf,
-                                only, qd, pos, sc)
+        a = _space_maker(board, b, cand_cell[b], cand_card[b], pts, n, avail, owas, S, only, qd,
+                         pos, sc, knob)
         for i in range(nf):
             pos[fr[b, i]] = 0
-        return _first_best_plus(pts, buf, knob, n)
+        return a
     if kind == K_GREEDY:
         return _first_best_int(pts, n)
     return _first_best_plus(pts, pts, 0.0, n)

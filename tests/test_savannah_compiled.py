@@ -93,3 +93,38 @@ def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
     res = play_batch(G, G.make_rules(), P, [Lazy(), Greedy()], np.tile([0, 1], (B, 1)),
                      game_keys(1, P, B))
     assert res.times["strategies"] > 0          # played through act
+
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {}), (3, {"touch_face_down": False}),
+                                           (2, {"buried_on_table": "all", "hand_size": 7})])
+def test_the_cached_lines_of_the_open_spaces_equal_a_fresh_scan(players, rules):
+    """The rules kernel keeps each open space's lines and allowed types up to date as cards come
+    and go (turn._refresh, _block, _refresh_removed) instead of scanning every space after every
+    play: after every step of random games they equal a scan of the space from scratch."""
+    from safari_sim.engine.chance import deal_keys
+    from safari_sim.games.savannah import turn as T
+
+    r = G.make_rules(rules)
+    B = 40
+    st = G.init(r, players, deal_keys(B, 9))
+    rng = np.random.default_rng(4)
+    checked = removals = 0
+    for _ in range(400):
+        live = st.g[:, T.PHASE] != T.OVER
+        if not live.any():
+            break
+        n = np.maximum(st.g[:, T.N_CAND], 1)
+        box0 = st.g[:, T.N_BOX].copy()
+        G.step(st, (rng.random(B) * n).astype(np.int64))
+        removals += int((st.g[:, T.N_BOX] > box0).sum())
+        F = st.sc.shape[1] >> 1
+        for b in np.flatnonzero(st.g[:, T.FR_OK]):
+            nf = int(st.g[b, T.N_FR])
+            g2, sc2 = st.g.copy(), st.sc.copy()
+            g2[b, T.FR_OK] = 0
+            T._spaces(b, g2, st.board, st.fr, sc2, st.S)
+            assert np.array_equal(st.sc[b, :nf], sc2[b, :nf])
+            assert np.array_equal(st.sc[b, F:F + nf], sc2[b, F:F + nf])
+            checked += 1
+    assert not (st.g[:, T.PHASE] != T.OVER).any()
+    assert checked > 1000 and removals > 50

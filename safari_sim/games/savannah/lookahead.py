@@ -462,41 +462,53 @@ def new_unplayable_given(board, b, cells, cards, n_cand, avail, last_copy, S, ou
     q_only = -1
     for j in range(n_cand):
         q = np.int64(cells[j])
-        c = np.int64(cards[j])
         if q != last:
-            if pos.shape[0]:
-                q_lines_listed(board, b, q, S, qd, pos, sc)
-            else:
-                q_lines(board, b, q, S, qd)
+            q_only = unplayable_at(board, b, q, avail, S, qd, pos, sc)
             last = q
-            q_only = -1
-            if _empty(board[b, q]) and _touches(board, b, q, S):
-                q_only = _single(avail & allowed(qd[0, Q_QLINE], qd[0, Q_QLINE + 1],
-                                                 qd[0, Q_QLINE + 2])
-                                 & allowed(qd[2, Q_QLINE], qd[2, Q_QLINE + 1],
-                                           qd[2, Q_QLINE + 2]))
-        a = c // 12
-        ni = c % 6
-        t = a * 6 + ni
-        after = avail
-        if last_copy[t]:
-            after &= ~(np.int64(1) << t)    # every copy of it face up once it is played
-        k = 0
+        out[j] = unplayable_one(np.int64(cards[j]), avail, last_copy, only, qd, q_only)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def unplayable_at(board, b, q, avail, S, qd, pos, sc):
+    """What ``unplayable_one`` needs of a space q: its ``q_lines`` in qd, and the type it
+    alone may take now if it is an open space (``_single``), returned (-1: none)."""
+    if pos.shape[0]:
+        q_lines_listed(board, b, q, S, qd, pos, sc)
+    else:
+        q_lines(board, b, q, S, qd)
+    q_only = -1
+    if _empty(board[b, q]) and _touches(board, b, q, S):
+        q_only = _single(avail & allowed(qd[0, Q_QLINE], qd[0, Q_QLINE + 1], qd[0, Q_QLINE + 2])
+                         & allowed(qd[2, Q_QLINE], qd[2, Q_QLINE + 1], qd[2, Q_QLINE + 2]))
+    return q_only
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def unplayable_one(c, avail, last_copy, only, qd, q_only):
+    """How many spaces card c at q makes unplayable (qd, q_only: ``unplayable_at`` of q). At
+    most 4 + only[t] (t its type) when it is the last copy not face up of t, else 4."""
+    a = c // 12
+    ni = c % 6
+    t = a * 6 + ni
+    after = avail
+    if last_copy[t]:
+        after &= ~(np.int64(1) << t)    # every copy of it face up once it is played
+    k = 0
+    for z in range(4):
+        if not qd[z, Q_OPEN] or (qd[z, Q_BEFORE] & avail) == 0:
+            continue
+        n, am, nm = _along_after(qd, z, a, ni)
+        if (allowed(n, am, nm) & qd[z, Q_PALLOW] & after) == 0:
+            k += 1
+    if after != avail:
+        # its lines unchanged, a space may still have needed this very card type
+        k += only[t]
+        if q_only == t:
+            k -= 1
         for z in range(4):
-            if not qd[z, Q_OPEN] or (qd[z, Q_BEFORE] & avail) == 0:
-                continue
-            n, am, nm = _along_after(qd, z, a, ni)
-            if (allowed(n, am, nm) & qd[z, Q_PALLOW] & after) == 0:
-                k += 1
-        if after != avail:
-            # its lines unchanged, a space may still have needed this very card type
-            k += only[t]
-            if q_only == t:
+            if qd[z, Q_OPEN] and qd[z, Q_LISTED] and _single(qd[z, Q_BEFORE] & avail) == t:
                 k -= 1
-            for z in range(4):
-                if qd[z, Q_OPEN] and qd[z, Q_LISTED] and _single(qd[z, Q_BEFORE] & avail) == t:
-                    k -= 1
-        out[j] = k
+    return k
 
 
 @njit(cache=True, inline="always", _nrt=False)

@@ -48,6 +48,7 @@ BURIED_NONE, BURIED_OWN, BURIED_ALL = 0, 1, 2
 
 # event log ev[b, i] = (type, seat, a, b, c, d, e)
 E_PLACE, E_CLAIM, E_PHASE2, E_END = 1, 2, 3, 4
+_STALE = -3     # an open space whose cached lines are being worked out again (_refresh_removed)
 # error flags (g[b, ERR]); the proofs in grid.py say they never happen, the tests check it
 ERR_EDGE, ERR_CANDS = 1, 2
 
@@ -126,6 +127,17 @@ def _refresh(b, q, n0, g, board, fr, sc, S):
                     break
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _run_len(board, b, q, d):
+    """How many face-up cards follow q along d."""
+    n = 0
+    e = q + d
+    while board[b, e] > 0:
+        n += 1
+        e += d
+    return n
+
+
 @njit(cache=True, _nrt=False)
 def _touches_up(board, b, q, S):
     for dy in range(-S, S + 1, S):
@@ -191,11 +203,14 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
     S = prm[P_S]
     nh = hand_n[b, p]
     phase = g[b, PHASE]
+    K = cand_slot.shape[1]
+    k = 0           # candidates listed (g[N_CAND] once they are all in)
     if g[b, N_UP] == 0:
         # the dealer's first card: where it goes does not matter, the grid has no borders
         for s in range(nh):
             _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, hand[b, p, s],
                       prm[P_ORIGIN], 0)
+        k = g[b, N_CAND]
     else:
         nf = _spaces(b, g, board, fr, sc, S)
         F = sc.shape[1] >> 1
@@ -203,13 +218,22 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
         for s in range(nh):
             c = np.int64(hand[b, p, s])
             held |= np.int64(1) << ((c // 12) * 6 + c % 6)
+        line = prm[P_LINE]
+        less = prm[P_LESS]
+        removal = prm[P_REMOVAL]
         for i in range(nf):
             q = fr[b, i]
             if phase == OPENING:
                 if corner_only_once(board, b, q, S):
                     for s in range(nh):
-                        _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s,
-                                  hand[b, p, s], q, 0)
+                        if k < K:
+                            cand_slot[b, k] = s
+                            cand_card[b, k] = hand[b, p, s]
+                            cand_cell[b, k] = q
+                            cand_pts[b, k] = 0
+                            k += 1
+                        else:
+                            g[b, ERR] |= ERR_CANDS
                 continue
             m = sc[b, F + i]
             if (m & held) == 0:
@@ -230,11 +254,18 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
                     cr = line_code(nr, ar, mr, a, ni)
                     cc = line_code(nc, ac, mc, a, ni)
                     if phase == ONE:
-                        pts = (line_points(cr, prm[P_LINE], prm[P_LESS])
-                               + line_points(cc, prm[P_LINE], prm[P_LESS]))
+                        pts = line_points(cr, line, less) + line_points(cc, line, less)
                     else:
-                        pts = removed_count(cr, cc) * prm[P_REMOVAL]
-                _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, c, q, pts)
+                        pts = removed_count(cr, cc) * removal
+                if k < K:
+                    cand_slot[b, k] = s
+                    cand_card[b, k] = c
+                    cand_cell[b, k] = q
+                    cand_pts[b, k] = pts
+                    k += 1
+                else:
+                    g[b, ERR] |= ERR_CANDS
+    g[b, N_CAND] = k
     _set_legal(b, g, legal, old)
 
 
@@ -343,7 +374,6 @@ def _take_away(b, q, g, board, up_pos, up_count, box, fr, sc, S):
             up_pos[b, i] = up_pos[b, n - 1]
             break
     g[b, N_UP] = n - 1
-    g[b, FR_OK] = 0
     # the space itself, and its neighbours that touched no other face-up card
     if _touches_up(board, b, q, S):
         _list(b, q, g, board, fr)
@@ -359,6 +389,39 @@ def _close_around(b, q, g, board, fr, sc, S):
             if board[b, r] == OPEN and not _touches_up(board, b, r, S):
                 _unlist(b, r, g, fr, sc)
                 board[b, r] = EMPTY
+
+
+@njit(cache=True, _nrt=False)
+def _mark_ends(b, r, board, S):
+    """Mark (``_STALE``) the open spaces at the ends of r's four runs, and r itself if open."""
+    if board[b, r] == OPEN:
+        board[b, r] = _STALE
+    for d in (-1, 1, -S, S):
+        e = r + d
+        while board[b, e] > 0:
+            e += d
+        if board[b, e] == OPEN:
+            board[b, e] = _STALE
+
+
+@njit(cache=True, _nrt=False)
+def _refresh_removed(b, q, lo_r, hi_r, lo_c, hi_c, g, board, fr, sc, S):
+    """Keep the cached lines right after phase two's removals around q: cells q + k (lo_r <= k
+    <= hi_r) of its row and q + k * S (lo_c <= k <= hi_c) of its column were cleared (and q).
+    A listed space's lines changed only if a cleared cell was in one of its runs; the cleared
+    cell of that run nearest to it is then joined to it by face-up cards, so it is an end of
+    one of that cell's four runs, or the cell itself (listed again): those are rescanned."""
+    if not g[b, FR_OK]:
+        return
+    _mark_ends(b, q, board, S)
+    for k in range(lo_r, hi_r + 1):
+        _mark_ends(b, q + k, board, S)
+    for k in range(lo_c, hi_c + 1):
+        _mark_ends(b, q + k * S, board, S)
+    for i in range(g[b, N_FR]):
+        if board[b, fr[b, i]] == _STALE:
+            board[b, fr[b, i]] = OPEN
+            _scan_entry(b, i, board, fr, sc, S)
 
 
 @njit(cache=True, _nrt=False)
@@ -401,14 +464,22 @@ def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc, sc
             pts = line_points(cr, prm[P_LINE], prm[P_LESS]) + line_points(cc, prm[P_LINE],
                                                                             prm[P_LESS])
         else:
+            # the runs that go: cells q + k (row), q + k * S (column), k in [lo, hi], 0 excluded
+            lo_r = hi_r = lo_c = hi_c = 0
             if cr > 0:
+                lo_r = -_run_len(board, b, q, -1)
+                hi_r = _run_len(board, b, q, 1)
                 removed += _remove_run(b, q, 1, g, board, up_pos, up_count, box, fr, sc, S)
             if cc > 0:
+                lo_c = -_run_len(board, b, q, -S)
+                hi_c = _run_len(board, b, q, S)
                 removed += _remove_run(b, q, S, g, board, up_pos, up_count, box, fr, sc, S)
             if (cr > 0 and (cr & 1)) or (cc > 0 and (cc & 1)):
                 # a matching line: the played card goes too
                 _take_away(b, q, g, board, up_pos, up_count, box, fr, sc, S)
                 removed += 1
+            if removed:
+                _refresh_removed(b, q, lo_r, hi_r, lo_c, hi_c, g, board, fr, sc, S)
             pts = removed * prm[P_REMOVAL]
     score[b, p] += pts
     o = prm[P_ORIGIN]
