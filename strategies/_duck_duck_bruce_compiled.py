@@ -1,10 +1,12 @@
 """Duck Duck Bruce's shipped strategies as compiled scalar policies, and the kernel that plays
 whole games with them.
 
-Each policy is the numpy strategy of the same name written again for one game, reading only the
-view of the player to move (``duck_duck_bruce.View``: the same numbers its observation holds,
-never the state), and returns the same action: ``tests/test_duck_duck_bruce.py`` plays the same
-games both ways and compares them. A table where every seat holds one of these plays each game
+Each policy is the numpy strategy of the same name written again for one game, reading only what
+the player to move's observation holds, and returns the same action:
+``tests/test_duck_duck_bruce.py`` plays the same games both ways and compares them. A take-or-bank
+decision reads its few numbers straight from the state (``choose_policy`` names the observation
+field of each read: the row, the pile's size, the public totals; never the draw pile's order);
+after a Bruce the policy reads the view (``duck_duck_bruce.View``) the kernel writes for it. A table where every seat holds one of these plays each game
 from its first card to its end inside ``_play``: no Python between decisions, which is what the
 lockstep loop cannot avoid (it stops at every step to build observations and call each strategy).
 """
