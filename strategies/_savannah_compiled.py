@@ -29,6 +29,7 @@ import os
 import numpy as np
 from numba import njit
 
+from safari_sim.engine.chance import uniform
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
 from safari_sim.games.savannah import grid as _grid
 from safari_sim.games.savannah import lookahead as LA
@@ -228,16 +229,29 @@ def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2,
           fd_pos, fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
-          cand_cell, cand_pts, legal, ev, rs, prm, dr, buf, gone, was, spaces, owas, only, qd, pos, out):
+          cand_cell, cand_pts, legal, ev, rs, prm, dr, buf, gone, was, spaces, owas, only, qd, pos,
+          seat_rs, out):
     """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none)."""
+    whose policy chose an illegal action (0: none). knobs[k] = (the policy's knob, noise)."""
     decisions = 0
+    P = prm[T.P_PLAYERS]
     for b in range(g.shape[0]):
         while g[b, T.PHASE] != T.OVER:  # game b's candidates are listed (init or the last step)
-            k = seating[b, g[b, T.CUR]]
-            a = policy(kinds[k], knobs[k], b, g, board, up_count, copies, hand, hand_n, fr, sc,
+            mover = g[b, T.CUR]
+            k = seating[b, mover]
+            a = policy(kinds[k], knobs[k, 0], b, g, board, up_count, copies, hand, hand_n, fr, sc,
                        cand_cell, cand_card, cand_pts, prm, buf, gone, was, spaces, owas, only,
                        qd, pos)
+            noise = knobs[k, 1]
+            if noise > 0:
+                # savannah.with_noise: rng.random(n) < noise, then random_legal's rng.random(n)
+                # times the legal count (the first N_CAND entries), truncated: two draws from
+                # the mover's stream at every decision, whether or not it goes wild
+                row = b * P + mover
+                u_wild = uniform(seat_rs, row)
+                u_pick = uniform(seat_rs, row)
+                if u_wild < noise:
+                    a = np.int64(u_pick * np.float64(g[b, T.N_CAND]))
             if a < 0 or a >= g[b, T.N_CAND] or not legal[b, a]:
                 out[1] = b + 1
                 return
@@ -250,10 +264,10 @@ def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_
 
 def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
     """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
-    returns the decisions made. ``seat_rs`` (the seats' streams) is unused: these policies draw
-    nothing (a strategy with noise has no twin)."""
+    returns the decisions made. ``seat_rs`` (the seats' streams, advanced in place) gives the
+    draws of a strategy with ``noise``; the others draw nothing."""
     kinds = np.array([k for k, _ in policies], np.int64)
-    knobs = np.array([kn[0] for _, kn in policies], np.float64)
+    knobs = np.array([(kn[0], kn[1]) for _, kn in policies], np.float64).reshape(-1, 2)
     buf = np.zeros(state.cand_pts.shape[1], np.int64)
     gone = np.zeros(16, np.int64)
     was = np.zeros(16, np.int8)
@@ -264,7 +278,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     pos = np.zeros(state.board.shape[1], np.int32)    # 1 + a space's index in the open list
     out = np.zeros(2, np.int64)
     _play(np.ascontiguousarray(seating, np.int64), kinds, knobs, *state.arrays(), buf, gone, was,
-          spaces, owas, only, qd, pos, out)
+          spaces, owas, only, qd, pos, seat_rs, out)
     if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
         raise RuntimeError("savannah: a game broke a proven bound: a bug, please report")
     if out[1]:

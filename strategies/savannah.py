@@ -40,14 +40,15 @@ class SavannahStrategy(Strategy):
     """The shipped strategies also have compiled twins (``policy``: a kind and knobs for
     ``_savannah_compiled.policy``), so a table of them plays whole games in one kernel; a
     subclass that overrides ``act`` is played through ``act`` unless it also overrides
-    ``policy``. With ``noise`` there is no twin (not written yet): those play through ``act``."""
+    ``policy``. The knobs are (the strategy's own knob, ``noise``): the twin makes
+    ``with_noise``'s two draws from the mover's seat stream."""
 
     game = "savannah"
 
     play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
 
     def _twin(self, kind: int, knob: float):
-        return None if self.params.noise > 0 else (kind, (float(knob),))
+        return (kind, (float(knob), float(self.params.noise)))
 
 
 class Greedy(SavannahStrategy):

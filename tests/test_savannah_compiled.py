@@ -47,6 +47,32 @@ def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rul
     assert slow.outcome.stats["lead_changes"].sum() > 0
 
 
+NOISY = [("greedy", {"noise": 0.3}), ("cautious", {"caution": 1.2, "noise": 0.05}),
+         ("space_maker", {"noise": 0.15}), ("greedy", {})]
+
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {}), (3, {"buried_on_table": "own"})])
+def test_noisy_twins_play_the_same_games_and_draws_as_the_numpy_strategies(players, rules):
+    """With ``noise`` the twins make with_noise's two seat draws at every decision: the same
+    games and decision count both ways (a draw out of step would change the games), and the
+    noise changes the games."""
+    from compiled_check import assert_same_games
+
+    strats = [get_strategy(G.id, n)(**p) for n, p in NOISY]
+    B = 90
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(strats)
+    r = G.make_rules(rules)
+    fast = play_batch(G, r, players, strats, seating, game_keys(8, players, B))
+    assert fast.times["strategies"] == 0.0      # the kernel ran
+    slow = play_batch(G, r, players, strats, seating, game_keys(8, players, B), compiled=False)
+    assert_same_games(fast, slow, ("board",))
+    quiet = [get_strategy(G.id, n)(**{k: v for k, v in p.items() if k != "noise"})
+             for n, p in NOISY]
+    assert not np.array_equal(
+        play_batch(G, r, players, quiet, seating, game_keys(8, players, B)).outcome.score,
+        fast.outcome.score)
+
+
 def test_the_twins_choose_differently_from_each_other():
     """Each twin's knob matters (a twin that ignored it would still match a table of defaults)."""
     B, P = 60, 3
@@ -86,9 +112,9 @@ def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
     assert Own().compiled_policy() is not None   # it says its twin still holds
     assert _compiled_play([Greedy(), Lazy()]) is None
     assert _compiled_play([Greedy(), get_strategy(G.id, "random")()]) is None
-    # noise: the numpy strategy's draws depend on the other games it observes, so no twin
-    assert Greedy(noise=0.1).compiled_policy() is None
-    assert _compiled_play([Greedy(), Cautious(noise=0.2)]) is None
+    # noise has a twin too (the same two seat draws at every decision)
+    assert Greedy(noise=0.1).compiled_policy() is not None
+    assert _compiled_play([Greedy(), Cautious(noise=0.2)]) is not None
     B, P = 30, 2
     res = play_batch(G, G.make_rules(), P, [Lazy(), Greedy()], np.tile([0, 1], (B, 1)),
                      game_keys(1, P, B))
