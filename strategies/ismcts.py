@@ -27,7 +27,6 @@ never touched.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Literal
 
 import numpy as np
@@ -38,8 +37,8 @@ from safari_sim.engine.play import play_on
 from safari_sim.engine.worlds import seed_keys, world_keys
 
 from .base import Strategy, random_legal
-from .search import (DEAL, SEATS, after_steps, check_depth, helper, searched_game,
-                     world_results)
+from .search import (DEAL, SEATS, after_steps, check_depth, helper, rollout_spec,
+                     searched_game, world_results)
 
 
 class IsmctsParams(BaseModel):
@@ -61,19 +60,6 @@ class IsmctsParams(BaseModel):
         "(0: to the end)"))
     max_worlds: int = Field(4096, ge=1, description=(
         "observed games searched at once (one world each per iteration)"))
-
-
-def rollout_spec(game_id: str, name: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """(strategy name, params) of the rollout strategy; 'benchmark' is the game's BENCHMARK."""
-    if name != "benchmark":
-        return name, dict(params)
-    try:
-        bench = getattr(importlib.import_module(f"strategies.{game_id}"), "BENCHMARK", None)
-    except ModuleNotFoundError:
-        bench = None
-    if not bench:
-        return "random", dict(params)
-    return bench["strategy"], {**bench.get("params", {}), **params}
 
 
 class _Tree:

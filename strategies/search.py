@@ -17,6 +17,7 @@ is the same in any batch and the real game's chance is never touched.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Literal
 
 import numpy as np
@@ -43,8 +44,10 @@ class SearchParams(BaseModel):
         "without the actions it already chose; none: k random legal actions)"))
     prior_params: dict[str, Any] = Field({}, description="the prior's knobs")
     rollout: str = Field("random", description=(
-        "strategy of the game playing every seat of the worlds to the end"))
-    rollout_params: dict[str, Any] = Field({}, description="the rollout strategy's knobs")
+        "strategy of the game playing every seat of the worlds to the end ('benchmark': the "
+        "game's bench heuristic with its params, which plays best in most games)"))
+    rollout_params: dict[str, Any] = Field({}, description=(
+        "the rollout strategy's knobs (with 'benchmark': on top of the benchmark's own)"))
     depth: int = Field(0, ge=0, description=(
         "steps of the play loop (every seat's decisions) each world is played after the "
         "candidate action before it is scored by the game's running score (0: to the end)"))
@@ -79,6 +82,19 @@ def helper(game, name: str, params: dict[str, Any], label: str):
     if type(s) is Random:  # it never reads its observation: none is built
         s.reads_obs = False
     return s
+
+
+def rollout_spec(game_id: str, name: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(strategy name, params) of the rollout strategy; 'benchmark' is the game's BENCHMARK."""
+    if name != "benchmark":
+        return name, dict(params)
+    try:
+        bench = getattr(importlib.import_module(f"strategies.{game_id}"), "BENCHMARK", None)
+    except ModuleNotFoundError:
+        bench = None
+    if not bench:
+        return "random", dict(params)
+    return bench["strategy"], {**bench.get("params", {}), **params}
 
 
 def seat_results(game, state, seat) -> tuple[np.ndarray, np.ndarray]:
@@ -164,7 +180,8 @@ class Search(Strategy):
             from . import get_strategy
 
             p = self.params
-            rollout = helper(game, p.rollout, p.rollout_params, f"{self.label}.rollout")
+            name, params = rollout_spec(game.id, p.rollout, p.rollout_params)
+            rollout = helper(game, name, params, f"{self.label}.rollout")
             prior = None
             if p.prior is not None:
                 prior = get_strategy(game.id, p.prior)(**p.prior_params)

@@ -421,3 +421,19 @@ def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, ste
             best = max(row)
             assert win[i] == (1 / row.count(best) if row[seat[i]] == best else 0.0)
         assert margin[i] == row[seat[i]] - max(row[q] for q in range(p) if q != seat[i])
+
+
+def test_search_rollout_benchmark_is_the_games_bench_heuristic():
+    """`rollout: benchmark` (as ismcts's default) plays the worlds with the game's BENCHMARK
+    heuristic and its params, the caller's params on top."""
+    from strategies import duck_duck_bruce as ddb
+    from strategies.search import Search
+
+    game = get_game("duck_duck_bruce")
+    s = Search(rollout="benchmark", rollout_params={"cards": 4})
+    s.label = "s"
+    _, rollout = s._strategies(game)
+    assert type(rollout).name == ddb.BENCHMARK["strategy"]
+    assert rollout.params.cards == 4
+    _, plain = Search()._strategies(game)
+    assert type(plain).name == "random"
