@@ -14,7 +14,7 @@ import polars as pl
 
 from safari_sim import stats
 from safari_sim.stats import caps, drama
-from safari_sim.stats.words import ci, interval, number, pct, points, signed_points
+from safari_sim.stats.words import ci, digits_for, interval, number, pct, points, signed, signed_points
 
 
 class ReportError(Exception):
@@ -163,7 +163,10 @@ def _names(rows: list[str]) -> list:
 
 
 def _pp_interval(lo: float, hi: float) -> str:
-    return f"{points(lo) if lo >= 0 else signed_points(lo)} to {points(hi)} percentage points"
+    """'0.0 to 14.1 percentage points': both ends with the decimals the width needs."""
+    d = digits_for(hi - lo)
+    low = points(lo, d) if lo >= 0 else signed(100 * lo, d)
+    return f"{low} to {points(hi, d)} percentage points"
 
 
 def _tied_words(tied: pl.DataFrame, what: str) -> list:

@@ -765,3 +765,12 @@ def test_intervals_print_as_many_decimals_as_their_width_needs():
     for lo, width in [(0.1, 3e-4), (0.447, 4e-5), (0.9, 0.02), (0.333, 0.0051)]:
         a, b = interval(lo, lo + width).split(" to ")
         assert a != b, (lo, width)
+
+
+def test_a_zero_end_of_an_interval_prints_with_the_intervals_decimals():
+    from reports.compute import _pp_interval
+    from safari_sim.stats.words import points
+
+    assert points(0.0) == "0.0"
+    assert _pp_interval(0.0, 0.141) == "0.0 to 14.1 percentage points"
+    assert _pp_interval(-0.002, 0.001) == "\u22120.20 to 0.10 percentage points"

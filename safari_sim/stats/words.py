@@ -45,7 +45,7 @@ def points(x: float, digits: int | None = None) -> str:
     "percentage points" after it; "game points" are the game's own score); below half a point
     with the decimals ``digits_for`` gives it (0.0004 -> '0.040', not '0.0')."""
     if digits is None:
-        digits = digits_for(x)
+        digits = digits_for(x) if x else 1
     return f"{abs(100 * x):.{digits}f}"
 
 
