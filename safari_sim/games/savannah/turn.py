@@ -19,8 +19,8 @@ from ...engine.chance import shuffle_row
 from ...engine.events import log_event
 from ...engine.jit import KERNEL_HELPERS, refresh_cache
 from . import grid as _grid
-from .grid import (BLOCKED, EMPTY, OPEN, POP, allowed, corner_only_once, line_code, line_points,
-                   pack, removed_count, scan, unpack)
+from .grid import (BLOCKED, EMPTY, FULL, LOWBIT, OPEN, POP, SPREAD, allowed, corner_only_once,
+                   line_code, line_points, pack, removed_count, scan, unpack)
 
 # these kernels call the sibling modules' kernels, whose code numba's cache keeps inside
 # them: recompile when those change (engine/jit.py)
@@ -193,6 +193,17 @@ def _fixed_points(n, am, nm, phase, prm):
                        prm[P_LESS])
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _matching_bits(n, am, nm):
+    """Bits of the card types that would make this line a matching one (rule A or B; 0 with
+    no line); among the types the line allows, the others make it all-different (rule C)."""
+    if n == 1:
+        return (np.int64(63) << (6 * LOWBIT[am])) | (SPREAD[63] << LOWBIT[nm])
+    if n >= 2 and (POP[am] == 1 or POP[nm] == 1):
+        return FULL
+    return np.int64(0)
+
+
 @njit(cache=True, _nrt=False)
 def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, cand_cell,
                cand_pts, legal, prm):
@@ -242,21 +253,38 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
             # a line of two or more cards scores the same whichever allowed card joins it
             rfix = _fixed_points(nr, ar, mr, phase, prm)
             cfix = _fixed_points(nc, ac, mc, phase, prm)
+            if rfix >= 0 and cfix >= 0:
+                pts = rfix + cfix
+                for s in range(nh):
+                    c = np.int64(hand[b, p, s])
+                    if ((m >> ((c // 12) * 6 + c % 6)) & 1) == 0:
+                        continue
+                    if k < K:
+                        cand_slot[b, k] = s
+                        cand_card[b, k] = c
+                        cand_cell[b, k] = q
+                        cand_pts[b, k] = pts
+                        k += 1
+                    else:
+                        g[b, ERR] |= ERR_CANDS
+                continue
+            # an allowed card's line code is 2 * (length + 1), plus 1 if it makes the line a
+            # matching one (``line_code``, 0 with no line): the same numbers, by bit tests
+            br = 2 * (nr + 1) if nr > 0 else 0
+            bc = 2 * (nc + 1) if nc > 0 else 0
+            mrow = _matching_bits(nr, ar, mr)
+            mcol = _matching_bits(nc, ac, mc)
             for s in range(nh):
                 c = np.int64(hand[b, p, s])
-                a = c // 12
-                ni = c % 6
-                if ((m >> (a * 6 + ni)) & 1) == 0:
+                t = (c // 12) * 6 + c % 6
+                if ((m >> t) & 1) == 0:
                     continue
-                if rfix >= 0 and cfix >= 0:
-                    pts = rfix + cfix
+                cr = br + ((mrow >> t) & 1)
+                cc = bc + ((mcol >> t) & 1)
+                if phase == ONE:
+                    pts = line_points(cr, line, less) + line_points(cc, line, less)
                 else:
-                    cr = line_code(nr, ar, mr, a, ni)
-                    cc = line_code(nc, ac, mc, a, ni)
-                    if phase == ONE:
-                        pts = line_points(cr, line, less) + line_points(cc, line, less)
-                    else:
-                        pts = removed_count(cr, cc) * removal
+                    pts = removed_count(cr, cc) * removal
                 if k < K:
                     cand_slot[b, k] = s
                     cand_card[b, k] = c
