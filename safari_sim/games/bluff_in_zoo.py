@@ -179,7 +179,7 @@ def card_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 
 # ---- Setup ------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_to_hand(b, p, k, g, pp, deck, hand):
     for _ in range(k):
         t = deck[b, g[b, POS]]
@@ -188,7 +188,7 @@ def _draw_to_hand(b, p, k, g, pp, deck, hand):
         pp[b, p, HAND_N] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_round(b, starter, g, ev):
     """The holder of the starting player card opens the round: place a card, claim exactly
     ``first_claim`` animals."""
@@ -215,7 +215,7 @@ def _init(g, pp, deck, hand, ev, params):
 
 # ---- How to Play ------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _place(b, p, t, drawn, g, pp, placed, pile, ev):
     pile[b, t] += 1
     placed[b, p, t] += 1
@@ -352,7 +352,7 @@ def _legal(g, hand, params, nactions):
 
 # ---- Doubting ---------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind, t_val, params):
     """Flip the pile open and count the claimed kind: a true claim costs the doubter the pile,
     a lie costs the claimant."""
@@ -376,7 +376,7 @@ def _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind, t_v
 
 # ---- Wild Cards, Action Cards, The Stop Cards -------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_animals(pile, kind, t_cls, t_kind, t_val):
     """Animals of ``kind`` in a pile given as counts per card type, as a doubt counts them."""
     one = False
@@ -408,7 +408,7 @@ def count_animals(pile, kind, t_cls, t_kind, t_val):
 
 # ---- End of Turn, End of Game -----------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, dr, params):
     """The taker puts the discard pile in front of him as points; then the game ends, or every
     hand is refilled and the starting player card moves on."""
