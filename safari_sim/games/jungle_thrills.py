@@ -184,7 +184,7 @@ def _rand_below_one(rs, b, chance):
 
 # ---- The deal ---------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _deal(b, n, g, pp, stack, zone, zone_at, tmp, rs, ev, params):
     """Shuffle tmp[b, :n] and deal it round, one at a time, from the left of this deal's dealer
     (deal k's dealer is seat P - 1 + k, so its first player is seat k). Starts the turning."""
@@ -206,7 +206,7 @@ def _deal(b, n, g, pp, stack, zone, zone_at, tmp, rs, ev, params):
     g[b, DEALS] += 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _new_game(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
               set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, params):
     """Every card back in the pack, shuffled and dealt (the deal keeps passing to the left)."""
@@ -249,7 +249,7 @@ def _new_game(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
     _deal(b, n, g, pp, stack, zone, zone_at, tmp, rs, ev, params)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _regather(b, g, pp, pile, zone, zone_at, stack, tmp, rs, ev, params):
     """"After players have turned up all their cards, those left upturned before them are
     collected, reshuffled and dealt again. The deal passes to the player on the left." Returns
@@ -275,7 +275,7 @@ def _pop_pile(b, p, pp):
     pp[b, p, LIVE] = -1  # note 1: the card underneath may not be taken up in any circumstances
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _new_set(b, c0, c1, c2, owner, state, g, pp, setc, set_owner, set_state, set_since,
              zone, zone_at, card_value):
     s = 0
@@ -305,7 +305,7 @@ def _set_points(b, s, setc, card_value):
     return card_value[setc[b, s, 0]] + card_value[setc[b, s, 1]] + card_value[setc[b, s, 2]]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _drama(b, pp, setc, set_owner, set_state, card_value, params, dr):
     """Record the running score after it changed: the points of the match's finished games,
     plus the sets won outright in this one (plus the sets held, when they count at the end)."""
@@ -318,7 +318,7 @@ def _drama(b, pp, setc, set_owner, set_state, card_value, params, dr):
     drama_update(dr, b, pp[b, :, RUNNING], False)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _end_game(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
               set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal,
               card_value, params):
@@ -355,7 +355,7 @@ def _end_game(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
               set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, params)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _hunters_aside(b, g, pp, stack, pile, zone, zone_at, ev, params):
     """"...until the only cards left in play are the 2 Hunter cards. These are now discarded
     until the end of the game." (every animal card is in a set, so stacks and piles hold only
@@ -458,7 +458,7 @@ def _pair_exposed(b, p, c, g, pp, pair, pair_formed, pair_seen, zone, zone_at, r
     return True
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
              set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, card_value,
              params, fparams, dr):
@@ -592,7 +592,7 @@ def _demands_over(b, g, params):
         g[b, HOLDER_TURN] = _nxt(t, nplayers)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owner, set_state,
            set_since, refused, animal_won, zone, zone_at, tmp, rs, ev, card_animal, card_value,
            params, fparams, dr):
