@@ -66,6 +66,19 @@ def _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, card, q, pts):
     g[b, N_CAND] = k + 1
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _push(b, k, g, cand_slot, cand_card, cand_cell, cand_pts, s, card, q, pts):
+    """``_add_cand`` with the count held in a local: returns the new count."""
+    if k >= cand_slot.shape[1]:
+        g[b, ERR] |= ERR_CANDS
+        return k
+    cand_slot[b, k] = s
+    cand_card[b, k] = card
+    cand_cell[b, k] = q
+    cand_pts[b, k] = pts
+    return k + 1
+
+
 @njit(cache=True, _nrt=False)
 def _set_legal(b, g, legal, old):
     """legal[b] is True exactly on the first N_CAND entries (it was on the first ``old``)."""
@@ -214,7 +227,6 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
     S = prm[P_S]
     nh = hand_n[b, p]
     phase = g[b, PHASE]
-    K = cand_slot.shape[1]
     k = 0           # candidates listed (g[N_CAND] once they are all in)
     if g[b, N_UP] == 0:
         # the dealer's first card: where it goes does not matter, the grid has no borders
@@ -237,14 +249,8 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
             if phase == OPENING:
                 if corner_only_once(board, b, q, S):
                     for s in range(nh):
-                        if k < K:
-                            cand_slot[b, k] = s
-                            cand_card[b, k] = hand[b, p, s]
-                            cand_cell[b, k] = q
-                            cand_pts[b, k] = 0
-                            k += 1
-                        else:
-                            g[b, ERR] |= ERR_CANDS
+                        k = _push(b, k, g, cand_slot, cand_card, cand_cell, cand_pts, s,
+                                  hand[b, p, s], q, 0)
                 continue
             m = sc[b, F + i]
             if (m & held) == 0:
@@ -257,16 +263,9 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
                 pts = rfix + cfix
                 for s in range(nh):
                     c = np.int64(hand[b, p, s])
-                    if ((m >> ((c // 12) * 6 + c % 6)) & 1) == 0:
-                        continue
-                    if k < K:
-                        cand_slot[b, k] = s
-                        cand_card[b, k] = c
-                        cand_cell[b, k] = q
-                        cand_pts[b, k] = pts
-                        k += 1
-                    else:
-                        g[b, ERR] |= ERR_CANDS
+                    if ((m >> ((c // 12) * 6 + c % 6)) & 1) != 0:
+                        k = _push(b, k, g, cand_slot, cand_card, cand_cell, cand_pts, s, c, q,
+                                  pts)
                 continue
             # an allowed card's line code is 2 * (length + 1), plus 1 if it makes the line a
             # matching one (``line_code``, 0 with no line): the same numbers, by bit tests
@@ -285,14 +284,7 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
                     pts = line_points(cr, line, less) + line_points(cc, line, less)
                 else:
                     pts = removed_count(cr, cc) * removal
-                if k < K:
-                    cand_slot[b, k] = s
-                    cand_card[b, k] = c
-                    cand_cell[b, k] = q
-                    cand_pts[b, k] = pts
-                    k += 1
-                else:
-                    g[b, ERR] |= ERR_CANDS
+                k = _push(b, k, g, cand_slot, cand_card, cand_cell, cand_pts, s, c, q, pts)
     g[b, N_CAND] = k
     _set_legal(b, g, legal, old)
 
