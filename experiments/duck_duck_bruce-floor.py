@@ -1,9 +1,9 @@
 """How fast Duck Duck Bruce could play on this machine: a yardstick for the speed issue.
 
 A minimal fused kernel of the printed game (``tests/ddb_fused.py``; 3 players, one round, three
-``stop_at`` players banking at 2, 4 and 3 cards and declaring 1): the deal and the whole game inside one compiled
-loop, the game's state in locals and one game's scratch arrays, no event log, no statistics, no
-view. It is timed in turn with safari-sim's whole-game kernel on the same table (the deal timed
+``stop_at`` players banking at 2, 4 and 3 cards and declaring 1): the deal and the whole game
+inside one compiled loop, the game's state in locals and one game's scratch arrays, no event
+log, no statistics, no view. It is timed in turn with safari-sim's whole-game kernel on the same table (the deal timed
 apart), in one process, so the machine's swings hit both alike; its mean scores are printed
 beside safari-sim's as a check that it plays the same game: it draws from the same streams in
 the same order (the shuffle, then a die roll and each stolen card's pick after a Bruce), so

@@ -18,9 +18,10 @@ from numba import njit
 
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
 from safari_sim.games import duck_duck_bruce as ddb
-from safari_sim.games.duck_duck_bruce import (BANK, BRUCE, CHOOSE, CUR, DRAW, OVER, P_CARDS, P_MAXSTEAL,
-                                              P_PLAYERS, P_ROUNDS, P_TARGET, PASS, PHASE, POS,
-                                              ROUND_PTS, ROW_LEN, STEAL0, TOTAL, V_SEAT)
+from safari_sim.games.duck_duck_bruce import (BANK, BRUCE, CHOOSE, CUR, DRAW, OVER, P_CARDS,
+                                              P_MAXSTEAL, P_PLAYERS, P_ROUNDS, P_TARGET, PASS,
+                                              PHASE, POS, ROUND_PTS, ROW_LEN, STEAL0, TOTAL,
+                                              V_SEAT)
 
 from .duck_duck_bruce import K_CARD_COUNTER, K_SCOREBOARD, K_STOP_AT, K_VALUE_HUNTER
 
@@ -163,22 +164,22 @@ def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev
                 ddb.view_legal(b, g, params, legal)
                 a = bruce_policy(kind, kp[k, 1], b, small, nests, total, legal, die, params)
             else:
-                if kind == K_STOP_AT:
-                    # stop_at takes while the row is short of its limit: those decisions go
-                    # straight to the rules (one take each) until it banks, the turn passes or
-                    # a Bruce comes up
+                a = choose_policy(kind, kp[k, 0], kp[k, 1], b, g, pp, row, best, seen,
+                                  card_suit, card_value, suit_total, params, nbruce)
+                if kind == K_STOP_AT and a == DRAW:
+                    # stop_at's takes go straight to the rules (a take is always legal) until it
+                    # banks, the turn passes or a Bruce comes up: no return to this loop per card
                     who = g[b, CUR]
-                    limit = kp[k, 0]
-                    took = False
-                    while g[b, PHASE] == CHOOSE and g[b, CUR] == who and g[b, ROW_LEN] < limit:
+                    while a == DRAW:
                         ddb.apply_action(b, DRAW, g, pp, deck, rs, row, row_at, nest, best, seen,
                                          ev, card_suit, card_value, die, params, dr)
                         decisions += 1
-                        took = True
-                    if took:
+                        if g[b, PHASE] != CHOOSE or g[b, CUR] != who:
+                            break
+                        a = choose_policy(kind, kp[k, 0], kp[k, 1], b, g, pp, row, best, seen,
+                                          card_suit, card_value, suit_total, params, nbruce)
+                    if a == DRAW:
                         continue
-                a = choose_policy(kind, kp[k, 0], kp[k, 1], b, g, pp, row, best, seen,
-                                  card_suit, card_value, suit_total, params, nbruce)
             if not ddb.is_legal(ph, a, params, n_actions):
                 out[1] = b + 1
                 return
