@@ -84,12 +84,37 @@ def _first_best_minus(pts, extra, w, n):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _beats(p, w, t, bv, tie):
+    """Whether points p less w times threat t is chosen over the best value bv so far (``tie``:
+    a candidate that ties it wins, coming first), in float64 as numpy."""
+    v = np.float64(p) - w * np.float64(t)
+    return v > bv or (v == bv and tie)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _limit(p, w, bv, tie):
+    """The least threat at which points p lose to bv (w > 0): a threat worked out only as far
+    as this is enough to pass the candidate over."""
+    if bv == -np.inf or (p - bv) / w > LA.NO_LIMIT:
+        return LA.NO_LIMIT
+    t = max(0, int(np.floor((p - bv) / w)) - 1)
+    if _beats(p, w, t, bv, tie):
+        while _beats(p, w, t, bv, tie):
+            t += 1
+    else:
+        while t > 0 and not _beats(p, w, t - 1, bv, tie):
+            t -= 1
+    return t
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was, spaces, qd, pos,
               sc):
     """best_of(points - w * threat): the threat is never negative, so a candidate scores at
     most its points; candidates are looked at by points, the most first, and once the points
     left are below the best value found none can beat it (on a tie the first candidate wins, as
-    numpy's argmax). Only the candidates that might win are worked out: the same choice."""
+    numpy's argmax). Only the candidates that might win are worked out, and each threat only
+    until it is large enough to lose (``_limit``): the same choice."""
     S = prm[P_S]
     top = np.int64(pts[0])
     low = top
@@ -111,11 +136,11 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
             if q != last:
                 LA.q_lines_listed(board, b, q, S, qd, pos, sc)
                 last = q
+            p = np.int64(pts[j])
             th = LA.threat_one(board, b, q, np.int64(cards[j]), phase, possible, prm, qd, gone,
-                               was, spaces)
-            v = np.float64(pts[j]) - w * np.float64(th)
-            if v > bv or (v == bv and j < best):
-                bv = v
+                               was, spaces, _limit(p, w, bv, j < best))
+            if _beats(p, w, th, bv, j < best):
+                bv = np.float64(p) - w * np.float64(th)
                 best = j
         level -= 1
     return best

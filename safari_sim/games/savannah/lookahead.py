@@ -114,10 +114,14 @@ def _empty(v):
     return v == 0 or v == OPEN
 
 
+NO_LIMIT = 1 << 30     # threat_one's ``limit`` when the exact threat is wanted
+
+
 @njit(cache=True, _nrt=False)
-def _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces):
+def _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces, limit):
     """Play card c at q on grid row b (phase two: with its removals), the most the next
-    player could score at a space the play changes, then put the grid back as it was."""
+    player could score at a space the play changes, then put the grid back as it was. The
+    spaces are looked at until one reply reaches ``limit``: a result below it is exact."""
     S = prm[P_S]
     n_gone = 0
     cr = 0
@@ -175,6 +179,8 @@ def _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces):
         # looked at: marked (an empty cell still ends every line) so that it is looked at once
         board[b, e] = _MARK
         spaces[k] = -1 - (2 * e + (1 if v == OPEN else 0))
+        if best >= limit:
+            break       # the spaces not looked at are not marked: put back below as they are
     for k in range(n):
         if spaces[k] < 0:
             m = -1 - spaces[k]
@@ -320,10 +326,13 @@ def _along_after(qd, k, a, ni):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def threat_one(board, b, q, c, phase, possible, prm, qd, gone, was, spaces):
+def threat_one(board, b, q, c, phase, possible, prm, qd, gone, was, spaces, limit):
     """``_reply_after`` for card c at q, with ``q_lines`` of q in qd: a play that removes
     nothing (phase one, or a phase-two play touching only on a corner) changes only the ends
-    of q's lines, worked out from qd; a phase-two removal is played in thought on the grid."""
+    of q's lines, worked out from qd; a phase-two removal is played in thought on the grid.
+    Once a reply reaches ``limit`` the rest are not looked at: a result below ``limit`` is the
+    threat, one at or above it says only that the threat is that much or more (``NO_LIMIT``:
+    always the threat)."""
     a = c // 12
     ni = c % 6
     if phase == 2:
@@ -336,8 +345,8 @@ def threat_one(board, b, q, c, phase, possible, prm, qd, gone, was, spaces):
             key = (cr > 0) * 2 + (cc > 0)
             if cleared and qd[0, Q_GONE] >= 0 and qd[1, Q_GONE] == key:
                 return qd[0, Q_GONE]
-            v = _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces)
-            if cleared:
+            v = _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces, limit)
+            if cleared and v < limit:
                 qd[0, Q_GONE] = v
                 qd[1, Q_GONE] = key
             return v
@@ -358,6 +367,8 @@ def threat_one(board, b, q, c, phase, possible, prm, qd, gone, was, spaces):
                                  possible, phase, prm)
         if pts > best:
             best = pts
+            if best >= limit:
+                break
     return best
 
 
@@ -374,7 +385,7 @@ def threat_row(board, b, cells, cards, n_cand, possible, phase, prm, out, gone, 
             q_lines(board, b, q, S, qd)
             last = q
         out[j] = threat_one(board, b, q, np.int64(cards[j]), phase, possible, prm, qd, gone,
-                            was, spaces)
+                            was, spaces, NO_LIMIT)
 
 
 @njit(cache=True)
