@@ -134,7 +134,7 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
                 continue
             q = np.int64(cells[j])
             if q != last:
-                LA.q_lines_listed(board, b, q, S, qd, pos, sc)
+                LA.q_lines_listed(board, b, q, S, qd, pos, sc, LA.NEED_MATCH)
                 last = q
             p = np.int64(pts[j])
             th = LA.threat_one(board, b, q, np.int64(cards[j]), phase, possible, prm, qd, gone,

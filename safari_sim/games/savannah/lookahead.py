@@ -213,6 +213,9 @@ Q_END, Q_OPEN, Q_NSIDE, Q_ALONG, Q_PERP, Q_BEFORE, Q_LISTED, Q_QLINE = 0, 1, 2, 
 Q_GONE = 14     # qd[0, Q_GONE]: threat_one of a phase-two play at q that clears q too, or -1
 Q_PALLOW, Q_PMATCH = 15, 16     # the types e's other line allows, and those that match it
 Q_WIDTH = 17
+# what a caller of q_lines_listed reads besides the lines: Q_PMATCH (threat_one), Q_LISTED
+# (unplayable_one); q_lines fills in both
+NEED_MATCH, NEED_LISTED = 1, 2
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -267,11 +270,12 @@ def q_lines(board, b, q, S, qd):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def q_lines_listed(board, b, q, S, qd, pos, sc):
+def q_lines_listed(board, b, q, S, qd, pos, sc, need):
     """``q_lines`` read from a game's open list: ``pos[e]`` is 1 + the index of space e in the
     list (0: not listed) and ``sc[b]`` holds each listed space's lines packed and the card
     types it may take (turn.py keeps them up to date): only the walks from q to its line ends
-    are left to do. The same numbers as ``q_lines``."""
+    are left to do. The same numbers as ``q_lines``, Q_PMATCH and Q_LISTED only as ``need``
+    asks (NEED_MATCH, NEED_LISTED)."""
     iq = pos[q] - 1
     if iq < 0:
         q_lines(board, b, q, S, qd)
@@ -311,9 +315,11 @@ def q_lines_listed(board, b, q, S, qd, pos, sc):
             a3 = qd[k, Q_PERP + 1]
             m3 = qd[k, Q_PERP + 2]
             qd[k, Q_PALLOW] = allowed(n3, a3, m3)
-            qd[k, Q_PMATCH] = _matching(n3, a3, m3)
-            # next to the card before it, or next to q: then it touches what q touches
-            qd[k, Q_LISTED] = True if n > 0 else _touches(board, b, e, S)
+            if need & NEED_MATCH:
+                qd[k, Q_PMATCH] = _matching(n3, a3, m3)
+            if need & NEED_LISTED:
+                # next to the card before it, or next to q: then it touches what q touches
+                qd[k, Q_LISTED] = True if n > 0 else _touches(board, b, e, S)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -484,7 +490,7 @@ def unplayable_at(board, b, q, avail, S, qd, pos, sc):
     """What ``unplayable_one`` needs of a space q: its ``q_lines`` in qd, and the type it
     alone may take now if it is an open space (``_single``), returned (-1: none)."""
     if pos.shape[0]:
-        q_lines_listed(board, b, q, S, qd, pos, sc)
+        q_lines_listed(board, b, q, S, qd, pos, sc, NEED_LISTED)
     else:
         q_lines(board, b, q, S, qd)
     q_only = -1
