@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ...engine import drama
+from ...engine import buffers, drama
 from ...engine.chance import deal_keys, shuffle_rows
 from ...engine.protocol import Game, Observation, Outcome, ranks_and_wins, read_only
 from . import turn as T
@@ -291,19 +291,19 @@ class Savannah(Game):
         B = len(keys)
         return State(
             n_players=P, rules=rules, prm=prm, copies=copies(rules),
-            g=np.zeros((B, T.NG), np.int32), board=np.zeros((B, S * S), np.int8),
-            up_pos=np.zeros((B, N), np.int32), up_count=np.zeros((B, 36), np.int8),
-            hand=np.full((B, P, H), -1, np.int8), hand_n=np.zeros((B, P), np.int8),
-            pile1=np.zeros((B, N), np.int8), pile2=np.zeros((B, N), np.int8),
-            fd_pos=np.zeros((B, N), np.int32), fd_card=np.zeros((B, N), np.int8),
-            fd_owner=np.full((B, N), -1, np.int8),
-            box=np.zeros((B, N), np.int8), score=np.zeros((B, P), np.int32),
-            claims=np.zeros((B, P), np.int32), unpl=np.zeros((B, F), np.int32),
-            fr=np.zeros((B, F), np.int32), sc=np.zeros((B, 2 * F), np.int64),
-            cand_slot=np.zeros((B, K), np.int8), cand_card=np.zeros((B, K), np.int8),
-            cand_cell=np.zeros((B, K), np.int32),
-            cand_pts=np.zeros((B, K), np.int16), legal_mask=np.zeros((B, K), np.bool_),
-            ev=np.zeros((B, 2 * N + 8 if log else 0, 7), np.int16), rs=keys.copy(),
+            g=buffers.zeros((B, T.NG), np.int32), board=buffers.zeros((B, S * S), np.int8),
+            up_pos=buffers.zeros((B, N), np.int32), up_count=buffers.zeros((B, 36), np.int8),
+            hand=buffers.full((B, P, H), -1, np.int8), hand_n=buffers.zeros((B, P), np.int8),
+            pile1=buffers.zeros((B, N), np.int8), pile2=buffers.zeros((B, N), np.int8),
+            fd_pos=buffers.zeros((B, N), np.int32), fd_card=buffers.zeros((B, N), np.int8),
+            fd_owner=buffers.full((B, N), -1, np.int8),
+            box=buffers.zeros((B, N), np.int8), score=buffers.zeros((B, P), np.int32),
+            claims=buffers.zeros((B, P), np.int32), unpl=buffers.zeros((B, F), np.int32),
+            fr=buffers.zeros((B, F), np.int32), sc=buffers.zeros((B, 2 * F), np.int64),
+            cand_slot=buffers.zeros((B, K), np.int8), cand_card=buffers.zeros((B, K), np.int8),
+            cand_cell=buffers.zeros((B, K), np.int32),
+            cand_pts=buffers.zeros((B, K), np.int16), legal_mask=buffers.zeros((B, K), np.bool_),
+            ev=buffers.zeros((B, 2 * N + 8 if log else 0, 7), np.int16), rs=keys.copy(),
             dr=drama.drama_new(B, P))
 
     def relist(self, st: State, games=None) -> None:
