@@ -38,6 +38,8 @@ from safari_sim.games.savannah.turn import P_S
 
 from .savannah import K_CAUTIOUS, K_GREEDY, K_SPACE_MAKER
 
+_TYPE = np.array([(c // 12) * 6 + c % 6 for c in range(128)], np.int64)   # a card id's type
+
 # the kernel below inlines the game's rules and lookahead: recompile it when they change
 refresh_cache(__file__, KERNEL_HELPERS + (T.__file__, _grid.__file__, LA.__file__,
                                           os.path.join(os.path.dirname(__file__), "savannah.py")))
@@ -147,20 +149,20 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, pos, sc, w):
+def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, pos, sc, w, hib):
     """best_of(points + w * new_unplayable), the first on ties, as ``_first_best_plus`` of
     ``lookahead.new_unplayable_given``'s numbers, working out only the candidates that might
     win: a card makes at most ``hi`` = 4 + only[t] spaces unplayable (4 when it is not the last
     copy of its type t), and fl(p + fl(w * k)) never falls as k grows (w >= 0: rounding is
     monotone), so a candidate whose points + w * hi are below the best value found (or equal,
     and it comes later) cannot be chosen. The candidate with the highest bound is worked out
-    first, then the others in order."""
+    first, then the others in order. ``hib[t]``: w * hi of type t."""
+    for t in range(36):
+        hib[t] = w * np.float64(4 + (only[t] if last_copy[t] else 0))
     first = 0
     top = -np.inf
     for j in range(n):
-        c = np.int64(cards[j])
-        t = (c // 12) * 6 + c % 6
-        hi = np.float64(pts[j]) + w * np.float64(4 + (only[t] if last_copy[t] else 0))
+        hi = np.float64(pts[j]) + hib[_TYPE[cards[j]]]
         if hi > top:
             top = hi
             first = j
@@ -173,9 +175,7 @@ def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, 
     for j in range(n):
         if j == first:
             continue
-        c = np.int64(cards[j])
-        t = (c // 12) * 6 + c % 6
-        hi = np.float64(pts[j]) + w * np.float64(4 + (only[t] if last_copy[t] else 0))
+        hi = np.float64(pts[j]) + hib[_TYPE[cards[j]]]
         if hi < bv or (hi == bv and j > best):
             continue
         q = np.int64(cells[j])
@@ -183,7 +183,7 @@ def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, 
             q_only = LA.unplayable_at(board, b, q, avail, S, qd, pos, sc)
             last = q
         v = np.float64(pts[j]) + w * np.float64(
-            LA.unplayable_one(c, avail, last_copy, only, qd, q_only))
+            LA.unplayable_one(np.int64(cards[j]), avail, last_copy, only, qd, q_only))
         if v > bv or (v == bv and j < best):
             bv = v
             best = j
@@ -192,7 +192,7 @@ def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, 
 
 @njit(cache=True, inline="always", _nrt=False)
 def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand_cell, cand_card,
-           cand_pts, prm, buf, gone, was, spaces, owas, only, qd, pos):
+           cand_pts, prm, buf, gone, was, spaces, owas, only, qd, pos, hib):
     """The action of policy ``kind`` with knob ``knob`` for game b's player to move."""
     n = g[b, T.N_CAND]
     pts = cand_pts[b]
@@ -242,7 +242,7 @@ def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand
         for i in range(nf):
             pos[fr[b, i]] = i + 1
         a = _space_maker(board, b, cand_cell[b], cand_card[b], pts, n, avail, owas, S, only, qd,
-                         pos, sc, knob)
+                         pos, sc, knob, hib)
         for i in range(nf):
             pos[fr[b, i]] = 0
         return a
@@ -255,7 +255,7 @@ def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand
 def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2,
           fd_pos, fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
           cand_cell, cand_pts, legal, ev, rs, prm, dr, buf, gone, was, spaces, owas, only, qd, pos,
-          seat_rs, out):
+          hib, seat_rs, out):
     """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
     whose policy chose an illegal action (0: none). knobs[k] = (the policy's knob, noise)."""
     decisions = 0
@@ -266,7 +266,7 @@ def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_
             k = seating[b, mover]
             a = policy(kinds[k], knobs[k, 0], b, g, board, up_count, copies, hand, hand_n, fr, sc,
                        cand_cell, cand_card, cand_pts, prm, buf, gone, was, spaces, owas, only,
-                       qd, pos)
+                       qd, pos, hib)
             noise = knobs[k, 1]
             if noise > 0:
                 # savannah.with_noise: rng.random(n) < noise, then random_legal's rng.random(n)
@@ -301,9 +301,10 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     only = np.zeros(36, np.int64)
     qd = np.zeros((4, LA.Q_WIDTH), np.int64)
     pos = np.zeros(state.board.shape[1], np.int32)    # 1 + a space's index in the open list
+    hib = np.zeros(36, np.float64)
     out = np.zeros(2, np.int64)
     _play(np.ascontiguousarray(seating, np.int64), kinds, knobs, *state.arrays(), buf, gone, was,
-          spaces, owas, only, qd, pos, seat_rs, out)
+          spaces, owas, only, qd, pos, hib, seat_rs, out)
     if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
         raise RuntimeError("savannah: a game broke a proven bound: a bug, please report")
     if out[1]:

