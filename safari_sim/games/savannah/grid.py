@@ -1,8 +1,8 @@
 """The savannah: an unbounded grid of squares ("The Playing Space"), and what may go where
 ("Step A: Play a card").
 
-Each game's grid is one flat int8 row of ``S * S`` cells: ``EMPTY`` (0, so that a fresh grid is
-zero pages the system hands out only where play reaches), ``OPEN`` (empty and touching a face-up
+Each game's grid is one flat int8 row of ``S * S`` cells: ``EMPTY`` (0: a fresh grid is all
+zeros, as ``engine.buffers`` maps it or fills a reused one), ``OPEN`` (empty and touching a face-up
 card: where a card may go; these spaces are also kept in a list), card id + 1 for a face-up card,
 or ``BLOCKED`` (a face-down card marking an unplayable space; which card it is lives elsewhere,
 so the grid itself is public). Cell ``y * S + x``; the first card goes to the centre.
