@@ -17,6 +17,7 @@ Decisions: which animal to name and whom to ask (first version), whether and whi
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -79,17 +80,35 @@ class Memory:
         last = self.last[g, s]
         now = obs.clock.astype(np.int64)
         u = rng.random((len(g), 2) + fact.shape[1:])
-        p_keep = (recall ** (now - last).astype(np.float64)).reshape(shape)
+        p_keep = _power(recall, now - last).reshape(shape)
         keep = m[g, s] & fact & same & (u[:, 0] < p_keep)
         # the chance of each new sighting, worked out only where there is one
         new = fact & (dated > last.reshape(shape))
         at = np.flatnonzero(new)
         age = now[at // max(new[0].size, 1)] - dated.reshape(-1)[at]
-        new.reshape(-1)[at] = u[:, 1].reshape(-1)[at] < recall ** age.astype(np.float64)
+        new.reshape(-1)[at] = u[:, 1].reshape(-1)[at] < _power(recall, age)
         m[g, s] = keep | new
 
     def tick(self, obs: Obs) -> None:
         self.last[obs.game, obs.seat] = obs.clock
+
+
+@functools.lru_cache(maxsize=64)
+def _powers(recall: float) -> np.ndarray:
+    return np.array([math.pow(recall, d) for d in range(512)])
+
+
+def _power(recall: float, d: np.ndarray) -> np.ndarray:
+    """recall ** d, each by the C library's scalar pow (as the compiled twin computes it):
+    numpy's array power takes SIMD code on some machines (AVX-512) that differs in the last
+    bit, and the twin must play the same games everywhere."""
+    d = np.asarray(d, np.int64)
+    table = _powers(float(recall))
+    inside = (d >= 0) & (d < table.size)
+    if inside.all():
+        return table[d]
+    return np.where(inside, table[np.clip(d, 0, table.size - 1)],
+                    np.vectorize(math.pow, otypes=[np.float64])(recall, d.astype(np.float64)))
 
 
 def _pick(score: np.ndarray, rng) -> np.ndarray:

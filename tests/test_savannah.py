@@ -876,6 +876,7 @@ def mixed(obs, legal, rng):
     (3, {"max_claims": 1, "opening_draw": True}, 6),
     (2, {"explorer_cards": False, "line_point": 2, "all_different_less": 0, "claim_point": 2,
          "removal_point": 3}, 7),
+    (2, {"hand_size": 12}, 8),      # hand slots past the 10 whose types the listing packs
 ])
 def test_every_step_against_the_reference(players, rules, seed):
     """Every step of many games, against Ref (plain Python from the rulebook): the layout, the
