@@ -28,7 +28,7 @@ from safari_sim.games import jungle_thrills as jt
 from safari_sim.games.jungle_thrills import (CARD, CLOCK, HELD, HUNT0, P_ANIMALS, P_PLAYERS,
                                              P_VERSION, PASS, S_HELD, TOTAL, WONPTS)
 
-from .jungle_thrills import K_GUESSER, K_LEADER
+from .jungle_thrills import K_GUESSER, K_LEADER, NPOW  # recall ** d below NPOW: a table
 
 # the kernel below inlines the game's rules: recompile it when they (or the engine) change
 refresh_cache(__file__, KERNEL_HELPERS + (jt.__file__, __file__.replace(
@@ -38,8 +38,6 @@ if config.DISABLE_JIT:  # plain Python: numpy warns on the wrap-around the strea
     warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning, __name__)
 
 NEG = -np.inf
-# powers recall ** d for d below this are looked up (computed once by the same ``**``)
-NPOW = 512
 # knobs: kp[k] = (recall, bold, decline, chase)
 KN_RECALL, KN_BOLD, KN_DECLINE, KN_CHASE = range(4)
 

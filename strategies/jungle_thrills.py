@@ -93,9 +93,14 @@ class Memory:
         self.last[obs.game, obs.seat] = obs.clock
 
 
+NPOW = 512      # powers kept in a table (the compiled twin keeps as many)
+
+
 @functools.lru_cache(maxsize=64)
 def _powers(recall: float) -> np.ndarray:
-    return np.array([math.pow(recall, d) for d in range(512)])
+    table = np.array([math.pow(recall, d) for d in range(NPOW)])
+    table.flags.writeable = False       # shared by every call: never written
+    return table
 
 
 def _power(recall: float, d: np.ndarray) -> np.ndarray:
