@@ -432,7 +432,7 @@ def new(
 def trace(
     game: Optional[str] = typer.Argument(None, help="game id (not needed with --from)"),
     seed: int = typer.Option(0, "--seed", help="seed of the game"),
-    strategies_: Optional[str] = typer.Option(None, "--strategies", help="one per seat, comma-separated, knobs after colons, e.g. stop_at:cards=2,random,card_counter:risk=0.4"),
+    strategies_: Optional[str] = typer.Option(None, "--strategies", help="one per seat, comma-separated, knobs after colons, e.g. stop_at:cards=2,random,card_counter:risk=0.4 (your own: bots.py:NAME:KNOB=VALUE)"),
     rule: list[str] = typer.Option([], "--rule", help="a rules override FIELD=VALUE (YAML value); repeatable"),
     from_: Optional[Path] = typer.Option(None, "--from", help="a results folder: replay one of its games"),
     experiment: Optional[Path] = typer.Option(None, "--experiment", help="an experiment file: play one of its games (as a run of it would)"),
@@ -507,6 +507,8 @@ def trace(
         specs = []
         for n in names:
             use, *knobs = [part.strip() for part in n.split(":")]
+            if use.endswith(".py") and knobs:  # a file of your own: FILE.py:NAME[:KNOB=VALUE]
+                use = f"{use}:{knobs.pop(0)}"
             specs.append({"name": n, "use": use, "params": key_values(knobs, "--strategies")})
         from pydantic import ValidationError
 

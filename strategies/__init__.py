@@ -1,5 +1,6 @@
 """Strategy registry: the generic strategies, each game's own (module ``strategies/<game id>.py``
-with a ``STRATEGIES`` list), and a user's own class from a file (``path/to/bots.py:ClassName``)."""
+with a ``STRATEGIES`` list), and a user's own from a file (``path/to/bots.py:Name``: a class, or a
+function of one game, ``fn(view, legal, rng, **knobs)``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pkgutil
 import sys
 from pathlib import Path
 
-from .base import Strategy
+from .base import Strategy, per_game
 
 _CACHE: dict[str | None, dict[str, type[Strategy]]] = {}
 
@@ -41,9 +42,10 @@ def strategies_for(game_id: str) -> dict[str, type[Strategy]]:
 
 
 def load_user_strategy(spec: str, base_dir: Path | None = None) -> type[Strategy]:
-    """``path/to/bots.py:ClassName`` (a relative path is taken from ``base_dir``)."""
+    """``path/to/bots.py:Name``, a Strategy subclass or a per-game function (``per_game``); a
+    relative path is taken from ``base_dir``."""
     if ":" not in spec:
-        raise StrategyNotFound(f"'{spec}' should be path/to/file.py:ClassName")
+        raise StrategyNotFound(f"'{spec}' should be path/to/file.py:Name (a class or a function)")
     path_s, cls_name = spec.rsplit(":", 1)
     path = Path(path_s)
     if not path.is_absolute() and base_dir is not None:
@@ -63,14 +65,22 @@ def load_user_strategy(spec: str, base_dir: Path | None = None) -> type[Strategy
     mod = sys.modules[modname]
     cls = getattr(mod, cls_name, None)
     if cls is None:
-        found = sorted(n for n, v in vars(mod).items() if inspect.isclass(v) and issubclass(v, Strategy)
-                       and v is not Strategy and getattr(v, "__module__", "") == mod.__name__)
+        found = sorted(n for n, v in vars(mod).items()
+                       if getattr(v, "__module__", "") == mod.__name__ and not n.startswith("_")
+                       and (inspect.isfunction(v) and len(inspect.signature(v).parameters) >= 3
+                            or inspect.isclass(v) and issubclass(v, Strategy)))
         near = difflib.get_close_matches(cls_name, found, n=1)
         hint = f"; did you mean '{near[0]}'?" if near else ""
-        raise StrategyNotFound(f"'{path_s}' has no class '{cls_name}'{hint} (its strategies: "
+        raise StrategyNotFound(f"'{path_s}' has no strategy '{cls_name}'{hint} (its strategies: "
                                f"{', '.join(found) or 'none'})")
+    if inspect.isfunction(cls):  # a designer's per-game function: fn(view, legal, rng, **knobs)
+        try:
+            return per_game(cls)
+        except TypeError as e:
+            raise StrategyNotFound(f"'{path_s}': {e}") from None
     if not (inspect.isclass(cls) and issubclass(cls, Strategy)):
-        raise StrategyNotFound(f"'{cls_name}' in '{path_s}' is not a strategies.base.Strategy subclass")
+        raise StrategyNotFound(f"'{cls_name}' in '{path_s}' is neither a strategies.base.Strategy "
+                               f"subclass nor a function (view, legal, rng)")
     return cls
 
 

@@ -1,16 +1,20 @@
 """What a strategy is: an object built from validated parameters with one method, ``act``.
 
 A strategy knows nothing of the runner. It receives the observations of the games where its seat
-is to move (numpy arrays, first axis = those games), the legal mask for them, and a numpy
-Generator, and returns one action per game.
+is to move (numpy arrays, first axis = those games), the legal mask for them, and the seats'
+random streams, and returns one action per game. ``PerGame`` (or ``per_game`` of a plain
+function) is the same, written for one game at a time.
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, ClassVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, create_model
+
+from safari_sim.engine.protocol import read_only
 
 
 class NoParams(BaseModel):
@@ -71,3 +75,95 @@ def random_legal(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def first_legal(legal: np.ndarray) -> np.ndarray:
     return np.argmax(legal, axis=1)
+
+
+class GameView:
+    """One game's observation, for a strategy written one game at a time: ``view.row_len`` is
+    ``obs.row_len[i]`` (a number, or a read-only row for a per-player field), values shared by
+    every game as they are, and the observation's methods asked of this game alone. Nothing can
+    be written into it."""
+
+    __slots__ = ("_obs", "_i", "_one")
+
+    def __init__(self, obs: Any, i: int):
+        object.__setattr__(self, "_obs", obs)
+        object.__setattr__(self, "_i", i)
+        object.__setattr__(self, "_one", None)
+
+    def __getattr__(self, name: str) -> Any:
+        obs = self._obs
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if callable(getattr(type(obs), name, None)):
+            return self._method(name)
+        v = getattr(obs, name)
+        if isinstance(v, np.ndarray) and name not in obs.shared and v.ndim and len(v) == len(obs):
+            v = v[self._i]
+        return read_only(v)   # the loop's observations are frozen; a hand-made one may not be
+
+    def _method(self, name: str):
+        # asked of a one-game observation (obs.take), its one row of the answer returned
+        if self._one is None:
+            object.__setattr__(self, "_one", self._obs.take(np.array([self._i])))
+        method = getattr(self._one, name)
+
+        def one(*args, **kwargs):
+            out = method(*(np.atleast_1d(a) if np.isscalar(a) else a for a in args), **kwargs)
+            return out[0] if isinstance(out, np.ndarray) and out.ndim and len(out) == 1 else out
+        return one
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("an observation is read-only")
+
+    def __dir__(self):
+        return [n for n in dir(self._obs) if not n.startswith("_")]
+
+
+class PerGame(Strategy):
+    """A strategy written for one game at a time, the way a designer says it ("if my row holds
+    three cards, bank"): ``choose(view, legal, rng)`` returns one action for one game, where
+    ``view`` is that game's observation (``GameView``), ``legal`` the numbers of its legal
+    actions, and ``rng`` that game's own seat stream (``chance.GameRandom``: ``random()``,
+    ``integers(n)``, ``uniform(lo, hi)``, ``choice(options)``). It runs as plain Python, once per
+    game at every decision: simple to write, slower than numpy over the observations (``act``)."""
+
+    def choose(self, view: GameView, legal: np.ndarray, rng: Any) -> int:
+        raise TypeError(f"strategy {type(self).__name__} does not define choose()")
+
+    def act(self, obs: Any, legal: np.ndarray, rng: Any) -> np.ndarray:
+        out = np.empty(len(obs), np.int64)
+        for i in range(len(obs)):  # the point of this class: the designer's per-game Python
+            out[i] = self.choose(GameView(obs, i), np.flatnonzero(legal[i]), rng.game(i))
+        return out
+
+
+def per_game(fn: Any, name: str | None = None) -> type[PerGame]:
+    """A ``PerGame`` strategy from a plain function ``fn(view, legal, rng, **knobs) -> action``:
+    each keyword with a default after the first three is a knob (its default's type, settable
+    in ``params:`` and sweepable as ``strategies.NAME.params.KNOB``)."""
+    if (fn, name) in _PER_GAME:  # one class per function, however often it is loaded
+        return _PER_GAME[fn, name]
+    label = name or fn.__name__
+    params = list(inspect.signature(fn).parameters.values())
+    if len(params) < 3 or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                              for p in params[:3]):
+        raise TypeError(f"'{label}' should take (view, legal, rng) first, then its knobs")
+    knobs = {}
+    for p in params[3:]:
+        if p.default is p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise TypeError(f"'{label}': knob '{p.name}' needs a default value (its type and "
+                            f"the value it takes when params: leaves it out)")
+        knobs[p.name] = (type(p.default) if p.default is not None else Any, p.default)
+    doc = (inspect.getdoc(fn) or "").strip().splitlines()
+
+    def choose(self, view, legal, rng):
+        return fn(view, legal, rng, **dict(self.params))
+
+    cls = _PER_GAME[fn, name] = type(label, (PerGame,), {
+        "name": label, "summary": doc[0] if doc else f"the function {label}",
+        "Params": create_model(f"{label}_params", __config__=ConfigDict(extra="forbid"), **knobs),
+        "choose": choose, "__module__": getattr(fn, "__module__", __name__)})
+    return cls
+
+
+_PER_GAME: dict[tuple[Any, str | None], type[PerGame]] = {}

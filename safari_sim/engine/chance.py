@@ -18,6 +18,7 @@ that game's seat stream.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import warnings
 
@@ -176,6 +177,38 @@ class SeatRandom:
             low, high = 0, low
         u = self.random(size)
         return (np.asarray(low) + np.floor(u * (np.asarray(high) - low))).astype(np.int64)
+
+    def game(self, i: int) -> "GameRandom":
+        """The stream of observed game i alone (a strategy written for one game at a time)."""
+        return GameRandom(self._rs, self._rows[i:i + 1])
+
+
+class GameRandom:
+    """One game's seat stream, drawn a number at a time: the draws ``SeatRandom`` gives that
+    game's row (``random()`` is its ``random(n)[i]``), so a per-game strategy and a numpy one
+    drawing alike see the same numbers."""
+
+    __slots__ = ("_rs", "_row", "_out")
+
+    def __init__(self, rs: np.ndarray, row: np.ndarray):
+        self._rs, self._row, self._out = rs, row, np.empty((1, 1), np.float64)
+
+    def random(self) -> float:
+        _uniforms(self._rs, self._row, self._out)
+        return float(self._out[0, 0])
+
+    def uniform(self, low: float = 0.0, high: float = 1.0) -> float:
+        return low + (high - low) * self.random()
+
+    def integers(self, low: int, high: int | None = None) -> int:
+        """An int in [low, high) (``integers(n)``: in [0, n))."""
+        if high is None:
+            low, high = 0, low
+        return int(low + np.floor(self.random() * (high - low)))
+
+    def choice(self, options: Any) -> Any:
+        """One of ``options`` (a sequence or an array), each as likely."""
+        return options[self.integers(len(options))]
 
 
 def deal_keys(n: int, seed: int = 0) -> np.ndarray:

@@ -1,0 +1,150 @@
+"""Strategies written one game at a time (strategies.base.PerGame, per_game of a plain function,
+`use: FILE.py:FUNCTION`): the same games as the shipped strategy they restate, draws from their
+own game's seat stream only, read-only views, and one clear message for a malformed function."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from safari_sim.cli import app
+from safari_sim.engine.chance import SeatRandom, game_keys
+from safari_sim.engine.play import play_batch
+from safari_sim.games import get_game
+from strategies import StrategyNotFound, get_strategy
+from strategies.base import GameView, PerGame, per_game
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = "bots/duck_duck_bruce.py"
+G = get_game("duck_duck_bruce")
+
+
+def bot(name):
+    return get_strategy(G.id, f"{BOTS}:{name}", ROOT / "experiments")
+
+
+@pytest.mark.parametrize("rules", [{}, {"bruce_cards": 12, "rounds": 2}])
+def test_a_per_game_function_plays_the_games_of_the_strategy_it_restates(rules):
+    """``bank_at`` is ``stop_at`` (declare 1) said one game at a time: the same games, to the
+    decision, at a mixed table with another strategy."""
+    r = G.make_rules(rules)
+    B, P = 300, 3
+    seating = (np.arange(P)[None, :] + np.arange(B)[:, None]) % 2
+    counter = get_strategy(G.id, "card_counter")()
+    mine = play_batch(G, r, P, [bot("bank_at")(cards=4), counter], seating, game_keys(3, P, B))
+    ref = play_batch(G, r, P, [get_strategy(G.id, "stop_at")(cards=4), counter], seating,
+                     game_keys(3, P, B))
+    assert mine.decisions == ref.decisions
+    assert np.array_equal(mine.outcome.score, ref.outcome.score)
+    for k in ref.outcome.stats:
+        assert np.array_equal(mine.outcome.stats[k], ref.outcome.stats[k], equal_nan=True), k
+    assert ref.outcome.stats["bruce_tried"].sum() > 0      # the Bruce branch was played
+    other = play_batch(G, r, P, [bot("bank_at")(cards=2), counter], seating, game_keys(3, P, B))
+    assert not np.array_equal(other.outcome.score, ref.outcome.score)  # the knob is read
+
+
+def test_a_games_draws_come_from_its_own_seat_stream():
+    """``rng.game(i)`` draws what ``SeatRandom`` gives row i, and a drawing per-game strategy
+    plays the same games whatever else shares its batch (batches of 1, 5 and 24)."""
+    rs = np.arange(1, 13, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    rows = np.array([4, 0, 9])
+    whole = SeatRandom(rs.copy(), rows).random((3, 5))
+    rs2 = rs.copy()
+    one = SeatRandom(rs2, rows)
+    for i in (2, 0, 1):
+        g = one.game(i)
+        assert [g.random() for _ in range(5)] == whole[i].tolist()
+    assert g.integers(3, 9) in range(3, 9) and g.choice(["a", "b"]) in ("a", "b")
+    nervous = bot("nervous")(risk=0.2, wobble=0.15)
+    B, P = 24, 3
+    seat = np.zeros((B, P), np.int64)
+    full = play_batch(G, G.make_rules({}), P, [nervous], seat, game_keys(8, P, B))
+    for size in (1, 5):
+        for start in range(0, B, size):
+            end = min(start + size, B)
+            keys = game_keys(8, P, np.arange(start, end))
+            part = play_batch(G, G.make_rules({}), P, [nervous], seat[start:end], keys)
+            assert np.array_equal(part.outcome.score, full.outcome.score[start:end])
+    calm = play_batch(G, G.make_rules({}), P, [bot("nervous")(risk=0.2, wobble=0.0)], seat,
+                      game_keys(8, P, B))
+    assert not np.array_equal(calm.outcome.score, full.outcome.score)  # the draws matter
+
+
+def test_a_view_is_one_games_read_only_observation():
+    state = G.init(G.make_rules({}), 3, game_keys(2, 3, 6).deal)
+    obs = G.observe(state, np.arange(6))
+    view = GameView(obs, 4)
+    assert view.row_len == obs.row_len[4] and view.seat == obs.seat[4]
+    assert np.array_equal(view.nest_size, obs.nest_size[4])
+    assert np.array_equal(view.die, obs.die)                     # shared by every game
+    assert view.max_steal == obs.max_steal
+    assert view.steal_action(2, 1) == obs.steal_action(np.array([2]), np.array([1]))[0]
+    with pytest.raises(AttributeError):
+        view.row_len = 9
+    with pytest.raises(ValueError):
+        view.nest_size[0] = 9
+    with pytest.raises(AttributeError):
+        view.deck                                                # no such field: hidden
+
+
+def test_malformed_functions_get_one_clear_message():
+    def two(view, legal):
+        return 0
+
+    def bare_knob(view, legal, rng, cards):
+        return 0
+
+    with pytest.raises(TypeError, match=r"'two' should take \(view, legal, rng\) first"):
+        per_game(two)
+    with pytest.raises(TypeError, match="knob 'cards' needs a default"):
+        per_game(bare_knob)
+    assert issubclass(per_game(bot_fn := (lambda view, legal, rng, k=2: 0), "lam"), PerGame)
+    assert per_game(bot_fn, "lam") is per_game(bot_fn, "lam")    # one class per function
+    with pytest.raises(StrategyNotFound, match="did you mean 'bank_at'"):
+        bot("bank_a")
+
+
+def test_run_a_per_game_function_from_an_experiment(tmp_path):
+    """`use: FILE.py:FUNCTION` with a knob swept, on 2 workers; a bad function exits 2."""
+    (tmp_path / "mine.py").write_text(textwrap.dedent("""
+        def bank_at(view, legal, rng, cards=3):
+            '''bank at `cards` cards'''
+            if view.kind == 1:
+                return int(legal[0])
+            return 1 if view.row_len >= cards else 0
+
+        def broken(view, legal):
+            return 0
+    """))
+    text = textwrap.dedent("""
+        game: duck_duck_bruce
+        players: 3
+        games: 600
+        seed: 4
+        rules: {rounds: 1}
+        strategies:
+          - {name: mine, use: mine.py:bank_at, params: {cards: 2}}
+          - {name: bold, use: stop_at, params: {cards: 4}}
+          - {name: counter, use: card_counter}
+        sweep: {strategies.mine.params.cards: [2, 5]}
+        parallel: {jobs: 2, batch: 100, chunk: 200}
+    """)
+    (tmp_path / "exp.yaml").write_text(text)
+    runner = CliRunner()
+    r = runner.invoke(app, ["run", str(tmp_path / "exp.yaml"), "--output", str(tmp_path / "res"),
+                            "--quiet"])
+    assert r.exit_code == 0, r.output
+    df = pl.read_parquet(str(tmp_path / "res") + "/**/*.parquet")
+    assert df.height == 2 * 600 * 3 and set(df["strategy"].unique()) == {"mine", "bold", "counter"}
+    rates = df.filter(pl.col("strategy") == "mine").group_by("variant").agg(pl.col("win").mean())
+    assert rates.height == 2 and rates["win"].n_unique() == 2
+    (tmp_path / "bad.yaml").write_text(text.replace("mine.py:bank_at", "mine.py:broken"))
+    r = runner.invoke(app, ["run", str(tmp_path / "bad.yaml"), "--output", str(tmp_path / "b"),
+                            "--quiet"])
+    assert r.exit_code == 2 and "'broken' should take (view, legal, rng) first" in r.output
+    assert not (tmp_path / "b").exists()
