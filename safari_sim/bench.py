@@ -127,14 +127,15 @@ def _workers(game_id, players, rules, mix, batch, games_per_s, seconds,
     """(1-worker wall seconds, 2-worker wall seconds, games, chunk) of the whole run path, as a
     user's run plays it: chunks of the default size (CHUNK_TARGET games, fewer where a run that
     long would give each worker under 8 chunks: with a handful, one worker playing one chunk more
-    than the other caps the speed-up), about ``4 * seconds`` of one worker's work, the
-    two taken in turn ``repeats`` times and the fastest of each kept (the machine's other load
-    only ever slows a run down)."""
+    than the other caps the speed-up; an even number of them), about ``4 * seconds`` of one
+    worker's work, the two taken in turn ``repeats`` times and the fastest of each kept (the
+    machine's other load only ever slows a run down)."""
     from .run.runner import CHUNK_TARGET
 
     games = max(8 * 32, int(games_per_s * 4 * seconds))
     chunk = 1 << max(5, min(CHUNK_TARGET, games // 16).bit_length() - 1)  # a power of two
-    games = max(16, games // chunk) * chunk
+    n = max(16, games // chunk)
+    games = (n + n % 2) * chunk    # an even count: neither worker plays a chunk more
     text = _experiment_text(game_id, players, rules, mix, batch, chunk)
     _timed_run(text, 4 * chunk, 2)  # start the workers and load the game's kernels in each
     best = {1: math.inf, 2: math.inf}
