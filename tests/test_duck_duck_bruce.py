@@ -4,6 +4,7 @@ over many random games."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -811,3 +812,22 @@ def test_every_game_scores_as_an_independent_reference_plays_it(seed, stop, decl
     assert (res.outcome.score == want).all()
     assert res.decisions == decisions
     assert want.sum(axis=1).min() > 0 and len(np.unique(want)) > 10  # real games, not empty ones
+
+
+def test_the_state_layout_measure_plays_the_reference_games():
+    """experiments/structured-state-measure.py times the game with its state as separate arrays
+    and as one record per game: both must be the reference's games, or the timing says nothing."""
+    import importlib.util
+
+    import ddb_fused
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "structured-state-measure.py"
+    spec = importlib.util.spec_from_file_location("structured_state_measure", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    keys = game_keys(4, 3, 800).deal
+    stop, declare = np.array([1, 3, 5]), np.array([2, 1, 3])
+    want, decisions = ddb_fused.play(keys, stop, declare)
+    for layout in ("arrays", "records"):
+        score, d = mod.play(layout, keys, stop, declare)
+        assert np.array_equal(score, want) and d == decisions, layout
