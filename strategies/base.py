@@ -79,32 +79,31 @@ def first_legal(legal: np.ndarray) -> np.ndarray:
 
 class GameView:
     """One game's observation, for a strategy written one game at a time: ``view.row_len`` is
-    ``obs.row_len[i]`` (a number, or a read-only row for a per-player field), values shared by
-    every game as they are, and the observation's methods asked of this game alone. Nothing can
-    be written into it."""
+    ``obs.row_len[i]`` (a Python number, or a read-only row for a per-player field), values
+    shared by every game as they are, and the observation's methods asked of this game alone.
+    Nothing can be written into it."""
 
-    __slots__ = ("_obs", "_i", "_one")
+    __slots__ = ("_cols", "_i", "_one")
 
-    def __init__(self, obs: Any, i: int):
-        object.__setattr__(self, "_obs", obs)
+    def __init__(self, obs: Any, i: int, cols: "_Columns | None" = None):
+        object.__setattr__(self, "_cols", cols if cols is not None else _Columns(obs))
         object.__setattr__(self, "_i", i)
         object.__setattr__(self, "_one", None)
 
     def __getattr__(self, name: str) -> Any:
-        obs = self._obs
         if name.startswith("_"):
             raise AttributeError(name)
-        if callable(getattr(type(obs), name, None)):
+        per_game, v = self._cols.get(name)
+        if per_game:
+            return v[self._i]
+        if v is _METHOD:
             return self._method(name)
-        v = getattr(obs, name)
-        if isinstance(v, np.ndarray) and name not in obs.shared and v.ndim and len(v) == len(obs):
-            v = v[self._i]
-        return read_only(v)   # the loop's observations are frozen; a hand-made one may not be
+        return v
 
     def _method(self, name: str):
         # asked of a one-game observation (obs.take), its one row of the answer returned
         if self._one is None:
-            object.__setattr__(self, "_one", self._obs.take(np.array([self._i])))
+            object.__setattr__(self, "_one", self._cols.obs.take(np.array([self._i])))
         method = getattr(self._one, name)
 
         def one(*args, **kwargs):
@@ -116,24 +115,61 @@ class GameView:
         raise AttributeError("an observation is read-only")
 
     def __dir__(self):
-        return [n for n in dir(self._obs) if not n.startswith("_")]
+        return [n for n in dir(self._cols.obs) if not n.startswith("_")]
+
+
+_METHOD = object()
+
+
+class _Columns:
+    """An observation's fields as the games' views read them, each worked out once for all of
+    them on first use: a per-game number field as a list of Python numbers, a wider field as
+    its read-only rows, a shared value as it is, a method marked as one."""
+
+    __slots__ = ("obs", "_cache")
+
+    def __init__(self, obs: Any):
+        self.obs = obs
+        self._cache: dict[str, tuple[bool, Any]] = {}
+
+    def get(self, name: str) -> tuple[bool, Any]:
+        hit = self._cache.get(name)
+        if hit is None:
+            obs = self.obs
+            if callable(getattr(type(obs), name, None)):
+                hit = (False, _METHOD)
+            else:
+                v = getattr(obs, name)
+                if (isinstance(v, np.ndarray) and name not in obs.shared and v.ndim
+                        and len(v) == len(obs)):
+                    hit = (True, v.tolist() if v.ndim == 1 else list(read_only(v)))
+                else:   # the loop's observations are frozen; a hand-made one may not be
+                    hit = (False, read_only(v))
+            self._cache[name] = hit
+        return hit
 
 
 class PerGame(Strategy):
     """A strategy written for one game at a time, the way a designer says it ("if my row holds
     three cards, bank"): ``choose(view, legal, rng)`` returns one action for one game, where
     ``view`` is that game's observation (``GameView``), ``legal`` the numbers of its legal
-    actions, and ``rng`` that game's own seat stream (``chance.GameRandom``: ``random()``,
-    ``integers(n)``, ``uniform(lo, hi)``, ``choice(options)``). It runs as plain Python, once per
-    game at every decision: simple to write, slower than numpy over the observations (``act``)."""
+    actions (a read-only array), and ``rng`` that game's own seat stream (``chance.GameRandom``:
+    ``random()``, ``integers(n)``, ``uniform(lo, hi)``, ``choice(options)``). It runs as plain
+    Python, once per game at every decision: simple to write, slower than numpy over the
+    observations (``act``)."""
 
     def choose(self, view: GameView, legal: np.ndarray, rng: Any) -> int:
         raise TypeError(f"strategy {type(self).__name__} does not define choose()")
 
     def act(self, obs: Any, legal: np.ndarray, rng: Any) -> np.ndarray:
-        out = np.empty(len(obs), np.int64)
-        for i in range(len(obs)):  # the point of this class: the designer's per-game Python
-            out[i] = self.choose(GameView(obs, i), np.flatnonzero(legal[i]), rng.game(i))
+        n = len(obs)
+        cols = _Columns(obs)
+        rows, actions = np.nonzero(legal)
+        actions.flags.writeable = False
+        legal_of = np.split(actions, np.searchsorted(rows, np.arange(1, n)))
+        out = np.empty(n, np.int64)
+        for i in range(n):  # the point of this class: the designer's per-game Python
+            out[i] = self.choose(GameView(obs, i, cols), legal_of[i], rng.game(i))
         return out
 
 
@@ -157,12 +193,16 @@ def per_game(fn: Any, name: str | None = None) -> type[PerGame]:
     doc = (inspect.getdoc(fn) or "").strip().splitlines()
 
     def choose(self, view, legal, rng):
-        return fn(view, legal, rng, **dict(self.params))
+        return fn(view, legal, rng, **self._knobs)
+
+    def init(self, **params):
+        PerGame.__init__(self, **params)
+        self._knobs = dict(self.params)   # read once, not at every decision
 
     cls = _PER_GAME[fn, name] = type(label, (PerGame,), {
         "name": label, "summary": doc[0] if doc else f"the function {label}",
         "Params": create_model(f"{label}_params", __config__=ConfigDict(extra="forbid"), **knobs),
-        "choose": choose, "__module__": getattr(fn, "__module__", __name__)})
+        "choose": choose, "__init__": init, "__module__": getattr(fn, "__module__", __name__)})
     return cls
 
 

@@ -91,6 +91,27 @@ def test_a_view_is_one_games_read_only_observation():
     with pytest.raises(AttributeError):
         view.deck                                                # no such field: hidden
 
+    seen = []
+
+    class Spy(PerGame):
+        name = "spy"
+
+        def choose(self, view, legal, rng):
+            seen.append((view.row_len, view.nest_size, legal))
+            return int(legal[0])
+
+    mask = np.zeros((6, 5), bool)
+    mask[:, [0, 1]] = True
+    mask[2, 3] = True
+    Spy().act(obs, mask, SeatRandom(np.ones(18, np.uint64), np.arange(6)))
+    assert [list(a) for _, _, a in seen] == [[0, 1]] * 2 + [[0, 1, 3]] + [[0, 1]] * 3
+    assert [r for r, _, _ in seen] == obs.row_len.tolist()
+    for _, nest, acts in seen:
+        with pytest.raises(ValueError):
+            acts[0] = 4                                          # nor into its legal actions
+        with pytest.raises(ValueError):
+            nest[0] = 4
+
 
 def test_malformed_functions_get_one_clear_message():
     def two(view, legal):
