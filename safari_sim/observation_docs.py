@@ -159,10 +159,11 @@ def _from_docstring(name: str, doc: str) -> str:
 def markdown(game) -> str:
     doc, rows = describe(game)
     cls = observation_class(game)
+    shared = [s for s in getattr(cls, "shared", ()) if not s.startswith("_")]
     out = [f"## {game.name} (`{game.id}`)", "",
            f"`{cls.__module__}.{cls.__qualname__}`" + (f"; shared by all observed games: "
-                                                        f"{', '.join(f'`{s}`' for s in cls.shared)}"
-                                                        if getattr(cls, "shared", ()) else ""), ""]
+                                                        f"{', '.join(f'`{s}`' for s in shared)}"
+                                                        if shared else ""), ""]
     if doc:
         out += [doc, ""]
     out += ["| field | type | what it holds |", "| --- | --- | --- |"]
@@ -186,7 +187,9 @@ def document() -> str:
             "seat is to move: every array's first axis is those games (`n`), except the fields "
             "shared by all of them. Shapes name the game's sizes: P players, T card types, and so "
             "on, as the game's module defines them. \"On demand\" fields are worked out from the "
-            "snapshot when first read.\n")
+            "snapshot when first read. A function written for one game (`fn(view, legal, rng)`, "
+            "`use: FILE.py:FUNCTION`) reads the same fields on `view`, that game's values: a "
+            "number where the array is `[n]`, a row where it is `[n, P]`.\n")
     return head + "".join("\n" + markdown(g) for g in all_games().values())
 
 

@@ -169,3 +169,43 @@ def test_run_a_per_game_function_from_an_experiment(tmp_path):
                             "--quiet"])
     assert r.exit_code == 2 and "'broken' should take (view, legal, rng) first" in r.output
     assert not (tmp_path / "b").exists()
+
+
+def _pick(view, legal, rng):
+    """a uniformly random legal action, drawn from this game's own stream"""
+    return int(rng.choice(legal))
+
+
+@pytest.mark.parametrize("game_id", [g for g in __import__("safari_sim.games", fromlist=["x"])
+                                     .game_ids()])
+def test_every_game_plays_a_per_game_function(game_id):
+    """Every game's observation works as one game's view (its fields, its own take), and a
+    per-game function plays legal games whose draws do not depend on the batch."""
+    from safari_sim import observation_docs
+
+    g = get_game(game_id)
+    players = max(g.min_players, min(3, g.max_players))
+    r = g.make_rules({})
+    strat = per_game(_pick, "pick")()
+    B = 6
+    seat = np.zeros((B, players), np.int64)
+    full = play_batch(g, r, players, [strat], seat, game_keys(2, players, B))
+    assert full.decisions > 0
+    for b in range(B):
+        one = play_batch(g, r, players, [strat], seat[b:b + 1], game_keys(2, players, [b]))
+        assert np.array_equal(one.outcome.score, full.outcome.score[b:b + 1]), b
+    # as many games as a shared array has entries too: a view must not take it for a per-game one
+    state = g.init(r, players, game_keys(2, players, 64).deal)
+    obs = g.observe(state, np.arange(3))
+    sizes = {3} | {len(v) for v in vars(obs).values() if isinstance(v, np.ndarray) and v.ndim
+                   and 1 < len(v) <= 64 and len(v) != len(obs)}
+    names = [f.name for f in observation_docs.fields(type(obs))]   # what the docs list
+    assert names
+    for n in sorted(sizes):
+        obs = g.observe(state, np.arange(n)).freeze()
+        view, one = GameView(obs, 1), obs.take(np.array([1]))
+        for name in names:
+            v, want = getattr(view, name), getattr(one, name)
+            if isinstance(want, np.ndarray) and name not in obs.shared and want.ndim:
+                want = want[0]               # the one game's own row of a per-game field
+            assert np.array_equal(np.asarray(v), np.asarray(want)), (game_id, n, name)

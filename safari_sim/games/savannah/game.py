@@ -109,6 +109,7 @@ class Obs(Observation):
     are never reachable from here: the grid holds BLOCKED, not the card, for a face-down card.
     """
 
+    shared = ("prm", "_copies")     # the same for every game (a one-game view reads them whole)
     _per_game = ("game", "seat", "kind", "phase", "n_cand", "points", "pile1", "pile2", "blocked",
                  "hand", "score", "hand_size", "_slot", "_card", "_cell", "_up_pos", "_up_card",
                  "_fd_pos", "_up_count")
