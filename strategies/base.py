@@ -168,8 +168,14 @@ class PerGame(Strategy):
         actions.flags.writeable = False
         legal_of = np.split(actions, np.searchsorted(rows, np.arange(1, n)))
         out = np.empty(n, np.int64)
-        for i in range(n):  # the point of this class: the designer's per-game Python
-            out[i] = self.choose(GameView(obs, i, cols), legal_of[i], rng.game(i))
+        i = 0
+        try:
+            for i in range(n):  # the point of this class: the designer's per-game Python
+                out[i] = self.choose(GameView(obs, i, cols), legal_of[i], rng.game(i))
+        except Exception as e:
+            e.add_note(f"(choosing for the game in batch row {int(obs.game[i])}, legal actions "
+                       f"{legal_of[i].tolist()})")
+            raise
         return out
 
 

@@ -209,3 +209,16 @@ def test_every_game_plays_a_per_game_function(game_id):
             if isinstance(want, np.ndarray) and name not in obs.shared and want.ndim:
                 want = want[0]               # the one game's own row of a per-game field
             assert np.array_equal(np.asarray(v), np.asarray(want)), (game_id, n, name)
+
+
+def test_a_failing_function_says_which_game_it_was_choosing_for():
+    def fails_on_long_rows(view, legal, rng):
+        return 1 if view.row_len / (view.row_len - view.row_len) else 0
+
+    state = G.init(G.make_rules({}), 3, game_keys(2, 3, 4).deal)
+    obs = G.observe(state, np.arange(4)).freeze()
+    mask = np.ones((4, 3), bool)
+    with pytest.raises(ZeroDivisionError) as e:
+        per_game(fails_on_long_rows)().act(obs, mask, SeatRandom(np.ones(12, np.uint64),
+                                                                 np.arange(4)))
+    assert "(choosing for the game in batch row 0, legal actions [0, 1, 2])" in e.value.__notes__
