@@ -365,6 +365,10 @@ def strategies(
         knobs = ", ".join(f"{k}={v.default}" for k, v in cls.Params.model_fields.items()) or "-"
         t.add_row(name, knobs, cls.summary)
     out.print(t)
+    out.print("Your own: `use: FILE.py:NAME` in an experiment, a function of one game "
+              "fn(view, legal, rng, KNOB=DEFAULT) (see experiments/bots/) or a "
+              "strategies.base.Strategy subclass; --observation lists what `view` holds.",
+              highlight=False, markup=False)
 
 
 def starter_experiment(game, players: int) -> str:
