@@ -189,7 +189,9 @@ def document() -> str:
             "on, as the game's module defines them. \"On demand\" fields are worked out from the "
             "snapshot when first read. A function written for one game (`fn(view, legal, rng)`, "
             "`use: FILE.py:FUNCTION`) reads the same fields on `view`, that game's values: a "
-            "number where the array is `[n]`, a row where it is `[n, P]`.\n")
+            "number where the array is `[n]`, a row where it is `[n, P]`, and a row padded to "
+            "the batch's widest game (Savannah's candidate lists, and its `width`) cut to that "
+            "game's own entries.\n")
     return head + "".join("\n" + markdown(g) for g in all_games().values())
 
 

@@ -80,8 +80,9 @@ def first_legal(legal: np.ndarray) -> np.ndarray:
 class GameView:
     """One game's observation, for a strategy written one game at a time: ``view.row_len`` is
     ``obs.row_len[i]`` (a Python number, or a read-only row for a per-player field), values
-    shared by every game as they are, and the observation's methods asked of this game alone.
-    Nothing can be written into it."""
+    shared by every game as they are, a row padded to the batch's widest game trimmed to this
+    game's entries (``Observation.padded``), and the observation's methods asked of this game
+    alone. Nothing can be written into it, and nothing in it depends on the other games."""
 
     __slots__ = ("_cols", "_i", "_one")
 
@@ -140,7 +141,12 @@ class _Columns:
                 hit = (False, _METHOD)
             else:
                 v = getattr(obs, name)
-                if (isinstance(v, np.ndarray) and name not in obs.shared and v.ndim
+                count = obs.padded.get(name)
+                if count is not None:   # a row padded to the batch's widest: this game's part
+                    n = getattr(obs, count).tolist()
+                    hit = (True, n if np.isscalar(v) else
+                           [row[:k] for row, k in zip(read_only(v), n)])
+                elif (isinstance(v, np.ndarray) and name not in obs.shared and v.ndim
                         and len(v) == len(obs)):
                     hit = (True, v.tolist() if v.ndim == 1 else list(read_only(v)))
                 else:   # the loop's observations are frozen; a hand-made one may not be

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from safari_sim.cli import app
 from safari_sim.engine.chance import SeatRandom, game_keys
-from safari_sim.engine.play import play_batch
+from safari_sim.engine.play import play_batch, play_on
 from safari_sim.games import get_game
 from strategies import StrategyNotFound, get_strategy
 from strategies.base import GameView, PerGame, per_game
@@ -209,6 +209,23 @@ def test_every_game_plays_a_per_game_function(game_id):
             if isinstance(want, np.ndarray) and name not in obs.shared and want.ndim:
                 want = want[0]               # the one game's own row of a per-game field
             assert np.array_equal(np.asarray(v), np.asarray(want)), (game_id, n, name)
+    # part-played games (lists of different lengths): a game's view is the same whichever other
+    # games share its observation (Savannah pads its candidate lists to the longest: trimmed)
+    B = 30
+    keys = game_keys(6, players, B)
+    state = g.init(r, players, keys.deal)
+    rand = get_strategy(game_id, "random")()
+    rand.reset(B, players)
+    steps = iter(range(9))
+    play_on(g, state, [rand], np.zeros((B, players), np.int64), keys.seat.reshape(-1).copy(),
+            rules=r, stop=lambda movers: next(steps, None) is None)
+    batch = g.observe(state, np.arange(B)).freeze()
+    for i in range(B):
+        alone = g.observe(state, np.array([i])).freeze()
+        for name in names:
+            if name != "game":
+                a, b = getattr(GameView(batch, i), name), getattr(GameView(alone, 0), name)
+                assert np.array_equal(np.asarray(a), np.asarray(b)), (game_id, i, name)
 
 
 def test_a_failing_function_says_which_game_it_was_choosing_for():

@@ -76,6 +76,11 @@ class Observation:
     games, plus values shared by all of them (named in ``shared``)."""
 
     shared: ClassVar[tuple[str, ...]] = ()
+    # Fields padded to the widest of the observed games, each with the per-game field that
+    # counts its real entries: a one-game view (strategies.base.GameView) trims each row to that
+    # count, and gives the count itself for a number such as a width, so it never depends on
+    # which games share the batch.
+    padded: ClassVar[dict[str, str]] = {}
 
     def take(self, rows: np.ndarray) -> "Observation":
         """The observation of a subset of its games (rows index its first axis)."""

@@ -110,6 +110,7 @@ class Obs(Observation):
     """
 
     shared = ("prm", "_copies")     # the same for every game (a one-game view reads them whole)
+    padded = {k: "n_cand" for k in ("points", "slot", "card", "cell", "y", "x", "valid", "width")}
     _per_game = ("game", "seat", "kind", "phase", "n_cand", "points", "pile1", "pile2", "blocked",
                  "hand", "score", "hand_size", "_slot", "_card", "_cell", "_up_pos", "_up_card",
                  "_fd_pos", "_up_count")
