@@ -401,6 +401,8 @@ def starter_experiment(game, players: int) -> str:
         params = {k: v.default for k, v in cls.Params.model_fields.items()}
         lines.append(f"  - {{name: {label}, use: {name}, params: {json.dumps(params)}}}"
                      f"    # {cls.summary}")
+    lines.append("  # your own: {name: mine, use: bots.py:my_function}, a Python function of one "
+                 "game, my_function(view, legal, rng, KNOB=DEFAULT) -> action (experiments/bots/)")
     lines += ["seating: rotate              # each strategy sits in each seat equally often",
               "# sweep: {rules.FIELD: [a, b]}   # a grid over rules.* and strategies.NAME.params.*",
               "parallel: {jobs: -1, batch: 4096}",
