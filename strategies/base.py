@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, create_model
 
-from safari_sim.engine.protocol import read_only
+from safari_sim.engine.protocol import sealed
 
 
 class NoParams(BaseModel):
@@ -79,64 +79,48 @@ def first_legal(legal: np.ndarray) -> np.ndarray:
 
 class GameView:
     """One game's observation, for a strategy written one game at a time: ``view.row_len`` is
-    ``obs.row_len[i]`` (a Python number, or a read-only row for a per-player field), values
+    ``obs.row_len[i]`` (a Python number, or a sealed row for a per-player field), values
     shared by every game as they are, a row padded to the batch's widest game trimmed to this
     game's entries (``Observation.padded``), and the observation's methods asked of this game
-    alone. Nothing can be written into it, and nothing in it depends on the other games."""
+    alone. Nothing can be written into it, nothing in it depends on the other games, and none of
+    its attributes (private ones and ``.base`` included) leads to the other games' rows: it
+    holds only a function that reads this game's values."""
 
-    __slots__ = ("_cols", "_i", "_one")
+    __slots__ = ("_get",)
 
-    def __init__(self, obs: Any, i: int, cols: "_Columns | None" = None):
-        object.__setattr__(self, "_cols", cols if cols is not None else _Columns(obs))
-        object.__setattr__(self, "_i", i)
-        object.__setattr__(self, "_one", None)
+    def __init__(self, obs: Any, i: int, cols: "Columns | None" = None):
+        object.__setattr__(self, "_get", (cols if cols is not None else columns(obs))(i))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
-        per_game, v = self._cols.get(name)
-        if per_game:
-            return v[self._i]
-        if v is _METHOD:
-            return self._method(name)
-        return v
-
-    def _method(self, name: str):
-        # asked of a one-game observation (obs.take), its one row of the answer returned
-        if self._one is None:
-            object.__setattr__(self, "_one", self._cols.obs.take(np.array([self._i])))
-        method = getattr(self._one, name)
-
-        def one(*args, **kwargs):
-            out = method(*(np.atleast_1d(a) if np.isscalar(a) else a for a in args), **kwargs)
-            return out[0] if isinstance(out, np.ndarray) and out.ndim and len(out) == 1 else out
-        return one
+        return self._get(name)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("an observation is read-only")
 
     def __dir__(self):
-        return [n for n in dir(self._cols.obs) if not n.startswith("_")]
+        return self._get(_DIR)
 
 
 _METHOD = object()
+_DIR = object()
+
+# columns(obs) -> reader; reader(i) -> get(name): game i's value of a field
+Columns = Any
 
 
-class _Columns:
+def columns(obs: Any) -> Columns:
     """An observation's fields as the games' views read them, each worked out once for all of
     them on first use: a per-game number field as a list of Python numbers, a wider field as
-    its read-only rows, a shared value as it is, a method marked as one."""
+    each game's own sealed row (a copy, whose ``.base`` holds that game's entries alone), a
+    shared value as it is, a method marked as one. The batch's observation stays inside these
+    closures, out of the views' attributes."""
+    cache: dict[str, tuple[bool, Any]] = {}
 
-    __slots__ = ("obs", "_cache")
-
-    def __init__(self, obs: Any):
-        self.obs = obs
-        self._cache: dict[str, tuple[bool, Any]] = {}
-
-    def get(self, name: str) -> tuple[bool, Any]:
-        hit = self._cache.get(name)
+    def column(name: str) -> tuple[bool, Any]:
+        hit = cache.get(name)
         if hit is None:
-            obs = self.obs
             if callable(getattr(type(obs), name, None)):
                 hit = (False, _METHOD)
             else:
@@ -145,39 +129,65 @@ class _Columns:
                 if count is not None:   # a row padded to the batch's widest: this game's part
                     n = getattr(obs, count).tolist()
                     hit = (True, n if np.isscalar(v) else
-                           [row[:k] for row, k in zip(read_only(v), n)])
+                           [sealed(row[:k], copy=True) for row, k in zip(v, n)])
                 elif (isinstance(v, np.ndarray) and name not in obs.shared and v.ndim
                         and len(v) == len(obs)):
-                    hit = (True, v.tolist() if v.ndim == 1 else list(read_only(v)))
+                    hit = (True, v.tolist() if v.ndim == 1 else [sealed(row, copy=True) for row in v])
                 else:   # the loop's observations are frozen; a hand-made one may not be
-                    hit = (False, read_only(v))
-            self._cache[name] = hit
+                    hit = (False, sealed(v))
+            cache[name] = hit
         return hit
+
+    def reader(i: int):
+        one: list[Any] = []   # the one-game observation, made when a method is first asked
+
+        def method(name: str):
+            if not one:
+                one.append(obs.take(np.array([i])))
+            bound = getattr(one[0], name)
+
+            def ask(*args, **kwargs):
+                out = bound(*(np.atleast_1d(a) if np.isscalar(a) else a for a in args), **kwargs)
+                return out[0] if isinstance(out, np.ndarray) and out.ndim and len(out) == 1 else out
+            return ask
+
+        def get(name: Any) -> Any:
+            if name is _DIR:
+                return [n for n in dir(obs) if not n.startswith("_")]
+            per_game, v = column(name)
+            if per_game:
+                return v[i]
+            if v is _METHOD:
+                return method(name)
+            return v
+        return get
+    return reader
 
 
 class PerGame(Strategy):
     """A strategy written for one game at a time, the way a designer says it ("if my row holds
     three cards, bank"): ``choose(view, legal, rng)`` returns one action for one game, where
     ``view`` is that game's observation (``GameView``), ``legal`` the numbers of its legal
-    actions (a read-only array), and ``rng`` that game's own seat stream (``chance.GameRandom``:
-    ``random()``, ``integers(n)``, ``uniform(lo, hi)``, ``choice(options)``). It runs as plain
-    Python, once per game at every decision: simple to write, slower than numpy over the
-    observations (``act``)."""
+    actions (a sealed array of that game's alone), and ``rng`` that game's own seat stream
+    (``chance.GameRandom``: ``random()``, ``integers(n)``, ``uniform(lo, hi)``,
+    ``choice(options)``). It runs as plain Python, once per game at every decision: simple to
+    write, slower than numpy over the observations (``act``)."""
 
     def choose(self, view: GameView, legal: np.ndarray, rng: Any) -> int:
         raise TypeError(f"strategy {type(self).__name__} does not define choose()")
 
-    def act(self, obs: Any, legal: np.ndarray, rng: Any) -> np.ndarray:
+    def act(self, obs: Any, legal: np.ndarray, rng: Any) -> list:
         n = len(obs)
-        cols = _Columns(obs)
+        reader = columns(obs)
         rows, actions = np.nonzero(legal)
-        actions.flags.writeable = False
-        legal_of = np.split(actions, np.searchsorted(rows, np.arange(1, n)))
-        out = np.empty(n, np.int64)
+        legal_of = [sealed(x, copy=True) for x in np.split(actions, np.searchsorted(rows, np.arange(1, n)))]
+        out: list[Any] = [0] * n   # as chosen: the play loop refuses what is not a whole number
         i = 0
         try:
             for i in range(n):  # the point of this class: the designer's per-game Python
-                out[i] = self.choose(GameView(obs, i, cols), legal_of[i], rng.game(i))
+                g = rng.game(i)
+                out[i] = self.choose(GameView(obs, i, reader), legal_of[i], g)
+                rng.settle(i, g)
         except Exception as e:
             e.add_note(f"(choosing for the game in batch row {int(obs.game[i])}, legal actions "
                        f"{legal_of[i].tolist()})")

@@ -32,7 +32,6 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from safari_sim.engine.chance import SeatRandom
 from safari_sim.engine.play import play_on
 from safari_sim.engine.worlds import seed_keys, world_keys
 
@@ -102,7 +101,7 @@ class _Tree:
         inside = self.cur[g] >= 0
         k_out = np.flatnonzero(~inside)
         if k_out.size:
-            sub = SeatRandom(rng._rs, rng._rows[k_out])
+            sub = rng.take(k_out)
             o = None if self.blind_rollout else obs.take(k_out)
             out[k_out] = self.rollout.act(o, np.take(legal, k_out, axis=0), sub)
         k_in = np.flatnonzero(inside)
@@ -112,7 +111,7 @@ class _Tree:
         lg = np.asarray(legal)[k_in]
         w = lg.shape[1]
         node = self.cur[gi]
-        u = SeatRandom(rng._rs, rng._rows[k_in]).random(k_in.size)  # one draw per decision
+        u = rng.take(k_in).random(k_in.size)  # one draw per decision
         ch = self.child[gi, node, :w]
         exist = lg & (ch >= 0)
         untried = lg & (ch < 0)

@@ -8,6 +8,7 @@ Each test runs over every game in the registry, so a new game is held to it from
 from __future__ import annotations
 
 import copy
+import re
 import functools
 
 import numpy as np
@@ -17,7 +18,7 @@ from safari_sim.engine.chance import SeatRandom, game_keys
 from safari_sim.engine.play import play_batch
 from safari_sim.games import game_ids, get_game
 from strategies import get_strategy
-from strategies.base import Strategy, random_legal
+from strategies.base import GameView, PerGame, Strategy, per_game, random_legal
 
 GAMES = game_ids()
 
@@ -103,6 +104,7 @@ def test_observations_are_read_only_snapshots(game_id):
     vandal = Vandal()
     res = _play(game, [vandal], 24)
     assert vandal.writes_refused > 0
+    _play(game, [vandal], 8, seed=6)   # observations kept across games, too
     for obs, arrays, derived in vandal.kept:
         now = _arrays(obs)
         assert now.keys() == arrays.keys()
@@ -206,3 +208,275 @@ def test_stream_draws_are_uniform():
     draws = np.floor(SeatRandom(rs, np.arange(60_000)).random(60_000) * 6).astype(int)
     counts = np.bincount(draws, minlength=6)
     assert stats.chisquare(counts).pvalue > 1e-3
+
+
+# --- An attacker's tries (issue 29): flags, .base, private attributes, the handed streams ----
+
+def _bases(x):
+    """x and every array its ``.base`` leads to."""
+    out = []
+    while isinstance(x, np.ndarray):
+        out.append(x)
+        x = x.base
+    return out
+
+
+def _flip(arr):
+    """Try to make ``arr`` or anything its ``.base`` leads to writable: how many gave way."""
+    gave = 0
+    for a in _bases(arr):
+        try:
+            a.flags.writeable = True
+        except ValueError:
+            continue
+        gave += 1
+    return gave
+
+
+class Flipper(Strategy):
+    """Plays at random, after trying to set ``flags.writeable`` back on every array it is
+    handed (fields, arrays in tuples, derived values, the legal mask) and on their bases."""
+
+    name = "flipper"
+
+    def __init__(self):
+        super().__init__()
+        self.tried = self.gave = 0
+
+    def act(self, obs, legal, rng):
+        for arr in list(_arrays(obs).values()) + list(_derived(obs).values()) + [legal]:
+            self.tried += 1
+            self.gave += _flip(arr)
+        return random_legal(legal, rng)
+
+
+def _old_freeze(self):
+    """Observation.freeze as it was: read-only views, whose flag a strategy could set back."""
+    from safari_sim.engine.protocol import read_only as _ro  # noqa: F401 - documents the change
+    for name, v in list(vars(self).items()):
+        if isinstance(v, np.ndarray) and v.flags.writeable:
+            v = v.view()
+            v.flags.writeable = False
+            object.__setattr__(self, name, v)
+    return self
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_no_flag_or_base_of_what_a_strategy_gets_can_be_made_writable(game_id):
+    game = get_game(game_id)
+    flipper = Flipper()
+    res = _play(game, [flipper], 16)
+    assert flipper.tried > 0 and flipper.gave == 0
+    plain = _play(game, [get_strategy(game_id, "random")()], 16)
+    assert np.array_equal(res.outcome.score, plain.outcome.score)
+    assert np.array_equal(res.outcome.turns, plain.outcome.turns)
+
+
+def test_the_flag_test_catches_read_only_views(monkeypatch):
+    """The positive control: with freeze() handing out plain read-only views (as before issue
+    29), the test above finds arrays it can make writable, in every game."""
+    from safari_sim.engine.protocol import Observation
+
+    monkeypatch.setattr(Observation, "freeze", _old_freeze)
+    for game_id in ("duck_duck_bruce", "jungle_thrills", "safari_sprint"):
+        flipper = Flipper()
+        _play(get_game(game_id), [flipper], 4)
+        assert flipper.gave > 0, game_id
+
+
+class Scribbler(Strategy):
+    """first_legal, which then overwrites every stream state its rng holds."""
+
+    name = "scribbler"
+
+    def __init__(self, scribble):
+        super().__init__()
+        self.scribble = scribble
+        self.sizes = []
+
+    def act(self, obs, legal, rng):
+        rs = object.__getattribute__(rng, "_rs")
+        self.sizes.append((len(rs), len(legal)))
+        if self.scribble:
+            rs[:] = np.uint64(12345)
+        return np.argmax(legal, axis=1)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_strategy_reaches_its_own_seats_streams_alone(game_id):
+    """A strategy that overwrites every stream state its rng holds cannot move its opponents'
+    draws (the random players beside it play the same games), and holds one state per game it
+    decides in, never the other seats'."""
+    game = get_game(game_id)
+    rand = get_strategy(game_id, "random")
+    quiet, loud = Scribbler(False), Scribbler(True)
+    a = _play(game, [quiet, rand()], 16)
+    b = _play(game, [loud, rand()], 16)
+    assert np.array_equal(a.outcome.score, b.outcome.score)
+    assert np.array_equal(a.outcome.turns, b.outcome.turns)
+    assert loud.sizes and all(n == m for n, m in loud.sizes)
+
+
+def _walk(*roots):
+    """Every object reachable from ``roots`` through what a strategy can name: attributes
+    (private ones and ``__slots__`` included), ``.base``, and the items of lists, tuples and
+    dicts. Not dunder introspection (closures, frames, gc): docs/architecture.md says that is
+    not guarded."""
+    import types
+
+    seen, stack = {}, list(roots)
+    while stack:
+        x = stack.pop()
+        if id(x) in seen or x is None or isinstance(x, (bool, int, float, str, bytes, np.generic,
+                                                         type, types.ModuleType,
+                                                         types.FunctionType,
+                                                         types.BuiltinFunctionType,
+                                                         types.MethodType)):
+            continue
+        seen[id(x)] = x
+        if isinstance(x, np.ndarray):
+            stack.append(x.base)
+        elif isinstance(x, (list, tuple, set, frozenset)):
+            stack.extend(x)
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+        else:
+            stack.extend(getattr(x, "__dict__", {}).values())
+            for cls in type(x).__mro__:
+                for slot in getattr(cls, "__slots__", ()):
+                    try:
+                        stack.append(object.__getattribute__(x, slot))
+                    except AttributeError:
+                        pass
+    return list(seen.values())
+
+
+class Prober(PerGame):
+    """A per-game strategy that, at every decision, follows everything its view, legal actions
+    and stream lead to, tries to make every array it finds writable, and records what it
+    reached; it also keeps the batch's observation (as the play loop handed it) to compare."""
+
+    name = "prober"
+
+    def __init__(self, view_type=None):
+        super().__init__()
+        self.view_type = view_type
+        self.reached, self.batches, self.kept, self.gave = [], [], [], 0
+
+    def act(self, obs, legal, rng):
+        self.batches.append((obs, legal))
+        if self.view_type is not None:   # the positive control's leaky view
+            import strategies.base as base
+            real = base.GameView
+            base.GameView = self.view_type
+            try:
+                return super().act(obs, legal, rng)
+            finally:
+                base.GameView = real
+        return super().act(obs, legal, rng)
+
+    def choose(self, view, legal, rng):
+        values = [getattr(view, n) for n in dir(view)]
+        found = _walk(view, legal, *values)
+        for x in found:
+            if isinstance(x, np.ndarray):
+                self.gave += _flip(x)
+        streams = _walk(rng)    # its own stream's state alone: one number
+        assert all(x.size == 1 for x in streams if isinstance(x, np.ndarray)), streams
+        self.kept.append(found + streams)   # alive to the end, so no id is reused
+        self.reached.append({id(x) for x in found + streams})
+        return int(rng.choice(legal))
+
+
+def _batch_ids(obs, legal):
+    """The ids of a batch's observation, its per-game arrays and their bases, and its legal
+    mask: what no one game's view may reach (shared values are the same for every game)."""
+    ids = {id(obs), id(legal)} | {id(b) for b in _bases(legal)}
+    for name, v in vars(obs).items():
+        if name in obs.shared:
+            continue
+        for arr in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(arr, np.ndarray) and arr.ndim and len(arr) == len(obs):
+                ids |= {id(b) for b in _bases(arr)}
+    return ids
+
+
+def _probe(game, prober):
+    res = _play(game, [prober], 6)
+    batch = set().union(*(_batch_ids(o, lg) for o, lg in prober.batches if len(o) > 1))
+    return res, batch, set().union(*prober.reached)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_per_game_function_reaches_its_own_game_alone(game_id):
+    game = get_game(game_id)
+    prober = Prober()
+    res, batch, reached = _probe(game, prober)
+    assert batch and reached and not (batch & reached)
+    assert prober.gave == 0
+    plain = _play(game, [per_game(_random_pick, "pick")()], 6)
+    assert np.array_equal(res.outcome.score, plain.outcome.score)
+
+
+def _random_pick(view, legal, rng):
+    return int(rng.choice(legal))
+
+
+def test_the_probe_catches_a_view_that_keeps_the_batch():
+    """The positive control: a view that keeps the batch's observation in a private attribute
+    (as GameView's ``_cols`` did before issue 29) is found."""
+
+    class Leaky(GameView):
+        __slots__ = ("_obs",)
+
+        def __init__(self, obs, i, cols=None):
+            super().__init__(obs, i, cols)
+            object.__setattr__(self, "_obs", obs)
+
+    prober = Prober(view_type=Leaky)
+    _, batch, reached = _probe(get_game("duck_duck_bruce"), prober)
+    assert batch & reached
+
+
+class Answer(Strategy):
+    """Answers every decision with ``value`` (and the first legal action where it is None)."""
+
+    name = "answer"
+
+    def __init__(self, value):
+        super().__init__()
+        self.value = value
+
+    def act(self, obs, legal, rng):
+        first = np.argmax(legal, axis=1)
+        return [self.value] + first[1:].tolist() if self.value is not None else first
+
+
+@pytest.mark.parametrize("value", [0.5, "1", True, None, float("nan")])
+def test_an_action_that_is_not_a_whole_number_is_refused(value):
+    from safari_sim.engine.play import IllegalActionError
+
+    game = get_game("duck_duck_bruce")
+    if value is None:   # a list holding None
+        strat = Answer(0)
+        strat.act = lambda obs, legal, rng: [None] * len(legal)
+    else:
+        strat = Answer(value)
+    with pytest.raises(IllegalActionError) as e:
+        _play(game, [strat], 4)
+    msg = str(e.value)
+    assert "strategy 'answer' chose" in msg and "duck_duck_bruce game 0" in msg
+    assert repr(value) in msg and "not a whole action number" in msg
+    # whole numbers of any type are actions: 1.0, numpy integers
+    ok = Answer(0)
+    ok.act = lambda obs, legal, rng: np.argmax(legal, axis=1).astype(float)
+    assert _play(game, [ok], 4).decisions > 0
+
+
+@pytest.mark.parametrize("value", [0.5, "1"])
+def test_a_per_game_function_answering_a_fraction_is_refused(value):
+    from safari_sim.engine.play import IllegalActionError
+
+    strat = per_game(lambda view, legal, rng: value, "fraction")()
+    with pytest.raises(IllegalActionError, match=rf"'fraction' chose {re.escape(repr(value))}"):
+        _play(get_game("duck_duck_bruce"), [strat], 3)

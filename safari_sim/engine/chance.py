@@ -141,17 +141,24 @@ class SeatRandom:
     The numpy Generator methods strategies use (``random``, ``integers``, ``uniform``), where
     ``size`` is the number of observed games or a shape whose first axis is: row i of every draw
     comes from game i's seat stream, so a game's strategy draws do not depend on which other games
-    share its batch. Nothing here reaches the game's own stream.
+    share its batch. Nothing here reaches the game's own stream, and the play loop hands each
+    strategy a SeatRandom over a copy of its own seats' stream states (written back when it has
+    answered), so no strategy can read or move another seat's draws.
     """
 
     __slots__ = ("_rs", "_rows")
 
     def __init__(self, rs: np.ndarray, rows: np.ndarray):
-        self._rs = rs      # uint64[B * P] flat seat-stream states (owned by the play loop)
+        self._rs = rs      # uint64[] seat-stream states
         self._rows = rows  # int64[n] row of each observed game's mover in _rs
 
     def __len__(self) -> int:
         return len(self._rows)
+
+    def take(self, rows: np.ndarray) -> "SeatRandom":
+        """The streams of some of the observed games (rows index them), drawing on the same
+        states: what a strategy that decides for a subset of its games draws from."""
+        return SeatRandom(self._rs, self._rows[np.asarray(rows, np.int64)])
 
     def _shape(self, size) -> tuple[int, ...]:
         n = len(self._rows)
@@ -179,22 +186,31 @@ class SeatRandom:
         return (np.asarray(low) + np.floor(u * (np.asarray(high) - low))).astype(np.int64)
 
     def game(self, i: int) -> "GameRandom":
-        """The stream of observed game i alone (a strategy written for one game at a time)."""
-        return GameRandom(self._rs, self._rows[i:i + 1])
+        """The stream of observed game i alone (a strategy written for one game at a time), on a
+        copy of its state: ``settle(i, g)`` writes what it drew back, so that game i's next
+        draws follow on."""
+        return GameRandom(self._rs[self._rows[i:i + 1]].copy())
+
+    def settle(self, i: int, g: "GameRandom") -> None:
+        """Game i's stream goes on from where ``g`` (its ``game(i)``) left it."""
+        self._rs[self._rows[i]] = g._rs[0]
+
+
+_ROW0 = np.zeros(1, np.int64)
 
 
 class GameRandom:
     """One game's seat stream, drawn a number at a time: the draws ``SeatRandom`` gives that
     game's row (``random()`` is its ``random(n)[i]``), so a per-game strategy and a numpy one
-    drawing alike see the same numbers."""
+    drawing alike see the same numbers. It holds that one stream's state and nothing else."""
 
-    __slots__ = ("_rs", "_row", "_out")
+    __slots__ = ("_rs", "_out")
 
-    def __init__(self, rs: np.ndarray, row: np.ndarray):
-        self._rs, self._row, self._out = rs, row, np.empty((1, 1), np.float64)
+    def __init__(self, rs: np.ndarray):
+        self._rs, self._out = rs, np.empty((1, 1), np.float64)
 
     def random(self) -> float:
-        _uniforms(self._rs, self._row, self._out)
+        _uniforms(self._rs, _ROW0, self._out)
         return float(self._out[0, 0])
 
     def uniform(self, low: float = 0.0, high: float = 1.0) -> float:

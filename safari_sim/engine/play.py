@@ -18,19 +18,46 @@ from typing import Any, Sequence
 import numpy as np
 
 from .chance import Keys, SeatRandom
-from .protocol import Game, Outcome
+from .protocol import Game, Outcome, sealed
 from .worlds import Worlds
 
 
 class IllegalActionError(RuntimeError):
-    def __init__(self, strategy: str, game_id: str, batch_index: int, seat: int, action: int):
+    def __init__(self, strategy: str, game_id: str, batch_index: int, seat: int, action: Any,
+                 why: str = ""):
         self.strategy = strategy
         self.game_id = game_id
         self.batch_index = batch_index
+        if isinstance(action, np.generic):
+            action = action.item()
+        chose = f"illegal action {action}" if not why else f"{action!r}, {why}"
         super().__init__(
-            f"strategy '{strategy}' chose illegal action {action} for seat {seat} "
+            f"strategy '{strategy}' chose {chose} for seat {seat} "
             f"in {game_id} game {batch_index} of its batch"
         )
+
+
+def whole_actions(a: Any) -> tuple[np.ndarray | None, int]:
+    """``a`` as int64 action numbers, or (None, i) with i the first entry that is not a whole
+    number (0.5, "1", True, None): such an answer is refused, never truncated."""
+    # a list is read value by value (numpy would take [True, 2] for integers)
+    arr = np.asarray(a, dtype=object) if isinstance(a, (list, tuple)) else np.asarray(a)
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64, copy=False), -1
+    flat = arr.reshape(-1)
+    if arr.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(flat) | (flat != np.floor(flat)))
+        if bad.size == 0:
+            return arr.astype(np.int64), -1
+        return None, int(bad[0])
+    if arr.dtype.kind == "O":  # a list of Python values: whole numbers only, bools are not
+        for i, v in enumerate(flat):
+            if isinstance(v, (bool, np.bool_)) or not (
+                    isinstance(v, (int, np.integer))
+                    or (isinstance(v, (float, np.floating)) and float(v).is_integer())):
+                return None, i
+        return arr.astype(np.int64), -1
+    return None, 0  # strings, bools, anything else
 
 
 def _all_legal(a: np.ndarray, legal: np.ndarray) -> bool:
@@ -147,23 +174,33 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
             t0 = clock()
             obs = None if blind[k] else game.observe(state, idx).freeze()
             lg = legal if idx.size == batch else np.take(legal, idx, axis=0)
-            shown = lg.copy()  # the strategy's own copy: whatever it does to it, we check lg
-            shown.flags.writeable = False
+            shown = sealed(lg)  # the strategy's own sealed copy: we check against lg
             seats = np.take(mover, idx)
-            rng = SeatRandom(seat_rs, idx * width + seats)
+            # the strategy draws on a copy of its own seats' streams alone (written back below):
+            # nothing it holds reaches another seat's stream or another game's
+            rows = idx * width + seats
+            own = np.take(seat_rs, rows)
+            rng = SeatRandom(own, np.arange(idx.size))
             t1 = clock()
             times["observe"] += t1 - t0
             try:
                 if wants[k]:
-                    a = strat.act(obs, shown, rng,
-                                  Worlds(game, rules, width, state, idx, seats))
+                    answer = strat.act(obs, shown, rng,
+                                       Worlds(game, rules, width, state, idx, seats))
                 else:
-                    a = strat.act(obs, shown, rng)
-                a = np.asarray(a, dtype=np.int64)
+                    answer = strat.act(obs, shown, rng)
             except Exception as e:
                 raise StrategyFailed(getattr(strat, "label", type(strat).__name__), game.id,
                                      e) from e
+            seat_rs[rows] = own
             times["strategies"] += clock() - t1
+            a, bad = whole_actions(answer)
+            if a is None:
+                at = min(bad, idx.size - 1)
+                raise IllegalActionError(getattr(strat, "label", type(strat).__name__), game.id,
+                                         int(idx[at]), int(mover[idx[at]]),
+                                         np.asarray(answer, dtype=object).reshape(-1)[bad],
+                                         why="which is not a whole action number")
             if a.shape != idx.shape:
                 raise RuntimeError(f"strategy '{getattr(strat, 'label', strat)}' returned "
                                    f"{a.shape[0] if a.ndim else 'a scalar'} actions for {idx.size} games")

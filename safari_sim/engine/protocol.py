@@ -91,32 +91,47 @@ class Observation:
         return dataclasses.replace(self, **kw).freeze()
 
     def freeze(self) -> "Observation":
-        """Make every array it holds read-only (in place; returns self), so that a strategy
-        writing into its observation gets an error instead of changing something.
+        """Seal every array it holds (in place; returns self): each becomes a read-only copy
+        whose memory is an immutable bytes object (``sealed``), so that a strategy writing into
+        its observation gets an error, and setting ``flags.writeable`` back on, on the array or
+        on anything its ``.base`` leads to, is refused: nothing reaches the game's state.
 
         A game's ``observe`` must also hand out a snapshot: arrays made for this observation
         (or for this step), never views of the live state, so that an observation kept across
-        steps still says what it said."""
+        steps still says what it said. Sealing copies every array once more, so a field that
+        aliases the state (a rules table, a constant) is cut loose from it here too."""
         for name, v in list(vars(self).items()):
             if isinstance(v, np.ndarray):
-                if v.flags.writeable:
-                    v = v.view()
-                    v.flags.writeable = False
-                    object.__setattr__(self, name, v)
+                object.__setattr__(self, name, sealed(v))
             elif isinstance(v, tuple) and any(isinstance(x, np.ndarray) for x in v):
-                object.__setattr__(self, name, tuple(read_only(x) for x in v))
+                object.__setattr__(self, name, tuple(sealed(x) for x in v))
         return self
 
     def __len__(self) -> int:
         return len(self.game)
 
 
-def read_only(x: Any) -> Any:
-    """``x`` as a read-only array (a read-only view when it is writable)."""
-    if isinstance(x, np.ndarray) and x.flags.writeable:
-        x = x.view()
-        x.flags.writeable = False
-    return x
+def sealed(x: Any, copy: bool = False) -> Any:
+    """``x`` as a read-only array that nothing can make writable again: a copy whose memory is
+    an immutable bytes object (numpy refuses ``flags.writeable = True`` on it and on every
+    array its ``.base`` leads to). An array already sealed is returned as it is, unless
+    ``copy`` (a part of one that must not lead to the rest)."""
+    if not isinstance(x, np.ndarray):
+        return x
+    root = x
+    while isinstance(root, np.ndarray) and root.base is not None:
+        root = root.base
+    if isinstance(root, bytes) and not copy:
+        return x
+    if x.dtype.hasobject:  # no buffer to seal: a read-only copy is the most numpy gives
+        y = x.copy()
+        y.flags.writeable = False
+        return y
+    return np.frombuffer(np.ascontiguousarray(x).tobytes(), x.dtype).reshape(x.shape)
+
+
+# What strategies get is sealed: a read-only view alone can be made writable again.
+read_only = sealed
 
 
 def ranks_and_wins(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
