@@ -681,17 +681,19 @@ def reference_game(rules, players, key, choose, clock_now):
                     if held[(asker + o) % players]
                     and sum(animal[s[0]] == x for p in range(players) for s in won[p]) < k // 3]
             if not opts:
-                return
+                return False  # he can ask no one: no demand of his can succeed
             clock_now["c"] = clock
             o, x = choose("demand", asker, opts)
             q = (asker + o) % players
             clock += 1
             assert clock < rules.max_turns, "the reference game does not end"
-            hit = [s for s in held[q] if animal[s[0]] == x]
+            hit = [s for s in held[q] if animal[s[0]] == x]   # in the order made
             if hit:
+                if rules.set_handed_over == "fewest":
+                    hit.sort(key=lambda s: sum(value[c] for c in s))   # stable: first on ties
                 held[q].remove(hit[0])
                 won[asker].append(hit[0])
-                return
+                return True
             asker = q
 
     while True:
@@ -778,8 +780,14 @@ def reference_game(rules, players, key, choose, clock_now):
         # the asking phase, beginning with the next in turn
         t = cur
         while any(held):
+            holders = sum(1 for q in range(players) if held[q])
+            if rules.asking_ends == "sole_holder" and holders == 1:
+                break
             if any(held[q] for q in range(players) if q != t):
-                chain(t)
+                if not chain(t) and rules.asking_ends == "no_demand":
+                    break
+            elif rules.asking_ends == "no_demand":
+                break
             t = (t + 1) % players
     pts = [sum(value[x] for s in won[p] for x in s) for p in range(players)]
     return pts, [sorted(sorted(s) for s in won[p]) for p in range(players)], clock
@@ -789,12 +797,15 @@ def _mix(clock):
     return (clock * 2654435761) % 2**32 >> 8
 
 
-@pytest.mark.parametrize("version,hunt_first", [(1, True), (2, True), (2, False)])
+@pytest.mark.parametrize("version,rules", [
+    (1, {}), (1, {"set_handed_over": "first", "asking_ends": "no_demand"}),
+    (1, {"asking_ends": "sole_holder"}), (2, {}), (2, {"hunt_first": False})],
+    ids=["v1", "v1-first-no_demand", "v1-sole_holder", "v2", "v2-pair_first"])
 @pytest.mark.parametrize("players", [2, 3, 5])
-def test_the_game_equals_a_plain_python_reference(players, version, hunt_first):
+def test_the_game_equals_a_plain_python_reference(players, version, rules):
     # both engines play the same scripted choices: the (hash of the clock mod count)-th legal
     # option, in action order (demands by offset then animal; not hunting, then pairs by slot)
-    r = G.make_rules(version=version, hunt_first=hunt_first)
+    r = G.make_rules(version=version, **rules)
     n = 12
     keys = game_keys(7, players, n)
     st = G.init(r, players, keys.deal)
