@@ -26,6 +26,7 @@ TABLE = [("memory", "rememberer", {"recall": 0.95}), ("leader", "leader_hunter",
          ("random", "random", {}), ("sharp_leader", "leader_hunter", {"recall": 0.95})]
 TABLES = {2: [0, 2], 3: [0, 1, 2], 4: [0, 1, 2, 3], 5: [0, 1, 2, 3, 4], 6: [0, 1, 2, 3, 4, 5]}
 READINGS = [{"set_handed_over": "first"}, {"asking_ends": "no_demand"},
+            {"asking_ends": "no_demand", "held_count_at_end": True},
             {"asking_ends": "sole_holder"}]
 
 
