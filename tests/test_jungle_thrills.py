@@ -382,7 +382,8 @@ def test_asking_ends_each_reading_when_a_refused_player_holds_every_set(ends):
 _BIG, _SMALL = (c(LION, 3), c(LION, 4), c(LION, 5)), (c(LION, 0), c(LION, 1), c(LION, 2))
 
 
-@pytest.mark.parametrize("given,won", [("fewest", _SMALL), ("first", _BIG)], ids=["fewest", "first"])
+@pytest.mark.parametrize("given,won", [("fewest", _SMALL), ("first", _BIG)],
+                         ids=["fewest", "first"])
 def test_holding_both_sets_of_the_named_animal_the_holder_hands_over_one(given, won):
     r, st = position(players=3, stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)]},
                      held={1: [_BIG, _SMALL]}, set_handed_over=given)
