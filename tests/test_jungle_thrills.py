@@ -360,22 +360,23 @@ def test_asking_ends_each_reading_when_the_next_in_turn_holds_every_set(ends):
 
 @pytest.mark.parametrize("ends", ["no_set_held", "no_demand", "sole_holder"])
 def test_asking_ends_each_reading_when_a_refused_player_holds_every_set(ends):
-    # P0 is next in turn and may ask the sole holder P1
-    r, st = position(cur=0, asking_ends=ends, **_SOLE3)
+    # P0 is next in turn; P2 holds the only held set (tigers), P1 has won the lions
+    r, st = position(players=3, stacks={}, asking=True, held={2: [animal_set(TIGER)]},
+                     won={1: [animal_set(LION)]}, cur=0, asking_ends=ends)
     if ends == "sole_holder":
         assert mover(st) == -1   # one player holds every set: over at once
         return
     assert mover(st) == 0 and obs(st).kind[0] == jt.K_ASK
-    act(st, demand(1, ZEBRA))    # refused: P1 must ask and can ask no one
-    assert "P1 can ask no one" in log(st)
+    act(st, demand(2, ZEBRA))    # refused by P2, who must ask and can ask no one
     if ends == "no_demand":
-        assert mover(st) == -1
-        assert G.outcome(st).score[0].tolist() == [0.0, 0.0, 6.0]
+        # over at once, though the next in turn (P1) could still ask P2
+        assert mover(st) == -1 and "P2 can ask no one" in log(st)
+        assert G.outcome(st).score[0].tolist() == [0.0, 6.0, 0.0]
     else:
-        # the turn goes on in rotation to P1, who cannot ask: it passes to P2
-        assert mover(st) == 2 and obs(st).kind[0] == jt.K_ASK
-        act(st, demand(2, TIGER))
-        assert G.outcome(st).score[0].tolist() == [0.0, 0.0, 12.0]
+        # the turn goes on in rotation to P1, who asks P2
+        assert mover(st) == 1 and obs(st).kind[0] == jt.K_ASK
+        act(st, demand(1, TIGER))
+        assert G.outcome(st).score[0].tolist() == [0.0, 12.0, 0.0]
 
 
 # two lion sets held by P1, the bigger one made first: 2+3+3 = 8 animals, then 1+1+2 = 4
