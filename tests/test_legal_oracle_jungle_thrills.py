@@ -58,7 +58,7 @@ def oracle(st, b: int) -> set[int]:
 
 V1 = [{}, {"may_decline": True}, {"asking_ends": "no_demand", "may_decline": True},
       {"asking_ends": "sole_holder", "held_count_at_end": True},
-      {"set_handed_over": "first", "next_turn": "asker"},
+      {"set_handed_over": "first", "next_turn": "asker", "rounds": 2},
       # three sets an animal (with three won, the animal is out), more Hunters
       {"animals": 4, "animal_values": [1, 1, 1, 2, 2, 2, 3, 3, 3], "hunter_cards": 4,
        "may_decline": True},
