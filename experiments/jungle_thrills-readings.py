@@ -5,9 +5,9 @@ Each reading is played against the default rules on the same deals (the same cha
 seat streams) by the baseline tables of experiments/jungle_thrills-{2..6}p.yaml (the memory
 player at recall 0.95), seats rotated. A game's winner changes when the set of winners differs.
 The strategies forget at random, so once two games part their draws part too: the figure is
-the effect of the reading with the play it brings, not of the rule alone. Run from the checkout:
+the effect of the reading with the play it brings, not of the rule alone. Run:
 
-    .venv/bin/python -m experiments.jungle_thrills-readings [games]   (or with runpy, as below)
+    .venv/bin/python experiments/jungle_thrills-readings.py [games]
 """
 
 from __future__ import annotations
