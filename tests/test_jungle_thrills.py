@@ -327,11 +327,81 @@ def test_asking_ends_when_no_set_is_held_and_held_sets_do_not_count_by_default()
 @pytest.mark.parametrize("count,expect", [(False, [0.0, 6.0]), (True, [0.0, 12.0])])
 def test_note_2_as_an_end_and_held_sets_at_the_end(count, expect):
     r, st = position(players=2, stacks={}, asking=True, held={1: [animal_set(TIGER)]},
-                     won={1: [animal_set(LION)]}, sole_holder_ends=True, held_count_at_end=count)
+                     won={1: [animal_set(LION)]}, asking_ends="sole_holder",
+                     held_count_at_end=count)
     assert mover(st) == -1
     out = G.outcome(st)
     assert out.score[0].tolist() == expect
     assert out.stats["held_at_end"][0].tolist() == [0, 6]
+
+
+# 3 players asking, P1 holds the only held set (tigers), P2 has won the lions
+_SOLE3 = dict(players=3, stacks={}, asking=True, held={1: [animal_set(TIGER)]},
+              won={2: [animal_set(LION)]})
+
+
+@pytest.mark.parametrize("ends", ["no_set_held", "no_demand", "sole_holder"])
+def test_asking_ends_each_reading_when_the_next_in_turn_holds_every_set(ends):
+    # P1, the sole holder, is next in turn
+    r, st = position(cur=1, asking_ends=ends, **_SOLE3)
+    if ends == "no_set_held":
+        # note 2: his turn passes, P2 asks him
+        assert mover(st) == 2 and obs(st).kind[0] == jt.K_ASK
+        assert "P1 can ask no one" in log(st)
+        act(st, demand(2, TIGER))
+        assert mover(st) == -1
+        assert G.outcome(st).score[0].tolist() == [0.0, 0.0, 12.0]
+    else:
+        # no demand of his can succeed (no_demand); one player holds every set (sole_holder)
+        assert mover(st) == -1
+        assert G.outcome(st).score[0].tolist() == [0.0, 0.0, 6.0]
+        assert G.outcome(st).stats["held_at_end"][0].tolist() == [0, 6, 0]
+
+
+@pytest.mark.parametrize("ends", ["no_set_held", "no_demand", "sole_holder"])
+def test_asking_ends_each_reading_when_a_refused_player_holds_every_set(ends):
+    # P0 is next in turn; P2 holds the only held set (tigers), P1 has won the lions
+    r, st = position(players=3, stacks={}, asking=True, held={2: [animal_set(TIGER)]},
+                     won={1: [animal_set(LION)]}, cur=0, asking_ends=ends)
+    if ends == "sole_holder":
+        assert mover(st) == -1   # one player holds every set: over at once
+        return
+    assert mover(st) == 0 and obs(st).kind[0] == jt.K_ASK
+    act(st, demand(2, ZEBRA))    # refused by P2, who must ask and can ask no one
+    if ends == "no_demand":
+        # over at once, though the next in turn (P1) could still ask P2
+        assert mover(st) == -1 and "P2 can ask no one" in log(st)
+        assert G.outcome(st).score[0].tolist() == [0.0, 6.0, 0.0]
+    else:
+        # the turn goes on in rotation to P1, who asks P2
+        assert mover(st) == 1 and obs(st).kind[0] == jt.K_ASK
+        act(st, demand(1, TIGER))
+        assert G.outcome(st).score[0].tolist() == [0.0, 12.0, 0.0]
+
+
+# two lion sets held by P1, the bigger one made first: 2+3+3 = 8 animals, then 1+1+2 = 4
+_BIG, _SMALL = (c(LION, 3), c(LION, 4), c(LION, 5)), (c(LION, 0), c(LION, 1), c(LION, 2))
+
+
+@pytest.mark.parametrize("given,won", [("fewest", _SMALL), ("first", _BIG)],
+                         ids=["fewest", "first"])
+def test_holding_both_sets_of_the_named_animal_the_holder_hands_over_one(given, won):
+    r, st = position(players=3, stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)]},
+                     held={1: [_BIG, _SMALL]}, set_handed_over=given)
+    act(st, demand(1, LION))
+    z = G.zones(st, 0)
+    assert sorted(z["won0"]) == sorted(won)
+    assert sorted(z["held1"]) == sorted(set(_BIG + _SMALL) - set(won))
+    assert st.pp[0, 0, jt.WONPTS] == (4 if given == "fewest" else 8)
+    conserved(st)
+
+
+def test_holding_both_sets_of_equal_worth_the_first_made_is_handed_over():
+    first, second = animal_set(LION, 1), animal_set(LION, 0)   # 6 animals each
+    r, st = position(players=3, stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)]},
+                     held={1: [first, second]})
+    act(st, demand(1, LION))
+    assert sorted(G.zones(st, 0)["won0"]) == sorted(first)
 
 
 # ---- The winner and the match ------------------------------------------------------------------
@@ -613,17 +683,19 @@ def reference_game(rules, players, key, choose, clock_now):
                     if held[(asker + o) % players]
                     and sum(animal[s[0]] == x for p in range(players) for s in won[p]) < k // 3]
             if not opts:
-                return
+                return False  # he can ask no one: no demand of his can succeed
             clock_now["c"] = clock
             o, x = choose("demand", asker, opts)
             q = (asker + o) % players
             clock += 1
             assert clock < rules.max_turns, "the reference game does not end"
-            hit = [s for s in held[q] if animal[s[0]] == x]
+            hit = [s for s in held[q] if animal[s[0]] == x]   # in the order made
             if hit:
+                if rules.set_handed_over == "fewest":
+                    hit.sort(key=lambda s: sum(value[c] for c in s))   # stable: first on ties
                 held[q].remove(hit[0])
                 won[asker].append(hit[0])
-                return
+                return True
             asker = q
 
     while True:
@@ -710,8 +782,14 @@ def reference_game(rules, players, key, choose, clock_now):
         # the asking phase, beginning with the next in turn
         t = cur
         while any(held):
+            holders = sum(1 for q in range(players) if held[q])
+            if rules.asking_ends == "sole_holder" and holders == 1:
+                break
             if any(held[q] for q in range(players) if q != t):
-                chain(t)
+                if not chain(t) and rules.asking_ends == "no_demand":
+                    break
+            elif rules.asking_ends == "no_demand":
+                break
             t = (t + 1) % players
     pts = [sum(value[x] for s in won[p] for x in s) for p in range(players)]
     return pts, [sorted(sorted(s) for s in won[p]) for p in range(players)], clock
@@ -721,12 +799,15 @@ def _mix(clock):
     return (clock * 2654435761) % 2**32 >> 8
 
 
-@pytest.mark.parametrize("version,hunt_first", [(1, True), (2, True), (2, False)])
+@pytest.mark.parametrize("version,rules", [
+    (1, {}), (1, {"set_handed_over": "first", "asking_ends": "no_demand"}),
+    (1, {"asking_ends": "sole_holder"}), (2, {}), (2, {"hunt_first": False})],
+    ids=["v1", "v1-first-no_demand", "v1-sole_holder", "v2", "v2-pair_first"])
 @pytest.mark.parametrize("players", [2, 3, 5])
-def test_the_game_equals_a_plain_python_reference(players, version, hunt_first):
+def test_the_game_equals_a_plain_python_reference(players, version, rules):
     # both engines play the same scripted choices: the (hash of the clock mod count)-th legal
     # option, in action order (demands by offset then animal; not hunting, then pairs by slot)
-    r = G.make_rules(version=version, hunt_first=hunt_first)
+    r = G.make_rules(version=version, **rules)
     n = 12
     keys = game_keys(7, players, n)
     st = G.init(r, players, keys.deal)
@@ -775,14 +856,12 @@ def _deal_stacks(st, b, order):
             i += 1
 
 
-@pytest.mark.parametrize("version", [1, 2])
-def test_observation_unchanged_when_every_hidden_card_is_permuted(version):
+def check_hidden_cards_do_not_show(observe, version):
     """Mid-game decisions: shuffle every face-down stack card among the stacks (sizes kept):
-    the observation of the player to move is the same."""
+    ``observe(st, games)`` (a dict of fields) of the player to move must be the same."""
     players, B = 4, 40
     r = G.make_rules(version=version)
     rng = np.random.default_rng(0)
-    res = None
     st = G.init(r, players, game_keys(3, players, B).deal)
     checked = 0
     for step in range(40):
@@ -794,14 +873,14 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(version):
             hidden = [x for p in range(players) for x in st.stack[b, p, :st.pp[b, p, jt.NSTACK]]]
             if len(hidden) < 2:
                 continue
-            before = _fields(G.observe(st, np.array([b])))
+            before = observe(st, np.array([b]))
             saved = st.stack[b].copy(), st.zone_at[b].copy()
             perm = rng.permutation(hidden)
             if (perm == np.array(hidden)).all():
                 perm = np.roll(perm, 1)
             _deal_stacks(st, b, perm)
             assert not np.array_equal(st.stack[b], saved[0])
-            after = _fields(G.observe(st, np.array([b])))
+            after = observe(st, np.array([b]))
             for name in before:
                 assert np.array_equal(np.asarray(before[name]), np.asarray(after[name])), name
             st.stack[b], st.zone_at[b] = saved
@@ -809,6 +888,24 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(version):
         legal = G.legal(st)
         G.step(st, np.argmax(legal, axis=1))
     assert checked > 20
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_observation_unchanged_when_every_hidden_card_is_permuted(version):
+    check_hidden_cards_do_not_show(lambda st, games: _fields(G.observe(st, games)), version)
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_permutation_check_catches_a_leaky_observation(version):
+    """The positive control: the same check on an observation with one more field, the card
+    each player turns up next (the top of his face-down stack), must fail."""
+    def leaky(st, games):
+        tops = [[int(st.stack[b, p, st.pp[b, p, jt.NSTACK] - 1]) if st.pp[b, p, jt.NSTACK] else -1
+                 for p in range(st.n_players)] for b in games]
+        return {**_fields(G.observe(st, games)), "next_cards": np.array(tops)}
+
+    with pytest.raises(AssertionError, match="next_cards"):
+        check_hidden_cards_do_not_show(leaky, version)
 
 
 def test_observation_is_rotated_and_carries_the_public_history():

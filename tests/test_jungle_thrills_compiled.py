@@ -24,9 +24,10 @@ SPECS = [("rememberer", {"recall": 0.9, "bold": 0.45, "decline": 0.3}),
          ("rememberer", {"recall": 1.0}),
          ("guesser", {"recall": 0.0, "bold": 0.9})]
 
-RULES = [{}, {"version": 2}, {"may_decline": True, "next_turn": "asker"},
+RULES = [{}, {"version": 2}, {"may_decline": True, "next_turn": "asker",
+          "asking_ends": "no_demand", "set_handed_over": "first"},
          {"version": 2, "hunt_first": False, "rounds": 2},
-         {"held_count_at_end": True, "sole_holder_ends": True, "missed_calls": 0.1},
+         {"held_count_at_end": True, "asking_ends": "sole_holder", "missed_calls": 0.1},
          {"animals": 5, "animal_values": [1, 2, 3], "hunter_cards": 3, "rounds": None,
           "target": 40}]
 

@@ -29,6 +29,7 @@ from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and
                                rule)
 
 ANIMAL_NAMES = ("lion", "tiger", "elephant", "monkey", "hippo", "giraffe", "zebra")
+ASKING_ENDS = ("no_set_held", "no_demand", "sole_holder")
 
 
 # ---- The pack and every printed number ------------------------------------------------------
@@ -46,10 +47,19 @@ class Rules:
     held_count_at_end: bool = rule(
         False, "sets still 'held' when a game ends count for their holder (the text is silent)",
         search=[False, True])
-    sole_holder_ends: bool = rule(
-        False, "note 2 read as an end: the asking phase ends as soon as one player holds every "
-               "set not won outright (default: the others go on asking him)",
-        search=[False, True])
+    asking_ends: str = rule(
+        "no_set_held", "when the asking phase (first version) ends: 'no_set_held': when every "
+                       "held set is won (note 2: a player holding every set cannot ask, his turn "
+                       "passes and the others go on asking him); 'no_demand': as soon as the "
+                       "player who must ask (the next in turn, or a refused player) holds every "
+                       "held set, so that no demand can succeed; 'sole_holder': note 2 read as an "
+                       "end, as soon as one player holds every set not won outright",
+        search=["no_set_held", "no_demand", "sole_holder"])
+    set_handed_over: str = rule(
+        "fewest", "first version: the asked player holds two sets of the named animal (the "
+                  "text: 'that set must be handed over'): 'fewest': his choice, the set showing "
+                  "fewer animals (worth less to the asker; equal: the first made); 'first': the "
+                  "first made", search=["fewest", "first"])
     next_turn: str = rule(
         "rotation", "after a demand in the asking phase the turn goes to 'rotation': the player "
                     "after the one whose turn it was; 'asker': the player after the last asker",
@@ -87,6 +97,12 @@ class Rules:
             raise RulesError("animal_values", "numbers of animals must be from 0 to 1000")
         if not 0 <= self.hunter_cards <= 8:
             raise RulesError("hunter_cards", "must be from 0 to 8")
+        if self.asking_ends not in ASKING_ENDS:
+            raise RulesError("asking_ends", f"must be one of {', '.join(ASKING_ENDS)}, "
+                                            f"not {self.asking_ends!r}")
+        if self.set_handed_over not in ("fewest", "first"):
+            raise RulesError("set_handed_over",
+                             f"must be 'fewest' or 'first', not {self.set_handed_over!r}")
         if self.next_turn not in ("rotation", "asker"):
             raise RulesError("next_turn", f"must be 'rotation' or 'asker', not {self.next_turn!r}")
         if not 0.0 <= self.missed_calls < 1.0:
@@ -129,7 +145,8 @@ NPP = 14  # RUNNING: scratch for the running score handed to drama_update
 # params vector
 (P_PLAYERS, P_CARDS, P_ANIMALS, P_PER, P_NAC, P_VERSION, P_ROUNDS, P_TARGET, P_MAXTURNS,
  P_MAXROUNDS, P_FLAGS, P_MP, P_NS) = range(13)
-F_HELD_COUNT, F_SOLE_ENDS, F_NEXT_ASKER, F_DECLINE, F_HUNT_FIRST = 1, 2, 4, 8, 16
+(F_HELD_COUNT, F_SOLE_ENDS, F_NEXT_ASKER, F_DECLINE, F_HUNT_FIRST, F_NO_DEMAND_ENDS,
+ F_GIVE_FEWEST) = 1, 2, 4, 8, 16, 32, 64
 
 # events: ev[b, i] = (type, seat, a, b, c, d)
 (E_DEAL, E_TURN, E_PAIR, E_SET, E_HUNTER, E_DEMAND, E_ASIDE, E_HUNT, E_SCORE, E_GAME_END,
@@ -493,6 +510,9 @@ def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owne
                 return
             # note 2: the player holding every set cannot win one from anyone: his turn passes
             log_event(ev, g, NEV, b, E_SKIP, t, 0, 0, 0, 0)
+            if params[P_FLAGS] & F_NO_DEMAND_ENDS:
+                g[b, PHASE] = ENDING  # rules.asking_ends 'no_demand'
+                continue
             g[b, HOLDER_TURN] = _nxt(t, nplayers)
             continue
         # ---- turning up cards
@@ -612,12 +632,17 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
         g[b, CLOCK] += 1
         g[b, CHAIN] += 1
         pp[b, asker, DEMANDS] += 1
+        # the set he hands over (rules.set_handed_over): slots are in the order made
         s = -1
         for i in range(setc.shape[1]):
             if (set_state[b, i] == S_HELD and set_owner[b, i] == q
                     and card_animal[setc[b, i, 0]] == x):
-                s = i
-                break
+                if s < 0:
+                    s = i
+                    if (params[P_FLAGS] & F_GIVE_FEWEST) == 0:
+                        break
+                elif _set_points(b, i, setc, card_value) < _set_points(b, s, setc, card_value):
+                    s = i
         ended = True
         if s >= 0:
             # "If the player has that set it must be handed over ... He has now won it outright"
@@ -645,6 +670,12 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
                 g[b, CUR] = q
                 g[b, KIND] = K_REFUSED
                 ended = False
+            elif (g[b, STAGE] == ASKING and (params[P_FLAGS] & F_NO_DEMAND_ENDS) != 0
+                  and not _others_hold(b, q, pp, nplayers)):
+                # rules.asking_ends 'no_demand': the refused player must ask and cannot
+                log_event(ev, g, NEV, b, E_SKIP, q, 0, 0, 0, 0)
+                g[b, PHASE] = ENDING
+                return
         if ended:
             _demands_over(b, g, params)
     else:  # HUNT (second version)
@@ -973,7 +1004,9 @@ class JungleThrills(Game):
         flags = ((F_HELD_COUNT if rules.held_count_at_end else 0)
                  | (F_DECLINE if rules.may_decline else 0)
                  | (F_HUNT_FIRST if rules.hunt_first else 0)
-                 | (F_SOLE_ENDS if rules.sole_holder_ends else 0)
+                 | (F_SOLE_ENDS if rules.asking_ends == "sole_holder" else 0)
+                 | (F_NO_DEMAND_ENDS if rules.asking_ends == "no_demand" else 0)
+                 | (F_GIVE_FEWEST if rules.set_handed_over == "fewest" else 0)
                  | (F_NEXT_ASKER if rules.next_turn == "asker" else 0))
         mp, ns = nac // 2, nac // 3
         params = np.array([n_players, ncards, rules.animals, k, nac, rules.version,
