@@ -310,8 +310,8 @@ def test_a_strategy_reaches_its_own_seats_streams_alone(game_id):
     game = get_game(game_id)
     rand = get_strategy(game_id, "random")
     quiet, loud = Scribbler(False), Scribbler(True)
-    a = _play(game, [quiet, rand()], 16)
-    b = _play(game, [loud, rand()], 16)
+    a = _play(game, [quiet, rand()], 8)
+    b = _play(game, [loud, rand()], 8)
     assert np.array_equal(a.outcome.score, b.outcome.score)
     assert np.array_equal(a.outcome.turns, b.outcome.turns)
     assert loud.sizes and all(n == m for n, m in loud.sizes)
@@ -376,6 +376,8 @@ class Prober(PerGame):
         return super().act(obs, legal, rng)
 
     def choose(self, view, legal, rng):
+        if len(self.reached) >= 120:   # enough decisions probed: play on
+            return int(rng.choice(legal))
         values = [getattr(view, n) for n in dir(view)]
         found = _walk(view, legal, *values)
         for x in found:

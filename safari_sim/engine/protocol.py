@@ -118,16 +118,18 @@ def sealed(x: Any, copy: bool = False) -> Any:
     ``copy`` (a part of one that must not lead to the rest)."""
     if not isinstance(x, np.ndarray):
         return x
-    root = x
-    while isinstance(root, np.ndarray) and root.base is not None:
-        root = root.base
-    if isinstance(root, bytes) and not copy:
-        return x
+    if not copy and not x.flags.writeable:   # a writable array is never sealed: no walk
+        root = x.base
+        while isinstance(root, np.ndarray):
+            root = root.base
+        if isinstance(root, bytes):
+            return x
     if x.dtype.hasobject:  # no buffer to seal: a read-only copy is the most numpy gives
         y = x.copy()
         y.flags.writeable = False
         return y
-    return np.frombuffer(np.ascontiguousarray(x).tobytes(), x.dtype).reshape(x.shape)
+    out = np.frombuffer(x.tobytes(), x.dtype)
+    return out if x.ndim == 1 else out.reshape(x.shape)
 
 
 # What strategies get is sealed: a read-only view alone can be made writable again.
