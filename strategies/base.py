@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, create_model
 
-from safari_sim.engine.protocol import sealed
+from safari_sim.engine.protocol import sealed, sealed_copy
 
 
 class NoParams(BaseModel):
@@ -129,10 +129,10 @@ def columns(obs: Any) -> Columns:
                 if count is not None:   # a row padded to the batch's widest: this game's part
                     n = getattr(obs, count).tolist()
                     hit = (True, n if np.isscalar(v) else
-                           [sealed(row[:k], copy=True) for row, k in zip(v, n)])
+                           [sealed_copy(row[:k]) for row, k in zip(v, n)])
                 elif (isinstance(v, np.ndarray) and name not in obs.shared and v.ndim
                         and len(v) == len(obs)):
-                    hit = (True, v.tolist() if v.ndim == 1 else [sealed(row, copy=True) for row in v])
+                    hit = (True, v.tolist() if v.ndim == 1 else [sealed_copy(row) for row in v])
                 else:   # the loop's observations are frozen; a hand-made one may not be
                     hit = (False, sealed(v))
             cache[name] = hit
@@ -180,7 +180,8 @@ class PerGame(Strategy):
         n = len(obs)
         reader = columns(obs)
         rows, actions = np.nonzero(legal)
-        legal_of = [sealed(x, copy=True) for x in np.split(actions, np.searchsorted(rows, np.arange(1, n)))]
+        split = np.split(actions, np.searchsorted(rows, np.arange(1, n)))
+        legal_of = [sealed_copy(x) for x in split]
         out: list[Any] = [0] * n   # as chosen: the play loop refuses what is not a whole number
         i = 0
         try:

@@ -128,6 +128,11 @@ def sealed(x: Any, copy: bool = False) -> Any:
         y = x.copy()
         y.flags.writeable = False
         return y
+    return sealed_copy(x)
+
+
+def sealed_copy(x: np.ndarray) -> np.ndarray:
+    """A sealed copy of ``x`` (a numeric array), with no questions asked: the fast path."""
     out = np.frombuffer(x.tobytes(), x.dtype)
     return out if x.ndim == 1 else out.reshape(x.shape)
 
