@@ -319,3 +319,78 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
     console.print(table)
     console.print(where)
     return rows
+
+
+def _child_seconds(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of a child process run to its end (its own children too)."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    w0 = time.perf_counter()
+    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - w0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall
+
+
+def cold_costs(only: str | None = None, warm_all: bool = True) -> list[dict[str, Any]]:
+    """What a designer's first run costs on a machine where nothing is compiled yet: for each
+    game, a one-chunk ``safari-sim run`` of the bench's mixed table (three different strategies,
+    4,096 games on one worker) in a new process whose numba cache (``NUMBA_CACHE_DIR``) is a new
+    empty folder: CPU and wall seconds, start-up, compiling and playing together; the same run
+    again on the cache it filled (what every later run costs); and, unless ``only``, warming all
+    ten games on an empty cache (``python -m safari_sim.warm``, its two processes' CPU)."""
+    import os
+    import sys
+
+    rows: list[dict[str, Any]] = []
+    for gid in game_ids():
+        if only and gid != only:
+            continue
+        cfg = bench_config(gid)
+        if cfg is None:
+            continue
+        game = get_game(gid)
+        players = cfg.get("players", min(3, game.max_players))
+        mix = [tuple(cfg["mix"][i % len(cfg["mix"])]) for i in range(players)]
+        tmp = Path(tempfile.mkdtemp(prefix="safari-cold-"))
+        try:
+            (tmp / "cold.yaml").write_text(_experiment_text(gid, players, cfg.get("rules", {}),
+                                                            mix, 4096, 4096))
+            env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp / "cache"))
+            cmd = [sys.executable, "-m", "safari_sim.cli", "run", str(tmp / "cold.yaml"),
+                   "--games", "4096", "--jobs", "1", "--quiet"]
+            cold = _child_seconds(cmd + ["--output", str(tmp / "a")], env, tmp)
+            warm = _child_seconds(cmd + ["--output", str(tmp / "b")], env, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        rows.append({"game": gid, "players": players, "strategies": [u for u, _ in mix],
+                     "cold_cpu_s": cold[0], "cold_wall_s": cold[1],
+                     "warm_cpu_s": warm[0], "warm_wall_s": warm[1]})
+    if warm_all and only is None:
+        tmp = Path(tempfile.mkdtemp(prefix="safari-cold-"))
+        try:
+            env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp / "cache"))
+            cpu, wall = _child_seconds([sys.executable, "-m", "safari_sim.warm"], env, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        rows.append({"game": "all ten: python -m safari_sim.warm", "players": None,
+                     "strategies": [], "cold_cpu_s": cpu, "cold_wall_s": wall,
+                     "warm_cpu_s": None, "warm_wall_s": None})
+    return rows
+
+
+def cold_table(console: Console, only: str | None = None) -> list[dict[str, Any]]:
+    rows = cold_costs(only)
+    table = Table("game", "strategies", "first run CPU s", "wall s", "again CPU s", "wall s",
+                  title="a first run on an empty numba cache (one chunk of 4,096 games, one worker)")
+    for r in rows:
+        again = (f"{r['warm_cpu_s']:.1f}", f"{r['warm_wall_s']:.1f}") if r["warm_cpu_s"] else ("", "")
+        table.add_row(r["game"], ", ".join(r["strategies"]), f"{r['cold_cpu_s']:.1f}",
+                      f"{r['cold_wall_s']:.1f}", *again)
+    console.print(table)
+    return rows

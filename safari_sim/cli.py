@@ -555,18 +555,22 @@ def bench(
     json_out: Optional[Path] = typer.Option(None, "--json", help="also write the figures to this JSON file"),
     seatings: bool = typer.Option(False, "--seatings", help="instead: what duplicate deals and "
                                   "tournaments cost per game against rotation (CPU time, run path)"),
+    cold: bool = typer.Option(False, "--cold", help="instead: what a first run costs on an empty "
+                              "numba cache (CPU and wall seconds per game, and warming all ten)"),
 ) -> None:
     """Games/s and decisions/s per core against the cost of dealing, and the 2-worker speed-up."""
     import json
     import os
     import platform
 
-    from .bench import run_bench, seating_table
+    from .bench import cold_table, run_bench, seating_table
 
     if game is not None:
         _game_or_fail(game)
     wide = Console(width=max(out.width, 110))
-    if seatings:
+    if cold:
+        rows = cold_table(wide, only=game)
+    elif seatings:
         rows = seating_table(wide, batch=batch, only=game, seconds=seconds)
     else:
         rows = run_bench(wide, batch=batch, seconds=seconds, only=game, workers=workers)
