@@ -299,6 +299,38 @@ def test_bench_seatings_measures_every_seating():
         assert row[f"{k}_games_per_s"] > 0
 
 
+def test_bench_cold_runs_each_first_run_on_a_new_empty_cache(monkeypatch):
+    """The cold measure runs `safari-sim run` twice per game on one new numba cache (empty for
+    the first run, the second loads what the first wrote) and warms all ten on another; each
+    command really runs (here a stand-in that checks the cache folder and counts)."""
+    import os
+
+    from rich.console import Console
+
+    import safari_sim.bench as bench
+
+    calls = []
+
+    def fake(cmd, env, cwd):
+        cache = Path(env["NUMBA_CACHE_DIR"])
+        calls.append((cmd, cache, cache.exists() and any(cache.iterdir())))
+        cache.mkdir(exist_ok=True)
+        (cache / "kernel.nbc").write_text("compiled")
+        return 2.0 if len(calls) % 2 else 1.0, 3.0
+
+    monkeypatch.setattr(bench, "_child_seconds", fake)
+    rows = bench.cold_table(Console(file=open(os.devnull, "w")))
+    games = [r for r in rows if r["warm_cpu_s"] is not None]
+    assert {r["game"] for r in games} == set(bench.game_ids())
+    assert all(r["cold_cpu_s"] == 2.0 and r["warm_cpu_s"] == 1.0 for r in games)
+    runs, warm = calls[:-1], calls[-1]
+    assert [filled for _, _, filled in runs] == [False, True] * len(games)
+    assert len({cache for _, cache, _ in runs}) == len(games)   # a new cache per game
+    assert all("run" in cmd and "--jobs" in cmd for cmd, _, _ in runs)
+    assert warm[1] not in {cache for _, cache, _ in runs} and not warm[2]
+    assert warm[0][-1] == "safari_sim.warm"
+
+
 def test_pure_python_mode_plays_the_same_game():
     """NUMBA_DISABLE_JIT=1 runs the kernels as plain Python (for debugging and coverage): the
     game must come out exactly as compiled, since both draw from the same Mersenne Twister."""
