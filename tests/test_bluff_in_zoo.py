@@ -508,8 +508,10 @@ def test_observation_is_a_snapshot_sharing_no_memory_with_the_state(kind):
         assert np.array_equal(getattr(o, k), v), f"{k} changed after later steps"
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_observation_hides_other_hands_pile_cards_and_the_draw_pile(seed):
+def hides_other_hands_pile_cards_and_the_draw_pile(seed, observe=obs):
+    """Every card hidden from the mover dealt again into zones of the same sizes: the
+    observation (``observe(state)``, game 0) and the legal actions must not change; a change of
+    the mover's own hand must change exactly ``hand`` and ``unseen``."""
     st = _mid_game(seed)
     if G.to_move(st)[0] < 0:
         pytest.skip("game over")
@@ -517,23 +519,28 @@ def test_observation_hides_other_hands_pile_cards_and_the_draw_pile(seed):
     other = _swap_hidden(st, rng)
     conserved(other)
     assert not (np.array_equal(other.hand, st.hand) and np.array_equal(other.deck, st.deck))
-    _same(obs(st), obs(other))
+    _same(observe(st), observe(other))
     assert np.array_equal(G.legal(st), G.legal(other))
     # and the observation does see what the player knows: its own hand
     me = G.to_move(st)[0]
     t = np.flatnonzero(other.hand[0, me])[0]
     other.hand[0, me, t] -= 1
     other.hand[0, me, (t + 1) % 20] += 1
-    a, b = obs(st), obs(other)
+    a, b = observe(st), observe(other)
     differ = [f.name for f in dataclasses.fields(a)
               if not np.array_equal(getattr(a, f.name), getattr(b, f.name))]
     assert differ == ["hand", "unseen"]                   # and nothing else
     assert b.hand[0, t] == a.hand[0, t] - 1 and b.unseen[0, t] == a.unseen[0, t] + 1
 
 
-@pytest.mark.parametrize("how", ["hand", "draw"])
-def test_the_next_player_cannot_tell_which_card_was_placed(how):
-    # two games that differ only in P0's card: P0 places it (or draws it) and says "one lion"
+@pytest.mark.parametrize("seed", range(8))
+def test_observation_hides_other_hands_pile_cards_and_the_draw_pile(seed):
+    hides_other_hands_pile_cards_and_the_draw_pile(seed)
+
+
+def next_player_cannot_tell_which_card_was_placed(how, observe=obs):
+    """Two games that differ only in P0's card: P0 places it (or draws it) and says "one lion";
+    what P1 then observes (``observe(state)``, game 0) must be the same in both."""
     views = []
     for card in ("lion 3", "'All animals are equal'"):
         first = [card, "mouse 1", "mouse 1", "mouse 1", "mouse 1"]
@@ -544,12 +551,52 @@ def test_the_next_player_cannot_tell_which_card_was_placed(how):
             r, st = position([HANDS3[0], HANDS3[1], HANDS3[2]], top=[card])
             draw(st)
         claim(st, 1, LION)
-        views.append(obs(st))
+        views.append(observe(st))
         act(st, bz.CONTINUE)
-        views.append(obs(st))
+        views.append(observe(st))
     _same(views[0], views[2])
     _same(views[1], views[3])
     assert views[0].just[0] == -1
+
+
+@pytest.mark.parametrize("how", ["hand", "draw"])
+def test_the_next_player_cannot_tell_which_card_was_placed(how):
+    next_player_cannot_tell_which_card_was_placed(how)
+
+
+@dataclasses.dataclass
+class _LeakyObs(bz.Obs):
+    leak: np.ndarray = None  # something the mover must not know
+
+
+def _leaky(what):
+    """``obs`` with one more field holding ``what(state)``: a hidden fact."""
+    def observe(st):
+        o = obs(st)
+        return _LeakyObs(**{f.name: getattr(o, f.name) for f in dataclasses.fields(o)},
+                         leak=np.asarray(what(st)).copy())
+    return observe
+
+
+@pytest.mark.parametrize("what", ["left_hand", "draw_pile"])
+def test_the_hidden_cards_check_catches_a_leak(what):
+    """The positive control: the same check on an observation that also carries the hand of the
+    player to the mover's left (or the draw pile) must fail, for every seed."""
+    def hidden(st):
+        me = G.to_move(st)[0]
+        if what == "left_hand":
+            return st.hand[0, (me + 1) % st.n_players]
+        return st.deck[0, st.g[0, bz.POS]:]
+    for seed in range(8):
+        with pytest.raises(AssertionError, match="leak"):
+            hides_other_hands_pile_cards_and_the_draw_pile(seed, _leaky(hidden))
+
+
+@pytest.mark.parametrize("how", ["hand", "draw"])
+def test_the_placed_card_check_catches_a_leak(how):
+    """The positive control: an observation that also carries the discard pile's cards fails."""
+    with pytest.raises(AssertionError, match="leak"):
+        next_player_cannot_tell_which_card_was_placed(how, _leaky(lambda st: st.pile[0]))
 
 
 def test_drawn_card_is_seen_by_its_player_only_and_a_doubt_makes_the_pile_public():

@@ -350,8 +350,9 @@ def test_deck_follows_the_rules_fields():
 
 # ---- Observations ------------------------------------------------------------------------------
 
-def test_observation_hides_the_draw_pile():
-    """Two games identical in every public respect but the order of the draw pile observe equal."""
+def hides_the_draw_pile(observe):
+    """Two games identical in every public respect but the order of the draw pile must observe
+    equal through ``observe(state, games)`` (every field, the derived ones too)."""
     r = G.make_rules()
     a = G.init(r, 3, deal_keys(1, 0))
     b = G.init(r, 3, deal_keys(1, 0))
@@ -360,12 +361,33 @@ def test_observation_hides_the_draw_pile():
     stack(b, 0, top + [c(YELLOW, ONE), c(GREEN, FOUR)])
     act(a, ddb.DRAW)
     act(b, ddb.DRAW)
-    oa, ob = G.observe(a, np.array([0])), G.observe(b, np.array([0]))
+    assert not np.array_equal(a.deck, b.deck)
+    oa, ob = observe(a, np.array([0])), observe(b, np.array([0]))
     fields = [f.name for f in dataclasses.fields(oa)]
     for name in fields + ["unseen", "row_suits"]:
         assert np.array_equal(np.asarray(getattr(oa, name)), np.asarray(getattr(ob, name))), name
     assert np.array_equal(oa.nest_best(), ob.nest_best())
-    assert not np.array_equal(a.deck, b.deck)
+
+
+def test_observation_hides_the_draw_pile():
+    hides_the_draw_pile(G.observe)
+
+
+@dataclasses.dataclass
+class _LeakyObs(ddb.Obs):
+    next_card: np.ndarray = None  # the top of the draw pile: hidden
+
+
+def test_observation_leak_check_catches_a_leak():
+    """The positive control: an observation that also carries the next card of the draw pile
+    fails the same check."""
+    def leaky(st, games):
+        o = G.observe(st, games)
+        return _LeakyObs(**{f.name: getattr(o, f.name) for f in dataclasses.fields(o)},
+                         next_card=st.deck[games, st.g[games, ddb.POS]])
+
+    with pytest.raises(AssertionError, match="next_card"):
+        hides_the_draw_pile(leaky)
 
 
 def test_observation_counts_unseen_cards_and_bust_chance():

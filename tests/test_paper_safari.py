@@ -4,6 +4,7 @@ information, and properties over many random games."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import os
 import subprocess
@@ -482,7 +483,10 @@ def _equal_obs(a, b):
             assert x == y, name
 
 
-def test_observation_does_not_depend_on_hidden_cards():
+def observation_does_not_depend_on_hidden_cards(observe):
+    """``observe(state, games)`` must not change with the face-down cards (the mover's own too),
+    the deck's order, or another player's look."""
+    obs_of = lambda st: observe(st, np.array([0]))  # noqa: E731 - this check's observation
     gr = [grid(1, 2, 3, 4, 5, 6), grid(0, 1, 2, 3, 4, 5), grid(-2, 0, 8, 7, 6, 5)]
     up = [[True, False, False, False, False, False], [False, True] + [False] * 4, [False] * 6]
     _, a = position(gr, up=up, discard=[T(7)])
@@ -505,6 +509,10 @@ def test_observation_does_not_depend_on_hidden_cards():
     before = obs_of(b)
     b.known[0, 0, 1] = True
     _equal_obs(obs_of(b), before)
+
+
+def test_observation_does_not_depend_on_hidden_cards():
+    observation_does_not_depend_on_hidden_cards(G.observe)
 
 
 def test_observation_subsets_and_shared_values():
@@ -958,7 +966,7 @@ def permuted(st, games, seats, rng):
     return other
 
 
-def test_permuting_every_hidden_card_leaves_the_observation_unchanged():
+def permuting_hidden_cards_leaves_the_observation_unchanged(observe):
     """From positions of random play: every card the mover cannot see (other players' face-down
     cards, its own face-down cards it has not looked at, the deck) shuffled among those places,
     and other players' looks changed: the mover's observation is the same, field by field."""
@@ -977,13 +985,44 @@ def test_permuting_every_hidden_card_leaves_the_observation_unchanged():
             if step % 5 == 0:
                 other = permuted(st, live, mover[live], rng)
                 checked += len(live)
-                _equal_obs(G.observe(st, live), G.observe(other, live))
+                _equal_obs(observe(st, live), observe(other, live))
             legal = G.legal(st)
             acts = np.zeros(len(mover), np.int64)
             acts[live] = strat.act(G.observe(st, live), legal[live],
                                    SeatRandom(seat_rs, live * players + mover[live]))
             G.step(st, acts)
-    assert checked > 2000
+    return checked
+
+
+def test_permuting_every_hidden_card_leaves_the_observation_unchanged():
+    assert permuting_hidden_cards_leaves_the_observation_unchanged(G.observe) > 2000
+
+
+@dataclasses.dataclass
+class _LeakyObs(ps.Obs):
+    leak: np.ndarray = None  # something the mover must not know
+
+
+def _leaky(what):
+    """``G.observe`` with one more field holding ``what(state, games)``: a hidden fact."""
+    def observe(st, games):
+        o = G.observe(st, games)
+        return _LeakyObs(**{f.name: getattr(o, f.name) for f in dataclasses.fields(o)},
+                         leak=np.array(what(st, games)))
+    return observe
+
+
+def test_the_hidden_card_checks_catch_a_leak():
+    """The positive controls: the same checks on an observation that also carries a hidden
+    card (the top of the deck; the mover's own grid, face-down cards included) must fail."""
+    deck_top = _leaky(lambda st, games: st.deck[games, st.g[games, ps.DECK_N] - 1])
+    own_grid = _leaky(lambda st, games: st.grid[games, st.g[games, ps.CUR]])
+    with pytest.raises(AssertionError, match="leak"):
+        permuting_hidden_cards_leaves_the_observation_unchanged(deck_top)
+    with pytest.raises(AssertionError, match="leak"):
+        permuting_hidden_cards_leaves_the_observation_unchanged(own_grid)
+    with pytest.raises(AssertionError, match="leak"):
+        observation_does_not_depend_on_hidden_cards(own_grid)
 
 
 def test_a_table_that_never_turns_cards_up_is_stopped_by_the_cap():

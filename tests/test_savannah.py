@@ -912,9 +912,10 @@ def test_the_trace_tells_the_claims_as_they_were():
             assert f"keeps {card_name(int(e[4]))}, buries {card_name(int(e[5]))}" in text
 
 
-def test_hidden_information_is_absent():
+def hidden_information_is_absent(observe):
     """Two games that differ only in what the player to move cannot see (the other hand, the
-    piles' order, the face-down cards) give equal observations."""
+    piles' order, the face-down cards) give equal observations through ``observe(state,
+    games)``: every attribute it holds and every value it works out on demand."""
     keys = game_keys(11, 2, 1)
     seat_rs = keys.seat.reshape(-1).copy()
     strat = get_strategy("savannah", "greedy")()
@@ -938,11 +939,16 @@ def test_hidden_information_is_absent():
     st2.fd_card[0, 0], st2.hand[0, other, 0] = oh, p1
     st2.pile1[0, st2.g[0, T.N1] - 1], st2.pile2[0, st2.g[0, T.N2] - 1] = p2, fd
     conserved(st2)
-    a, b = G.observe(st, np.array([0])), G.observe(st2, np.array([0]))
-    for name in ("seat", "kind", "phase", "n_cand", "points", "pile1", "pile2", "blocked",
-                 "slot", "card", "y", "x", "hand", "score", "hand_size", "table", "unseen"):
-        assert np.array_equal(getattr(a, name), getattr(b, name)), name
     assert not np.array_equal(st.fd_card, st2.fd_card)
+    a, b = observe(st, np.array([0])), observe(st2, np.array([0]))
+    derived = ("slot", "card", "y", "x", "valid", "grid", "table", "unseen")
+    for name in sorted(vars(a)) + list(derived):  # every attribute: a new one cannot slip past
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    return st, a
+
+
+def test_hidden_information_is_absent():
+    st, a = hidden_information_is_absent(G.observe)
     # and nothing the observation keeps (or works out) is a view of the state: a snapshot
     live = [v for v in vars(st).values() if isinstance(v, np.ndarray)]
     assert not np.shares_memory(G.legal(st), st.legal_mask)
@@ -951,6 +957,21 @@ def test_hidden_information_is_absent():
     assert len(held) > 15
     for arr in held:
         assert not any(np.shares_memory(arr, h) for h in live)
+
+
+@pytest.mark.parametrize("what", ["other_hand", "face_down", "pile_top"])
+def test_the_hidden_information_check_catches_a_leak(what):
+    """The positive control: the same check on an observation that also holds a hidden card
+    (the other player's hand, the face-down cards, the top of the 1st pile) must fail."""
+    def leaky(st, games):
+        o = G.observe(st, games)
+        me = st.g[games, T.CUR]
+        o.leak = {"other_hand": lambda: st.hand[games, 1 - me],
+                  "face_down": lambda: st.fd_card[games],
+                  "pile_top": lambda: st.pile1[games, st.g[games, T.N1] - 1]}[what]().copy()
+        return o
+    with pytest.raises(AssertionError, match="leak"):
+        hidden_information_is_absent(leaky)
 
 
 def test_a_kept_observation_shows_nothing_later():
