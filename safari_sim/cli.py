@@ -114,8 +114,8 @@ def run(
 
             err.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
             err.print(e.detail.rstrip(), highlight=False, markup=False, soft_wrap=True)
-            raise typer.Exit(1)
-        fail(str(e), code=1)
+            raise typer.Exit(2)
+        fail(str(e))   # a strategy's error is a user's error: exit 2, like every other
     except KeyboardInterrupt:
         err.print("stopped: finished chunks are kept; run the same command again to resume")
         raise typer.Exit(130)
@@ -618,7 +618,7 @@ def tune(
     except RunError as e:  # a strategy that failed: its traceback, as `run` prints it
         if e.detail:
             err.print(e.detail.rstrip(), highlight=False, markup=False, soft_wrap=True)
-        fail(str(e), code=1)
+        fail(str(e))
     except KeyboardInterrupt:
         err.print("stopped: finished trials are kept; run the same command again to resume")
         raise typer.Exit(130)

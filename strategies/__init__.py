@@ -90,6 +90,11 @@ def get_strategy(game_id: str, use: str, base_dir: Path | None = None) -> type[S
     else:
         known = strategies_for(game_id)
         if use not in known:
+            other = _other_games_with(use, game_id)
+            if other:
+                raise StrategyNotFound(
+                    f"'{use}' is a strategy of {' and '.join(other)}, not of {game_id} "
+                    f"(known for {game_id}: {', '.join(known)})")
             near = difflib.get_close_matches(use, list(known), n=1)
             hint = f"; did you mean '{near[0]}'?" if near else ""
             raise StrategyNotFound(
@@ -98,6 +103,14 @@ def get_strategy(game_id: str, use: str, base_dir: Path | None = None) -> type[S
     if cls.game is not None and cls.game != game_id:
         raise StrategyNotFound(f"strategy '{use}' plays {cls.game}, not {game_id}")
     return cls
+
+
+def _other_games_with(name: str, game_id: str) -> list[str]:
+    """The other games that have a strategy of this name (a strategy asked of the wrong game)."""
+    from safari_sim.games import game_ids
+
+    return [g for g in game_ids() if g != game_id
+            and any(s.name == name for s in _module_strategies(g))]
 
 
 def all_strategy_modules() -> list[str]:

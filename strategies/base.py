@@ -124,7 +124,10 @@ def columns(obs: Any) -> Columns:
             if callable(getattr(type(obs), name, None)):
                 hit = (False, _METHOD)
             else:
-                v = getattr(obs, name)
+                try:
+                    v = getattr(obs, name)
+                except AttributeError:
+                    raise AttributeError(_no_field(obs, name)) from None
                 count = obs.padded.get(name)
                 if count is not None:   # a row padded to the batch's widest: this game's part
                     n = getattr(obs, count).tolist()
@@ -162,6 +165,17 @@ def columns(obs: Any) -> Columns:
             return v
         return get
     return reader
+
+
+def _no_field(obs: Any, name: str) -> str:
+    import difflib
+
+    names = [n for n in dir(obs) if not n.startswith("_") and n not in ("take", "freeze",
+                                                                        "shared", "padded")]
+    near = difflib.get_close_matches(name, names, n=1)
+    hint = f"; did you mean '{near[0]}'?" if near else ""
+    return (f"the view has no field '{name}'{hint} (what it holds: "
+            f"safari-sim strategies GAME --observation)")
 
 
 class PerGame(Strategy):

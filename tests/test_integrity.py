@@ -468,7 +468,7 @@ def test_an_action_that_is_not_a_whole_number_is_refused(value):
         _play(game, [strat], 4)
     msg = str(e.value)
     assert "strategy 'answer' chose" in msg and "duck_duck_bruce game 0" in msg
-    assert repr(value) in msg and "not a whole action number" in msg
+    assert repr(value) in msg and "which is not a whole action number" in msg
     # whole numbers of any type are actions: 1.0, numpy integers
     ok = Answer(0)
     ok.act = lambda obs, legal, rng: np.argmax(legal, axis=1).astype(float)

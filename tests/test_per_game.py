@@ -239,3 +239,16 @@ def test_a_failing_function_says_which_game_it_was_choosing_for():
         per_game(fails_on_long_rows)().act(obs, mask, SeatRandom(np.ones(12, np.uint64),
                                                                  np.arange(4)))
     assert "(choosing for the game in batch row 0, legal actions [0, 1, 2])" in e.value.__notes__
+
+
+def test_a_misspelled_view_field_and_another_games_strategy_get_a_clear_message():
+    state = G.init(G.make_rules({}), 3, game_keys(2, 3, 4).deal)
+    view = GameView(G.observe(state, np.arange(4)).freeze(), 1)
+    with pytest.raises(AttributeError, match="no field 'row_lenn'; did you mean 'row_len'"):
+        view.row_lenn
+    assert not hasattr(view, "deck")                 # hidden: no such field, and no hint of it
+    with pytest.raises(StrategyNotFound,
+                       match="'stop_at' is a strategy of duck_duck_bruce, not of hi_lo_hijinks"):
+        get_strategy("hi_lo_hijinks", "stop_at")
+    with pytest.raises(StrategyNotFound, match="did you mean 'stop_at'"):
+        get_strategy("duck_duck_bruce", "stop_a")

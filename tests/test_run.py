@@ -389,8 +389,9 @@ def test_an_illegal_action_names_the_strategy_the_game_and_the_seed(tmp_path):
     exp = write(tmp_path, BASE.replace("use: card_counter, params: {risk: 0.3}",
                                        "use: bots.py:AlwaysBank"))
     r = run_cli("run", exp, "--output", tmp_path / "res", "--quiet", "--games", 300)
-    assert r.exit_code == 1
+    assert r.exit_code == 2   # a strategy's mistake is the user's: 2, like bad input
     assert "strategy 'counter' chose illegal action 1" in r.output
+    assert "1 (bank the row) is not legal there; the legal actions were" in r.output
     assert "duck_duck_bruce" in r.output and "seed 5" in r.output
     assert "Traceback" not in r.output
 
@@ -488,7 +489,7 @@ def test_a_failing_user_strategy_names_itself_and_keeps_finished_chunks(tmp_path
     exp = write(tmp_path, text.replace("use: card_counter, params: {risk: 0.3}",
                                        "use: bots.py:Fragile"))
     r = runner.invoke(app, ["run", str(exp), "--output", str(out), "--quiet", "--games", 600])
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     first, _, rest = r.output.partition("Traceback")
     assert "strategy 'counter' failed in duck_duck_bruce: ZeroDivisionError: my own bug" in first
     assert "variant 'rules.bruce_cards=0', chunk 1" in first and "seed 5" in first

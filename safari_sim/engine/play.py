@@ -23,18 +23,34 @@ from .worlds import Worlds
 
 
 class IllegalActionError(RuntimeError):
+    """A strategy's answer that is not a legal action: ``action`` is what it chose, ``detail``
+    what is wrong with it (in the game's words, with the legal actions at that point)."""
+
     def __init__(self, strategy: str, game_id: str, batch_index: int, seat: int, action: Any,
-                 why: str = ""):
+                 detail: str = "", whole: bool = True):
         self.strategy = strategy
         self.game_id = game_id
         self.batch_index = batch_index
         if isinstance(action, np.generic):
             action = action.item()
-        chose = f"illegal action {action}" if not why else f"{action!r}, {why}"
-        super().__init__(
-            f"strategy '{strategy}' chose {chose} for seat {seat} "
-            f"in {game_id} game {batch_index} of its batch"
-        )
+        chose = f"illegal action {action}" if whole else \
+            f"{action!r}, which is not a whole action number,"
+        super().__init__(f"strategy '{strategy}' chose {chose} for seat {seat} in {game_id} "
+                         f"game {batch_index} of its batch" + (f": {detail}" if detail else ""))
+
+
+def _in_words(game: Game, rules: Any, players: int, action: int, legal: np.ndarray) -> str:
+    """An illegal action and the legal ones at that point, in the game's words."""
+    def name(a: int) -> str:
+        try:
+            return f"{a} ({game.action_name(rules, players, a)})"
+        except Exception:  # an action number past the game's list has no name
+            return str(a)
+    ok = np.flatnonzero(legal).tolist()
+    shown = ", ".join(name(a) for a in ok[:12]) + (f" and {len(ok) - 12} more" if len(ok) > 12
+                                                   else "")
+    what = name(action) if rules is not None and 0 <= action < legal.shape[0] else str(action)
+    return f"{what} is not legal there; the legal actions were {shown}"
 
 
 def whole_actions(a: Any) -> tuple[np.ndarray | None, int]:
@@ -200,7 +216,7 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
                 raise IllegalActionError(getattr(strat, "label", type(strat).__name__), game.id,
                                          int(idx[at]), int(mover[idx[at]]),
                                          np.asarray(answer, dtype=object).reshape(-1)[bad],
-                                         why="which is not a whole action number")
+                                         whole=False)
             if a.shape != idx.shape:
                 raise RuntimeError(f"strategy '{getattr(strat, 'label', strat)}' returned "
                                    f"{a.shape[0] if a.ndim else 'a scalar'} actions for {idx.size} games")
@@ -209,7 +225,9 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
                 ok[ok] = lg[np.flatnonzero(ok), a[ok]]
                 bad = int(np.flatnonzero(~ok)[0])
                 raise IllegalActionError(getattr(strat, "label", type(strat).__name__), game.id,
-                                         int(idx[bad]), int(mover[idx[bad]]), int(a[bad]))
+                                         int(idx[bad]), int(mover[idx[bad]]), int(a[bad]),
+                                         detail=_in_words(game, rules, width, int(a[bad]),
+                                                          lg[bad]))
             if idx.size == batch:
                 actions[:] = a
             else:
