@@ -20,7 +20,11 @@ from safari_sim.games import hi_lo_hijinks as hl
 from strategies import get_strategy
 
 G = get_game("hi_lo_hijinks")
-IMPOSSIBLE = {-1}  # returned when the position itself breaks a rule: never equals a mask
+
+
+def broken(b, why):
+    """The position itself breaks a rule (no mask can be right)."""
+    raise AssertionError(f"game {b}: {why}")
 
 
 def oracle(st, b):
@@ -37,7 +41,7 @@ def oracle(st, b):
         # goes on its own stack, wanted or not (not wanted takes the stack); an explorer card on
         # any stack.
         if hand.sum() == 0:
-            return IMPOSSIBLE
+            broken(b, f"seat {p} must play but holds no card")
         out = set()
         for s in range(A):
             for v in range(1, V + 1):
@@ -50,21 +54,23 @@ def oracle(st, b):
     s = int(st.g[b, hl.MSTACK])
     n = int(st.slen[b, s]) if s >= 0 else 0
     if n < 2 or st.stack[b, s, n - 1] % V != st.stack[b, s, n - 2] % V:
-        return IMPOSSIBLE
+        broken(b, "a match decision without an exact match")
     if phase == hl.REVERSE:
         # "You may reverse the stack's direction ... if you wish"
-        return {keep, keep + 1} if r.reverse_on_match else IMPOSSIBLE
+        if not r.reverse_on_match:
+            broken(b, "a reversal decision without reverse_on_match")
+        return {keep, keep + 1}
     if phase == hl.GIVE:
         # "You may also choose a card from your hand and force another player to add it"; not
         # for younger players; with an empty hand there is nothing to give (no decision)
         if not r.give_on_match or r.younger or hand.sum() == 0:
-            return IMPOSSIBLE
+            broken(b, "a gift decision where no gift is allowed or possible")
         out = {keep + 2}
         for k in range((A + 1) * V):
             if hand[k] > 0:
                 out |= {give0 + k * (P - 1) + o - 1 for o in range(1, P)}
         return out
-    return IMPOSSIBLE
+    broken(b, f"unknown decision {phase}")
 
 
 READINGS = [{}, {"reverse_on_match": False}, {"give_on_match": False}, {"younger": True},
