@@ -720,8 +720,10 @@ def _fields(obs):
     return {k: np.asarray(getattr(obs, k)) for k in names}
 
 
-@pytest.mark.parametrize("steps", [3, 30, 120])
-def test_observation_unchanged_when_every_hidden_card_is_permuted(steps):
+def check_hidden_cards_do_not_show(observe, steps):
+    """Play ``steps`` random steps, then deal the other hands and the explorer cards set aside
+    again at random and shuffle the face-down racing cards: ``observe(state, games)`` must give
+    the same arrays. Returns the state and the games checked."""
     players, B = 4, 48
     keys = game_keys(21, players, B)
     st = G.init(G.make_rules(), players, keys.deal)
@@ -735,7 +737,7 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(steps):
                             SeatRandom(seat_rs, live * players + m[live]))
         G.step(st, a)
     live = np.flatnonzero(G.to_move(st) >= 0)
-    before = _fields(G.observe(st, live))
+    before = _fields(observe(st, live))
     rng = np.random.default_rng(steps)
     changed = 0
     for b in live:
@@ -762,9 +764,16 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(steps):
         changed += not (np.array_equal(old[0], st.hand[b]) and np.array_equal(old[1], st.pile[b, 1]))
     assert changed > len(live) // 2
     G._refresh(st, st.all_games)
-    after = _fields(G.observe(st, live))
+    after = _fields(observe(st, live))
     for k in before:
         assert np.array_equal(before[k], after[k]), k
+    return st, live, before
+
+
+@pytest.mark.parametrize("steps", [3, 30, 120])
+def test_observation_unchanged_when_every_hidden_card_is_permuted(steps):
+    st, live, before = check_hidden_cards_do_not_show(G.observe, steps)
+    players = st.n_players
     # and the observation does see this player's own hand
     b = live[0]
     p = int(G.to_move(st)[b])
@@ -773,6 +782,29 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(steps):
     st.hand[b, (p + 1) % players, t] += 1
     G._refresh(st, st.all_games)
     assert not np.array_equal(G.observe(st, live).hand, before["hand"])
+
+
+@dataclasses.dataclass
+class _LeakyObs(ss.Obs):
+    peek: np.ndarray = None  # the leak: a hidden fact
+
+
+@pytest.mark.parametrize("leak", ["next_racing_card", "next_hand", "aside"])
+def test_the_permutation_check_catches_a_leaky_observation(leak):
+    """The positive control: the same check on an observation with one hidden fact added (the
+    next racing card face down, the next seat's hand, the explorer cards set aside) must fail."""
+    def leaky(st, games):
+        o = G.observe(st, games)
+        fields = {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+        if leak == "next_racing_card":
+            peek = st.rdeck[games, st.g[games, ss.RC_POS]]
+        elif leak == "next_hand":
+            peek = st.hand[games, (G.to_move(st)[games] + 1) % st.n_players]
+        else:
+            peek = st.pile[games, ss.ASIDE]
+        return _LeakyObs(**fields, peek=np.array(peek))
+    with pytest.raises(AssertionError, match="peek"):
+        check_hidden_cards_do_not_show(leaky, 30)
 
 
 def test_observation_counts_what_is_public():
