@@ -437,6 +437,8 @@ def test_reset_deal_keep_deals_the_last_races_cards_again():
     assert z["aside"].tolist() == [0] * 33 + [0, 1, 1] and z["board"].sum() == 0
     assert (st.pp[0, :, ss.XHELD] == 0).all() and (st.pp[0, :, ss.HAND_N] == 12).all()
     conserved(st)
+    o = G.observe(st, np.array([0]))
+    assert o.kind[0] == ss.CLAIM and o.unseen[0].sum() == 38 - 12, "no 6s lie by the board"
     for seat, a in ((0, ELEPHANT), (1, LION), (2, MONKEY)):
         assert G.to_move(st)[0] == seat
         act(st, claim(r, a, seat + 1))
