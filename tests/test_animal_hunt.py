@@ -556,9 +556,10 @@ def _obs_arrays(o):
     return {n: np.asarray(getattr(o, n)) for n in names + ["lacks"]}
 
 
-def test_observation_unchanged_when_every_hidden_card_is_permuted():
-    """Other players' hands and the face-down cards never seen, shuffled among themselves: the
-    player to move observes exactly the same."""
+def check_hidden_cards_do_not_show(observe):
+    """Other players' hands and the face-down cards never seen, shuffled among themselves at
+    positions of random games: ``observe(state, games)`` must give the player to move exactly
+    the same arrays."""
     players, B = 3, 40
     keys = game_keys(4, players, B)
     strat = get_strategy(G.id, "rememberer")()
@@ -594,8 +595,8 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted():
                         other.ground[b, i] = c
                 assert not (np.array_equal(other.hand, st.hand)
                             and np.array_equal(other.ground, st.ground))
-                oa, ob = _obs_arrays(G.observe(st, np.array([b]))), \
-                    _obs_arrays(G.observe(other, np.array([b])))
+                oa, ob = _obs_arrays(observe(st, np.array([b]))), \
+                    _obs_arrays(observe(other, np.array([b])))
                 for name in oa:
                     assert np.array_equal(oa[name], ob[name]), name
                 checked += 1
@@ -605,6 +606,32 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted():
                             SeatRandom(keys.seat.reshape(-1).copy(), live * players))
         G.step(st, a)
     assert checked >= 50
+
+
+def test_observation_unchanged_when_every_hidden_card_is_permuted():
+    check_hidden_cards_do_not_show(G.observe)
+
+
+@dataclasses.dataclass
+class _LeakyObs(ah.Obs):
+    peek: np.ndarray = None  # the leak: a hidden fact
+
+
+@pytest.mark.parametrize("leak", ["next_hand", "unseen_place"])
+def test_the_permutation_check_catches_a_leaky_observation(leak):
+    """The positive control: the same check on an observation with one hidden fact added (the
+    hand of the next seat, or the card at the first place nobody has seen) must fail."""
+    def leaky(st, games):
+        o = G.observe(st, games)
+        fields = {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+        if leak == "next_hand":
+            peek = st.hand[games, (G.to_move(st)[games] + 1) % st.n_players]
+        else:
+            hidden = (st.ground[games] >= 0) & (st.known[games] < 0)
+            peek = st.ground[games, hidden[0].argmax()] % K
+        return _LeakyObs(**fields, peek=np.array(peek))
+    with pytest.raises(AssertionError, match="peek"):
+        check_hidden_cards_do_not_show(leaky)
 
 
 def test_observation_is_rotated_and_holds_the_public_history():

@@ -597,10 +597,9 @@ def _obs_arrays(o):
     return out
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_observation_unchanged_when_hidden_cards_are_permuted(players):
-    """Shuffle every card the mover cannot see (other hands, the deck) among those places: the
-    observation stays the same."""
+def check_hidden_cards_do_not_show(observe, players):
+    """Shuffle every card the mover cannot see (other hands, the deck) among those places, at
+    positions of random games: ``observe(state, games)`` must give the same arrays."""
     rng = np.random.default_rng(players)
     st = G.init(R, players, deal_keys(60, 7))
     strat = get_strategy(G.id, "random")()
@@ -611,7 +610,7 @@ def test_observation_unchanged_when_hidden_cards_are_permuted(players):
         live = np.flatnonzero(mover >= 0)
         if step % 6 == 3:
             for b in live[:10]:
-                before = _obs_arrays(G.observe(st, np.array([b])))
+                before = _obs_arrays(observe(st, np.array([b])))
                 p = int(mover[b])
                 others = [q for q in range(players) if q != p]
                 sizes = [int(st.pp[b, q, hl.HAND_LEN]) for q in others]
@@ -625,7 +624,7 @@ def test_observation_unchanged_when_hidden_cards_are_permuted(players):
                     st.hand[b, q] = np.bincount(perm[i:i + n], minlength=36)
                     i += n
                 G._refresh(st, np.array([b]), fresh=False)  # the view of b, recomputed
-                after = _obs_arrays(G.observe(st, np.array([b])))
+                after = _obs_arrays(observe(st, np.array([b])))
                 for name in before:
                     assert np.array_equal(before[name], after[name]), name
                 checked += 1
@@ -635,6 +634,32 @@ def test_observation_unchanged_when_hidden_cards_are_permuted(players):
                             SeatRandom(seat_rs, live * players + mover[live]))
         G.step(st, a)
     assert checked >= 40
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_observation_unchanged_when_hidden_cards_are_permuted(players):
+    check_hidden_cards_do_not_show(G.observe, players)
+
+
+@dataclasses.dataclass
+class _LeakyObs(hl.Obs):
+    peek: np.ndarray = None  # the leak: a hidden card
+
+
+@pytest.mark.parametrize("leak", ["next_card", "next_hand"])
+def test_the_permutation_check_catches_a_leaky_observation(leak):
+    """The positive control: the same check on an observation with one hidden fact added (the
+    top card of the deck, or the hand of the next seat) must fail."""
+    def leaky(st, games):
+        o = G.observe(st, games)
+        fields = {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+        if leak == "next_card":
+            peek = st.deck[games, st.g[games, hl.POS]]
+        else:
+            peek = st.hand[games, (G.to_move(st)[games] + 1) % st.n_players]
+        return _LeakyObs(**fields, peek=np.array(peek))
+    with pytest.raises(AssertionError, match="peek"):
+        check_hidden_cards_do_not_show(leaky, 3)
 
 
 def test_observation_counts_what_is_unseen():

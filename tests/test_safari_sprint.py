@@ -418,6 +418,59 @@ def test_the_leading_animals_player_deals_and_the_race_resets():
     conserved(st)
 
 
+def test_reset_deal_keep_deals_the_last_races_cards_again():
+    """reset_deal 'keep' (the printed return to "Place Ducktor Livingstone's ducky on space 11"):
+    the explorer cards set aside stay aside, every card of the race just run (the explorer cards
+    dealt and the extra 6s included) is shuffled and dealt out, twelve each, with no extra 6 by
+    the board; eleven rounds still leave one card."""
+    r, st = last_round({ELEPHANT: 20, LION: 10, MONKEY: 15, X: 2}, reset_deal="keep")
+    for v in (5, 6):  # three players: two explorer cards were set aside at this race's setup
+        st.pile[0, ss.DISCARD, card(X, v)] -= 1
+        st.pile[0, ss.ASIDE, card(X, v)] += 1
+    in_race = st.hand[0].sum(axis=0).astype(int) + st.pile[0, ss.DISCARD]
+    play_round(st, {0: card(ELEPHANT, 1), 1: card(LION, 1), 2: card(MONKEY, 1)})
+    z = G.zones(st, 0)
+    dealt = sum(z[f"hand{p}"] for p in range(3))
+    assert [z[f"hand{p}"].sum() for p in range(3)] == [12, 12, 12]
+    assert dealt.tolist() == in_race.tolist(), "the race's own cards, all of them, dealt again"
+    assert dealt[card(X, 2)] == dealt[card(X, 3)] == dealt[card(X, 4)] == 1
+    assert z["aside"].tolist() == [0] * 33 + [0, 1, 1] and z["board"].sum() == 0
+    assert (st.pp[0, :, ss.XHELD] == 0).all() and (st.pp[0, :, ss.HAND_N] == 12).all()
+    conserved(st)
+    o = G.observe(st, np.array([0]))
+    assert o.kind[0] == ss.CLAIM and o.unseen[0].sum() == 38 - 12, "no 6s lie by the board"
+    for seat, a in ((0, ELEPHANT), (1, LION), (2, MONKEY)):
+        assert G.to_move(st)[0] == seat
+        act(st, claim(r, a, seat + 1))
+    assert [st.hand[0, p].sum() for p in range(3)] == [12, 12, 12], "no extra 6 to add"
+    assert G.observe(st, np.array([0])).unseen[0].sum() == 36 - 12 + 2
+    conserved(st)
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_reset_deal_keep_deals_explorer_cards_by_chance(players):
+    """Under 'keep' a hand in race 2 may hold no explorer card or several (they are shuffled
+    with the rest); under 'setup' exactly one. Both play every series to its end."""
+    counts = {}
+    for mode in ("setup", "keep"):
+        r = G.make_rules(reset_deal=mode)
+        st = G.init(r, players, deal_keys(60, players))
+        rng = np.random.default_rng(players)
+        counts[mode] = Counter()
+        seen = np.zeros(60, bool)
+        while (G.to_move(st) >= 0).any():
+            legal = G.legal(st)
+            G.step(st, np.array([rng.choice(np.flatnonzero(l)) if l.any() else 0 for l in legal]))
+            fresh = (st.g[:, ss.RACE] == 1) & ~seen  # race 2's deal, before any choice
+            seen |= fresh
+            counts[mode].update(st.hand[fresh][:, :, 30:].sum(axis=2).ravel().tolist())
+            assert (st.hand[fresh].sum(axis=2) == 12 - (mode == "setup")).all()
+            assert (st.pile[fresh, ss.ASIDE].sum(axis=1) == 5 - players).all()
+        assert seen.all()
+    assert set(counts["setup"]) == {1}
+    assert counts["keep"][0] > 0 and sum(v for k, v in counts["keep"].items() if k >= 2) > 0
+
+
 def test_the_series_ends_after_three_races_and_ties_share():
     r, st = last_round({ELEPHANT: 20, LION: 10, MONKEY: 15, X: 2})
     st.g[0, ss.RACE] = 2
@@ -656,6 +709,7 @@ def test_properties_over_random_series(players):
 @pytest.mark.parametrize("rules", [
     {"tie_order": "earlier_ahead", "track_end": "stop", "below_one": "ahead"},
     {"steals": False, "explorer_lead_dealer": "left", "races": 2, "explorer_start": 7},
+    {"reset_deal": "keep"},
 ])
 def test_properties_with_other_readings(rules):
     run_checked(4, G.make_rules(rules), 80, 9)
@@ -668,8 +722,10 @@ def _fields(obs):
     return {k: np.asarray(getattr(obs, k)) for k in names}
 
 
-@pytest.mark.parametrize("steps", [3, 30, 120])
-def test_observation_unchanged_when_every_hidden_card_is_permuted(steps):
+def check_hidden_cards_do_not_show(observe, steps):
+    """Play ``steps`` random steps, then deal the other hands and the explorer cards set aside
+    again at random and shuffle the face-down racing cards: ``observe(state, games)`` must give
+    the same arrays. Returns the state and the games checked."""
     players, B = 4, 48
     keys = game_keys(21, players, B)
     st = G.init(G.make_rules(), players, keys.deal)
@@ -683,7 +739,7 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(steps):
                             SeatRandom(seat_rs, live * players + m[live]))
         G.step(st, a)
     live = np.flatnonzero(G.to_move(st) >= 0)
-    before = _fields(G.observe(st, live))
+    before = _fields(observe(st, live))
     rng = np.random.default_rng(steps)
     changed = 0
     for b in live:
@@ -710,9 +766,16 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(steps):
         changed += not (np.array_equal(old[0], st.hand[b]) and np.array_equal(old[1], st.pile[b, 1]))
     assert changed > len(live) // 2
     G._refresh(st, st.all_games)
-    after = _fields(G.observe(st, live))
+    after = _fields(observe(st, live))
     for k in before:
         assert np.array_equal(before[k], after[k]), k
+    return st, live, before
+
+
+@pytest.mark.parametrize("steps", [3, 30, 120])
+def test_observation_unchanged_when_every_hidden_card_is_permuted(steps):
+    st, live, before = check_hidden_cards_do_not_show(G.observe, steps)
+    players = st.n_players
     # and the observation does see this player's own hand
     b = live[0]
     p = int(G.to_move(st)[b])
@@ -721,6 +784,29 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(steps):
     st.hand[b, (p + 1) % players, t] += 1
     G._refresh(st, st.all_games)
     assert not np.array_equal(G.observe(st, live).hand, before["hand"])
+
+
+@dataclasses.dataclass
+class _LeakyObs(ss.Obs):
+    peek: np.ndarray = None  # the leak: a hidden fact
+
+
+@pytest.mark.parametrize("leak", ["next_racing_card", "next_hand", "aside"])
+def test_the_permutation_check_catches_a_leaky_observation(leak):
+    """The positive control: the same check on an observation with one hidden fact added (the
+    next racing card face down, the next seat's hand, the explorer cards set aside) must fail."""
+    def leaky(st, games):
+        o = G.observe(st, games)
+        fields = {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+        if leak == "next_racing_card":
+            peek = st.rdeck[games, st.g[games, ss.RC_POS]]
+        elif leak == "next_hand":
+            peek = st.hand[games, (G.to_move(st)[games] + 1) % st.n_players]
+        else:
+            peek = st.pile[games, ss.ASIDE]
+        return _LeakyObs(**fields, peek=np.array(peek))
+    with pytest.raises(AssertionError, match="peek"):
+        check_hidden_cards_do_not_show(leaky, 30)
 
 
 def test_observation_counts_what_is_public():
@@ -1000,11 +1086,17 @@ def permute_for_mover(st, rng):
             h = cp.hand[b, q].astype(int)
             if extra[q] >= 0:
                 h[extra[q]] -= 1
-            assert h[30:].sum() == cp.pp[b, q, ss.XHELD]
+            if st.rules.reset_deal != "keep" or cp.g[b, ss.RACE] == 0:
+                assert h[30:].sum() == cp.pp[b, q, ss.XHELD]
             xs += [t for t in range(30, 36) for _ in range(h[t])]
             an += [t for t in range(30) for _ in range(h[t])]
         xs += [t for t in range(36) for _ in range(cp.pile[b, ss.ASIDE, t])]
-        xs, an = list(rng.permutation(xs)), list(rng.permutation(an))
+        xs = list(rng.permutation(xs))
+        if st.rules.reset_deal == "keep" and cp.g[b, ss.RACE] > 0:
+            # explorer cards dealt with the rest: any of them may be in a hand or aside
+            naside = int(cp.pile[b, ss.ASIDE].sum())
+            an, xs = an + xs[naside:], xs[:naside]
+        an = list(rng.permutation(an))
         for q in others:
             h = np.zeros(36, np.int8)
             if extra[q] >= 0:
@@ -1028,7 +1120,9 @@ def _play_some(players, steps, B, seed, rules=None):
 
 
 @pytest.mark.parametrize("players,steps,rules", [(3, 1, {}), (4, 12, {}), (5, 30, {}),
-                                                 (4, 70, {}), (3, 40, {"extra_card": 0})])
+                                                 (4, 70, {}), (3, 40, {"extra_card": 0}),
+                                                 (3, 50, {"reset_deal": "keep"}),
+                                                 (4, 70, {"reset_deal": "keep"})])
 def test_worlds_of_random_positions(players, steps, rules):
     st = _play_some(players, steps, 30, 200 + steps, rules)
     live = np.flatnonzero(G.to_move(st) >= 0)
@@ -1040,7 +1134,8 @@ def test_worlds_of_random_positions(players, steps, rules):
     for i, b in enumerate(games):
         conserved(w, i)
         assert (w.hand[i].sum(axis=1) == st.hand[b].sum(axis=1)).all()
-        assert (w.hand[i, :, 30:].sum(axis=1) == st.pp[b, :, ss.XHELD]).all()
+        if rules.get("reset_deal") != "keep" or st.g[b, ss.RACE] == 0:
+            assert (w.hand[i, :, 30:].sum(axis=1) == st.pp[b, :, ss.XHELD]).all()
         assert w.pile[i, ss.ASIDE].sum() == st.pile[b, ss.ASIDE].sum()
         k = int(st.g[b, ss.RC_POS])
         assert (w.rdeck[i, :k] == st.rdeck[b, :k]).all()

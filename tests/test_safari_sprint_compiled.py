@@ -55,6 +55,7 @@ def play_both_ways(players, rules, specs=SPECS, B=160, seed=9):
     (4, {}),
     (5, {}),
     (4, {"tie_order": "earlier_ahead", "races": 2, "steals": False}),
+    (3, {"reset_deal": "keep"}),
     (3, {"track_end": "stop", "below_one": "ahead", "explorer_start": 9, "extra_card": 0,
          "rounds": 9}),
     (5, {"explorer_lead_dealer": "left", "race_points": (9, 5, 3, 2, 1, 0),

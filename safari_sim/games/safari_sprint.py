@@ -107,6 +107,13 @@ class Rules:
         "best_animal", "the next race's dealer when Ducktor Livingstone led: 'best_animal' the "
                        "owner of the animal furthest ahead, 'same' the same dealer, 'left' the "
                        "player to the dealer's left", search=["best_animal", "same", "left"])
+    reset_deal: str = rule(
+        "setup", "the deal of races 2 and 3: 'setup' every card gathered and the setup's card "
+                 "steps done again (one explorer card each, the rest aside, the extra 6s by the "
+                 "board); 'keep' as printed, back at the step 'Place Ducktor Livingstone': the "
+                 "explorer cards set aside stay aside, the cards of the last race (the explorer "
+                 "cards dealt and the extra 6s among them) are shuffled and all dealt out, and no "
+                 "extra 6 lies by the board", search=["setup", "keep"])
 
     def validate(self) -> None:
         if not 1 <= self.races <= 20:
@@ -145,6 +152,8 @@ class Rules:
             raise RulesError("below_one", f"must be 'extend' or 'ahead', not {self.below_one!r}")
         if not self.race_points:
             raise RulesError("race_points", "needs at least one value")
+        if self.reset_deal not in ("setup", "keep"):
+            raise RulesError("reset_deal", f"must be 'setup' or 'keep', not {self.reset_deal!r}")
         if self.explorer_lead_dealer not in ("best_animal", "same", "left"):
             raise RulesError("explorer_lead_dealer", "must be 'best_animal', 'same' or 'left', "
                                                      f"not {self.explorer_lead_dealer!r}")
@@ -177,7 +186,7 @@ DISCARD, ASIDE, BOARD = range(3)
 # params layout
 (P_PLAYERS, P_RACES, P_ROUNDS, P_XSTART, P_S, P_NDECK, P_EXTRA, P_NXC, P_NRC, P_FLAGS, P_TRACK,
  P_LEADDEALER) = range(12)
-F_EARLIER_AHEAD, F_STOP, F_AHEAD, F_STEALS = 1, 2, 4, 8
+F_EARLIER_AHEAD, F_STOP, F_AHEAD, F_STEALS, F_KEEP = 1, 2, 4, 8, 16
 
 # Event log: ev[b, i] = (type, seat, x1..x4)
 (E_RACE, E_DEAL, E_CLAIM, E_STEAL, E_EXTRA, E_REVEAL, E_PLAY, E_MOVE, E_PUSH, E_CATCHUP,
@@ -217,9 +226,21 @@ class State:
 def _setup_race(b, g, pp, pos, owner, hand, pile, rdeck, deck, ev, rs, active, deck_types,
                 xtypes, params):
     """From "Put the Ducktor Livingstone ... cards": deal the explorer cards, put the extras
-    by the board, the explorer on his space, deal the rest, shuffle the racing cards."""
+    by the board, the explorer on his space, deal the rest, shuffle the racing cards. With
+    reset_deal 'keep', races after the first start at "Place Ducktor Livingstone": the cards of
+    the last race are gathered and all dealt out, the explorer cards aside stay aside."""
     n = params[P_PLAYERS]
     dealer = g[b, DEALER]
+    keep = (params[P_FLAGS] & F_KEEP) != 0 and g[b, RACE] > 0
+    nk = 0
+    if keep:  # the game deck: every card of the last race (played, or still in a hand)
+        for t in range(NTYPES):
+            c = pile[b, DISCARD, t] + pile[b, BOARD, t]
+            for p in range(n):
+                c += hand[b, p, t]
+            for _ in range(c):
+                deck[b, nk] = t
+                nk += 1
     for d in range(NSUITS):
         pos[b, d] = OFF
         owner[b, d] = -1
@@ -228,11 +249,21 @@ def _setup_race(b, g, pp, pos, owner, hand, pile, rdeck, deck, ev, rs, active, d
         for p in range(n):
             hand[b, p, t] = 0
         for k in range(3):
-            pile[b, k, t] = 0
+            if not (keep and k == ASIDE):
+                pile[b, k, t] = 0
     for p in range(n):
         pp[b, p, MARKER] = -1
-        pp[b, p, XHELD] = 1
+        pp[b, p, XHELD] = 0 if keep else 1
         pp[b, p, EXTRA_HELD] = 0
+    if keep:
+        shuffle_row(deck[b], nk, rs, b)
+        for i in range(nk):
+            p = (dealer + 1 + i) % n
+            hand[b, p, deck[b, i]] += 1
+        for p in range(n):
+            pp[b, p, HAND_N] = nk // n
+        _shuffle_racing(b, g, rdeck, ev, rs, params)
+        return
     # the explorer cards: one face down to each player from the dealer's left, the rest aside
     nxc = params[P_NXC]
     for i in range(nxc):
@@ -260,7 +291,13 @@ def _setup_race(b, g, pp, pos, owner, hand, pile, rdeck, deck, ev, rs, active, d
         hand[b, p, deck[b, i]] += 1
     for p in range(n):
         pp[b, p, HAND_N] = nc // n + 1
-    # the racing cards
+    _shuffle_racing(b, g, rdeck, ev, rs, params)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _shuffle_racing(b, g, rdeck, ev, rs, params):
+    """The racing cards shuffled; the animals are chosen next, the dealer first."""
+    dealer = g[b, DEALER]
     for i in range(params[P_NRC]):
         rdeck[b, i] = i
     shuffle_row(rdeck[b], params[P_NRC], rs, b)
@@ -307,13 +344,16 @@ def _claim(b, a, s, g, pp, pos, owner, hand, pile, seq, rdeck, ev, racing, activ
         if pp[b, q, MARKER] < 0:
             g[b, CUR] = q
             return
-    # everyone has an animal: each adds their animal's extra card to their hand
+    # everyone has an animal: each adds their animal's extra card to their hand (when it lies
+    # by the board: not in later races with reset_deal 'keep')
     x = params[P_EXTRA]
     if x > 0:
         for k in range(n):
             an = active[k]
             t = an * NV + x - 1
             q = owner[b, an]
+            if pile[b, BOARD, t] <= 0:
+                continue
             pile[b, BOARD, t] -= 1
             hand[b, q, t] += 1
             pp[b, q, HAND_N] += 1
@@ -716,10 +756,19 @@ def _deal_worlds(seat, g, pp, owner, hand, pile, seq, rdeck, deck, deck_total, p
                 buf[i, m] = t
                 m += 1
         na = m - NTYPES - nx
+        xend = NTYPES + nx
         shuffle_row(buf[i, NTYPES:], nx, rs, i)
-        shuffle_row(buf[i, NTYPES + nx:], na, rs, i)
+        if (params[P_FLAGS] & F_KEEP) != 0 and g[i, RACE] > 0:
+            # reset_deal 'keep': the explorer cards were dealt with the others (nobody is known
+            # to hold one): as many as lie aside go aside, the rest join the animal cards
+            naside = 0
+            for t in range(NTYPES):
+                naside += pile[i, ASIDE, t]
+            xend = NTYPES + naside
+            na = m - xend
+        shuffle_row(buf[i, xend:], na, rs, i)
         jx = NTYPES
-        ja = NTYPES + nx
+        ja = xend
         for q in range(n):
             if q == s:
                 continue
@@ -728,7 +777,7 @@ def _deal_worlds(seat, g, pp, owner, hand, pile, seq, rdeck, deck, deck_total, p
             if pp[i, q, EXTRA_HELD] > 0:
                 hand[i, q, pp[i, q, MARKER] * NV + x - 1] += 1
             for _ in range(pp[i, q, XHELD]):
-                if jx < NTYPES + nx:
+                if jx < xend:
                     hand[i, q, buf[i, jx]] += 1
                 jx += 1
             for _ in range(pp[i, q, HAND_N] - pp[i, q, XHELD] - pp[i, q, EXTRA_HELD]):
@@ -737,10 +786,10 @@ def _deal_worlds(seat, g, pp, owner, hand, pile, seq, rdeck, deck, deck_total, p
                 ja += 1
         for t in range(NTYPES):
             pile[i, ASIDE, t] = 0
-        while jx < NTYPES + nx:
+        while jx < xend:
             pile[i, ASIDE, buf[i, jx]] += 1
             jx += 1
-        if jx != NTYPES + nx or ja != m:
+        if jx != xend or ja != m:
             bad[i] = 1
         for t in range(deck.shape[1]):
             deck[i, t] = 0
@@ -792,6 +841,8 @@ class Obs(Observation):
     spaces: int             # claim spaces behind the explorer (explorer_start - 1)
     extra_card: int         # value of each animal's extra card (0: none)
     tie_order: str          # the rules' tie_order (how equal cards go into the line)
+    reset_deal: str         # the rules' reset_deal ('keep': no extra cards by the board after
+                            #   the first race)
 
     shared = ("racing", "in_play", "deck_total", "race_points")
 
@@ -821,7 +872,8 @@ class Obs(Observation):
         if self.extra_card:
             # while choosing, the extra cards lie face up by the board
             extras = np.flatnonzero(self.in_play[:EXPLORER]) * NV + self.extra_card - 1
-            u[:, extras] -= (self.kind == CLAIM)[:, None].astype(np.int16)
+            by_board = (self.kind == CLAIM) & ((self.race == 0) | (self.reset_deal != "keep"))
+            u[:, extras] -= by_board[:, None].astype(np.int16)
         return read_only(u)
 
 
@@ -835,7 +887,8 @@ def _make_obs(games, small, hand, played, line, pos, owner, seen, total, ifplay,
                small[V_RCARD], hand, played, line, pos, owner, seen, total, ifplay,
                racing=st.racing_ro, in_play=st.in_play_ro, deck_total=st.deck_total_ro,
                race_points=st.points_ro, explorer_start=r.explorer_start, rounds=r.rounds,
-               races=r.races, spaces=r.explorer_start - 1, extra_card=r.extra_card, tie_order=r.tie_order)
+               races=r.races, spaces=r.explorer_start - 1, extra_card=r.extra_card, tie_order=r.tie_order,
+               reset_deal=r.reset_deal)
 
 
 def card_type(suit: int, value: int) -> int:
@@ -908,13 +961,14 @@ class SafariSprint(Game):
         flags = ((F_EARLIER_AHEAD if rules.tie_order == "earlier_ahead" else 0)
                  | (F_STOP if rules.track_end == "stop" else 0)
                  | (F_AHEAD if rules.below_one == "ahead" else 0)
-                 | (F_STEALS if rules.steals else 0))
+                 | (F_STEALS if rules.steals else 0)
+                 | (F_KEEP if rules.reset_deal == "keep" else 0))
         lead = ("best_animal", "same", "left").index(rules.explorer_lead_dealer)
         params = np.array([n, rules.races, rules.rounds, rules.explorer_start,
                            rules.explorer_start - 1, len(rules.deck_cards), rules.extra_card,
                            len(rules.explorer_cards), len(rules.racing_cards), flags,
                            rules.track_spaces, lead], np.int64)
-        ncbuf = max(len(deck_types), len(xtypes))
+        ncbuf = max(len(deck_types) + 2 * n, len(xtypes))  # 'keep': the whole last race
         st = State(
             n_players=n, rules=rules, active=active, deck_types=deck_types, xtypes=xtypes,
             racing=racing, points=points, params=params,
