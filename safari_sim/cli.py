@@ -324,6 +324,10 @@ def rules(game: str = typer.Argument(..., help="game id (see `safari-sim games`)
 
     g = _game_or_fail(game)
     t = Table("field", "default", "search", "meaning", title=f"{g.name} rules", show_lines=False)
+    t.columns[0].no_wrap = True   # a field's name is what the user types: never cut
+    t.columns[0].overflow = "fold"
+    t.columns[3].overflow = "fold"
+    t.columns[0].min_width = max(len(f.name) for f in dataclasses.fields(g.Rules))
     for f in dataclasses.fields(g.Rules):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         if isinstance(default, tuple):

@@ -253,6 +253,21 @@ def test_games_rules_strategies_commands():
     assert r.exit_code == 2 and "did you mean 'duck_duck_bruce'" in r.output
 
 
+def test_rules_never_cuts_a_field_name_at_80_columns(monkeypatch):
+    import dataclasses
+
+    from safari_sim.games import game_ids, get_game
+
+    monkeypatch.setenv("COLUMNS", "80")
+    for gid in game_ids():
+        r = run_cli("rules", gid)
+        assert r.exit_code == 0
+        names = {line.split("│")[1].strip() for line in r.output.splitlines()
+                 if line.startswith("│") and line.split("│")[1].strip()}
+        for f in dataclasses.fields(get_game(gid).Rules):
+            assert f.name in names, (gid, f.name)
+
+
 def test_trace_command():
     r = run_cli("trace", "duck_duck_bruce", "--seed", 3, "--strategies", "stop_at,random,card_counter")
     assert r.exit_code == 0, r.output
