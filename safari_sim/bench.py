@@ -58,6 +58,22 @@ def bench_config(game_id: str) -> dict[str, Any] | None:
     return cfg
 
 
+def bench_games(only: str | None = None):
+    """(game id, game, BENCHMARK config, players, mix: one (strategy, knobs) per seat) of every
+    game the bench measures, or of ``only``."""
+    for gid in game_ids():
+        if only and gid != only:
+            continue
+        cfg = bench_config(gid)
+        if cfg is None:
+            continue
+        game = get_game(gid)
+        players = cfg.get("players", min(3, game.max_players))
+        # one strategy per seat, as a run seats them (a shorter mix repeats round the table)
+        yield gid, game, cfg, players, [tuple(cfg["mix"][i % len(cfg["mix"])])
+                                        for i in range(players)]
+
+
 def _strategy(game_id: str, use: str, params: dict[str, Any]):
     from strategies import get_strategy
 
@@ -211,16 +227,8 @@ def seating_table(console: Console, batch: int = 4096, only: str | None = None,
                   "duplicate / rotate", "permuted / rotated",
                   title="seatings: safari-sim run, one worker, games per CPU second (median of 3)")
     rows = []
-    for gid in game_ids():
-        if only and gid != only:
-            continue
-        cfg = bench_config(gid)
-        if cfg is None:
-            continue
-        game = get_game(gid)
-        players = cfg.get("players", min(3, game.max_players))
+    for gid, game, cfg, players, mix in bench_games(only):
         rules = game.make_rules(cfg.get("rules", {}))
-        mix = [tuple(cfg["mix"][i % len(cfg["mix"])]) for i in range(players)]
         strats = [_strategy(gid, u, p) for u, p in mix]
         _time_play(game, rules, players, strats, min(batch, 64), 0.0)  # compile
         gps, _, _ = _time_play(game, rules, players, strats, batch, 0.3)
@@ -253,18 +261,9 @@ def run_bench(console: Console, batch: int = 4096, seconds: float = 2.0, only: s
     table = Table("game", "setup", "seats", "games/s", "decisions/s", "x dealing",
                   title=f"one core, batch {batch} (CPU time)")
     where = Table("game", *PHASES, "compiled", title="where the time goes: mixed table, us per game")
-    for gid in game_ids():
-        if only and gid != only:
-            continue
-        game = get_game(gid)
-        cfg = bench_config(gid)
-        if cfg is None:
-            continue
-        players = cfg.get("players", min(3, game.max_players))
+    for gid, game, cfg, players, mix in bench_games(only):
         rules = game.make_rules(cfg.get("rules", {}))
         setup = ", ".join([f"{players} players"] + [f"{k}={v}" for k, v in cfg.get("rules", {}).items()])
-        # one strategy per seat, as a run seats them (a shorter mix repeats round the table)
-        mix = [tuple(cfg["mix"][i % len(cfg["mix"])]) for i in range(players)]
         lineups = {
             f"same: {cfg['strategy']}": [_strategy(gid, cfg["strategy"], cfg.get("params", {}))],
             "mixed: " + ", ".join(u for u, _ in mix): [_strategy(gid, u, p) for u, p in mix],
@@ -348,15 +347,7 @@ def cold_costs(only: str | None = None, warm_all: bool = True) -> list[dict[str,
     import sys
 
     rows: list[dict[str, Any]] = []
-    for gid in game_ids():
-        if only and gid != only:
-            continue
-        cfg = bench_config(gid)
-        if cfg is None:
-            continue
-        game = get_game(gid)
-        players = cfg.get("players", min(3, game.max_players))
-        mix = [tuple(cfg["mix"][i % len(cfg["mix"])]) for i in range(players)]
+    for gid, _, cfg, players, mix in bench_games(only):
         tmp = Path(tempfile.mkdtemp(prefix="safari-cold-"))
         try:
             (tmp / "cold.yaml").write_text(_experiment_text(gid, players, cfg.get("rules", {}),
