@@ -371,16 +371,81 @@ def test_final_meld_lets_players_meld_after_the_last_question():
 
 # ---- Two-player variant -------------------------------------------------------------------------------
 
-def test_two_players_empty_hand_draws_from_the_reserve():
+def _two_player_ask(pile_n=8, **rules):
+    """Two players, P0 to ask after turning up EX1 (5 Elephant, 5 Tiger, 2 Tiger): P0 holds a
+    lion 1 and a zebra 3, P1 a zebra 2 and the elephant 5; the reserve's top ``pile_n`` cards."""
+    p0 = [card(LION, 1), card(ZEBRA, 3)]
+    p1 = [card(ZEBRA, 2), card(ELEPHANT, 5)]
+    rest = [c for c in range(30) if c not in MISSING5 + p0 + p1]
+    pile = rest[:pile_n]
+    _, st = position({0: p0, 1: p1}, MISSING5, faceup=rest[pile_n:], players=2, pile=pile,
+                     questions=EX1, **rules)
+    assert phase(st) == dk.QUESTION                  # one opponent: no choice of target
+    return st, p0, pile
+
+
+def _draw_rows(st):
+    rows = st.hist[0, :int(st.g[0, dk.NH])]
+    return rows[rows[:, 0] == dk.H_DRAW]
+
+
+def test_two_players_a_question_answered_zero_draws_one_reserve_card():
+    """Two-Player Variant, as printed (the default): "Any time you ask a question and your
+    opponent replies with 'zero,' draw a card from the reserve and add it to your hand." """
+    assert G.make_rules().two_player_reserve == "zero_answer"
+    st, p0, pile = _two_player_ask()
+    act(st, dk.A_QUESTION + 6 + TIGER * 36 + 1 * 6 + 4)    # "how many tiger 2, 3, 4, 5?": 0
+    assert st.hist[0, 0, 0] == dk.H_ASK and st.hist[0, 0, 4] == 0
+    # exactly one card, the reserve's top one, went to the asker's hand
+    assert sorted(np.flatnonzero(st.loc[0] == 0)) == sorted(p0 + [pile[0]])
+    assert st.pp[0, 0, dk.HAND_N] == 3 and st.pp[0, 1, dk.HAND_N] == 2
+    assert (st.loc[0] == dk.DRAW).sum() == 7 and st.pp[0, 0, dk.DRAWS] == 1
+    assert len(_draw_rows(st)) == 1 and st.g[0, dk.CUR] == 1
+    # the drawer sees the card, the opponent only that one was drawn
+    st.g[0, dk.CUR] = 0
+    mine = G.observe(st, np.array([0]))
+    st.g[0, dk.CUR] = 1
+    theirs = G.observe(st, np.array([0]))
+    assert mine.hist[0, 1, 0] == theirs.hist[0, 1, 0] == dk.H_DRAW
+    assert mine.hist[0, 1, 6] == 1 << pile[0] and theirs.hist[0, 1, 6] == 0
+    assert mine.draw_left[0] == theirs.draw_left[0] == 7
+
+
+def test_two_players_a_zero_answer_with_an_empty_reserve_draws_nothing():
+    st, p0, _ = _two_player_ask(pile_n=0)
+    act(st, dk.A_QUESTION + 6 + TIGER * 36 + 1 * 6 + 4)    # answered 0
+    assert st.hist[0, 0, 4] == 0 and len(_draw_rows(st)) == 0
+    assert sorted(np.flatnonzero(st.loc[0] == 0)) == sorted(p0) and st.pp[0, 0, dk.DRAWS] == 0
+    assert st.g[0, dk.CUR] == 1
+
+
+def test_two_players_a_non_zero_answer_draws_nothing():
+    st, p0, pile = _two_player_ask()
+    act(st, dk.A_QUESTION + Q_FIVES)                  # "how many 5s?": 1 (the elephant 5)
+    assert st.g[0, dk.KCOUNT] == 1 and phase(st) == dk.PASS
+    act(st, dk.A_CARD + card(LION, 1))
+    assert len(_draw_rows(st)) == 0 and (st.loc[0] == dk.DRAW).sum() == 8
+    assert st.pp[0, 0, dk.HAND_N] == 2 and st.pp[0, 0, dk.DRAWS] == 0
+
+
+def test_two_player_reserve_readings_that_are_not_printed():
+    """'draw_when_empty': an empty hand draws at the start of the turn and a zero answer draws
+    nothing; 'aside': no draws at all."""
     rest = [c for c in range(30) if c not in MISSING5]
     hands = {0: [], 1: rest[:10]}
     pile = rest[10:18]
-    r, st = position(hands, MISSING5, faceup=rest[18:], players=2, pile=pile)
+    r, st = position(hands, MISSING5, faceup=rest[18:], players=2, pile=pile,
+                     two_player_reserve="draw_when_empty")
     assert st.loc[0, pile[0]] == 0 and st.pp[0, 0, dk.HAND_N] == 1
-    assert phase(st) == dk.QUESTION                  # one opponent: no choice of target
     r2, st2 = position(hands, MISSING5, faceup=rest[18:], players=2, pile=pile,
                        two_player_reserve="aside")
     assert st2.pp[0, 0, dk.HAND_N] == 0 and st2.loc[0, pile[0]] == dk.DRAW
+    r3, st3 = position(hands, MISSING5, faceup=rest[18:], players=2, pile=pile)
+    assert st3.pp[0, 0, dk.HAND_N] == 0                 # printed: no draw for an empty hand
+    for reading in ("draw_when_empty", "aside"):
+        st4, p0, _ = _two_player_ask(two_player_reserve=reading)
+        act(st4, dk.A_QUESTION + 6 + TIGER * 36 + 1 * 6 + 4)    # answered 0
+        assert len(_draw_rows(st4)) == 0 and (st4.loc[0] == dk.DRAW).sum() == 8
 
 
 def test_rules_errors_name_the_field():
@@ -447,6 +512,7 @@ def test_properties_over_random_games(players, rules):
         _seated_actions(st, strats, seating, seat_rs, live, mover, legal, actions)
         assert legal[live, actions[live]].all()
         before_n = st.pp[:, :, dk.HAND_N].copy()
+        before_draws = st.pp[:, :, dk.DRAWS].copy()
         before_loc = st.loc.copy()
         ph = st.g[:, dk.PHASE].copy()
         tgt = st.g[:, dk.TGT].copy()
@@ -459,7 +525,7 @@ def test_properties_over_random_games(players, rules):
                 assert st.g[b, dk.KCOUNT] == want
                 asks += 1
             if ph[b] == dk.QUESTION:
-                at_q[b] = before_n[b] - st.pp[b, :, dk.DRAWS]
+                at_q[b] = before_n[b] - before_draws[b]
                 asker[b] = cur[b]
             # an exchange never changes hand sizes: once it is over both hands are as before
             if ph[b] in (dk.QUESTION, dk.PASS, dk.GIVE) and st.g[b, dk.PHASE] not in (dk.PASS, dk.GIVE):

@@ -44,6 +44,12 @@ NQC = 6 * NN             # question cards
 
 # ---- Setup ---------------------------------------------------------------------------------------
 
+# two_player_reserve values, in params[P_DRAW] order: 0 no draws, 1 an empty hand draws, 2 a
+# question answered zero draws (the printed sentence)
+RESERVE_RULES = ("aside", "draw_when_empty", "zero_answer")
+DRAW_NONE, DRAW_EMPTY, DRAW_ZERO = range(3)
+
+
 @dataclass(frozen=True)
 class Rules:
     hand_sizes: tuple[int, ...] = rule((8, 6, 5), "cards dealt to each player with 3, 4, 5 players "
@@ -61,10 +67,13 @@ class Rules:
     guesses_seen: bool = rule(False, "the end-of-game guesses, made in turn order, are seen by the "
                                      "later guessers (False: each player's guesses are sealed)",
                          search=[False, True])
-    two_player_reserve: str = rule("draw_when_empty", "two players: the third hand is a draw pile "
-                                   "from which a player whose hand is empty draws one card at the "
-                                   "start of the turn ('draw_when_empty'), or it stays aside "
-                                   "unused ('aside')", search=["draw_when_empty", "aside"])
+    two_player_reserve: str = rule("zero_answer", "two players: the third hand is a reserve "
+                                   "from which a player whose question is answered 'zero' draws "
+                                   "one card (printed: 'zero_answer'; skipped when the reserve is "
+                                   "empty), or from which a player whose hand is empty draws one "
+                                   "card at the start of the turn ('draw_when_empty', not "
+                                   "printed), or which stays aside unused ('aside', not printed)",
+                                   search=["zero_answer", "draw_when_empty", "aside"])
     final_meld: bool = rule(False, "when the question deck runs out, each player in turn order may "
                                    "meld once more before the guesses", search=[False, True])
     add_to_meld: bool = rule(False, "on a later turn a player may add the cards it holds of a "
@@ -82,9 +91,9 @@ class Rules:
             raise RulesError("meld_points", "give three values: melds of 3, 4 and 5 cards")
         if not 1 <= self.question_decks <= 10:
             raise RulesError("question_decks", "must be from 1 to 10")
-        if self.two_player_reserve not in ("draw_when_empty", "aside"):
-            raise RulesError("two_player_reserve",
-                             f"must be 'draw_when_empty' or 'aside', not {self.two_player_reserve!r}")
+        if self.two_player_reserve not in RESERVE_RULES:
+            raise RulesError("two_player_reserve", f"must be one of {', '.join(RESERVE_RULES)}, "
+                                                   f"not {self.two_player_reserve!r}")
 
 
 # ---- the questions ----------------------------------------------------------------------------------
@@ -269,6 +278,25 @@ def _end_of_questions(b, g, loc, ev, params):
 
 
 @njit(cache=True, _nrt=False)
+def _draw(b, p, g, pp, loc, pile, hist, ev):
+    """Two-player variant: p draws the reserve's next card into the hand (the card only p
+    sees; the history row, public, says that p drew); nothing when the reserve is empty."""
+    if g[b, DRAWPOS] >= pile.shape[1]:
+        return
+    c = int(pile[b, g[b, DRAWPOS]])
+    g[b, DRAWPOS] += 1
+    loc[b, c] = p
+    pp[b, p, HAND_N] += 1
+    pp[b, p, DRAWS] += 1
+    i = g[b, NH]
+    hist[b, i, 0] = H_DRAW
+    hist[b, i, 1] = p
+    hist[b, i, 6] = 1 << c
+    g[b, NH] = i + 1
+    log_event(ev, g, NEV, b, E_DRAW, p, c, 0, 0, 0)
+
+
+@njit(cache=True, _nrt=False)
 def _start_turn(b, g, pp, loc, qdeck, pile, hist, ev, rs, params):
     p = g[b, CUR]
     if g[b, QPOS] + 3 > NQC:
@@ -281,19 +309,9 @@ def _start_turn(b, g, pp, loc, qdeck, pile, hist, ev, rs, params):
             _end_of_questions(b, g, loc, ev, params)
             return
     log_event(ev, g, NEV, b, E_TURN, p, g[b, TURNS] + 1, 0, 0, 0)
-    # Two-player variant: an empty hand draws one card from the reserve hand
-    if params[P_DRAW] != 0 and pp[b, p, HAND_N] == 0 and g[b, DRAWPOS] < pile.shape[1]:
-        c = int(pile[b, g[b, DRAWPOS]])
-        g[b, DRAWPOS] += 1
-        loc[b, c] = p
-        pp[b, p, HAND_N] += 1
-        pp[b, p, DRAWS] += 1
-        i = g[b, NH]
-        hist[b, i, 0] = H_DRAW
-        hist[b, i, 1] = p
-        hist[b, i, 6] = 1 << c
-        g[b, NH] = i + 1
-        log_event(ev, g, NEV, b, E_DRAW, p, c, 0, 0, 0)
+    # two_player_reserve 'draw_when_empty' (not printed): an empty hand draws one reserve card
+    if params[P_DRAW] == DRAW_EMPTY and pp[b, p, HAND_N] == 0:
+        _draw(b, p, g, pp, loc, pile, hist, ev)
     if _meldable(b, p, loc, params):
         g[b, PHASE] = MELD
     else:
@@ -325,6 +343,10 @@ def _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params, dr):
     hist[b, i, 6] = g[b, INM]
     hist[b, i, 7] = g[b, OUTM]
     g[b, NH] = i + 1
+    # Two-Player Variant, as printed: "Any time you ask a question and your opponent replies
+    # with 'zero,' draw a card from the reserve ... If the reserve is empty, this step is skipped."
+    if params[P_DRAW] == DRAW_ZERO and g[b, KCOUNT] == 0:
+        _draw(b, g[b, CUR], g, pp, loc, pile, hist, ev)
     g[b, QPOS] += 3
     g[b, TURNS] += 1
     drama.drama_update(dr, b, pp[b, :, SCORE], False)   # who is ahead after each turn
@@ -990,6 +1012,7 @@ class Obs(Observation):
     animal: np.ndarray      # int8[n] the animal being guessed (GUESS), else -1
     players: int             # players at the table
     two_player_draw: bool    # the two-player variant: the third hand is a draw pile
+    reserve_rule: int        # what draws a reserve card: 0 nothing, 1 an empty hand at the start of the turn, 2 a question answered zero (printed)
 
     @cached_property
     def seen(self) -> np.ndarray:
@@ -1169,9 +1192,9 @@ class Deducktion(Game):
         self.check(rules, n_players)
         batch = len(keys)
         h = rules.hand_sizes[max(n_players, 3) - 3]
-        draw = n_players == 2 and rules.two_player_reserve == "draw_when_empty"
+        draw = RESERVE_RULES.index(rules.two_player_reserve) if n_players == 2 else DRAW_NONE
         params = np.array([n_players, h, rules.question_decks, rules.guess_right,
-                           rules.guess_wrong, 1 if draw else 0, 1 if rules.final_meld else 0,
+                           rules.guess_wrong, draw, 1 if rules.final_meld else 0,
                            *rules.meld_points, 1 if rules.add_to_meld else 0], np.int64)
         st = State(n_players=n_players, rules=rules, params=params,
                    g=np.zeros((batch, NG), np.int32),
@@ -1256,7 +1279,8 @@ class Deducktion(Game):
                 hist=np.zeros((n, H, NHIST), np.int32), n_hist=np.empty(n, np.int16),
                 start_hand=np.empty(n, np.int64), guess=np.empty((n, P, NA), np.int8),
                 animal=np.empty(n, np.int8), players=P,
-                two_player_draw=bool(state.params[P_DRAW]))
+                two_player_draw=bool(state.params[P_DRAW]),
+                reserve_rule=int(state.params[P_DRAW]))
         _observe(games, state.g, state.pp, state.loc, state.qdeck, state.hist, state.start,
                  state.guess, state.params, state.rules.guesses_seen, o.seat, o.kind, o.turn,
                  o.q_left, o.flipped, o.target, o.question, o.count, o.need, o.hand, o.table,
