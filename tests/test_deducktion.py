@@ -902,8 +902,9 @@ def _target_position():
 
 
 def _zero_answer_position():
-    """Two players, the last turn: P0 asks P1 'how many 3s?', P1 has none; the deck is used up
-    and P0 is the first to guess. P0 knows its hand, the face-up tiger 2, and that none of the
+    """Two players, the last turn: P0 asks P1 'how many 3s?', P1 has none, so P0 draws the
+    reserve's top card (the zebra 4, printed rule); the deck is used up and P0 is the first to
+    guess. P0 knows its hand (the drawn card too), the face-up tiger 2, and that none of the
     five 3s is in P1's hand."""
     E, L, M, T, Z = ELEPHANT, LION, MONKEY, TIGER, ZEBRA
     mine = [card(E, 1), card(E, 2), card(L, 1), card(L, 4), card(M, 2), card(M, 5), card(T, 4),
@@ -911,13 +912,14 @@ def _zero_answer_position():
     p1 = [card(E, 4), card(E, 5), card(L, 2), card(L, 5), card(M, 1), card(M, 4), card(T, 1),
           card(T, 5)]
     up = [card(T, 2)]
-    pile = [c for c in range(30) if c not in mine + p1 + up + MISSING5]
+    pile = [c for c in range(30) if c not in mine + p1 + up + MISSING5][::-1]
     _, st = position({0: mine, 1: p1}, MISSING5, faceup=up, players=2, pile=pile, qpos=33,
                      questions=[qc(E, 3), qc(L, 3), qc(M, 1)])
     assert phase(st) == dk.QUESTION
     act(st, dk.A_QUESTION + 2)
     assert st.g[0, dk.KCOUNT] == 0 and phase(st) == dk.GUESS and G.to_move(st)[0] == 0
-    return st, mine, up
+    assert pile[0] == card(Z, 4) and st.loc[0, card(Z, 4)] == 0
+    return st, mine + [card(Z, 4)], up
 
 
 def test_worlds_keep_what_the_seat_learnt():
@@ -944,7 +946,8 @@ def test_worlds_keep_what_the_seat_learnt():
     _world_invariants(st, np.zeros(200, np.int64), w)
     assert (w.loc[:, threes] != 1).all() and (w.dealt == 0).all()
     # the reserve is the cards where the world put them, in a new order
-    assert all(sorted(w.pile[i].tolist()) == np.flatnonzero(w.loc[i] == dk.DRAW).tolist()
+    top = int(st.g[0, dk.DRAWPOS])
+    assert all(sorted(w.pile[i, top:].tolist()) == np.flatnonzero(w.loc[i] == dk.DRAW).tolist()
                for i in range(200))
 
 
@@ -962,7 +965,7 @@ def test_worlds_deal_as_the_rulebook_deals():
     tot = p_e3 = p_e4 = 0.0
     for box in itertools.product(*unseen):
         threes_left = 5 - sum(1 for c in box if c % 6 == 2)
-        rest = 21 - 5
+        rest = sum(map(len, unseen)) - 5
         ways = comb(rest - threes_left, 8)          # P1's 8 cards, none a 3; the reserve the rest
         tot += ways
         p_e3 += ways * (e3 in box)
