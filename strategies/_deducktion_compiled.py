@@ -27,10 +27,12 @@ from safari_sim.engine.chance import _GOLDEN, _S11, _TO_UNIT, mix
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
 from safari_sim.games import deducktion as dk
 from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GUESS, A_QUESTION,
-                                         A_TARGET, CUR, DECKS, FACEUP, GANIMAL, GIVE, GUESS,
+                                         A_TARGET, CUR, DECKS, DRAW_ZERO, DRAWPOS,
+                                         FACEUP, GANIMAL, GIVE, GUESS,
                                          GUESSER, H_ASK, H_DRAW, H_MELD, HAND_N, MELD, MELD0, NA,
                                          NC, NH, NN, NQC, N_ACTIONS, N_QUESTIONS, P_DECKS,
-                                         P_PLAYERS, PASS, PHASE, QPOS, QUESTION, TARGET, TGT,
+                                         P_DRAW, P_HAND, P_PLAYERS, PASS, PHASE, QPOS,
+                                         QUESTION, TARGET, TGT,
                                          TURNS)
 
 from .deducktion import ASK_WIDTH, K_COLLECTOR, K_DEDUCER, K_NAIVE
@@ -388,7 +390,7 @@ def _allowed_list(c0, c1, c2, scratch, qs):
 
 
 @njit(cache=True, _nrt=False)
-def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, s0, off,
+def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, params, kp, nq, qs, s0, off,
             size, poss, w, wkey, col, per, cnt):
     """The deducer's TARGET, QUESTION and GUESS decisions. The ask draws are off .. off +
     (P - 1) * ASK_WIDTH - 1, row-major over (opponent, question slot)."""
@@ -435,6 +437,11 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, s0, 
             q = min(max(pt, _LO), _HI)
             h = -(q * math.log2(q) + (1 - q) * math.log2(1 - q))
             per[c, o] = h + m * pt
+    # two players, printed reserve rule: draw_weight times the chance of a zero answer (obs.
+    # reserve_rule, obs.draw_left), multiplied in card order
+    dw = kp[3]
+    draws = (P == 2 and dw > 0 and params[P_DRAW] == DRAW_ZERO
+             and params[P_HAND] - g[b, DRAWPOS] > 0)
     best, bo, bj = -np.inf, 0, 0
     for o in range(P - 1):
         if ph == QUESTION and o != tsel:
@@ -464,6 +471,12 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, s0, 
                 for c in range(NC):
                     if (qm >> c) & 1:
                         v += per[c, o]
+            if draws:
+                z = 1.0
+                for c in range(NC):
+                    if (qm >> c) & 1:
+                        z = z * (1.0 - w[c, 1])
+                v = v + dw * z
             v = v + _u(s0, off + o * ASK_WIDTH + j) * 1e-6
             if v > best:
                 best, bo, bj = v, o, j
@@ -539,7 +552,7 @@ def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, qmas
             a = _fewest_rank_card(b, p, loc, cnt, s0, off)
             off += NC
         elif ph == TARGET or ph == QUESTION or ph == GUESS:
-            a = _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs,
+            a = _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, params, kp, nq, qs,
                         s0, off, size, poss, w, wkey, col, per, cnt)
             if ph != GUESS:
                 off += (nplayers - 1) * ASK_WIDTH
@@ -589,7 +602,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     returns the decisions made. ``seat_rs`` (uint64[B * P], the seats' streams) is advanced in
     place exactly as the numpy strategies advance it."""
     kinds = np.array([k for k, _ in policies], np.int64)
-    kp = np.zeros((len(policies), 3), np.float64)
+    kp = np.zeros((len(policies), 4), np.float64)
     for i, (_, knobs) in enumerate(policies):
         kp[i, :len(knobs)] = knobs
     out = np.zeros(2, np.int64)

@@ -665,7 +665,8 @@ def test_the_deducer_never_rules_out_where_a_card_really_is():
     from strategies.deducktion import estimate, track
     names = ["naive", "collector", "deducer"]
     strats = [get_strategy(G.id, n)() for n in names]
-    for players, rules in ((2, {}), (2, {"two_player_reserve": "aside"}), (3, {}), (4, {}),
+    for players, rules in ((2, {}), (2, {"two_player_reserve": "aside"}),
+                           (2, {"two_player_reserve": "draw_when_empty"}), (3, {}), (4, {}),
                            (5, {})):
         B = 90
         keys = game_keys(21, players, B)

@@ -1012,7 +1012,7 @@ class Obs(Observation):
     animal: np.ndarray      # int8[n] the animal being guessed (GUESS), else -1
     players: int             # players at the table
     two_player_draw: bool    # the two-player variant: the third hand is a draw pile
-    reserve_rule: int        # what draws a reserve card: 0 nothing, 1 an empty hand at the start of the turn, 2 a question answered zero (printed)
+    reserve_rule: int        # two players: 0 no draws, 1 an empty hand draws, 2 a zero answer draws
 
     @cached_property
     def seen(self) -> np.ndarray:
