@@ -200,7 +200,8 @@ def test_deducer_twin_tracks_and_estimates_bit_for_bit(players):
                 p = int(st.mover[b])
                 cc._sizes(b, p, P, st.pp, st.loc, size)
                 assert np.array_equal(size[:X], sizes[i, :X])
-                cc.track_one(b, p, P, st.g, st.loc, st.hist, st.start, dk.QMASK, size, poss)
+                cc.track_one(b, p, P, st.g, st.loc, st.hist, st.start, dk.QMASK, size, poss,
+                             np.zeros(8, np.int64))
                 assert np.array_equal(poss, ref_poss[i].astype(np.int64)), (step, b)
                 cc.estimate_one(poss, size, X, P, w, col)
                 assert np.array_equal(w[:, :X], ref_w[i]), (step, b)   # exactly, not close

@@ -1045,15 +1045,26 @@ def _bits(mask: np.ndarray) -> np.ndarray:
 def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray:
     """uint8[n, 30]: the places each card can be in (0: on the table, known). With
     ``fallback=False`` a contradiction is left as 0 (the soundness test looks for it).
-    ``propagate`` (default) narrows the sets by the hand sizes and the one missing card of each
-    animal; it needs a position outside an exchange (at PASS and GIVE the cards in transit are
+    After every history row the sets are narrowed to a fixed point by the place sizes of that
+    moment (every hand dealt as many as the seat's own, less its melds, plus its draws; the box
+    one card of each animal; the reserve the rest), so each row's count meets every card
+    pinned down before it. ``propagate`` (default) narrows them again by the present sizes at
+    the end; it needs a position outside an exchange (at PASS and GIVE the cards in transit are
     in no hand), so ``determinize`` leaves it out there and the current exchange to its own
     kernel."""
     n, P = len(obs), obs.players
+    X = P + 2 if P == 2 else P + 1
     me, mb = 1, 1 << P
     others = ((1 << P) - 1) & ~me
     rows = np.arange(n)
     poss = np.full((n, NC), others | mb | ((1 << (P + 1)) if P == 2 else 0), np.uint8)
+    # the place sizes as the history goes: all hands (and the reserve) dealt alike
+    dealt = _bits(obs.start_hand).sum(axis=1)
+    size = np.zeros((n, X), np.int64)
+    size[:, :P] = dealt[:, None]
+    size[:, P] = NA
+    if P == 2:
+        size[:, P + 1] = dealt
     poss[_bits(obs.start_hand)] = me
     poss[obs.table == P] = 0          # the face-up card (melds are replayed in order)
     for j in range(int(obs.n_hist.max(initial=0))):
@@ -1061,10 +1072,14 @@ def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray
         ty, who, tg = h[:, 0], h[:, 1], h[:, 2]
         inb, outb = _bits(h[:, 6]), _bits(h[:, 7])
         live = j < obs.n_hist
-        if ((ty == H_MELD) & live).any():
-            poss[inb & ((ty == H_MELD) & live)[:, None]] = 0
+        meld = (ty == H_MELD) & live
+        if meld.any():
+            poss[inb & meld[:, None]] = 0
+            size[rows, who] -= np.where(meld, h[:, 4], 0)
         dr = (ty == H_DRAW) & live
         if dr.any():
+            size[rows, who] += dr
+            size[:, X - 1] -= dr
             mine = dr & (who == 0)
             poss[inb & mine[:, None]] = me
             other = dr & (who != 0)
@@ -1073,6 +1088,7 @@ def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray
             poss = np.where(has_pile, poss | add, poss)
         ask = (ty == H_ASK) & live
         if not ask.any():
+            poss = _fix(poss, size, X, P)
             continue
         q = np.where(ask, h[:, 3], 0)
         Q = QBITS[q] & ask[:, None]
@@ -1089,10 +1105,14 @@ def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray
         # the target knows both sides of the exchange
         poss = np.where(outb & target, A, poss)
         poss = np.where(inb & target, me, poss)
-        # everybody else: the count only
+        # everybody else: the count only. As many could be at the target as it had: all were;
+        # as many surely there as it had: no other card of the question was
         hasT = (poss & T) != 0
+        sureT = poss == T
         sat = ((Q & hasT).sum(axis=1, keepdims=True) == k) & third
+        excl = ((Q & sureT).sum(axis=1, keepdims=True) == k) & third
         old = np.where(Q & hasT & sat, T, poss)
+        old = np.where(Q & ~sureT & excl, old & ~T, old)
         hasA, hasT = (old & A) != 0, (old & T) != 0
         a_part = np.where(hasA, np.where(hold > k, A | T, T), 0)
         t_part = np.where(hasT, np.where(Q, np.where(hold < k, A | T, A), T), 0)
@@ -1100,11 +1120,12 @@ def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray
         none_ = (k == 0) & third
         poss = np.where(third & ~none_, moved, poss)
         poss = np.where(Q & none_, poss & ~T, poss)
+        poss = _fix(poss, size, X, P)
     # my hand is known exactly, and so is the table
     poss = np.where(obs.hand, me, poss & ~np.uint8(me))
     poss[obs.table >= 0] = 0
     if propagate:
-        poss = _propagate(poss, obs, rows)
+        poss = _fix(poss, place_sizes(obs), X, P)
     # a contradiction (none should arise) falls back to "anywhere but here"
     if not fallback:
         return poss
@@ -1124,13 +1145,14 @@ def place_sizes(obs: Obs) -> np.ndarray:
     return size
 
 
-def _propagate(poss: np.ndarray, obs: Obs, rows) -> np.ndarray:
-    """Hand sizes and one missing card per animal, a few rounds."""
-    P = obs.players
-    X = P + 2 if P == 2 else P + 1
-    size = place_sizes(obs)
+def _fix(poss: np.ndarray, size: np.ndarray, X: int, P: int) -> np.ndarray:
+    """Narrow the sets by the place sizes ``size[:, x]`` and one missing card per animal until
+    nothing changes: a place with as many cards surely there as its size holds no other; a
+    place with as many possible cards as its size holds them all; an animal with one possible
+    box card has it in the box, one with a box card known has no other there."""
     mb = np.uint8(1 << P)
-    for _ in range(3):
+    while True:
+        before = poss
         for x in range(X):
             bit = np.uint8(1 << x)
             has = (poss & bit) != 0
@@ -1146,8 +1168,8 @@ def _propagate(poss: np.ndarray, obs: Obs, rows) -> np.ndarray:
         poss = np.where(one.reshape(-1, NC), mb, poss)
         done = sure.any(axis=2, keepdims=True) & ~sure & m
         poss = np.where(done.reshape(-1, NC), poss & ~mb, poss)
-    return poss
-
+        if np.array_equal(poss, before):
+            return poss
 
 
 class Deducktion(Game):
