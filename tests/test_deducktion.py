@@ -632,10 +632,10 @@ def permute_hidden(alt, b, p, rng, same_animal=False, keep=()):
     return mapping
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_observation_unchanged_when_every_hidden_card_is_permuted(players):
+def check_observation_hides(players, observe=G.observe):
     """Swap the cards the mover cannot see (other hands, the box, the reserve hand, the rest of
-    the question deck, others' exchanges) for other cards: the observation stays the same."""
+    the question deck, others' exchanges) for other cards: ``observe`` must give the same
+    observation (an AssertionError names the field that moved)."""
     import copy
     B = 40
     keys = game_keys(8, players, B)
@@ -646,14 +646,54 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(players):
         _play_to(st, strat, steps, keys, players)
         mv = G.to_move(st)
         games = np.flatnonzero(mv >= 0)
-        base = G.observe(st, games)
+        base = observe(st, games)
         alt = copy.deepcopy(st)
         for b in games:
             permute_hidden(alt, b, mv[b], rng)
         assert not np.array_equal(alt.loc[games], st.loc[games])
-        _same(base, G.observe(alt, games))
+        _same(base, observe(alt, games))
         # the face-up leftover is in every seat's view
         assert ((base.table == players) == (st.loc[games] == dk.FACEUP)).all()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_observation_unchanged_when_every_hidden_card_is_permuted(players):
+    check_observation_hides(players)
+
+
+def _leaky(leak):
+    """An observe that adds one field of hidden facts (a deliberate leak)."""
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Leaky(dk.Obs):
+        leak: np.ndarray = None
+
+    def observe(state, games):
+        o = G.observe(state, games)
+        fields = {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+        return Leaky(**fields, leak=leak(state, np.asarray(games)))
+    return observe
+
+
+LEAKS = {
+    "the box": lambda st, g: st.loc[g] == dk.MISSING,
+    "the next seat's hand": lambda st, g: st.loc[g] == ((G.to_move(st)[g] + 1)
+                                                        % st.n_players)[:, None],
+    "the reserve's next card": lambda st, g: st.pile[g, np.minimum(st.g[g, dk.DRAWPOS],
+                                                                   st.pile.shape[1] - 1)],
+    "the next question card": lambda st, g: st.qdeck[g, np.minimum(st.g[g, dk.QPOS] + 3, 35)],
+}
+
+
+@pytest.mark.parametrize("players,leak", [(3, "the box"), (4, "the next seat's hand"),
+                                          (2, "the reserve's next card"),
+                                          (5, "the next question card")])
+def test_the_permutation_check_catches_a_leaky_observation(players, leak):
+    """The positive control: the same check on an observation with a field of hidden facts
+    fails."""
+    with pytest.raises(AssertionError, match="^leak"):
+        check_observation_hides(players, _leaky(LEAKS[leak]))
 
 
 def test_the_deducer_never_rules_out_where_a_card_really_is():
