@@ -992,6 +992,37 @@ def test_worlds_keep_what_the_seat_learnt():
                for i in range(200))
 
 
+def test_worlds_of_two_player_draws_keep_the_own_card_and_deal_the_others():
+    """Both players draw after a zero answer (P0 the reserve's top card, then P1 the next); at
+    P0's turn its worlds keep its drawn card in its hand and deal P1's as one of the cards P0
+    cannot tell apart (P1's hand, the reserve, the box), P1's hand one card larger, the draw row
+    of P1 emptied of its card."""
+    st, p0, pile = _two_player_ask()
+    act(st, dk.A_QUESTION + 6 + TIGER * 36 + 1 * 6 + 4)    # answered 0: P0 draws pile[0]
+    if phase(st) == dk.MELD:
+        act(st, dk.A_ASK)
+    assert phase(st) == dk.QUESTION and G.to_move(st)[0] == 1
+    mine = {c for c in range(30) if st.loc[0, c] == 0}
+    zero = [q for q in np.flatnonzero(G.legal(st)[0, dk.A_QUESTION:dk.A_CARD])
+            if not cards_of(dk.QMASK[q]) & mine]
+    assert zero
+    act(st, dk.A_QUESTION + int(zero[0]))                  # answered 0: P1 draws pile[1]
+    if phase(st) == dk.MELD:
+        act(st, dk.A_ASK)
+    assert G.to_move(st)[0] == 0 and st.loc[0, pile[0]] == 0 and st.loc[0, pile[1]] == 1
+    N = 300
+    w = G.determinize(st, np.zeros(N, np.int64), np.zeros(N, np.int64), deal_keys(N, 5))
+    _world_invariants(st, np.zeros(N, np.int64), w)
+    assert (w.loc[:, pile[0]] == 0).all()                  # P0's own draw: its hand
+    assert (w.pp[:, 1, dk.HAND_N] == st.pp[0, 1, dk.HAND_N]).all()
+    theirs = w.loc[:, pile[1]]
+    assert set(theirs.tolist()) <= {1, dk.DRAW, dk.MISSING} and 1 in set(theirs.tolist())
+    rows = w.hist[:, :int(st.g[0, dk.NH])]
+    draws = rows[:, :, 0] == dk.H_DRAW
+    assert (rows[draws & (rows[:, :, 1] == 1)][:, 6] == 0).all()
+    assert (rows[draws & (rows[:, :, 1] == 0)][:, 6] == 1 << pile[0]).all()
+
+
 def test_worlds_deal_as_the_rulebook_deals():
     """In the zero-answer position the chance that the elephant 3 is the missing elephant, and
     that the elephant 4 is in P1's hand, worked out from the printed deal (one card of each
