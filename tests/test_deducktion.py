@@ -1023,6 +1023,39 @@ def test_worlds_of_two_player_draws_keep_the_own_card_and_deal_the_others():
     assert (rows[draws & (rows[:, :, 1] == 0)][:, 6] == 1 << pile[0]).all()
 
 
+def test_a_drawn_card_counts_as_seen_for_the_guesses():
+    """Two players, the last two turns: P0's question is answered 0, it draws the tiger 4; P1
+    asks P0 'how many 4s?' and gets it. Guessing the missing tiger, naive and collector (among
+    the cards they never saw) never name the tiger 4: P0 saw it when it drew it."""
+    x = card(TIGER, 4)
+    unseen = [card(TIGER, 2), card(TIGER, 3), card(TIGER, 5)]        # in the reserve
+    others = [c for c in range(30) if c not in MISSING5 + unseen + [x] and c // 6 != TIGER]
+    p0 = [c for c in others if c % 6 != 3][:8]                       # no 4s
+    p1 = [c for c in others if c not in p0][:8]
+    pile = [x] + unseen + [c for c in others if c not in p0 + p1][:4]
+    up = [c for c in range(30) if c not in MISSING5 + p0 + p1 + pile]
+    _, st = position({0: p0, 1: p1}, MISSING5, faceup=up, players=2, pile=pile,
+                     questions=EX1 + [qc(TIGER, 4), qc(LION, 4), qc(MONKEY, 1)], qpos=30)
+    act(st, dk.A_QUESTION + 6 + TIGER * 36 + 1 * 6 + 4)    # "tiger 2, 3, 4, 5?": 0, draws
+    assert st.loc[0, x] == 0
+    if phase(st) == dk.MELD:
+        act(st, dk.A_ASK)
+    act(st, dk.A_QUESTION + 3)                             # P1: "how many 4s?": the tiger 4
+    while phase(st) in (dk.PASS, dk.GIVE):
+        act(st, int(np.flatnonzero(G.legal(st)[0])[0]))
+    assert st.loc[0, x] == 1 and phase(st) == dk.GUESS and G.to_move(st)[0] == 0
+    for _ in range(TIGER):
+        act(st, dk.A_NO_GUESS)
+    obs = G.observe(st, np.array([0])).freeze()
+    assert obs.seen[0, x] and not obs.hand[0, x]
+    keys = np.arange(400, dtype=np.uint64) * np.uint64(7919) + np.uint64(1)
+    for s in (get_strategy(G.id, "naive")(), get_strategy(G.id, "collector")(max_unseen=6)):
+        picks = {int(s.act(obs, G.legal(st)[[0]], SeatRandom(keys[i:i + 1].copy(),
+                                                            np.array([0])))[0])
+                 for i in range(400)}
+        assert dk.A_GUESS + 3 not in picks and len(picks) > 1, (s.name, picks)
+
+
 def test_worlds_deal_as_the_rulebook_deals():
     """In the zero-answer position the chance that the elephant 3 is the missing elephant, and
     that the elephant 4 is in P1's hand, worked out from the printed deal (one card of each
