@@ -187,7 +187,8 @@ class Collector(DeducktionStrategy):
 class Deducer(DeducktionStrategy):
     name = "deducer"
     summary = ("tracks where every card can be, asks whoever and whatever splits its uncertainty "
-               "most (plus cards toward melds, by a knob), guesses a missing card when sure enough")
+               "most (plus cards toward melds, and at two players a sure zero answer for a reserve "
+               "card, by knobs), guesses a missing card when sure enough")
 
     class Params(_Params):
         guess_at: float = Field(0.4, ge=0, le=1, description=(
