@@ -27,10 +27,12 @@ from safari_sim.engine.chance import _GOLDEN, _S11, _TO_UNIT, mix
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
 from safari_sim.games import deducktion as dk
 from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GUESS, A_QUESTION,
-                                         A_TARGET, CUR, DECKS, FACEUP, GANIMAL, GIVE, GUESS,
+                                         A_TARGET, CUR, DECKS, DRAW_ZERO, DRAWPOS,
+                                         FACEUP, GANIMAL, GIVE, GUESS,
                                          GUESSER, H_ASK, H_DRAW, H_MELD, HAND_N, MELD, MELD0, NA,
                                          NC, NH, NN, NQC, N_ACTIONS, N_QUESTIONS, P_DECKS,
-                                         P_PLAYERS, PASS, PHASE, QPOS, QUESTION, TARGET, TGT,
+                                         P_DRAW, P_HAND, P_PLAYERS, PASS, PHASE, QPOS,
+                                         QUESTION, TARGET, TGT,
                                          TURNS)
 
 from .deducktion import ASK_WIDTH, K_COLLECTOR, K_DEDUCER, K_NAIVE
@@ -180,21 +182,80 @@ def _sizes(b, p, nplayers, pp, loc, size):
 
 
 @njit(cache=True, _nrt=False)
-def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss):
+def _fix(poss, size, X, P):
+    """deducktion._fix for one game: narrow the sets by the place sizes and one missing card
+    per animal until nothing changes (the same rules in the same order)."""
+    mb = 1 << P
+    changed = True
+    while changed:
+        changed = False
+        for x in range(X):
+            bit = 1 << x
+            nsure = 0
+            for c in range(NC):
+                if poss[c] == bit:
+                    nsure += 1
+            if nsure >= size[x]:
+                for c in range(NC):
+                    if poss[c] & bit and poss[c] != bit:
+                        poss[c] &= ~bit
+                        changed = True
+            nhas = 0
+            for c in range(NC):
+                if poss[c] & bit:
+                    nhas += 1
+            if nhas == size[x]:
+                for c in range(NC):
+                    if poss[c] & bit and poss[c] != bit:
+                        poss[c] = bit
+                        changed = True
+        for a in range(NA):
+            nm = 0
+            anysure = False
+            for n in range(NN):
+                v = poss[a * NN + n]
+                if v & mb:
+                    nm += 1
+                if v == mb:
+                    anysure = True
+            for n in range(NN):
+                c = a * NN + n
+                v = poss[c]
+                if v & mb:
+                    if nm == 1 and v != mb:
+                        poss[c] = mb
+                        changed = True
+                    elif nm != 1 and anysure and v != mb:
+                        poss[c] = v & ~mb
+                        changed = True
+
+
+@njit(cache=True, _nrt=False)
+def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss, tsize):
     """track(obs) with propagate and fallback, for seat p of game b: poss[c] the places
     (bits by offset, P the box, P + 1 the reserve) card c can be in. Reads obs.start_hand,
     obs.table, obs.hist (rotated; columns 6 and 7 only where this seat is shown them),
-    obs.hand, obs.hand_size."""
+    obs.hand, obs.hand_size (``size``: place_sizes). ``tsize``: scratch, the place sizes as
+    the history goes."""
     P = nplayers
+    X = P + 2 if P == 2 else P + 1
     me = 1
     mb = 1 << P
     others = ((1 << P) - 1) & ~me
     init = others | mb | ((1 << (P + 1)) if P == 2 else 0)
     sh = np.int64(start[b, p])
+    dealt = 0
     for c in range(NC):
         poss[c] = me if (sh >> c) & 1 else init
+        if (sh >> c) & 1:
+            dealt += 1
         if loc[b, c] == FACEUP:
             poss[c] = 0
+    for x in range(P):
+        tsize[x] = dealt
+    tsize[P] = NA
+    if P == 2:
+        tsize[P + 1] = dealt
     for j in range(g[b, NH]):
         ty = hist[b, j, 0]
         w = hist[b, j, 1] - p
@@ -204,6 +265,7 @@ def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss):
             for c in range(NC):
                 if (inb >> c) & 1:
                     poss[c] = 0
+            tsize[who] -= hist[b, j, 4]
         elif ty == H_DRAW:
             if who == 0:
                 inb = np.int64(hist[b, j, 6])
@@ -215,6 +277,8 @@ def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss):
                 for c in range(NC):
                     if (poss[c] >> (P + 1)) & 1:
                         poss[c] |= add
+            tsize[who] += 1
+            tsize[X - 1] -= 1
         elif ty == H_ASK:
             t = hist[b, j, 2] - p
             tg = t + P if t < 0 else t
@@ -246,15 +310,22 @@ def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss):
                     if (qm >> c) & 1:
                         poss[c] &= ~T
             else:
-                # everybody else: the count only
+                # everybody else: the count only (all that could be there were; as many as
+                # were surely there: no other)
                 nq = 0
+                ns = 0
                 for c in range(NC):
                     if (qm >> c) & 1 and poss[c] & T:
                         nq += 1
+                        if poss[c] == T:
+                            ns += 1
                 sat = nq == k
+                excl = ns == k
                 for c in range(NC):
                     inq = (qm >> c) & 1
                     old = T if (inq and poss[c] & T and sat) else poss[c]
+                    if inq and excl and poss[c] != T:
+                        old &= ~T
                     a_part = 0
                     if old & A:
                         a_part = (A | T) if hold > k else T
@@ -265,6 +336,7 @@ def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss):
                         else:
                             t_part = T
                     poss[c] = (old & ~(A | T)) | a_part | t_part
+        _fix(poss, tsize, X, P)
     # my hand is known exactly, and so is the table
     for c in range(NC):
         x = loc[b, c]
@@ -274,44 +346,7 @@ def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss):
             poss[c] &= ~me
         if _on_table(x):
             poss[c] = 0
-    # _propagate: hand sizes and one missing card per animal, three rounds
-    X = P + 2 if P == 2 else P + 1
-    for _ in range(3):
-        for x in range(X):
-            bit = 1 << x
-            nsure = 0
-            for c in range(NC):
-                if poss[c] == bit:
-                    nsure += 1
-            if nsure >= size[x]:
-                for c in range(NC):
-                    if poss[c] & bit and poss[c] != bit:
-                        poss[c] &= ~bit
-            nhas = 0
-            for c in range(NC):
-                if poss[c] & bit:
-                    nhas += 1
-            if nhas == size[x]:
-                for c in range(NC):
-                    if poss[c] & bit:
-                        poss[c] = bit
-        for a in range(NA):
-            nm = 0
-            anysure = False
-            for n in range(NN):
-                v = poss[a * NN + n]
-                if v & mb:
-                    nm += 1
-                if v == mb:
-                    anysure = True
-            for n in range(NN):
-                c = a * NN + n
-                v = poss[c]
-                if v & mb:
-                    if nm == 1:
-                        poss[c] = mb
-                    elif anysure and v != mb:
-                        poss[c] = v & ~mb
+    _fix(poss, size, X, P)
     # a contradiction (none should arise) falls back to "anywhere but here"
     for c in range(NC):
         if poss[c] == 0 and not _on_table(loc[b, c]):
@@ -388,8 +423,8 @@ def _allowed_list(c0, c1, c2, scratch, qs):
 
 
 @njit(cache=True, _nrt=False)
-def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, s0, off,
-            size, poss, w, wkey, col, per, cnt):
+def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, params, kp, nq, qs, s0, off,
+            size, poss, w, wkey, col, per, cnt, tsize):
     """The deducer's TARGET, QUESTION and GUESS decisions. The ask draws are off .. off +
     (P - 1) * ASK_WIDTH - 1, row-major over (opponent, question slot)."""
     P = nplayers
@@ -400,7 +435,7 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, s0, 
     key = ((np.int64(g[b, TURNS]) * 1024 + g[b, NH]) * 8 + p) * 2 + (1 if ph == GUESS else 0)
     if wkey[0] != key:
         _sizes(b, p, P, pp, loc, size)
-        track_one(b, p, P, g, loc, hist, start, qmask, size, poss)
+        track_one(b, p, P, g, loc, hist, start, qmask, size, poss, tsize)
         estimate_one(poss, size, X, P, w, col)
         wkey[0] = key
     if ph == GUESS:
@@ -435,6 +470,11 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, s0, 
             q = min(max(pt, _LO), _HI)
             h = -(q * math.log2(q) + (1 - q) * math.log2(1 - q))
             per[c, o] = h + m * pt
+    # two players, printed reserve rule: draw_weight times the chance of a zero answer (obs.
+    # reserve_rule, obs.draw_left), multiplied in card order
+    dw = kp[3]
+    draws = (P == 2 and dw > 0 and params[P_DRAW] == DRAW_ZERO
+             and params[P_HAND] - g[b, DRAWPOS] > 0)
     best, bo, bj = -np.inf, 0, 0
     for o in range(P - 1):
         if ph == QUESTION and o != tsel:
@@ -464,6 +504,12 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, s0, 
                 for c in range(NC):
                     if (qm >> c) & 1:
                         v += per[c, o]
+            if draws:
+                z = 1.0
+                for c in range(NC):
+                    if (qm >> c) & 1:
+                        z = z * (1.0 - w[c, 1])
+                v = v + dw * z
             v = v + _u(s0, off + o * ASK_WIDTH + j) * 1e-6
             if v > best:
                 best, bo, bj = v, o, j
@@ -476,7 +522,7 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs, s0, 
 
 @njit(cache=True, inline="always", _nrt=False)
 def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, qmask,
-           params, seat_rs, r, nq, qs, size, poss, w, wkey, col, per, cnt):
+           params, seat_rs, r, nq, qs, size, poss, w, wkey, col, per, cnt, tsize):
     """The action of policy ``kind`` (knobs ``kp``) for game b's mover p, whose seat stream is
     row r of ``seat_rs`` (advanced by the draws the numpy strategy makes at this decision:
     one, then the block of the decision's kind). ``nq``, ``qs``: the questions this turn's
@@ -539,8 +585,8 @@ def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, qmas
             a = _fewest_rank_card(b, p, loc, cnt, s0, off)
             off += NC
         elif ph == TARGET or ph == QUESTION or ph == GUESS:
-            a = _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, kp, nq, qs,
-                        s0, off, size, poss, w, wkey, col, per, cnt)
+            a = _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, params, kp, nq, qs,
+                        s0, off, size, poss, w, wkey, col, per, cnt, tsize)
             if ph != GUESS:
                 off += (nplayers - 1) * ASK_WIDTH
     seat_rs[r] = s0 + np.uint64(off) * _GOLDEN
@@ -549,7 +595,8 @@ def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, qmas
 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, dr,
-          mover, legal, start, seat_rs, qs, scratch, size, poss, w, wkey, col, per, cnt, out):
+          mover, legal, start, seat_rs, qs, scratch, size, poss, w, wkey, col, per, cnt, tsize,
+          out):
     """Play every game of the batch to its end, one game after the other (a game's decisions
     and draws depend on that game alone). out[0]: decisions; out[1]: 1 + the first game whose
     policy chose an illegal action (0: none)."""
@@ -572,7 +619,7 @@ def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmas
                     qturn = g[b, TURNS]
             a = policy(kinds[k], kp[k], b, m, nplayers, g, pp, loc, qdeck, hist, start, legal,
                        qmask, params, seat_rs, b * nplayers + m, nq, qs, size, poss, w, wkey,
-                       col, per, cnt)
+                       col, per, cnt, tsize)
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[1] = b + 1
                 out[0] = decisions
@@ -589,7 +636,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     returns the decisions made. ``seat_rs`` (uint64[B * P], the seats' streams) is advanced in
     place exactly as the numpy strategies advance it."""
     kinds = np.array([k for k, _ in policies], np.int64)
-    kp = np.zeros((len(policies), 3), np.float64)
+    kp = np.zeros((len(policies), 4), np.float64)
     for i, (_, knobs) in enumerate(policies):
         kp[i, :len(knobs)] = knobs
     out = np.zeros(2, np.int64)
@@ -598,7 +645,8 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           state.params, state.drama, state.mover, state.legal_, state.start, seat_rs,
           np.zeros(QMAX, np.int64), np.zeros((1, N_ACTIONS), np.bool_), np.zeros(8, np.int64),
           np.zeros(NC, np.int64), np.zeros((NC, 8), np.float64), np.full(1, -1, np.int64),
-          np.zeros(8, np.float64), np.zeros((NC, 8), np.float64), np.zeros(NN, np.int64), out)
+          np.zeros(8, np.float64), np.zeros((NC, 8), np.float64), np.zeros(NN, np.int64),
+          np.zeros(8, np.int64), out)
     if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])

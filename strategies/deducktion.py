@@ -17,7 +17,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GUESS, A_QUESTION,
-                                         A_TARGET, BITS, GIVE, GUESS, MELD, NA, NC, NN, PASS,
+                                         A_TARGET, BITS, DRAW_ZERO, GIVE, GUESS, MELD, NA, NC,
+                                         NN, PASS,
                                          QBITS, QUESTION, TARGET, Obs, place_sizes, track)
 
 from safari_sim.engine.chance import SeatRandom
@@ -186,7 +187,8 @@ class Collector(DeducktionStrategy):
 class Deducer(DeducktionStrategy):
     name = "deducer"
     summary = ("tracks where every card can be, asks whoever and whatever splits its uncertainty "
-               "most (plus cards toward melds, by a knob), guesses a missing card when sure enough")
+               "most (plus cards toward melds, and at two players a sure zero answer for a reserve "
+               "card, by knobs), guesses a missing card when sure enough")
 
     class Params(_Params):
         guess_at: float = Field(0.4, ge=0, le=1, description=(
@@ -197,6 +199,9 @@ class Deducer(DeducktionStrategy):
             "question brings"))
         meld_at: int = Field(3, ge=3, le=5, description=(
             "meld a number once holding this many of it (always on the last turn)"))
+        draw_weight: float = Field(10.0, ge=0, description=(
+            "two players, printed reserve rule (a question answered zero draws a reserve card): "
+            "weight of the chance that the answer is zero, while the reserve has cards"))
 
     def _scores(self, obs: Obs, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(questions int[n, K], value float[n, P - 1, K]): the allowed questions of each game
@@ -212,6 +217,15 @@ class Deducer(DeducktionStrategy):
         cnt = _rank_counts(obs.hand)[:, RANK].astype(np.float64)
         per_card = _entropy(pt) + self.params.meld_weight * (np.minimum(cnt, 2.0) / 2.0)[:, :, None] * pt
         value = np.matmul(QBITS[qs].astype(np.float64), per_card).transpose(0, 2, 1)
+        dw = self.params.draw_weight
+        if P == 2 and dw > 0:
+            # the chance of a zero answer (cards taken as independent), multiplied in card order
+            draws = (obs.reserve_rule == DRAW_ZERO) & (obs.draw_left > 0)
+            qb = QBITS[qs]                                                   # [n, K, 30]
+            z = np.ones(qb.shape[:2])
+            for c in range(NC):
+                z = np.where(qb[:, :, c], z * (1.0 - pt[:, c, 0][:, None]), z)
+            value = value + np.where(draws[:, None], dw * z, 0.0)[:, None, :]
         return qs, np.where(ok[:, None, :], value, -np.inf)
 
     def act(self, obs: Obs, legal: np.ndarray, rng) -> np.ndarray:
@@ -257,7 +271,8 @@ class Deducer(DeducktionStrategy):
     twin_methods = ("_scores",)
 
     def policy(self):
-        return K_DEDUCER, (self.params.guess_at, self.params.meld_weight, self.params.meld_at)
+        return K_DEDUCER, (self.params.guess_at, self.params.meld_weight, self.params.meld_at,
+                           self.params.draw_weight)
 
 
 K_NAIVE, K_COLLECTOR, K_DEDUCER = range(3)

@@ -371,16 +371,81 @@ def test_final_meld_lets_players_meld_after_the_last_question():
 
 # ---- Two-player variant -------------------------------------------------------------------------------
 
-def test_two_players_empty_hand_draws_from_the_reserve():
+def _two_player_ask(pile_n=8, **rules):
+    """Two players, P0 to ask after turning up EX1 (5 Elephant, 5 Tiger, 2 Tiger): P0 holds a
+    lion 1 and a zebra 3, P1 a zebra 2 and the elephant 5; the reserve's top ``pile_n`` cards."""
+    p0 = [card(LION, 1), card(ZEBRA, 3)]
+    p1 = [card(ZEBRA, 2), card(ELEPHANT, 5)]
+    rest = [c for c in range(30) if c not in MISSING5 + p0 + p1]
+    pile = rest[:pile_n]
+    _, st = position({0: p0, 1: p1}, MISSING5, faceup=rest[pile_n:], players=2, pile=pile,
+                     questions=EX1, **rules)
+    assert phase(st) == dk.QUESTION                  # one opponent: no choice of target
+    return st, p0, pile
+
+
+def _draw_rows(st):
+    rows = st.hist[0, :int(st.g[0, dk.NH])]
+    return rows[rows[:, 0] == dk.H_DRAW]
+
+
+def test_two_players_a_question_answered_zero_draws_one_reserve_card():
+    """Two-Player Variant, as printed (the default): "Any time you ask a question and your
+    opponent replies with 'zero,' draw a card from the reserve and add it to your hand." """
+    assert G.make_rules().two_player_reserve == "zero_answer"
+    st, p0, pile = _two_player_ask()
+    act(st, dk.A_QUESTION + 6 + TIGER * 36 + 1 * 6 + 4)    # "how many tiger 2, 3, 4, 5?": 0
+    assert st.hist[0, 0, 0] == dk.H_ASK and st.hist[0, 0, 4] == 0
+    # exactly one card, the reserve's top one, went to the asker's hand
+    assert sorted(np.flatnonzero(st.loc[0] == 0)) == sorted(p0 + [pile[0]])
+    assert st.pp[0, 0, dk.HAND_N] == 3 and st.pp[0, 1, dk.HAND_N] == 2
+    assert (st.loc[0] == dk.DRAW).sum() == 7 and st.pp[0, 0, dk.DRAWS] == 1
+    assert len(_draw_rows(st)) == 1 and st.g[0, dk.CUR] == 1
+    # the drawer sees the card, the opponent only that one was drawn
+    st.g[0, dk.CUR] = 0
+    mine = G.observe(st, np.array([0]))
+    st.g[0, dk.CUR] = 1
+    theirs = G.observe(st, np.array([0]))
+    assert mine.hist[0, 1, 0] == theirs.hist[0, 1, 0] == dk.H_DRAW
+    assert mine.hist[0, 1, 6] == 1 << pile[0] and theirs.hist[0, 1, 6] == 0
+    assert mine.draw_left[0] == theirs.draw_left[0] == 7
+
+
+def test_two_players_a_zero_answer_with_an_empty_reserve_draws_nothing():
+    st, p0, _ = _two_player_ask(pile_n=0)
+    act(st, dk.A_QUESTION + 6 + TIGER * 36 + 1 * 6 + 4)    # answered 0
+    assert st.hist[0, 0, 4] == 0 and len(_draw_rows(st)) == 0
+    assert sorted(np.flatnonzero(st.loc[0] == 0)) == sorted(p0) and st.pp[0, 0, dk.DRAWS] == 0
+    assert st.g[0, dk.CUR] == 1
+
+
+def test_two_players_a_non_zero_answer_draws_nothing():
+    st, p0, pile = _two_player_ask()
+    act(st, dk.A_QUESTION + Q_FIVES)                  # "how many 5s?": 1 (the elephant 5)
+    assert st.g[0, dk.KCOUNT] == 1 and phase(st) == dk.PASS
+    act(st, dk.A_CARD + card(LION, 1))
+    assert len(_draw_rows(st)) == 0 and (st.loc[0] == dk.DRAW).sum() == 8
+    assert st.pp[0, 0, dk.HAND_N] == 2 and st.pp[0, 0, dk.DRAWS] == 0
+
+
+def test_two_player_reserve_readings_that_are_not_printed():
+    """'draw_when_empty': an empty hand draws at the start of the turn and a zero answer draws
+    nothing; 'aside': no draws at all."""
     rest = [c for c in range(30) if c not in MISSING5]
     hands = {0: [], 1: rest[:10]}
     pile = rest[10:18]
-    r, st = position(hands, MISSING5, faceup=rest[18:], players=2, pile=pile)
+    r, st = position(hands, MISSING5, faceup=rest[18:], players=2, pile=pile,
+                     two_player_reserve="draw_when_empty")
     assert st.loc[0, pile[0]] == 0 and st.pp[0, 0, dk.HAND_N] == 1
-    assert phase(st) == dk.QUESTION                  # one opponent: no choice of target
     r2, st2 = position(hands, MISSING5, faceup=rest[18:], players=2, pile=pile,
                        two_player_reserve="aside")
     assert st2.pp[0, 0, dk.HAND_N] == 0 and st2.loc[0, pile[0]] == dk.DRAW
+    r3, st3 = position(hands, MISSING5, faceup=rest[18:], players=2, pile=pile)
+    assert st3.pp[0, 0, dk.HAND_N] == 0                 # printed: no draw for an empty hand
+    for reading in ("draw_when_empty", "aside"):
+        st4, p0, _ = _two_player_ask(two_player_reserve=reading)
+        act(st4, dk.A_QUESTION + 6 + TIGER * 36 + 1 * 6 + 4)    # answered 0
+        assert len(_draw_rows(st4)) == 0 and (st4.loc[0] == dk.DRAW).sum() == 8
 
 
 def test_rules_errors_name_the_field():
@@ -447,6 +512,7 @@ def test_properties_over_random_games(players, rules):
         _seated_actions(st, strats, seating, seat_rs, live, mover, legal, actions)
         assert legal[live, actions[live]].all()
         before_n = st.pp[:, :, dk.HAND_N].copy()
+        before_draws = st.pp[:, :, dk.DRAWS].copy()
         before_loc = st.loc.copy()
         ph = st.g[:, dk.PHASE].copy()
         tgt = st.g[:, dk.TGT].copy()
@@ -459,7 +525,7 @@ def test_properties_over_random_games(players, rules):
                 assert st.g[b, dk.KCOUNT] == want
                 asks += 1
             if ph[b] == dk.QUESTION:
-                at_q[b] = before_n[b] - st.pp[b, :, dk.DRAWS]
+                at_q[b] = before_n[b] - before_draws[b]
                 asker[b] = cur[b]
             # an exchange never changes hand sizes: once it is over both hands are as before
             if ph[b] in (dk.QUESTION, dk.PASS, dk.GIVE) and st.g[b, dk.PHASE] not in (dk.PASS, dk.GIVE):
@@ -566,10 +632,10 @@ def permute_hidden(alt, b, p, rng, same_animal=False, keep=()):
     return mapping
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_observation_unchanged_when_every_hidden_card_is_permuted(players):
+def check_observation_hides(players, observe=G.observe):
     """Swap the cards the mover cannot see (other hands, the box, the reserve hand, the rest of
-    the question deck, others' exchanges) for other cards: the observation stays the same."""
+    the question deck, others' exchanges) for other cards: ``observe`` must give the same
+    observation (an AssertionError names the field that moved)."""
     import copy
     B = 40
     keys = game_keys(8, players, B)
@@ -580,14 +646,54 @@ def test_observation_unchanged_when_every_hidden_card_is_permuted(players):
         _play_to(st, strat, steps, keys, players)
         mv = G.to_move(st)
         games = np.flatnonzero(mv >= 0)
-        base = G.observe(st, games)
+        base = observe(st, games)
         alt = copy.deepcopy(st)
         for b in games:
             permute_hidden(alt, b, mv[b], rng)
         assert not np.array_equal(alt.loc[games], st.loc[games])
-        _same(base, G.observe(alt, games))
+        _same(base, observe(alt, games))
         # the face-up leftover is in every seat's view
         assert ((base.table == players) == (st.loc[games] == dk.FACEUP)).all()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_observation_unchanged_when_every_hidden_card_is_permuted(players):
+    check_observation_hides(players)
+
+
+def _leaky(leak):
+    """An observe that adds one field of hidden facts (a deliberate leak)."""
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Leaky(dk.Obs):
+        leak: np.ndarray = None
+
+    def observe(state, games):
+        o = G.observe(state, games)
+        fields = {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+        return Leaky(**fields, leak=leak(state, np.asarray(games)))
+    return observe
+
+
+LEAKS = {
+    "the box": lambda st, g: st.loc[g] == dk.MISSING,
+    "the next seat's hand": lambda st, g: st.loc[g] == ((G.to_move(st)[g] + 1)
+                                                        % st.n_players)[:, None],
+    "the reserve's next card": lambda st, g: st.pile[g, np.minimum(st.g[g, dk.DRAWPOS],
+                                                                   st.pile.shape[1] - 1)],
+    "the next question card": lambda st, g: st.qdeck[g, np.minimum(st.g[g, dk.QPOS] + 3, 35)],
+}
+
+
+@pytest.mark.parametrize("players,leak", [(3, "the box"), (4, "the next seat's hand"),
+                                          (2, "the reserve's next card"),
+                                          (5, "the next question card")])
+def test_the_permutation_check_catches_a_leaky_observation(players, leak):
+    """The positive control: the same check on an observation with a field of hidden facts
+    fails."""
+    with pytest.raises(AssertionError, match="^leak"):
+        check_observation_hides(players, _leaky(LEAKS[leak]))
 
 
 def test_the_deducer_never_rules_out_where_a_card_really_is():
@@ -599,7 +705,8 @@ def test_the_deducer_never_rules_out_where_a_card_really_is():
     from strategies.deducktion import estimate, track
     names = ["naive", "collector", "deducer"]
     strats = [get_strategy(G.id, n)() for n in names]
-    for players, rules in ((2, {}), (2, {"two_player_reserve": "aside"}), (3, {}), (4, {}),
+    for players, rules in ((2, {}), (2, {"two_player_reserve": "aside"}),
+                           (2, {"two_player_reserve": "draw_when_empty"}), (3, {}), (4, {}),
                            (5, {})):
         B = 90
         keys = game_keys(21, players, B)
@@ -836,8 +943,9 @@ def _target_position():
 
 
 def _zero_answer_position():
-    """Two players, the last turn: P0 asks P1 'how many 3s?', P1 has none; the deck is used up
-    and P0 is the first to guess. P0 knows its hand, the face-up tiger 2, and that none of the
+    """Two players, the last turn: P0 asks P1 'how many 3s?', P1 has none, so P0 draws the
+    reserve's top card (the zebra 4, printed rule); the deck is used up and P0 is the first to
+    guess. P0 knows its hand (the drawn card too), the face-up tiger 2, and that none of the
     five 3s is in P1's hand."""
     E, L, M, T, Z = ELEPHANT, LION, MONKEY, TIGER, ZEBRA
     mine = [card(E, 1), card(E, 2), card(L, 1), card(L, 4), card(M, 2), card(M, 5), card(T, 4),
@@ -845,13 +953,14 @@ def _zero_answer_position():
     p1 = [card(E, 4), card(E, 5), card(L, 2), card(L, 5), card(M, 1), card(M, 4), card(T, 1),
           card(T, 5)]
     up = [card(T, 2)]
-    pile = [c for c in range(30) if c not in mine + p1 + up + MISSING5]
+    pile = [c for c in range(30) if c not in mine + p1 + up + MISSING5][::-1]
     _, st = position({0: mine, 1: p1}, MISSING5, faceup=up, players=2, pile=pile, qpos=33,
                      questions=[qc(E, 3), qc(L, 3), qc(M, 1)])
     assert phase(st) == dk.QUESTION
     act(st, dk.A_QUESTION + 2)
     assert st.g[0, dk.KCOUNT] == 0 and phase(st) == dk.GUESS and G.to_move(st)[0] == 0
-    return st, mine, up
+    assert pile[0] == card(Z, 4) and st.loc[0, card(Z, 4)] == 0
+    return st, mine + [card(Z, 4)], up
 
 
 def test_worlds_keep_what_the_seat_learnt():
@@ -878,8 +987,73 @@ def test_worlds_keep_what_the_seat_learnt():
     _world_invariants(st, np.zeros(200, np.int64), w)
     assert (w.loc[:, threes] != 1).all() and (w.dealt == 0).all()
     # the reserve is the cards where the world put them, in a new order
-    assert all(sorted(w.pile[i].tolist()) == np.flatnonzero(w.loc[i] == dk.DRAW).tolist()
+    top = int(st.g[0, dk.DRAWPOS])
+    assert all(sorted(w.pile[i, top:].tolist()) == np.flatnonzero(w.loc[i] == dk.DRAW).tolist()
                for i in range(200))
+
+
+def test_worlds_of_two_player_draws_keep_the_own_card_and_deal_the_others():
+    """Both players draw after a zero answer (P0 the reserve's top card, then P1 the next); at
+    P0's turn its worlds keep its drawn card in its hand and deal P1's as one of the cards P0
+    cannot tell apart (P1's hand, the reserve, the box), P1's hand one card larger, the draw row
+    of P1 emptied of its card."""
+    st, p0, pile = _two_player_ask()
+    act(st, dk.A_QUESTION + 6 + TIGER * 36 + 1 * 6 + 4)    # answered 0: P0 draws pile[0]
+    if phase(st) == dk.MELD:
+        act(st, dk.A_ASK)
+    assert phase(st) == dk.QUESTION and G.to_move(st)[0] == 1
+    mine = {c for c in range(30) if st.loc[0, c] == 0}
+    zero = [q for q in np.flatnonzero(G.legal(st)[0, dk.A_QUESTION:dk.A_CARD])
+            if not cards_of(dk.QMASK[q]) & mine]
+    assert zero
+    act(st, dk.A_QUESTION + int(zero[0]))                  # answered 0: P1 draws pile[1]
+    if phase(st) == dk.MELD:
+        act(st, dk.A_ASK)
+    assert G.to_move(st)[0] == 0 and st.loc[0, pile[0]] == 0 and st.loc[0, pile[1]] == 1
+    N = 300
+    w = G.determinize(st, np.zeros(N, np.int64), np.zeros(N, np.int64), deal_keys(N, 5))
+    _world_invariants(st, np.zeros(N, np.int64), w)
+    assert (w.loc[:, pile[0]] == 0).all()                  # P0's own draw: its hand
+    assert (w.pp[:, 1, dk.HAND_N] == st.pp[0, 1, dk.HAND_N]).all()
+    theirs = w.loc[:, pile[1]]
+    assert set(theirs.tolist()) <= {1, dk.DRAW, dk.MISSING} and 1 in set(theirs.tolist())
+    rows = w.hist[:, :int(st.g[0, dk.NH])]
+    draws = rows[:, :, 0] == dk.H_DRAW
+    assert (rows[draws & (rows[:, :, 1] == 1)][:, 6] == 0).all()
+    assert (rows[draws & (rows[:, :, 1] == 0)][:, 6] == 1 << pile[0]).all()
+
+
+def test_a_drawn_card_counts_as_seen_for_the_guesses():
+    """Two players, the last two turns: P0's question is answered 0, it draws the tiger 4; P1
+    asks P0 'how many 4s?' and gets it. Guessing the missing tiger, naive and collector (among
+    the cards they never saw) never name the tiger 4: P0 saw it when it drew it."""
+    x = card(TIGER, 4)
+    unseen = [card(TIGER, 2), card(TIGER, 3), card(TIGER, 5)]        # in the reserve
+    others = [c for c in range(30) if c not in MISSING5 + unseen + [x] and c // 6 != TIGER]
+    p0 = [c for c in others if c % 6 != 3][:8]                       # no 4s
+    p1 = [c for c in others if c not in p0][:8]
+    pile = [x] + unseen + [c for c in others if c not in p0 + p1][:4]
+    up = [c for c in range(30) if c not in MISSING5 + p0 + p1 + pile]
+    _, st = position({0: p0, 1: p1}, MISSING5, faceup=up, players=2, pile=pile,
+                     questions=EX1 + [qc(TIGER, 4), qc(LION, 4), qc(MONKEY, 1)], qpos=30)
+    act(st, dk.A_QUESTION + 6 + TIGER * 36 + 1 * 6 + 4)    # "tiger 2, 3, 4, 5?": 0, draws
+    assert st.loc[0, x] == 0
+    if phase(st) == dk.MELD:
+        act(st, dk.A_ASK)
+    act(st, dk.A_QUESTION + 3)                             # P1: "how many 4s?": the tiger 4
+    while phase(st) in (dk.PASS, dk.GIVE):
+        act(st, int(np.flatnonzero(G.legal(st)[0])[0]))
+    assert st.loc[0, x] == 1 and phase(st) == dk.GUESS and G.to_move(st)[0] == 0
+    for _ in range(TIGER):
+        act(st, dk.A_NO_GUESS)
+    obs = G.observe(st, np.array([0])).freeze()
+    assert obs.seen[0, x] and not obs.hand[0, x]
+    keys = np.arange(400, dtype=np.uint64) * np.uint64(7919) + np.uint64(1)
+    for s in (get_strategy(G.id, "naive")(), get_strategy(G.id, "collector")(max_unseen=6)):
+        picks = {int(s.act(obs, G.legal(st)[[0]], SeatRandom(keys[i:i + 1].copy(),
+                                                            np.array([0])))[0])
+                 for i in range(400)}
+        assert dk.A_GUESS + 3 not in picks and len(picks) > 1, (s.name, picks)
 
 
 def test_worlds_deal_as_the_rulebook_deals():
@@ -896,7 +1070,7 @@ def test_worlds_deal_as_the_rulebook_deals():
     tot = p_e3 = p_e4 = 0.0
     for box in itertools.product(*unseen):
         threes_left = 5 - sum(1 for c in box if c % 6 == 2)
-        rest = 21 - 5
+        rest = sum(map(len, unseen)) - 5
         ways = comb(rest - threes_left, 8)          # P1's 8 cards, none a 3; the reserve the rest
         tot += ways
         p_e3 += ways * (e3 in box)

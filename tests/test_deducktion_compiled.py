@@ -19,7 +19,8 @@ from strategies.deducktion import Collector, Deducer, Naive, estimate, place_siz
 G = get_game("deducktion")
 
 SPECS = [("naive", {"max_unseen": 3}), ("collector", {"meld_at": 4, "max_unseen": 4}),
-         ("deducer", {"guess_at": 0.3, "meld_weight": 1.5, "meld_at": 4}), ("deducer", {}),
+         ("deducer", {"guess_at": 0.3, "meld_weight": 1.5, "meld_at": 4, "draw_weight": 2.5}),
+         ("deducer", {}),
          ("collector", {}), ("naive", {})]
 
 
@@ -36,6 +37,7 @@ def _both(players, rules, specs, B, seed):
 
 @pytest.mark.parametrize("players,rules", [
     (2, {}), (2, {"two_player_reserve": "aside", "guess_wrong": -1}),
+    (2, {"two_player_reserve": "draw_when_empty"}),
     (3, {"add_to_meld": True, "final_meld": True}), (4, {}),
     (4, {"question_decks": 2, "guesses_seen": True}), (5, {"hand_sizes": (7, 5, 4)})])
 def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rules):
@@ -198,7 +200,8 @@ def test_deducer_twin_tracks_and_estimates_bit_for_bit(players):
                 p = int(st.mover[b])
                 cc._sizes(b, p, P, st.pp, st.loc, size)
                 assert np.array_equal(size[:X], sizes[i, :X])
-                cc.track_one(b, p, P, st.g, st.loc, st.hist, st.start, dk.QMASK, size, poss)
+                cc.track_one(b, p, P, st.g, st.loc, st.hist, st.start, dk.QMASK, size, poss,
+                             np.zeros(8, np.int64))
                 assert np.array_equal(poss, ref_poss[i].astype(np.int64)), (step, b)
                 cc.estimate_one(poss, size, X, P, w, col)
                 assert np.array_equal(w[:, :X], ref_w[i]), (step, b)   # exactly, not close

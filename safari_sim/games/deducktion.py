@@ -44,6 +44,12 @@ NQC = 6 * NN             # question cards
 
 # ---- Setup ---------------------------------------------------------------------------------------
 
+# two_player_reserve values, in params[P_DRAW] order: 0 no draws, 1 an empty hand draws, 2 a
+# question answered zero draws (the printed sentence)
+RESERVE_RULES = ("aside", "draw_when_empty", "zero_answer")
+DRAW_NONE, DRAW_EMPTY, DRAW_ZERO = range(3)
+
+
 @dataclass(frozen=True)
 class Rules:
     hand_sizes: tuple[int, ...] = rule((8, 6, 5), "cards dealt to each player with 3, 4, 5 players "
@@ -61,10 +67,13 @@ class Rules:
     guesses_seen: bool = rule(False, "the end-of-game guesses, made in turn order, are seen by the "
                                      "later guessers (False: each player's guesses are sealed)",
                          search=[False, True])
-    two_player_reserve: str = rule("draw_when_empty", "two players: the third hand is a draw pile "
-                                   "from which a player whose hand is empty draws one card at the "
-                                   "start of the turn ('draw_when_empty'), or it stays aside "
-                                   "unused ('aside')", search=["draw_when_empty", "aside"])
+    two_player_reserve: str = rule("zero_answer", "two players: the third hand is a reserve "
+                                   "from which a player whose question is answered 'zero' draws "
+                                   "one card (printed: 'zero_answer'; skipped when the reserve is "
+                                   "empty), or from which a player whose hand is empty draws one "
+                                   "card at the start of the turn ('draw_when_empty', not "
+                                   "printed), or which stays aside unused ('aside', not printed)",
+                                   search=["zero_answer", "draw_when_empty", "aside"])
     final_meld: bool = rule(False, "when the question deck runs out, each player in turn order may "
                                    "meld once more before the guesses", search=[False, True])
     add_to_meld: bool = rule(False, "on a later turn a player may add the cards it holds of a "
@@ -82,9 +91,9 @@ class Rules:
             raise RulesError("meld_points", "give three values: melds of 3, 4 and 5 cards")
         if not 1 <= self.question_decks <= 10:
             raise RulesError("question_decks", "must be from 1 to 10")
-        if self.two_player_reserve not in ("draw_when_empty", "aside"):
-            raise RulesError("two_player_reserve",
-                             f"must be 'draw_when_empty' or 'aside', not {self.two_player_reserve!r}")
+        if self.two_player_reserve not in RESERVE_RULES:
+            raise RulesError("two_player_reserve", f"must be one of {', '.join(RESERVE_RULES)}, "
+                                                   f"not {self.two_player_reserve!r}")
 
 
 # ---- the questions ----------------------------------------------------------------------------------
@@ -269,6 +278,25 @@ def _end_of_questions(b, g, loc, ev, params):
 
 
 @njit(cache=True, _nrt=False)
+def _draw(b, p, g, pp, loc, pile, hist, ev):
+    """Two-player variant: p draws the reserve's next card into the hand (the card only p
+    sees; the history row, public, says that p drew); nothing when the reserve is empty."""
+    if g[b, DRAWPOS] >= pile.shape[1]:
+        return
+    c = int(pile[b, g[b, DRAWPOS]])
+    g[b, DRAWPOS] += 1
+    loc[b, c] = p
+    pp[b, p, HAND_N] += 1
+    pp[b, p, DRAWS] += 1
+    i = g[b, NH]
+    hist[b, i, 0] = H_DRAW
+    hist[b, i, 1] = p
+    hist[b, i, 6] = 1 << c
+    g[b, NH] = i + 1
+    log_event(ev, g, NEV, b, E_DRAW, p, c, 0, 0, 0)
+
+
+@njit(cache=True, _nrt=False)
 def _start_turn(b, g, pp, loc, qdeck, pile, hist, ev, rs, params):
     p = g[b, CUR]
     if g[b, QPOS] + 3 > NQC:
@@ -281,19 +309,9 @@ def _start_turn(b, g, pp, loc, qdeck, pile, hist, ev, rs, params):
             _end_of_questions(b, g, loc, ev, params)
             return
     log_event(ev, g, NEV, b, E_TURN, p, g[b, TURNS] + 1, 0, 0, 0)
-    # Two-player variant: an empty hand draws one card from the reserve hand
-    if params[P_DRAW] != 0 and pp[b, p, HAND_N] == 0 and g[b, DRAWPOS] < pile.shape[1]:
-        c = int(pile[b, g[b, DRAWPOS]])
-        g[b, DRAWPOS] += 1
-        loc[b, c] = p
-        pp[b, p, HAND_N] += 1
-        pp[b, p, DRAWS] += 1
-        i = g[b, NH]
-        hist[b, i, 0] = H_DRAW
-        hist[b, i, 1] = p
-        hist[b, i, 6] = 1 << c
-        g[b, NH] = i + 1
-        log_event(ev, g, NEV, b, E_DRAW, p, c, 0, 0, 0)
+    # two_player_reserve 'draw_when_empty' (not printed): an empty hand draws one reserve card
+    if params[P_DRAW] == DRAW_EMPTY and pp[b, p, HAND_N] == 0:
+        _draw(b, p, g, pp, loc, pile, hist, ev)
     if _meldable(b, p, loc, params):
         g[b, PHASE] = MELD
     else:
@@ -325,6 +343,10 @@ def _finish_ask(b, g, pp, loc, qdeck, pile, hist, ev, rs, params, dr):
     hist[b, i, 6] = g[b, INM]
     hist[b, i, 7] = g[b, OUTM]
     g[b, NH] = i + 1
+    # Two-Player Variant, as printed: "Any time you ask a question and your opponent replies
+    # with 'zero,' draw a card from the reserve ... If the reserve is empty, this step is skipped."
+    if params[P_DRAW] == DRAW_ZERO and g[b, KCOUNT] == 0:
+        _draw(b, g[b, CUR], g, pp, loc, pile, hist, ev)
     g[b, QPOS] += 3
     g[b, TURNS] += 1
     drama.drama_update(dr, b, pp[b, :, SCORE], False)   # who is ahead after each turn
@@ -990,6 +1012,7 @@ class Obs(Observation):
     animal: np.ndarray      # int8[n] the animal being guessed (GUESS), else -1
     players: int             # players at the table
     two_player_draw: bool    # the two-player variant: the third hand is a draw pile
+    reserve_rule: int        # two players: 0 no draws, 1 an empty hand draws, 2 a zero answer draws
 
     @cached_property
     def seen(self) -> np.ndarray:
@@ -1022,15 +1045,26 @@ def _bits(mask: np.ndarray) -> np.ndarray:
 def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray:
     """uint8[n, 30]: the places each card can be in (0: on the table, known). With
     ``fallback=False`` a contradiction is left as 0 (the soundness test looks for it).
-    ``propagate`` (default) narrows the sets by the hand sizes and the one missing card of each
-    animal; it needs a position outside an exchange (at PASS and GIVE the cards in transit are
+    After every history row the sets are narrowed to a fixed point by the place sizes of that
+    moment (every hand dealt as many as the seat's own, less its melds, plus its draws; the box
+    one card of each animal; the reserve the rest), so each row's count meets every card
+    pinned down before it. ``propagate`` (default) narrows them again by the present sizes at
+    the end; it needs a position outside an exchange (at PASS and GIVE the cards in transit are
     in no hand), so ``determinize`` leaves it out there and the current exchange to its own
     kernel."""
     n, P = len(obs), obs.players
+    X = P + 2 if P == 2 else P + 1
     me, mb = 1, 1 << P
     others = ((1 << P) - 1) & ~me
     rows = np.arange(n)
     poss = np.full((n, NC), others | mb | ((1 << (P + 1)) if P == 2 else 0), np.uint8)
+    # the place sizes as the history goes: all hands (and the reserve) dealt alike
+    dealt = _bits(obs.start_hand).sum(axis=1)
+    size = np.zeros((n, X), np.int64)
+    size[:, :P] = dealt[:, None]
+    size[:, P] = NA
+    if P == 2:
+        size[:, P + 1] = dealt
     poss[_bits(obs.start_hand)] = me
     poss[obs.table == P] = 0          # the face-up card (melds are replayed in order)
     for j in range(int(obs.n_hist.max(initial=0))):
@@ -1038,10 +1072,14 @@ def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray
         ty, who, tg = h[:, 0], h[:, 1], h[:, 2]
         inb, outb = _bits(h[:, 6]), _bits(h[:, 7])
         live = j < obs.n_hist
-        if ((ty == H_MELD) & live).any():
-            poss[inb & ((ty == H_MELD) & live)[:, None]] = 0
+        meld = (ty == H_MELD) & live
+        if meld.any():
+            poss[inb & meld[:, None]] = 0
+            size[rows, who] -= np.where(meld, h[:, 4], 0)
         dr = (ty == H_DRAW) & live
         if dr.any():
+            size[rows, who] += dr
+            size[:, X - 1] -= dr
             mine = dr & (who == 0)
             poss[inb & mine[:, None]] = me
             other = dr & (who != 0)
@@ -1050,6 +1088,7 @@ def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray
             poss = np.where(has_pile, poss | add, poss)
         ask = (ty == H_ASK) & live
         if not ask.any():
+            poss = _fix(poss, size, X, P)
             continue
         q = np.where(ask, h[:, 3], 0)
         Q = QBITS[q] & ask[:, None]
@@ -1066,10 +1105,14 @@ def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray
         # the target knows both sides of the exchange
         poss = np.where(outb & target, A, poss)
         poss = np.where(inb & target, me, poss)
-        # everybody else: the count only
+        # everybody else: the count only. As many could be at the target as it had: all were;
+        # as many surely there as it had: no other card of the question was
         hasT = (poss & T) != 0
+        sureT = poss == T
         sat = ((Q & hasT).sum(axis=1, keepdims=True) == k) & third
+        excl = ((Q & sureT).sum(axis=1, keepdims=True) == k) & third
         old = np.where(Q & hasT & sat, T, poss)
+        old = np.where(Q & ~sureT & excl, old & ~T, old)
         hasA, hasT = (old & A) != 0, (old & T) != 0
         a_part = np.where(hasA, np.where(hold > k, A | T, T), 0)
         t_part = np.where(hasT, np.where(Q, np.where(hold < k, A | T, A), T), 0)
@@ -1077,11 +1120,12 @@ def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray
         none_ = (k == 0) & third
         poss = np.where(third & ~none_, moved, poss)
         poss = np.where(Q & none_, poss & ~T, poss)
+        poss = _fix(poss, size, X, P)
     # my hand is known exactly, and so is the table
     poss = np.where(obs.hand, me, poss & ~np.uint8(me))
     poss[obs.table >= 0] = 0
     if propagate:
-        poss = _propagate(poss, obs, rows)
+        poss = _fix(poss, place_sizes(obs), X, P)
     # a contradiction (none should arise) falls back to "anywhere but here"
     if not fallback:
         return poss
@@ -1101,13 +1145,14 @@ def place_sizes(obs: Obs) -> np.ndarray:
     return size
 
 
-def _propagate(poss: np.ndarray, obs: Obs, rows) -> np.ndarray:
-    """Hand sizes and one missing card per animal, a few rounds."""
-    P = obs.players
-    X = P + 2 if P == 2 else P + 1
-    size = place_sizes(obs)
+def _fix(poss: np.ndarray, size: np.ndarray, X: int, P: int) -> np.ndarray:
+    """Narrow the sets by the place sizes ``size[:, x]`` and one missing card per animal until
+    nothing changes: a place with as many cards surely there as its size holds no other; a
+    place with as many possible cards as its size holds them all; an animal with one possible
+    box card has it in the box, one with a box card known has no other there."""
     mb = np.uint8(1 << P)
-    for _ in range(3):
+    while True:
+        before = poss
         for x in range(X):
             bit = np.uint8(1 << x)
             has = (poss & bit) != 0
@@ -1123,8 +1168,8 @@ def _propagate(poss: np.ndarray, obs: Obs, rows) -> np.ndarray:
         poss = np.where(one.reshape(-1, NC), mb, poss)
         done = sure.any(axis=2, keepdims=True) & ~sure & m
         poss = np.where(done.reshape(-1, NC), poss & ~mb, poss)
-    return poss
-
+        if np.array_equal(poss, before):
+            return poss
 
 
 class Deducktion(Game):
@@ -1169,9 +1214,9 @@ class Deducktion(Game):
         self.check(rules, n_players)
         batch = len(keys)
         h = rules.hand_sizes[max(n_players, 3) - 3]
-        draw = n_players == 2 and rules.two_player_reserve == "draw_when_empty"
+        draw = RESERVE_RULES.index(rules.two_player_reserve) if n_players == 2 else DRAW_NONE
         params = np.array([n_players, h, rules.question_decks, rules.guess_right,
-                           rules.guess_wrong, 1 if draw else 0, 1 if rules.final_meld else 0,
+                           rules.guess_wrong, draw, 1 if rules.final_meld else 0,
                            *rules.meld_points, 1 if rules.add_to_meld else 0], np.int64)
         st = State(n_players=n_players, rules=rules, params=params,
                    g=np.zeros((batch, NG), np.int32),
@@ -1256,7 +1301,8 @@ class Deducktion(Game):
                 hist=np.zeros((n, H, NHIST), np.int32), n_hist=np.empty(n, np.int16),
                 start_hand=np.empty(n, np.int64), guess=np.empty((n, P, NA), np.int8),
                 animal=np.empty(n, np.int8), players=P,
-                two_player_draw=bool(state.params[P_DRAW]))
+                two_player_draw=bool(state.params[P_DRAW]),
+                reserve_rule=int(state.params[P_DRAW]))
         _observe(games, state.g, state.pp, state.loc, state.qdeck, state.hist, state.start,
                  state.guess, state.params, state.rules.guesses_seen, o.seat, o.kind, o.turn,
                  o.q_left, o.flipped, o.target, o.question, o.count, o.need, o.hand, o.table,
