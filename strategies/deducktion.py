@@ -21,7 +21,6 @@ from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GU
                                          NN, PASS,
                                          QBITS, QUESTION, TARGET, Obs, place_sizes, track)
 
-from safari_sim.engine.chance import SeatRandom
 
 from .base import Strategy, random_legal
 
@@ -69,7 +68,7 @@ def _only(rng, rows: np.ndarray):
     """The seat streams of the observed games ``rows`` (indices into the observed games): a
     block of draws only some games' decision reads is drawn from those games' streams alone,
     so how far a game's stream moves at a decision never depends on the other games."""
-    return SeatRandom(rng._rs, rng._rows[rows])
+    return rng.take(rows)
 
 
 def _fewest_rank_card(hand: np.ndarray, rng) -> np.ndarray:

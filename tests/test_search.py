@@ -83,7 +83,7 @@ class SearchFirst(Search):
         rows = np.flatnonzero(early)
         if rows.size:
             out[rows] = super().act(obs.take(rows), np.take(legal, rows, axis=0),
-                                    SeatRandom(rng._rs, rng._rows[rows]), worlds.take(rows))
+                                    rng.take(rows), worlds.take(rows))
         return out
 
 
