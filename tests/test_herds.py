@@ -63,11 +63,11 @@ FILL = "monkey"  # filler cards that take part in nothing
 
 def test_trade_james_six_lion_for_four_cards():
     """James plays the 6-Lion and takes 1-Monkey, 1-Elephant, 2-Elephant and 2-Ducktor
-    Livingstone. The explorer must be played this turn: here it can grow his zebra herd 3-5."""
+    Livingstone, as printed: no herd on the table. The explorer must be played this turn; with
+    the cards he holds after the trade (his 3-Elephant kept, the 1-Elephant taken) it makes a
+    new elephant herd 1-2-3, standing in for the 2, and a card is left to pass."""
     take = [c("monkey", 1), c("elephant", 1), c("elephant", 2), c("explorer", 2)]
-    zebra = [c("zebra", 3), c("zebra", 4), c("zebra", 5)]
-    st = position({0: [c("lion", 6), c("tiger", 6)], 1: [c("lion", 1)]},
-                  take + [c("lion", 5)], herds=[(0, ZEBRA, zebra)])
+    st = position({0: [c("lion", 6), c("elephant", 3)], 1: [c("lion", 1)]}, take)
     assert H.A_TRADE in legal(st)
     act(st, H.A_TRADE)
     assert kind(st) == H.K_GIVE
@@ -78,28 +78,76 @@ def test_trade_james_six_lion_for_four_cards():
     for card in take:
         act(st, card_a(card))
     assert kind(st) == H.K_HERD
-    assert hand(st, 0) == sorted(take + [c("tiger", 6)])
-    assert sorted(G.zones(st, 0)["grass"]) == sorted([c("lion", 6), c("lion", 5)])
+    assert hand(st, 0) == sorted(take + [c("elephant", 3)])
+    assert sorted(G.zones(st, 0)["grass"]) == [c("lion", 6)]
     # the explorer must go into a herd before the turn ends: "done" is not yet legal
-    assert H.A_DONE not in legal(st)
-    assert legal(st) == [H.A_GROW0 + 0]  # grow the zebra herd at its low end, with the explorer
-    act(st, H.A_GROW0)
-    assert G.herds(st, 0)[0][2] == [c("explorer", 2)] + zebra
+    assert legal(st) == [H.A_NEW0 + ELE * 4 + 0]
+    act(st, H.A_NEW0 + ELE * 4 + 0)
+    assert G.herds(st, 0)[0][2] == [c("elephant", 1), c("explorer", 2), c("elephant", 3)]
     assert kind(st) == H.K_PASS  # nothing else can be laid: on to step four
+    assert hand(st, 0) == sorted([c("monkey", 1), c("elephant", 2)])
+    # the older reading ('grows') allows the explorer only to grow a herd on the table: the
+    # 6-Lion cannot be traded (6 cannot be made from 1 + 1 + 2 without it)
+    st = position({0: [c("lion", 6), c("elephant", 3)]}, take, trade_explorer="grows")
+    act(st, H.A_TRADE)
+    assert legal(st) == [card_a(c("elephant", 3))]
+
+
+def test_trade_james_with_a_herd_for_the_explorer_to_grow():
+    """Under 'grows' the explorer may be taken when it grows a herd of the side (a zebra herd
+    3-5 here): the only placement then uses it."""
+    take = [c("monkey", 1), c("elephant", 1), c("elephant", 2), c("explorer", 2)]
+    zebra = [c("zebra", 3), c("zebra", 4), c("zebra", 5)]
+    for reading in ("grows", "playable"):
+        st = position({0: [c("lion", 6), c("tiger", 6)], 1: [c("lion", 1)]},
+                      take + [c("lion", 5)], herds=[(0, ZEBRA, zebra)], trade_explorer=reading)
+        for a in [H.A_TRADE, card_a(c("lion", 6)), H.A_GIVE_DONE] + [card_a(x) for x in take]:
+            act(st, a)
+        assert H.A_DONE not in legal(st)
+        assert legal(st) == [H.A_GROW0 + 0]  # grow the zebra herd at its low end
+        act(st, H.A_GROW0)
+        assert G.herds(st, 0)[0][2] == [c("explorer", 2)] + zebra
+        assert kind(st) == H.K_PASS  # nothing else can be laid: on to step four
 
 
 def test_trade_james_explorer_that_could_not_be_played_may_not_be_taken():
-    """Without a herd for the 2-explorer to grow, taking it would leave it unplayable: illegal
-    (docs/rules/herds.md); the rules field lifts the restriction."""
+    """Without a herd for the 2-explorer to grow and without the cards for a new herd, taking
+    it would leave it unplayable: illegal under 'playable' and 'grows'; 'any' lifts it."""
     take = [c("monkey", 1), c("elephant", 1), c("elephant", 2), c("explorer", 2)]
-    st = position({0: [c("lion", 6), c("tiger", 6)]}, take)
-    # 6 cannot be made from 1 + 1 + 2 without the explorer: no trade at all
-    assert H.A_TRADE not in legal(st)
-    st = position({0: [c("lion", 6), c("tiger", 6)]}, take, trade_explorer_must_grow=False)
+    for reading in ("playable", "grows"):
+        st = position({0: [c("lion", 6), c("tiger", 6)]}, take, trade_explorer=reading)
+        # 6 cannot be made from 1 + 1 + 2 without the explorer: no trade at all
+        assert H.A_TRADE not in legal(st)
+    st = position({0: [c("lion", 6), c("tiger", 6)]}, take, trade_explorer="any")
     act(st, H.A_TRADE)
     act(st, card_a(c("lion", 6)))
     act(st, H.A_GIVE_DONE)
     assert card_a(c("explorer", 2)) in legal(st)
+
+
+def test_trade_explorer_for_a_new_herd_with_the_cards_held_after_the_trade():
+    """'playable': the 2-explorer and the 1-Lion taken for the 3-Tiger make, with the 3-Lion
+    kept, a lion herd 1-2-3, the 6-Zebra left to pass. Giving the 3-Lion instead would leave no
+    herd for the explorer (illegal); without the 6-Zebra no card would be left to pass."""
+    grass = [c("explorer", 2), c("lion", 1)]
+    st = position({0: [c("lion", 3), c("tiger", 3), c("zebra", 6)]}, grass)
+    assert H.A_TRADE in legal(st)
+    act(st, H.A_TRADE)
+    assert legal(st) == [card_a(c("tiger", 3))]
+    act(st, card_a(c("tiger", 3)))
+    assert legal(st) == [H.A_GIVE_DONE]
+    act(st, H.A_GIVE_DONE)
+    assert legal(st) == sorted(card_a(x) for x in grass)
+    act(st, card_a(c("explorer", 2)))
+    assert legal(st) == [card_a(c("lion", 1))]
+    act(st, card_a(c("lion", 1)))
+    assert legal(st) == [H.A_NEW0 + LION * 4 + 0]
+    act(st, H.A_NEW0 + LION * 4 + 0)
+    assert G.herds(st, 0)[0][2] == [c("lion", 1), c("explorer", 2), c("lion", 3)]
+    assert hand(st, 0) == [c("zebra", 6)]
+    assert H.A_TRADE not in legal(position({0: [c("lion", 3), c("tiger", 3)]}, grass))
+    assert H.A_TRADE not in legal(position({0: [c("lion", 3), c("tiger", 3), c("zebra", 6)]},
+                                           grass, trade_explorer="grows"))
 
 
 def test_trade_gene_two_cards_for_one():
@@ -581,8 +629,8 @@ def test_properties_under_the_other_readings(players):
     opponents' herds, and explorers from the grassland that must be played."""
     strats = [get_strategy("herds", n)() for n in ("collector", "blocker", "sprinter")]
     random_games(players, 8, seed=20 + players, strategies=strats,
-                 trade_explorer_must_grow=False, flip_last_ends=False)
-    random_games(players, 8, seed=30 + players, trade_explorer_must_grow=False,
+                 trade_explorer="any", flip_last_ends=False)
+    random_games(players, 8, seed=30 + players, trade_explorer="any",
                  flip_last_ends=False)
     random_games(players, 6, seed=40 + players, strategies=strats, swap_in_opponents_herds=True,
                  grass_draw_explorer_kept=False)
