@@ -636,7 +636,9 @@ def test_properties_under_the_other_readings(players):
                  grass_draw_explorer_kept=False)
 
 
-def test_observation_hides_other_hands_and_the_deck():
+def check_observation_hides(observe):
+    """Permute the cards a seat cannot see (the other hands, the deck) in part-played games and
+    require ``observe(state, games)`` unchanged, field by field."""
     rng = np.random.default_rng(0)
     for players in (2, 3, 4):
         st = G.init(G.make_rules(), players, deal_keys(6, 3))
@@ -646,7 +648,7 @@ def test_observation_hides_other_hands_and_the_deck():
             p = int(G.to_move(st)[b])
             if p < 0:
                 continue
-            base = G.observe(st, np.array([b]))
+            base = observe(st, np.array([b]))
             # permute the cards of every other hand and the deck among those places
             hidden = [x for x in range(66) if st.zone[b, x] == H.Z_DECK
                       or (st.zone[b, x] >= H.Z_HAND0 and st.zone[b, x] != H.Z_HAND0 + p)]
@@ -658,7 +660,7 @@ def test_observation_hides_other_hands_and_the_deck():
                 st.zone[b, x] = zn
             st.deck[b, st.g[b, H.POS]:] = [mapping[x] for x in deck]
             check_zones(st, b)
-            now = G.observe(st, np.array([b]))
+            now = observe(st, np.array([b]))
             for name, v in vars(base).items():
                 if isinstance(v, np.ndarray):
                     assert np.array_equal(v, getattr(now, name)), name
@@ -677,6 +679,32 @@ def test_observation_hides_other_hands_and_the_deck():
                     if 0 <= n <= 5:
                         want[int(side == mine), suit * 6 + n] = True
             assert (now.want[0] == want).all()
+
+
+def test_observation_hides_other_hands_and_the_deck():
+    check_observation_hides(G.observe)
+
+
+def _leaky(field):
+    """G.observe with one more field holding something hidden (the positive control)."""
+    def observe(st, games):
+        obs = G.observe(st, games)
+        b = int(games[0])
+        p = int(st.g[b, H.CUR])
+        if field == "deck_top":
+            leak = np.array([st.deck[b, st.g[b, H.POS]]])
+        else:  # the next seat's hand
+            q = (p + 1) % st.n_players
+            leak = (st.zone[b] == H.Z_HAND0 + q)[None, :].copy()
+        obs.leak = leak
+        return obs
+    return observe
+
+
+@pytest.mark.parametrize("field", ["deck_top", "next_hand"])
+def test_the_hiding_check_catches_a_leaky_observation(field):
+    with pytest.raises(AssertionError, match="leak"):
+        check_observation_hides(_leaky(field))
 
 
 def test_strategies_play_whole_games_at_every_count():
@@ -1049,3 +1077,52 @@ def test_every_searchable_value_makes_valid_rules_that_play_to_the_end():
                 st = _random_steps(players, 2, 100_000, seed=players, log=False, **{name: v})
                 assert (G.to_move(st) < 0).all(), (name, v)
                 assert (G.outcome(st).win.sum(axis=1) > 0.99).all()
+
+
+def trades_from_log(st, b):
+    """Every trade of game b from its event log: (seat, cards given, cards taken). The takes
+    are logged one by one as they are made, the given cards once the trade is made."""
+    out = []
+    taken = []
+    ev = st.ev[b, :int(st.g[b, H.NEV])]
+    i = 0
+    while i < len(ev):
+        t, seat = int(ev[i, 0]), int(ev[i, 1])
+        if t == H.E_TRADE_TAKE:
+            taken.append(int(ev[i, 2]))
+        elif t == H.E_TRADE_GIVE:
+            given = []
+            while i < len(ev) and int(ev[i, 0]) == H.E_TRADE_GIVE:
+                given.append(int(ev[i, 2]))
+                i += 1
+            out.append((seat, given, taken))
+            taken = []
+            continue
+        i += 1
+    assert not taken
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("reading", ["playable", "grows", "any"])
+def test_the_strategies_make_only_the_trades_they_plan(players, reading):
+    """Step two plans a one-for-one trade: the best grassland card for a held card of the same
+    number of another animal, worth less. Every trade of the shipped strategies, read from the
+    event log, is such a trade: one card each way, the same number, never the same card back
+    (a null trade), and as many trades as the games' trade counters."""
+    strats = [get_strategy("herds", n)() for n in ("collector", "blocker", "sprinter")]
+    B = 60
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 3
+    res = play_batch(G, G.make_rules({"trade_explorer": reading}), players, strats, seating,
+                     game_keys(5, players, B), log=True)
+    n = 0
+    for b in range(B):
+        trades = trades_from_log(res.state, b)
+        assert len(trades) == int(res.state.pp[b, :, H.TRADES].sum())
+        for seat, given, taken in trades:
+            assert len(given) == 1 and len(taken) == 1, (b, seat, given, taken)
+            g, t = given[0], taken[0]
+            assert g % 6 == t % 6  # the same number
+            assert min(g // 12, 5) != min(t // 12, 5)  # another animal: not the twin card back
+            n += 1
+    assert n >= 100
