@@ -84,7 +84,7 @@ class Rules:
     grass_draw_explorer_kept: bool = rule(
         True, "an explorer taken from the grassland in step two a (not a trade) may be kept "
         "(the must-play sentence names only the trade); false: it must be played this turn "
-        "like one taken in a trade (and trade_explorer_must_grow applies to it)",
+        "like one taken in a trade (and trade_explorer applies to it)",
         search=[True, False])
     max_hands: int = rule(60, "safety stop: the game ends after this many hands")
 
@@ -251,7 +251,8 @@ def _explorer_grows(b, team, n, g, hown, hlo, hhi):
 
 @njit(cache=True, _nrt=False)
 def _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
-    """Whether grassland card c may be taken in a trade (explorers: see trade_explorer_must_grow)."""
+    """Whether grassland card c may be taken in a trade under trade_explorer 'grows' (an
+    explorer only when it grows a herd of the side; 'playable' adds _new_herd_trade)."""
     if zone[b, c] != Z_GRASS:
         return False
     if c >= 60 and params[P_FLAGS] & F_MUSTGROW:
@@ -302,7 +303,7 @@ def _sums_of(m):
 def _whole_sums_of(ac, ec, params):
     """The grassland sums a trade that gives the whole hand may take, from the packed values of
     the grassland's animal cards ``ac`` and explorers ``ec`` that may be taken: with
-    trade_explorer_must_grow, sums of sets holding at least one animal card (taking only
+    trade_explorer 'grows', sums of sets holding at least one animal card (taking only
     explorers, which must all be played, would leave no card to pass); else every sum."""
     if not params[P_FLAGS] & F_MUSTGROW:
         return _sums_of(ac + ec)
@@ -794,7 +795,7 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                 continue
             team = _team(p, params)
             # the whole hand was given and nothing but must-play explorers taken yet: the rest
-            # of the take must hold an animal card (with trade_explorer_must_grow)
+            # of the take must hold an animal card (with trade_explorer 'grows')
             animal = params[P_FLAGS] & F_MUSTGROW and not _hand_free(b, p, g, zone)
             ac, ec = _grass_counts(b, team, g, zone, hown, hlo, hhi, params)
             # 'playable': the explorers taken so far (must-play) all grow a herd of the side
@@ -1480,8 +1481,8 @@ class Herds(Game):
                  hsu, hl, hh, hcd, small, table, want)
         return Obs(games.copy(), seat, kind, hand, grass, give, hsizes, totals, hs, hsu, hl, hh,
                    hcd, small[:, 0], small[:, 1], small[:, 2], small[:, 3], small[:, 4],
-                   small[:, 5], small[:, 6], table, want, n_players=P, teams=bool(st.params[P_NTEAMS] < P),
-                   target_score=st.rules.target_score)
+                   small[:, 5], small[:, 6], table, want, n_players=P,
+                   teams=bool(st.params[P_NTEAMS] < P), target_score=st.rules.target_score)
 
     def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
                     keys: np.ndarray, tries: int = WORLD_TRIES) -> State:
