@@ -504,6 +504,39 @@ def test_teams_share_one_score():
     assert out.win[0].tolist() == [0.5, 0, 0.5, 0]
 
 
+def test_a_tie_at_the_end_is_shared_or_plays_on():
+    """end_tie: sides tied at the top when a side has reached 60 share the win ('shared', the
+    default); 'play_on' deals another hand."""
+    herds = [(0, EXP, [c("explorer", n) for n in range(1, 4)])]
+    for how in ("shared", "play_on"):
+        st = position({0: [c("lion", 6)]}, [c("elephant", 1)], herds=herds, deck_left=1,
+                      totals=[57, 60], end_tie=how)
+        act(st, H.A_DECK)
+        act(st, card_a(c("lion", 6)))
+        if how == "shared":
+            assert G.to_move(st)[0] == -1
+            assert G.outcome(st).win[0].tolist() == [0.5, 0.5]
+        else:
+            assert G.to_move(st)[0] == 1 and int(st.g[0, H.HANDNO]) == 1  # a new hand
+            assert st.team_total[0, :2].tolist() == [60, 60]
+
+
+def test_partners_beside_are_seats_0_1_and_2_3():
+    herds = [(0, EXP, [c("explorer", n) for n in range(1, 4)])]
+    st = position({0: [c("lion", 6)]}, [c("elephant", 1)], herds=herds, deck_left=1, players=4,
+                  totals=[58, 10], partners="beside")
+    act(st, H.A_DECK)
+    act(st, card_a(c("lion", 6)))
+    assert legal(st) == [H.A_RECV0 + 1, H.A_RECV0 + 2]  # seats 2 and 3, not partner seat 1
+    act(st, H.A_RECV0 + 1)
+    out = G.outcome(st)
+    assert out.score[0].tolist() == [61, 61, 10, 10]
+    assert out.win[0].tolist() == [0.5, 0.5, 0, 0]
+    obs = G.observe(position({0: [c("lion", 6)]}, [], players=4, partners="beside", cur=1),
+                    np.array([0]))
+    assert obs.partner.tolist() == [3]  # seat 1's partner is seat 0, three seats to its left
+
+
 def test_rules_errors_name_the_field():
     for field, value in [("hand_sizes", [6, 5]), ("target_score", 0), ("max_hands", 0),
                          ("explorer_herd_points", [1]), ("animal_herd_points", [1, 2])]:
