@@ -312,6 +312,7 @@ READINGS = [
     {"trade_explorer": "any"},
     {"swap_in_opponents_herds": True, "grass_draw_explorer_kept": False},
     {"grass_draw_explorer_kept": False, "trade_explorer": "grows"},
+    {"flip_last_ends": False, "trade_explorer": "any"},
 ]
 
 
