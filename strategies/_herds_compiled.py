@@ -33,8 +33,8 @@ from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
 from safari_sim.games import herds as hg
 from safari_sim.games.herds import (A_CARD0, A_DECK, A_DONE, A_GIVE_DONE, A_GROW0, A_NEW0,
                                     A_RECV0, A_SWAP0, A_TRADE, CUR, EXPLORER, HN, K_GIVE, K_HERD,
-                                    K_PASS, K_RECV, K_STEP2, K_TAKE, NCARDS, OVER, P_NTEAMS,
-                                    P_PLAYERS, PHASE, POS, Z_GRASS, Z_HAND0)
+                                    GSUM, K_PASS, K_RECV, K_STEP2, K_TAKE, NCARDS, OVER,
+                                    P_PLAYERS, PHASE, POS, Z_GIVE, Z_GRASS, Z_HAND0)
 
 from .herds import K_BLOCKER, K_COLLECTOR, K_SPRINTER, NEG
 
@@ -175,14 +175,14 @@ def _pick_cards(b, legal, mode, table, focus, bonus, want):
 def _leader_offset(b, p, g, team_total, params):
     """leader_offset: the opponent whose side leads (nearest to the left on ties)."""
     nplayers = params[P_PLAYERS]
-    teams = params[P_NTEAMS] < nplayers
+    team = hg._team(p, params)
     best, bv = 1, 0.0
     for o in range(1, nplayers):
-        if teams and o % 2 != 1:
+        q = (p + o) % nplayers
+        t = hg._team(q, params)
+        if t == team:  # the partner
             key = NEG
         else:
-            q = (p + o) % nplayers
-            t = q % 2 if teams else q
             key = np.float64(team_total[b, t]) * 10 - o * 0.01
         if o == 1 or key > bv:
             best, bv = o, key
@@ -197,7 +197,7 @@ def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, param
     p = g[b, CUR]
     ph = g[b, PHASE]
     nplayers = params[P_PLAYERS]
-    team = p % 2 if params[P_NTEAMS] < nplayers else p
+    team = hg._team(p, params)
     if ph == K_RECV:
         o = _leader_offset(b, p, g, team_total, params) if kind == K_BLOCKER else 1
         a = A_RECV0 + o - 1
@@ -227,35 +227,51 @@ def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, param
             return A_DONE
         return _first_legal(b, legal)
     # the card values (steps two and four, the trade)
+    if ph == K_TAKE:  # valued with the hand of step two: the given cards back in it
+        for c in range(NCARDS):
+            if zone[b, c] == Z_GIVE:
+                ht[(c // 12 if c < 60 else EXPLORER) * 6 + c % 6] += 1
     _want(b, team, g, hsuit, hown, hlo, hhi, want)
     _card_table(ht, want, table)
     focus, bonus = -1, 0.0
     if kind == K_SPRINTER:
         focus = _sprint_focus(b, team, g, hsuit, hown, hlo, hhi, ht)
         bonus = kp[KP_EXTRA]
-    if ph == K_STEP2:
+    if ph == K_STEP2 or ph == K_GIVE:
+        # _plan: a one-for-one trade for the best grassland card, giving the held card of the
+        # same number valued least; an explorer only when it grows a herd of the side and
+        # the hand holds another card
         z = Z_HAND0 + p
         best, bv = 0, NEG
         for c in range(NCARDS):
             x = _val(table, c, focus, bonus) if zone[b, c] == Z_GRASS else NEG
             if c == 0 or x > bv:
                 best, bv = c, x
-        # a one-for-one trade for the best grassland card: a held card of the same number
         cheap = np.inf
+        give = 0
         for c in range(best % 6, NCARDS, 6):
             if zone[b, c] == z:
                 v = _val(table, c, focus, bonus)
                 if v < cheap:
                     cheap = v
-        trade = legal[b, A_TRADE] and bv >= kp[KP_TRADE] and cheap + 1.0 < bv
-        if trade:
+                    give = c
+        ok = cheap + 1.0 < bv
+        if best >= 60:
+            grows = False
+            for s in range(6):
+                if want[1, s * 6 + best % 6]:
+                    grows = True
+            ok = ok and grows and nhand >= 2
+        if ph == K_GIVE:  # the planned card, then "trade these"
+            if legal[b, A_GIVE_DONE] and g[b, GSUM] > 0:
+                return A_GIVE_DONE
+            if legal[b, A_CARD0 + give]:
+                return A_CARD0 + give
+            return _pick_cards(b, legal, 1, table, focus, bonus, want)
+        if legal[b, A_TRADE] and ok and bv >= kp[KP_TRADE]:
             return A_TRADE
         a = A_CARD0 + best if bv >= kp[KP_TAKE] else A_DECK
         return a if legal[b, a] else _first_legal(b, legal)
-    if ph == K_GIVE:  # the cheapest card, then "trade these" as soon as it can be
-        if legal[b, A_GIVE_DONE]:
-            return A_GIVE_DONE
-        return _pick_cards(b, legal, 1, table, focus, bonus, want)
     if ph == K_TAKE:  # the most valuable card that still completes the total
         return _pick_cards(b, legal, 0, table, focus, bonus, want)
     if ph == K_PASS:

@@ -9,6 +9,7 @@ the observed games.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -88,6 +89,24 @@ def _pick(score: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return np.argmax(np.where(legal, score, NEG), axis=1)
 
 
+def _plan(obs: Obs, rows: np.ndarray, val: np.ndarray):
+    """The one-for-one trade step two considers: the best grassland card ``best`` (value
+    ``bv``) for the held card of the same number the player values least (``give``); ``ok``
+    where it is worth making (the card taken is worth more than 1 above the one given) and
+    can be made under every reading of the explorer rule (an explorer only when it grows a
+    herd of the side and the hand holds another card)."""
+    v = np.where(obs.grass[rows], val, NEG)
+    best = v.argmax(axis=1)
+    bv = v.max(axis=1)
+    same = obs.hand[rows] & (NUM[None, :] == NUM[best][:, None])
+    cheap_v = np.where(same, val, np.inf)
+    give = cheap_v.argmin(axis=1)
+    cheap = cheap_v.min(axis=1)
+    grows = wanted_ends(obs, rows, 1)[np.arange(len(rows)), :, NUM[best]].any(axis=1)
+    explorer_ok = (SUIT[best] != EXPLORER) | (grows & (obs.hand_sizes[rows, 0] >= 2))
+    return best, bv, give, (cheap + 1.0 < bv) & explorer_ok
+
+
 def choose(obs: Obs, legal: np.ndarray, values, pass_scores, receiver, take_at: float,
            trade_at: float, lay_deck: int, wild_grow: bool, lay_min_hand: int) -> np.ndarray:
     """The shared decision procedure; the strategies differ in the functions and knobs.
@@ -101,36 +120,39 @@ def choose(obs: Obs, legal: np.ndarray, values, pass_scores, receiver, take_at: 
     n, w = legal.shape
     out = np.argmax(legal, axis=1)
     kind = np.asarray(obs.kind)
-    need = np.flatnonzero((kind == K_STEP2) | (kind == K_GIVE) | (kind == K_TAKE)
-                          | (kind == K_PASS))
+    need = np.flatnonzero((kind == K_STEP2) | (kind == K_GIVE) | (kind == K_PASS))
     val_all = values(obs, need) if need.size else None
     at = np.zeros(n, np.int64)  # row of each game in val_all
     at[need] = np.arange(need.size)
-    # step two
+    # step two: a one-for-one trade for the best grassland card (a held card of the same
+    # number, ``_plan``), else the best grassland card or the deck's top
     rows = np.flatnonzero(kind == K_STEP2)
     if rows.size:
         lg = legal[rows]
-        val = val_all[at[rows]]
-        v = np.where(obs.grass[rows], val, NEG)
-        best = v.argmax(axis=1)
-        bv = v.max(axis=1)
-        # a one-for-one trade for the best grassland card: a held card of the same number
-        same = obs.hand[rows] & (NUM[None, :] == NUM[best][:, None])
-        cheap = np.where(same, val, np.inf).min(axis=1)
-        trade = lg[:, A_TRADE] & (bv >= trade_at) & (cheap + 1.0 < bv)
+        best, bv, give, ok = _plan(obs, rows, val_all[at[rows]])
+        trade = lg[:, A_TRADE] & ok & (bv >= trade_at)
         a = np.where(bv >= take_at, A_CARD0 + best, A_DECK)
         a = np.where(lg[np.arange(len(a)), a], a, np.argmax(lg, axis=1))
         out[rows] = np.where(trade, A_TRADE, a)
-    # the trade's give: the cheapest card, then "trade these" as soon as it can be
+    # the trade's give: the planned card (the hand is still the one step two saw), then
+    # "trade these"
     rows = np.flatnonzero(kind == K_GIVE)
     if rows.size:
         lg = legal[rows]
-        a = A_CARD0 + _pick(-val_all[at[rows]], lg[:, A_CARD0:A_CARD0 + NCARDS])
-        out[rows] = np.where(lg[:, A_GIVE_DONE], A_GIVE_DONE, a)
-    # the trade's take: the most valuable card that still completes the total
+        _, _, give, _ = _plan(obs, rows, val_all[at[rows]])
+        a = np.where(lg[np.arange(len(rows)), A_CARD0 + give], A_CARD0 + give,
+                     A_CARD0 + _pick(-val_all[at[rows]], lg[:, A_CARD0:A_CARD0 + NCARDS]))
+        done = lg[:, A_GIVE_DONE] & (np.asarray(obs.give_sum)[rows] > 0)
+        out[rows] = np.where(done, A_GIVE_DONE, a)
+    # the trade's take: the most valuable card that still completes the total, valued with the
+    # hand of step two (the given cards back in it): the planned card
     rows = np.flatnonzero(kind == K_TAKE)
     if rows.size:
-        out[rows] = A_CARD0 + _pick(val_all[at[rows]], legal[rows, A_CARD0:A_CARD0 + NCARDS])
+        aug = obs.hand_table.copy()
+        np.add.at(aug, (np.nonzero(obs.give)[0], COL[np.nonzero(obs.give)[1]]), 1)
+        before = dataclasses.replace(obs, hand_table=aug)
+        out[rows] = A_CARD0 + _pick(values(before, rows),
+                                    legal[rows, A_CARD0:A_CARD0 + NCARDS])
     # step three: swap, then grow, then lay (when the holding knobs allow), then done
     rows = np.flatnonzero(kind == K_HERD)
     if rows.size:
@@ -179,9 +201,7 @@ def leader_offset(obs: Obs, rows: np.ndarray) -> np.ndarray:
     """Offset (1..P-1) of the opponent whose side leads; the nearest to the left on ties."""
     p = obs.n_players
     offs = np.arange(1, p)
-    opp = np.ones((len(rows), p - 1), bool)
-    if obs.teams:
-        opp &= (offs % 2 == 1)[None, :]
+    opp = offs[None, :] != np.asarray(obs.partner)[rows][:, None]  # partner 0: none
     key = np.where(opp, obs.totals[rows, 1:].astype(float) * 10 - offs[None, :] * 0.01, NEG)
     return 1 + np.argmax(key, axis=1)
 

@@ -63,11 +63,11 @@ FILL = "monkey"  # filler cards that take part in nothing
 
 def test_trade_james_six_lion_for_four_cards():
     """James plays the 6-Lion and takes 1-Monkey, 1-Elephant, 2-Elephant and 2-Ducktor
-    Livingstone. The explorer must be played this turn: here it can grow his zebra herd 3-5."""
+    Livingstone, as printed: no herd on the table. The explorer must be played this turn; with
+    the cards he holds after the trade (his 3-Elephant kept, the 1-Elephant taken) it makes a
+    new elephant herd 1-2-3, standing in for the 2, and a card is left to pass."""
     take = [c("monkey", 1), c("elephant", 1), c("elephant", 2), c("explorer", 2)]
-    zebra = [c("zebra", 3), c("zebra", 4), c("zebra", 5)]
-    st = position({0: [c("lion", 6), c("tiger", 6)], 1: [c("lion", 1)]},
-                  take + [c("lion", 5)], herds=[(0, ZEBRA, zebra)])
+    st = position({0: [c("lion", 6), c("elephant", 3)], 1: [c("lion", 1)]}, take)
     assert H.A_TRADE in legal(st)
     act(st, H.A_TRADE)
     assert kind(st) == H.K_GIVE
@@ -78,28 +78,76 @@ def test_trade_james_six_lion_for_four_cards():
     for card in take:
         act(st, card_a(card))
     assert kind(st) == H.K_HERD
-    assert hand(st, 0) == sorted(take + [c("tiger", 6)])
-    assert sorted(G.zones(st, 0)["grass"]) == sorted([c("lion", 6), c("lion", 5)])
+    assert hand(st, 0) == sorted(take + [c("elephant", 3)])
+    assert sorted(G.zones(st, 0)["grass"]) == [c("lion", 6)]
     # the explorer must go into a herd before the turn ends: "done" is not yet legal
-    assert H.A_DONE not in legal(st)
-    assert legal(st) == [H.A_GROW0 + 0]  # grow the zebra herd at its low end, with the explorer
-    act(st, H.A_GROW0)
-    assert G.herds(st, 0)[0][2] == [c("explorer", 2)] + zebra
+    assert legal(st) == [H.A_NEW0 + ELE * 4 + 0]
+    act(st, H.A_NEW0 + ELE * 4 + 0)
+    assert G.herds(st, 0)[0][2] == [c("elephant", 1), c("explorer", 2), c("elephant", 3)]
     assert kind(st) == H.K_PASS  # nothing else can be laid: on to step four
+    assert hand(st, 0) == sorted([c("monkey", 1), c("elephant", 2)])
+    # the older reading ('grows') allows the explorer only to grow a herd on the table: the
+    # 6-Lion cannot be traded (6 cannot be made from 1 + 1 + 2 without it)
+    st = position({0: [c("lion", 6), c("elephant", 3)]}, take, trade_explorer="grows")
+    act(st, H.A_TRADE)
+    assert legal(st) == [card_a(c("elephant", 3))]
+
+
+def test_trade_james_with_a_herd_for_the_explorer_to_grow():
+    """Under 'grows' the explorer may be taken when it grows a herd of the side (a zebra herd
+    3-5 here): the only placement then uses it."""
+    take = [c("monkey", 1), c("elephant", 1), c("elephant", 2), c("explorer", 2)]
+    zebra = [c("zebra", 3), c("zebra", 4), c("zebra", 5)]
+    for reading in ("grows", "playable"):
+        st = position({0: [c("lion", 6), c("tiger", 6)], 1: [c("lion", 1)]},
+                      take + [c("lion", 5)], herds=[(0, ZEBRA, zebra)], trade_explorer=reading)
+        for a in [H.A_TRADE, card_a(c("lion", 6)), H.A_GIVE_DONE] + [card_a(x) for x in take]:
+            act(st, a)
+        assert H.A_DONE not in legal(st)
+        assert legal(st) == [H.A_GROW0 + 0]  # grow the zebra herd at its low end
+        act(st, H.A_GROW0)
+        assert G.herds(st, 0)[0][2] == [c("explorer", 2)] + zebra
+        assert kind(st) == H.K_PASS  # nothing else can be laid: on to step four
 
 
 def test_trade_james_explorer_that_could_not_be_played_may_not_be_taken():
-    """Without a herd for the 2-explorer to grow, taking it would leave it unplayable: illegal
-    (docs/rules/herds.md); the rules field lifts the restriction."""
+    """Without a herd for the 2-explorer to grow and without the cards for a new herd, taking
+    it would leave it unplayable: illegal under 'playable' and 'grows'; 'any' lifts it."""
     take = [c("monkey", 1), c("elephant", 1), c("elephant", 2), c("explorer", 2)]
-    st = position({0: [c("lion", 6), c("tiger", 6)]}, take)
-    # 6 cannot be made from 1 + 1 + 2 without the explorer: no trade at all
-    assert H.A_TRADE not in legal(st)
-    st = position({0: [c("lion", 6), c("tiger", 6)]}, take, trade_explorer_must_grow=False)
+    for reading in ("playable", "grows"):
+        st = position({0: [c("lion", 6), c("tiger", 6)]}, take, trade_explorer=reading)
+        # 6 cannot be made from 1 + 1 + 2 without the explorer: no trade at all
+        assert H.A_TRADE not in legal(st)
+    st = position({0: [c("lion", 6), c("tiger", 6)]}, take, trade_explorer="any")
     act(st, H.A_TRADE)
     act(st, card_a(c("lion", 6)))
     act(st, H.A_GIVE_DONE)
     assert card_a(c("explorer", 2)) in legal(st)
+
+
+def test_trade_explorer_for_a_new_herd_with_the_cards_held_after_the_trade():
+    """'playable': the 2-explorer and the 1-Lion taken for the 3-Tiger make, with the 3-Lion
+    kept, a lion herd 1-2-3, the 6-Zebra left to pass. Giving the 3-Lion instead would leave no
+    herd for the explorer (illegal); without the 6-Zebra no card would be left to pass."""
+    grass = [c("explorer", 2), c("lion", 1)]
+    st = position({0: [c("lion", 3), c("tiger", 3), c("zebra", 6)]}, grass)
+    assert H.A_TRADE in legal(st)
+    act(st, H.A_TRADE)
+    assert legal(st) == [card_a(c("tiger", 3))]
+    act(st, card_a(c("tiger", 3)))
+    assert legal(st) == [H.A_GIVE_DONE]
+    act(st, H.A_GIVE_DONE)
+    assert legal(st) == sorted(card_a(x) for x in grass)
+    act(st, card_a(c("explorer", 2)))
+    assert legal(st) == [card_a(c("lion", 1))]
+    act(st, card_a(c("lion", 1)))
+    assert legal(st) == [H.A_NEW0 + LION * 4 + 0]
+    act(st, H.A_NEW0 + LION * 4 + 0)
+    assert G.herds(st, 0)[0][2] == [c("lion", 1), c("explorer", 2), c("lion", 3)]
+    assert hand(st, 0) == [c("zebra", 6)]
+    assert H.A_TRADE not in legal(position({0: [c("lion", 3), c("tiger", 3)]}, grass))
+    assert H.A_TRADE not in legal(position({0: [c("lion", 3), c("tiger", 3), c("zebra", 6)]},
+                                           grass, trade_explorer="grows"))
 
 
 def test_trade_gene_two_cards_for_one():
@@ -456,6 +504,39 @@ def test_teams_share_one_score():
     assert out.win[0].tolist() == [0.5, 0, 0.5, 0]
 
 
+def test_a_tie_at_the_end_is_shared_or_plays_on():
+    """end_tie: sides tied at the top when a side has reached 60 share the win ('shared', the
+    default); 'play_on' deals another hand."""
+    herds = [(0, EXP, [c("explorer", n) for n in range(1, 4)])]
+    for how in ("shared", "play_on"):
+        st = position({0: [c("lion", 6)]}, [c("elephant", 1)], herds=herds, deck_left=1,
+                      totals=[57, 60], end_tie=how)
+        act(st, H.A_DECK)
+        act(st, card_a(c("lion", 6)))
+        if how == "shared":
+            assert G.to_move(st)[0] == -1
+            assert G.outcome(st).win[0].tolist() == [0.5, 0.5]
+        else:
+            assert G.to_move(st)[0] == 1 and int(st.g[0, H.HANDNO]) == 1  # a new hand
+            assert st.team_total[0, :2].tolist() == [60, 60]
+
+
+def test_partners_beside_are_seats_0_1_and_2_3():
+    herds = [(0, EXP, [c("explorer", n) for n in range(1, 4)])]
+    st = position({0: [c("lion", 6)]}, [c("elephant", 1)], herds=herds, deck_left=1, players=4,
+                  totals=[58, 10], partners="beside")
+    act(st, H.A_DECK)
+    act(st, card_a(c("lion", 6)))
+    assert legal(st) == [H.A_RECV0 + 1, H.A_RECV0 + 2]  # seats 2 and 3, not partner seat 1
+    act(st, H.A_RECV0 + 1)
+    out = G.outcome(st)
+    assert out.score[0].tolist() == [61, 61, 10, 10]
+    assert out.win[0].tolist() == [0.5, 0.5, 0, 0]
+    obs = G.observe(position({0: [c("lion", 6)]}, [], players=4, partners="beside", cur=1),
+                    np.array([0]))
+    assert obs.partner.tolist() == [3]  # seat 1's partner is seat 0, three seats to its left
+
+
 def test_rules_errors_name_the_field():
     for field, value in [("hand_sizes", [6, 5]), ("target_score", 0), ("max_hands", 0),
                          ("explorer_herd_points", [1]), ("animal_herd_points", [1, 2])]:
@@ -581,14 +662,16 @@ def test_properties_under_the_other_readings(players):
     opponents' herds, and explorers from the grassland that must be played."""
     strats = [get_strategy("herds", n)() for n in ("collector", "blocker", "sprinter")]
     random_games(players, 8, seed=20 + players, strategies=strats,
-                 trade_explorer_must_grow=False, flip_last_ends=False)
-    random_games(players, 8, seed=30 + players, trade_explorer_must_grow=False,
+                 trade_explorer="any", flip_last_ends=False)
+    random_games(players, 8, seed=30 + players, trade_explorer="any",
                  flip_last_ends=False)
     random_games(players, 6, seed=40 + players, strategies=strats, swap_in_opponents_herds=True,
                  grass_draw_explorer_kept=False)
 
 
-def test_observation_hides_other_hands_and_the_deck():
+def check_observation_hides(observe):
+    """Permute the cards a seat cannot see (the other hands, the deck) in part-played games and
+    require ``observe(state, games)`` unchanged, field by field."""
     rng = np.random.default_rng(0)
     for players in (2, 3, 4):
         st = G.init(G.make_rules(), players, deal_keys(6, 3))
@@ -598,7 +681,7 @@ def test_observation_hides_other_hands_and_the_deck():
             p = int(G.to_move(st)[b])
             if p < 0:
                 continue
-            base = G.observe(st, np.array([b]))
+            base = observe(st, np.array([b]))
             # permute the cards of every other hand and the deck among those places
             hidden = [x for x in range(66) if st.zone[b, x] == H.Z_DECK
                       or (st.zone[b, x] >= H.Z_HAND0 and st.zone[b, x] != H.Z_HAND0 + p)]
@@ -610,7 +693,7 @@ def test_observation_hides_other_hands_and_the_deck():
                 st.zone[b, x] = zn
             st.deck[b, st.g[b, H.POS]:] = [mapping[x] for x in deck]
             check_zones(st, b)
-            now = G.observe(st, np.array([b]))
+            now = observe(st, np.array([b]))
             for name, v in vars(base).items():
                 if isinstance(v, np.ndarray):
                     assert np.array_equal(v, getattr(now, name)), name
@@ -629,6 +712,32 @@ def test_observation_hides_other_hands_and_the_deck():
                     if 0 <= n <= 5:
                         want[int(side == mine), suit * 6 + n] = True
             assert (now.want[0] == want).all()
+
+
+def test_observation_hides_other_hands_and_the_deck():
+    check_observation_hides(G.observe)
+
+
+def _leaky(field):
+    """G.observe with one more field holding something hidden (the positive control)."""
+    def observe(st, games):
+        obs = G.observe(st, games)
+        b = int(games[0])
+        p = int(st.g[b, H.CUR])
+        if field == "deck_top":
+            leak = np.array([st.deck[b, st.g[b, H.POS]]])
+        else:  # the next seat's hand
+            q = (p + 1) % st.n_players
+            leak = (st.zone[b] == H.Z_HAND0 + q)[None, :].copy()
+        obs.leak = leak
+        return obs
+    return observe
+
+
+@pytest.mark.parametrize("field", ["deck_top", "next_hand"])
+def test_the_hiding_check_catches_a_leaky_observation(field):
+    with pytest.raises(AssertionError, match="leak"):
+        check_observation_hides(_leaky(field))
 
 
 def test_strategies_play_whole_games_at_every_count():
@@ -1001,3 +1110,52 @@ def test_every_searchable_value_makes_valid_rules_that_play_to_the_end():
                 st = _random_steps(players, 2, 100_000, seed=players, log=False, **{name: v})
                 assert (G.to_move(st) < 0).all(), (name, v)
                 assert (G.outcome(st).win.sum(axis=1) > 0.99).all()
+
+
+def trades_from_log(st, b):
+    """Every trade of game b from its event log: (seat, cards given, cards taken). The takes
+    are logged one by one as they are made, the given cards once the trade is made."""
+    out = []
+    taken = []
+    ev = st.ev[b, :int(st.g[b, H.NEV])]
+    i = 0
+    while i < len(ev):
+        t, seat = int(ev[i, 0]), int(ev[i, 1])
+        if t == H.E_TRADE_TAKE:
+            taken.append(int(ev[i, 2]))
+        elif t == H.E_TRADE_GIVE:
+            given = []
+            while i < len(ev) and int(ev[i, 0]) == H.E_TRADE_GIVE:
+                given.append(int(ev[i, 2]))
+                i += 1
+            out.append((seat, given, taken))
+            taken = []
+            continue
+        i += 1
+    assert not taken
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("reading", ["playable", "grows", "any"])
+def test_the_strategies_make_only_the_trades_they_plan(players, reading):
+    """Step two plans a one-for-one trade: the best grassland card for a held card of the same
+    number of another animal, worth less. Every trade of the shipped strategies, read from the
+    event log, is such a trade: one card each way, the same number, never the same card back
+    (a null trade), and as many trades as the games' trade counters."""
+    strats = [get_strategy("herds", n)() for n in ("collector", "blocker", "sprinter")]
+    B = 60
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 3
+    res = play_batch(G, G.make_rules({"trade_explorer": reading}), players, strats, seating,
+                     game_keys(5, players, B), log=True)
+    n = 0
+    for b in range(B):
+        trades = trades_from_log(res.state, b)
+        assert len(trades) == int(res.state.pp[b, :, H.TRADES].sum())
+        for seat, given, taken in trades:
+            assert len(given) == 1 and len(taken) == 1, (b, seat, given, taken)
+            g, t = given[0], taken[0]
+            assert g % 6 == t % 6  # the same number
+            assert min(g // 12, 5) != min(t // 12, 5)  # another animal: not the twin card back
+            n += 1
+    assert n >= 100

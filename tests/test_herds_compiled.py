@@ -52,9 +52,11 @@ def _same(fast, slow):
 
 @pytest.mark.parametrize("players,rules", [
     (3, {"target_score": 40}),
-    (2, {"trade_explorer_must_grow": False, "target_score": 30}),
+    (2, {"trade_explorer": "any", "target_score": 30}),
     (4, {"swap_in_opponents_herds": True, "grass_draw_explorer_kept": False, "target_score": 30}),
     (4, {"teams_at_four": False, "flip_last_ends": False, "grassland": 6, "target_score": 30}),
+    (4, {"partners": "beside", "end_tie": "play_on", "trade_explorer": "grows",
+         "target_score": 30}),
 ])
 def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rules):
     """Mixed tables of the three heuristics, knobs moved: the whole-game kernel and the lockstep

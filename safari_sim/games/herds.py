@@ -16,8 +16,8 @@ herd at one end, swap a real card for an explorer standing in for it, then "done
 (the card to pass, then the opponent who gets it). Step one and step five are automatic.
 
 Seats: seat 0 is left of the first dealer (seat P-1) and starts; at four players seats 0 and 2
-are one team, 1 and 3 the other (partners sit opposite). Herds belong to a side (a team at four
-players, else a player).
+are one team, 1 and 3 the other (partners sit opposite; ``partners: beside`` makes them 0+1 and
+2+3). Herds belong to a side (a team at four players, else a player).
 """
 
 from __future__ import annotations
@@ -54,14 +54,25 @@ class Rules:
     animal_herd_points: tuple[int, ...] = rule(
         (1, 1, 2, 3, 5, 7),
         "points of an animal herd by its animal cards 1..6 (explorers in it are not counted)")
-    teams_at_four: bool = rule(True, "four players play as two teams (seats 0+2, 1+3) with one score",
+    teams_at_four: bool = rule(True, "four players play as two teams with one score each",
                                search=[True, False])
-    trade_explorer_must_grow: bool = rule(
-        True,
-        "an explorer may be taken in a trade only when it can grow a herd of the taker's side "
-        "(so it can surely be played before the turn ends); false: any explorer may be taken, "
-        "and one that cannot be played goes back to the grassland at the end of step three "
-        "(or, if it is the last card in hand, is the card passed)", search=[True, False])
+    partners: str = rule(
+        "across", "four players in teams: who is partnered (the text says only 'make two teams "
+        "of two'): 'across' (seats 0+2 and 1+3, partners sit opposite and alternate turns) or "
+        "'beside' (0+1 and 2+3, partners play one after the other)", search=["across", "beside"])
+    end_tie: str = rule(
+        "shared", "sides tied for the highest score when the game ends (the text prints no "
+        "tie-break): 'shared' (they share the win) or 'play_on' (another hand is played until "
+        "one side is ahead, up to max_hands)", search=["shared", "play_on"])
+    trade_explorer: str = rule(
+        "playable",
+        "which grassland explorers a trade may take ('you must play that card before the end of "
+        "your turn'): 'playable' (it can be played this turn with the cards held after the "
+        "trade: it grows a herd of the side, or, the only explorer taken, it makes a new herd of "
+        "three with them; two or more taken must each grow one), 'grows' (only one that grows a "
+        "herd of the side), 'any' (any; one that cannot be played goes back to the grassland at "
+        "the end of step three, or is the card passed if it is the last in hand)",
+        search=["playable", "grows", "any"])
     flip_last_ends: bool = rule(
         True, "the hand ends when step five flips the deck's last card (the deck has run out); "
         "false: the next player skips step one, plays steps two to four, and the hand ends",
@@ -73,7 +84,7 @@ class Rules:
     grass_draw_explorer_kept: bool = rule(
         True, "an explorer taken from the grassland in step two a (not a trade) may be kept "
         "(the must-play sentence names only the trade); false: it must be played this turn "
-        "like one taken in a trade (and trade_explorer_must_grow applies to it)",
+        "like one taken in a trade (and trade_explorer applies to it)",
         search=[True, False])
     max_hands: int = rule(60, "safety stop: the game ends after this many hands")
 
@@ -90,6 +101,12 @@ class Rules:
             raise RulesError("animal_herd_points", "must be six numbers (1 to 6 animal cards)")
         if self.max_hands < 1:
             raise RulesError("max_hands", "must be at least 1")
+        if self.partners not in ("across", "beside"):
+            raise RulesError("partners", "must be 'across' or 'beside'")
+        if self.end_tie not in ("shared", "play_on"):
+            raise RulesError("end_tie", "must be 'shared' or 'play_on'")
+        if self.trade_explorer not in ("playable", "grows", "any"):
+            raise RulesError("trade_explorer", "must be 'playable', 'grows' or 'any'")
 
 
 # decision kinds (obs.kind)
@@ -118,7 +135,8 @@ Z_DECK, Z_GRASS, Z_GIVE, Z_HERD, Z_ASIDE, Z_HAND0 = 0, 1, 2, 3, 4, 5  # aside: t
 
 # params
 P_PLAYERS, P_HANDSIZE, P_GRASS, P_TARGET, P_MAXHANDS, P_NTEAMS, P_FLAGS = range(7)
-F_MUSTGROW, F_FLIPENDS, F_SWAPANY, F_GRASSMUST = 1, 2, 4, 8
+F_MUSTGROW, F_FLIPENDS, F_SWAPANY, F_GRASSMUST, F_BESIDE, F_PLAYON, F_PLAYABLE = \
+    1, 2, 4, 8, 16, 32, 64
 
 E_HAND, E_DRAW, E_TAKE, E_TRADE_GIVE, E_TRADE_TAKE, E_NEW, E_GROW, E_SWAP, E_PASS, E_FLIP, \
     E_SCORE, E_END, E_RETURN = range(1, 14)
@@ -161,7 +179,7 @@ class State:
 @njit(cache=True, inline="always", _nrt=False)
 def _team(p, params):
     if params[P_NTEAMS] < params[P_PLAYERS]:
-        return p % 2
+        return p // 2 if params[P_FLAGS] & F_BESIDE else p % 2
     return p
 
 
@@ -233,7 +251,8 @@ def _explorer_grows(b, team, n, g, hown, hlo, hhi):
 
 @njit(cache=True, _nrt=False)
 def _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
-    """Whether grassland card c may be taken in a trade (explorers: see trade_explorer_must_grow)."""
+    """Whether grassland card c may be taken in a trade under trade_explorer 'grows' (an
+    explorer only when it grows a herd of the side; 'playable' adds _new_herd_trade)."""
     if zone[b, c] != Z_GRASS:
         return False
     if c >= 60 and params[P_FLAGS] & F_MUSTGROW:
@@ -284,7 +303,7 @@ def _sums_of(m):
 def _whole_sums_of(ac, ec, params):
     """The grassland sums a trade that gives the whole hand may take, from the packed values of
     the grassland's animal cards ``ac`` and explorers ``ec`` that may be taken: with
-    trade_explorer_must_grow, sums of sets holding at least one animal card (taking only
+    trade_explorer 'grows', sums of sets holding at least one animal card (taking only
     explorers, which must all be played, would leave no card to pass); else every sum."""
     if not params[P_FLAGS] & F_MUSTGROW:
         return _sums_of(ac + ec)
@@ -329,6 +348,120 @@ def _can_give(hv, base, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3):
                 return True
             if s == total and _has(hw0, hw1, hw2, hw3, base + s):  # the whole rest is given
                 return True
+    return False
+
+
+# ---- trade_explorer 'playable': a single explorer taken for a new herd ------------------------
+# Witness kinds for a number of a new herd (other than the explorer's own): a card surely held
+# after the trade (free), a hand card that must then not be given (reserved), a grassland animal
+# card that must then be taken (required).
+W_FREE, W_KEEP, W_TAKE = 0, 1, 2
+
+
+@njit(cache=True, _nrt=False)
+def _witness(b, p, t, m, k, kind, excl, cand, give_open, zone):
+    """Whether witness ``kind`` (W_*) exists for number m of a new herd of suit t: the k-th
+    card that may stand there (k 0, 1: the two real cards of animal t; 2: the explorer).
+    ``give_open``: hand cards may still be given (else every hand card is kept); ``excl`` is
+    a hand card being given, ``cand`` a grassland card being taken (it is then held)."""
+    if k == 2:
+        c = 60 + m
+    elif t == EXPLORER:
+        return False
+    else:
+        c = t * 12 + k * 6 + m
+    inhand = zone[b, c] == Z_HAND0 + p and c != excl
+    if kind == W_FREE:
+        return (inhand and not give_open) or c == cand
+    if kind == W_KEEP:
+        return inhand and give_open
+    return c < 60 and zone[b, c] == Z_GRASS and c != cand  # W_TAKE: animals only
+
+
+@njit(cache=True, _nrt=False)
+def _new_herd_trade(b, p, e, excl, cand, g0, need, zone):
+    """Whether a trade can still be completed in which explorer e (number e+1) is the only
+    explorer taken and is laid in step three in a new herd of three with cards held after the
+    trade, a card left to pass (docs/rules/herds.md, "trade_explorer"). ``need`` < 0: the
+    cards given are not settled (hand cards may still be given; ``g0`` given so far, ``excl``
+    the card being given now, -1 none); need >= 0: the give is settled and ``need`` is the
+    value still to take (``cand`` the grassland card being taken now, -1 none). e may be in
+    the grassland (then it must be taken too) or already in hand (taken earlier, or ``cand``)."""
+    z = Z_HAND0 + p
+    give_open = need < 0
+    fv = 0   # packed values of the hand cards that may still be given
+    qv = 0   # packed values of the grassland animal cards that may be taken
+    nk = 0   # cards surely held after the trade, e aside
+    for c in range(NCARDS):
+        if c == 60 + e:
+            continue
+        if zone[b, c] == z and c != excl:
+            if give_open:
+                fv += _one(c % 6 + 1)
+            else:
+                nk += 1
+        elif c == cand:
+            nk += 1
+        elif c < 60 and zone[b, c] == Z_GRASS:
+            qv += _one(c % 6 + 1)
+    e_grass = zone[b, 60 + e] == Z_GRASS and cand != 60 + e
+    for lo in range(max(0, e - 2), min(3, e) + 1):
+        for t in range(6):
+            m1 = lo if lo != e else lo + 1
+            m2 = lo + 2 if lo + 2 != e else lo + 1
+            for k1 in range(3):
+                for w1 in range(3):
+                    if not _witness(b, p, t, m1, k1, w1, excl, cand, give_open, zone):
+                        continue
+                    for k2 in range(3):
+                        if t != EXPLORER and k1 == 2 and k2 == 2:
+                            continue  # an animal herd needs a card of its animal
+                        for w2 in range(3):
+                            if not _witness(b, p, t, m2, k2, w2, excl, cand, give_open, zone):
+                                continue
+                            f = fv
+                            q = qv
+                            base = e + 1 if e_grass else 0
+                            free = 0
+                            if w1 == W_FREE:
+                                free += 1
+                            elif w1 == W_KEEP:
+                                f -= _one(m1 + 1)
+                            else:
+                                q -= _one(m1 + 1)
+                                base += m1 + 1
+                            if w2 == W_FREE:
+                                free += 1
+                            elif w2 == W_KEEP:
+                                f -= _one(m2 + 1)
+                            else:
+                                q -= _one(m2 + 1)
+                                base += m2 + 1
+                            u0, u1, u2, u3 = _sums_of(q)
+                            if not give_open:
+                                d = need - base
+                                # a fourth card held: one kept for sure, or one more taken
+                                if _has(u0, u1, u2, u3, d) and (nk - free > 0 or d > 0):
+                                    return True
+                                continue
+                            tot = 0
+                            for v in range(1, 7):
+                                tot += v * _count(f, v)
+                            w0, x1, x2, x3 = _sums_of(f)
+                            for se in range(tot + 1):
+                                d = g0 + se - base
+                                if d >= 0 and g0 + se > 0 and _has(w0, x1, x2, x3, se) \
+                                        and _has(u0, u1, u2, u3, d) and (se < tot or d > 0):
+                                    return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _any_new_herd_trade(b, p, excl, g0, need, zone):
+    """_new_herd_trade for some explorer in the grassland (none taken yet)."""
+    for e in range(6):
+        if zone[b, 60 + e] == Z_GRASS and _new_herd_trade(b, p, e, excl, -1, g0, need, zone):
+            return True
     return False
 
 
@@ -532,10 +665,12 @@ def _step2_options(b, p, g, zone, hown, hlo, hhi, legal, params, write):
         if write:
             legal[b, A_DECK] = True
     team = _team(p, params)
+    playable = params[P_FLAGS] & F_PLAYABLE
     for c in range(NCARDS):
         if zone[b, c] == Z_GRASS:
             if c >= 60 and params[P_FLAGS] & F_GRASSMUST and params[P_FLAGS] & F_MUSTGROW \
-                    and not _explorer_grows(b, team, c - 60, g, hown, hlo, hhi):
+                    and not _explorer_grows(b, team, c - 60, g, hown, hlo, hhi) \
+                    and not (playable and _new_herd_trade(b, p, c - 60, -1, c, 0, 0, zone)):
                 continue
             k += 1
             if write:
@@ -543,7 +678,8 @@ def _step2_options(b, p, g, zone, hown, hlo, hhi, legal, params, write):
     ac, ec = _grass_counts(b, team, g, zone, hown, hlo, hhi, params)
     gw0, gw1, gw2, gw3 = _sums_of(ac + ec)
     hw0, hw1, hw2, hw3 = _whole_sums_of(ac, ec, params)
-    if _can_give(_hand_values(b, p, zone), 0, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3):
+    if _can_give(_hand_values(b, p, zone), 0, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3) or \
+            (playable and _any_new_herd_trade(b, p, -1, 0, -1, zone)):
         k += 1
         if write:
             legal[b, A_TRADE] = True
@@ -634,15 +770,18 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                 if _count(hv, v) > 0 and _can_give(hv - _one(v), g[b, GSUM] + v, gw0, gw1, gw2,
                                                    gw3, hw0, hw1, hw2, hw3):
                     ok |= 1 << v
+            playable = params[P_FLAGS] & F_PLAYABLE
             for c in range(NCARDS):
-                if zone[b, c] == z and (ok >> (c % 6 + 1)) & 1:
+                if zone[b, c] == z and ((ok >> (c % 6 + 1)) & 1 or (
+                        playable and _any_new_herd_trade(b, p, c, g[b, GSUM] + c % 6 + 1, -1,
+                                                         zone))):
                     legal[b, A_CARD0 + c] = True
             if g[b, GSUM] > 0:
                 if hv != 0:
                     done = _has(gw0, gw1, gw2, gw3, g[b, GSUM])
                 else:  # the whole hand is given
                     done = _has(hw0, hw1, hw2, hw3, g[b, GSUM])
-                if done:
+                if done or (playable and _any_new_herd_trade(b, p, -1, 0, g[b, GSUM], zone)):
                     legal[b, A_GIVE_DONE] = True
             return
         if ph == K_TAKE:
@@ -656,26 +795,61 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                 continue
             team = _team(p, params)
             # the whole hand was given and nothing but must-play explorers taken yet: the rest
-            # of the take must hold an animal card (with trade_explorer_must_grow)
+            # of the take must hold an animal card (with trade_explorer 'grows')
             animal = params[P_FLAGS] & F_MUSTGROW and not _hand_free(b, p, g, zone)
             ac, ec = _grass_counts(b, team, g, zone, hown, hlo, hhi, params)
-            # whether the rest of the take can be met once card c (value v) is taken depends on
-            # v alone (and on c being an explorer when ``animal``): each answer is found once
-            known = 0
-            yes = 0
-            for c in range(NCARDS):
-                v = c % 6 + 1
-                if v <= need and _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
-                    key = v + (8 if animal and c >= 60 else 0)
-                    if not (known >> key) & 1:
-                        known |= 1 << key
-                        if key >= 8:
-                            w0, w1, w2, w3 = _whole_sums_of(ac, ec - _one(v), params)
-                        else:
-                            w0, w1, w2, w3 = _sums_of(ac + ec - _one(v))
-                        if _has(w0, w1, w2, w3, need - v):
-                            yes |= 1 << key
-                    if (yes >> key) & 1:
+            # 'playable': the explorers taken so far (must-play) all grow a herd of the side
+            # (then the 'grows' test holds for the rest), or one alone is for a new herd
+            growing = True
+            taken = -1
+            ntaken = 0
+            for e in range(6):
+                if g[b, MUST] & (1 << e):
+                    taken = e
+                    ntaken += 1
+                    if params[P_FLAGS] & F_PLAYABLE and \
+                            not _explorer_grows(b, team, e, g, hown, hlo, hhi):
+                        growing = False
+            if growing:
+                # whether the rest of the take can be met once card c (value v) is taken
+                # depends on v alone (and on c being an explorer when ``animal``): each answer
+                # is found once
+                known = 0
+                yes = 0
+                for c in range(NCARDS):
+                    v = c % 6 + 1
+                    if v <= need and _grass_ok(b, c, team, g, zone, hown, hlo, hhi, params):
+                        key = v + (8 if animal and c >= 60 else 0)
+                        if not (known >> key) & 1:
+                            known |= 1 << key
+                            if key >= 8:
+                                w0, w1, w2, w3 = _whole_sums_of(ac, ec - _one(v), params)
+                            else:
+                                w0, w1, w2, w3 = _sums_of(ac + ec - _one(v))
+                            if _has(w0, w1, w2, w3, need - v):
+                                yes |= 1 << key
+                        if (yes >> key) & 1:
+                            legal[b, A_CARD0 + c] = True
+            if params[P_FLAGS] & F_PLAYABLE:
+                for c in range(NCARDS):
+                    v = c % 6 + 1
+                    if v > need or zone[b, c] != Z_GRASS or legal[b, A_CARD0 + c]:
+                        continue
+                    if c >= 60:
+                        ok = ntaken == 0 and _new_herd_trade(b, p, c - 60, -1, c, 0, need - v,
+                                                             zone)
+                    elif ntaken == 1:
+                        ok = _new_herd_trade(b, p, taken, -1, c, 0, need - v, zone)
+                    elif ntaken == 0:
+                        ok = False
+                        for e in range(6):
+                            if zone[b, 60 + e] == Z_GRASS and _new_herd_trade(
+                                    b, p, e, -1, c, 0, need - v, zone):
+                                ok = True
+                                break
+                    else:
+                        ok = False
+                    if ok:
                         legal[b, A_CARD0 + c] = True
             return
         if ph == K_HERD:
@@ -686,7 +860,7 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                 if f < 0:
                     legal[b, A_DONE] = True
                 return
-            if f >= 0:  # only with trade_explorer_must_grow off: it goes back to the grassland
+            if f >= 0:  # only with trade_explorer 'any': it goes back to the grassland
                 g[b, MUST] &= ~(1 << f)
                 if nh > 1:  # (unless it is the last card: then it is the card to pass)
                     zone[b, 60 + f] = Z_GRASS
@@ -751,9 +925,17 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                         dr)
             g[b, HANDNO] += 1
             best = 0
+            nbest = 0
             for t in range(params[P_NTEAMS]):
-                best = max(best, team_total[b, t])
-            if best >= params[P_TARGET] or g[b, HANDNO] >= params[P_MAXHANDS]:
+                if team_total[b, t] > best:
+                    best = team_total[b, t]
+                    nbest = 0
+                if team_total[b, t] == best:
+                    nbest += 1
+            over = best >= params[P_TARGET]
+            if over and nbest > 1 and params[P_FLAGS] & F_PLAYON:
+                over = False  # end_tie play_on: a tie at the top plays another hand
+            if over or g[b, HANDNO] >= params[P_MAXHANDS]:
                 g[b, PHASE] = OVER
                 g[b, CUR] = -1
                 log_event(ev, g, NEV, b, E_END, -1, g[b, HANDNO], 0, 0, 0)
@@ -1127,6 +1309,10 @@ def _observe(games, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard,
         small[i, 3] = g[b, NEED]
         small[i, 4] = g[b, PCARD] if g[b, PHASE] == K_RECV else -1
         small[i, 5] = g[b, HANDNO]
+        small[i, 6] = 0
+        for o in range(1, nplayers):
+            if params[P_NTEAMS] < nplayers and _team((p + o) % nplayers, params) == team:
+                small[i, 6] = o
 
 
 @dataclass
@@ -1154,11 +1340,12 @@ class Obs(Observation):
     need: np.ndarray        # value still to take in a trade
     pass_card: np.ndarray   # the card being passed (kind K_RECV), else -1
     hand_no: np.ndarray     # int16[n] hands finished so far (the deal passes left each hand)
+    partner: np.ndarray     # int32[n]: the partner's offset (1..3) at four players in teams, else 0
     hand_table: np.ndarray  # int8[n, 36]: the hand by suit * 6 + number - 1
     want: np.ndarray        # bool[n, 2, 36]: (suit, number) growing a herd of an opponent (0)
                             # or of the player's side (1), as a real card of that suit
     n_players: int          # players at the table
-    teams: bool             # four players: seats 0 and 2, 1 and 3 play as teams with one score
+    teams: bool             # four players in two teams with one score (``partner`` says who)
     target_score: int
 
     shared = ()
@@ -1217,10 +1404,14 @@ class Herds(Game):
         self.check(rules, n_players)
         B = len(keys)
         teams = rules.teams_at_four and n_players == 4
-        flags = (F_MUSTGROW if rules.trade_explorer_must_grow else 0) | \
+        # 'playable' keeps the 'grows' test for what it allows and adds the new-herd case
+        flags = (F_MUSTGROW if rules.trade_explorer != "any" else 0) | \
+            (F_PLAYABLE if rules.trade_explorer == "playable" else 0) | \
             (F_FLIPENDS if rules.flip_last_ends else 0) | \
             (F_SWAPANY if rules.swap_in_opponents_herds else 0) | \
-            (F_GRASSMUST if not rules.grass_draw_explorer_kept else 0)
+            (F_GRASSMUST if not rules.grass_draw_explorer_kept else 0) | \
+            (F_BESIDE if rules.partners == "beside" else 0) | \
+            (F_PLAYON if rules.end_tie == "play_on" else 0)
         params = np.array([n_players, rules.hand_sizes[n_players - 2], rules.grassland,
                            rules.target_score, rules.max_hands, 2 if teams else n_players, flags],
                           np.int64)
@@ -1282,7 +1473,7 @@ class Herds(Game):
         hl = np.zeros((n, MAXH), np.int8)
         hh = np.zeros((n, MAXH), np.int8)
         hcd = np.zeros((n, MAXH, 6), np.int16)
-        small = np.zeros((n, 6), np.int32)
+        small = np.zeros((n, 7), np.int32)
         table = np.zeros((n, 36), np.int8)
         want = np.zeros((n, 2, 36), np.bool_)
         _observe(games, st.g, st.pp, st.team_total, st.deck, st.zone, st.hsuit, st.hown, st.hlo,
@@ -1290,8 +1481,8 @@ class Herds(Game):
                  hsu, hl, hh, hcd, small, table, want)
         return Obs(games.copy(), seat, kind, hand, grass, give, hsizes, totals, hs, hsu, hl, hh,
                    hcd, small[:, 0], small[:, 1], small[:, 2], small[:, 3], small[:, 4],
-                   small[:, 5], table, want, n_players=P, teams=bool(st.params[P_NTEAMS] < P),
-                   target_score=st.rules.target_score)
+                   small[:, 5], small[:, 6], table, want, n_players=P,
+                   teams=bool(st.params[P_NTEAMS] < P), target_score=st.rules.target_score)
 
     def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
                     keys: np.ndarray, tries: int = WORLD_TRIES) -> State:
@@ -1312,10 +1503,18 @@ class Herds(Game):
                 np.zeros((n, w.n_players), np.int32), int(tries))
         return w
 
+    def sides(self, state: State) -> np.ndarray:
+        """The side (team, or the seat itself) of each seat."""
+        P = state.n_players
+        if state.params[P_NTEAMS] == P:
+            return np.arange(P)
+        beside = bool(state.params[P_FLAGS] & F_BESIDE)
+        return np.array([p // 2 if beside else p % 2 for p in range(P)])
+
     def outcome(self, state: State) -> Outcome:
         st = state
         P = st.n_players
-        teams = np.array([p % 2 if st.params[P_NTEAMS] < P else p for p in range(P)])
+        teams = self.sides(st)
         score = st.team_total[:, teams].astype(np.float64)
         rank, win = ranks_and_wins(score)
         sides = st.team_total[:, :int(st.params[P_NTEAMS])].astype(np.float64)
@@ -1340,7 +1539,7 @@ class Herds(Game):
         st = state
         P = st.n_players
         nt = int(st.params[P_NTEAMS])
-        teams = np.array([p % 2 if nt < P else p for p in range(P)])
+        teams = self.sides(st)
         lo = st.hlo.astype(np.int64)[:, :, None]
         hi = st.hhi.astype(np.int64)[:, :, None]
         n = np.arange(6)[None, None, :]
