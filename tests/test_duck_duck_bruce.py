@@ -840,12 +840,16 @@ def test_the_state_layout_measure_plays_the_reference_games():
     """experiments/structured-state-measure.py times the game with its state as separate arrays
     and as one record per game: both must be the reference's games, or the timing says nothing."""
     import importlib.util
+    import sys
 
     import ddb_fused
 
     path = Path(__file__).resolve().parents[1] / "experiments" / "structured-state-measure.py"
     spec = importlib.util.spec_from_file_location("structured_state_measure", path)
     mod = importlib.util.module_from_spec(spec)
+    # registered, so that numba can import it again when it loads the kernels from its cache
+    # (unregistered, a second run failed: "No module named '<dynamic>'")
+    sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
     keys = game_keys(4, 3, 800).deal
     stop, declare = np.array([1, 3, 5]), np.array([2, 1, 3])
