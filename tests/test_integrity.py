@@ -482,3 +482,29 @@ def test_a_per_game_function_answering_a_fraction_is_refused(value):
     strat = per_game(lambda view, legal, rng: value, "fraction")()
     with pytest.raises(IllegalActionError, match=rf"'fraction' chose {re.escape(repr(value))}"):
         _play(get_game("duck_duck_bruce"), [strat], 3)
+
+
+class WorldsFlipper(Strategy):
+    """A search-style strategy (``wants_worlds``) that tries to make every array its Worlds
+    leads to writable (a seat written there would deal worlds seen from another seat's hand)."""
+
+    name = "worlds_flipper"
+    wants_worlds = True
+
+    def __init__(self):
+        super().__init__()
+        self.tried = self.gave = 0
+
+    def act(self, obs, legal, rng, worlds):
+        for x in _walk(worlds, worlds.take(np.arange(len(worlds)))):
+            if isinstance(x, np.ndarray):
+                self.tried += 1
+                self.gave += _flip(x)
+        return random_legal(legal, rng)
+
+
+@pytest.mark.parametrize("game_id", ["duck_duck_bruce", "bluff_in_zoo"])
+def test_a_worlds_seats_cannot_be_made_writable(game_id):
+    flipper = WorldsFlipper()
+    _play(get_game(game_id), [flipper], 6)
+    assert flipper.tried > 0 and flipper.gave == 0

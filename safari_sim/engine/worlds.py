@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from .chance import mix
-from .protocol import Game
+from .protocol import Game, sealed
 
 _M2 = np.uint64(0x94D049BB133111EB)
 
@@ -37,8 +37,10 @@ class Worlds:
         self.game = game
         self.rules = rules
         self.n_players = n_players
-        self.seat = seats.view()  # int64[n]: the seat to move in each observed game
-        self.seat.flags.writeable = False
+        # int64[n]: the seat to move in each observed game, sealed: the deal below reads the same
+        # array, and a seat written into it would deal worlds seen from another seat's hand
+        seats = self.seat = sealed(seats, copy=True)
+        games = sealed(games, copy=True)
 
         def deal(rows: np.ndarray, keys: np.ndarray) -> Any:
             rows = np.asarray(rows, np.int64)
@@ -55,8 +57,7 @@ class Worlds:
         rows = np.asarray(rows, np.int64)
         sub = object.__new__(Worlds)
         sub.game, sub.rules, sub.n_players = self.game, self.rules, self.n_players
-        sub.seat = np.take(self.seat, rows)
-        sub.seat.flags.writeable = False
+        sub.seat = sealed(np.take(self.seat, rows))
         deal = self._deal
         sub._deal = lambda r, keys: deal(np.take(rows, np.asarray(r, np.int64)), keys)
         return sub
