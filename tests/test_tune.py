@@ -275,6 +275,16 @@ def test_a_knob_study_is_worded_as_one(tmp_path):
                            "percentage points (+1.2 to +2.8), better than the default beyond noise.")
     assert "printed" not in " ".join(cli_summary(rec))
     assert cli_summary(rec)[0].startswith("default: 0.5: win_rate 49.2% (48.6% to 49.8%) at 30,000 games")
+    # several objectives: each candidate of the front against the default, in the same words
+    multi = json.loads(json.dumps(rec))
+    multi["objectives"].append({**WIN_RATE, "name": "w2"})
+    for r in multi["results"]["runs"]:
+        r["measures"]["w2"] = dict(default)
+    lines = headline(multi)
+    assert lines[0].startswith("1 candidate from the Pareto front of ") and "and the default (0.5) too" in lines[0]
+    assert lines[1] == ("0.35: win_rate 51.2% (50.6% to 51.8%), better than the default beyond noise: +2.0 "
+                        "percentage points (+1.2 to +2.8); w2 49.2% (48.6% to 49.8%), within noise of the "
+                        "default: +0.0 percentage points (−0.8 to +0.8).")
     # the page: titled as knob tuning, numbers with their interval's decimals
     (tmp_path / "tune.json").write_text(json.dumps(rec))
     optuna.create_study(storage=storage_url(tmp_path), study_name="t")

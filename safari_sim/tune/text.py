@@ -150,7 +150,6 @@ def headline(record: dict[str, Any]) -> list[str]:
     tuned = [r for r in runs if r["trial"] is not None]
     if not tuned:
         return ["No trial finished its last rung, so nothing was confirmed: raise the budget."]
-    label = baseline_label(keys)
     base = {"rules": "the printed rules", "knobs": "the default" + ("s" if len(keys) > 1 else ""),
             "rules and knobs": "the printed rules and default knobs"}[kind(keys)]
     lines = []
@@ -173,16 +172,17 @@ def headline(record: dict[str, Any]) -> list[str]:
                      f"(the difference's interval treats the two runs as independent, which they are not "
                      f"quite: it is, if anything, too wide).")
     else:
-        lines.append(f"{len(tuned)} candidates from the Pareto front of "
-                     f"{', '.join(o['text'] for o in objectives)} were confirmed on {tuned[0]['games']:,} "
-                     f"fresh games each, and {label} ({values_text(base_run['values'], keys)}) too:")
+        lines.append(f"{len(tuned)} candidate{'s' if len(tuned) > 1 else ''} from the Pareto front of "
+                     f"{', '.join(o['text'] for o in objectives)} {'were' if len(tuned) > 1 else 'was'} "
+                     f"confirmed on {tuned[0]['games']:,} "
+                     f"fresh games each, and {base} ({values_text(base_run['values'], keys)}) too:")
         for r in tuned:
             parts = []
             for o in objectives:
                 m, mp = r["measures"][o["name"]], base_run["measures"][o["name"]]
                 d = difference(m, mp)
-                parts.append(f"{o['name']} {_measure_text(m, o)}, {verdict_of(d, o['direction'], base)} "
-                             f"(by {difference_text(d, o.get('share', False))})")
+                parts.append(f"{o['name']} {_measure_text(m, o)}, {verdict_of(d, o['direction'], base)}: "
+                             f"{difference_text(d, o.get('share', False))}")
             lines.append(f"{values_text(r['values'], keys)}: " + "; ".join(parts) + ".")
     for v in res["verdicts"]:
         lines.append(f"Is there a dominant strategy? {v['sentence']}")
