@@ -38,7 +38,7 @@ CONFIRMED = "#D55E00"
 
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
-        return f"{v:.4g}"
+        return f"{v:.3g}"  # as the headline and the verdict write a knob's value
     if isinstance(v, (list, tuple)):
         return json.dumps(list(v))
     return "null" if v is None else str(v)

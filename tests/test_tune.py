@@ -217,6 +217,20 @@ def test_verdict_says_below_fair_when_even_the_best_response_loses():
     assert "clustered by deal" in s and best["p_fair"] < 1e-6
 
 
+@pytest.mark.parametrize("n", [40, pytest.param(1000, marks=pytest.mark.slow)])
+def test_verdict_below_fair_holds_its_level(n):
+    # a best response exactly at its fair share: "below its fair share beyond noise" is said in
+    # at most 2.5% of studies (the lower tail of the two-sided 5% test), and "yes" in at most 5%
+    below = yes = 0
+    for i in range(n):
+        lf = frame(players=3, games=300, strategies=["br", "f1", "f2"], rng=1000 + i).lazy()
+        v = dominant_verdict("br", [({"strategies.br.params.k": 1}, lf)])
+        below += "below its fair share beyond noise" in v["sentence"]
+        yes += v["dominant"]
+    assert below / n <= 0.025 + 3 * math.sqrt(0.025 * 0.975 / n)
+    assert yes / n <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / n)
+
+
 def test_verdict_above_fair_but_not_beyond_noise_says_so():
     tuned = [({"strategies.br.params.k": 1}, frame(players=3, games=900, strategies=["br", "f1", "f2"],
                                                   strengths=[1.04, 1, 1], rng=40).lazy())]
