@@ -1,4 +1,4 @@
-"""The tune report: the best rules (or knobs) with their confirmed intervals, the search's
+"""The tune report: the best rules (or knob values) with their confirmed intervals, the search's
 landscape, and the dominant-strategy verdict; HTML (and PDF) from a tune's results folder.
 
     from reports.tune import build_tune_report
@@ -14,7 +14,6 @@ Pareto front when there are several objectives.
 from __future__ import annotations
 
 import json
-import math
 import warnings
 from pathlib import Path
 from typing import Any, Sequence
@@ -28,6 +27,8 @@ import polars as pl  # noqa: E402
 
 from safari_sim.files import atomic_write_bytes  # noqa: E402
 from safari_sim.stats import words  # noqa: E402
+from safari_sim.stats.intervals import z_value  # noqa: E402
+from safari_sim.tune import text  # noqa: E402
 
 from .compute import ReportError  # noqa: E402
 from .figures import COLOURS, STYLE, panel_title, plain, to_data_uri  # noqa: E402
@@ -37,25 +38,18 @@ CONFIRMED = "#D55E00"
 
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
-        return f"{v:.4g}"
+        return f"{v:.3g}"  # as the headline and the verdict write a knob's value
     if isinstance(v, (list, tuple)):
         return json.dumps(list(v))
     return "null" if v is None else str(v)
 
 
-def _num(x: float | None, digits: int = 4, share: bool = False) -> str:
-    """A measure as text: shares in percent (two decimals below 10%), others to 4 digits."""
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "–"
-    if share:
-        return f"{100 * x:.{2 if abs(x) < 0.1 else 1}f}%"
-    return f"{x:.{digits}g}"
+def _num(x: float | None, half: float, share: bool = False) -> str:
+    """A measure as text, with the decimals its interval (+- ``half``) allows; shares in percent."""
+    return text.number(x, half, share)
 
 
-def short_key(key: str) -> str:
-    """rules.target_score -> target_score; strategies.NAME.params.KNOB -> NAME.KNOB."""
-    parts = key.split(".")
-    return parts[1] if parts[0] == "rules" else f"{parts[1]}.{parts[-1]}"
+short_key = text.short_key
 
 
 def _history(out: Path) -> pl.DataFrame:
@@ -178,56 +172,9 @@ def optuna_figures(out: Path, record: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def summary(record: dict[str, Any]) -> list[str]:
-    """The plain-words answer: the best candidate and the printed rules at the confirmation."""
-    res = record["results"]
-    runs = res["runs"]
-    objectives = record["objectives"]
-    printed = runs[0]
-    tuned = [r for r in runs if r["trial"] is not None]
-    lines = []
-    if not tuned:
-        return ["No trial finished its last rung, so nothing was confirmed: raise the budget."]
-    from safari_sim.tune.verdict import knobs_text
-
-    def measure_text(m, o):
-        sh = o.get("share", False)
-        text = (f"{_num(m['value'], share=sh)} (95% interval {_num(m['lo'], share=sh)} to "
-                f"{_num(m['hi'], share=sh)})")
-        if o["kind"] == "seat_edge" and "edge" in m:  # which way: for or against the starter
-            text += (f" [the starter's win rate minus the fair share: {words.signed_points(m['edge'])} "
-                     f"points, {words.signed_points(m['edge_lo'])} to {words.signed_points(m['edge_hi'])}]")
-        return text
-
-    if len(objectives) == 1:
-        o = objectives[0]
-        b = res["best"]
-        mb, mp = b["measures"][o["name"]], printed["measures"][o["name"]]
-        apart = mb["hi"] < mp["lo"] if o["direction"] == "minimize" else mb["lo"] > mp["hi"]
-        lines.append(f"Best found: {knobs_text(b['values'])}. At the confirmation ({b['games']:,} fresh "
-                     f"games) {o.get('noun', o['text'])} is {measure_text(mb, o)}, against {measure_text(mp, o)} as "
-                     f"printed ({knobs_text(printed['values'])}): "
-                     + ("a real improvement (the intervals do not overlap)." if apart else
-                        "the intervals overlap, so the improvement is not shown beyond noise."))
-    else:
-        lines.append(f"{len(tuned)} candidates from the Pareto front of {', '.join(o['text'] for o in objectives)} "
-                     f"were confirmed on {tuned[0]['games']:,} fresh games each (the printed rules "
-                     f"too: {knobs_text(printed['values'])}):")
-        for r in tuned:
-            parts = []
-            for o in objectives:
-                m, mp = r["measures"][o["name"]], printed["measures"][o["name"]]
-                sign = 1 if o["direction"] == "minimize" else -1
-                if sign * m["value"] < sign * mp["value"] and (m["hi"] < mp["lo"] if sign > 0 else m["lo"] > mp["hi"]):
-                    versus = "better than printed"
-                elif (m["lo"] > mp["hi"] if sign > 0 else m["hi"] < mp["lo"]):
-                    versus = "worse than printed"
-                else:
-                    versus = "within noise of printed"
-                parts.append(f"{o['name']} {measure_text(m, o)}, {versus}")
-            lines.append(f"{knobs_text(r['values'])}: " + "; ".join(parts) + ".")
-    for v in res["verdicts"]:
-        lines.append(f"Is there a dominant strategy? {v['sentence']}")
-    return lines
+    """The plain-words answer (``safari_sim.tune.text.headline``): the best value against the
+    printed rule or the knob's default, by how much, and the dominant-strategy verdicts."""
+    return text.headline(record)
 
 
 def tune_view(out: str | Path) -> dict[str, Any]:
@@ -248,8 +195,11 @@ def tune_view(out: str | Path) -> dict[str, Any]:
             m = r["measures"][o["name"]]
             s = r["search"].get(o["name"]) if r["search"] else None
             sh = o.get("share", False)
-            cells.append({"value": _num(m["value"], share=sh), "lo": _num(m["lo"], share=sh),
-                          "hi": _num(m["hi"], share=sh), "search": _num(s["value"], share=sh) if s else "–"})
+            half = (m["hi"] - m["lo"]) / 2
+            search_half = z_value() * s["se"] if s and s.get("se") is not None else 0.0
+            cells.append({"value": _num(m["value"], half, sh), "lo": _num(m["lo"], half, sh),
+                          "hi": _num(m["hi"], half, sh),
+                          "search": _num(s["value"], search_half, sh) if s else "–"})
         rows.append({"label": r["label"], "vals": [_fmt(r["values"].get(k)) for k in keys],
                      "cells": cells, "folder": r["folder"]})
     return {
@@ -259,6 +209,7 @@ def tune_view(out: str | Path) -> dict[str, Any]:
         "landscape": landscape(history, record) if history.height else [],
         "optuna": optuna_figures(out, record),
         "verdicts": record["results"]["verdicts"],
+        "title": text.title(keys), "digits_for": words.digits_for,
     }
 
 

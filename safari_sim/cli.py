@@ -626,23 +626,12 @@ def tune(
     except KeyboardInterrupt:
         err.print("stopped: finished trials are kept; run the same command again to resume")
         raise typer.Exit(130)
-    res = record["results"]
-    for line in _tune_summary(t, res):
+    from .tune.text import cli_summary
+
+    for line in cli_summary(record):
         out.print(line, highlight=False, markup=False)
     for p in record.get("report", []):
         out.print(f"report: {p}", highlight=False)
-
-
-def _tune_summary(t, res) -> list[str]:
-    from .tune.verdict import knobs_text
-
-    lines = []
-    for r in res["runs"]:
-        ms = ", ".join(f"{k} {m['value']:.4g} ({m['lo']:.4g} to {m['hi']:.4g})" for k, m in r["measures"].items())
-        what = "printed" if r["trial"] is None else f"trial {r['trial']}"
-        lines.append(f"{what}: {knobs_text(r['values'])}: {ms} at {r['games']:,} games")
-    lines += [v["sentence"] for v in res["verdicts"]]
-    return lines
 
 
 @app.command()

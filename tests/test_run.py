@@ -752,10 +752,30 @@ def test_until_stops_when_the_answer_is_clear(tmp_path):
     exp2 = write(tmp_path, text + "until: {interval: 0.03}\n", "i.yaml")
     r = run_cli("run", exp2, "--output", tmp_path / "i", "--games", 20_000, "--quiet")
     st = json.loads((tmp_path / "i" / "experiment.json").read_text())["stopped"]
-    assert st["early"] and "within +-3.00%" in st["reason"]
+    assert st["early"] and "within +-3.0 percentage points" in st["reason"]
     bad = write(tmp_path, text + "until: {interval: 0.03, compare: [a, b]}\n", "b.yaml")
     r = run_cli("run", bad, "--output", tmp_path / "b", "--quiet")
     assert r.exit_code == 2 and "exactly one of interval or compare" in r.output
+
+
+def test_until_says_percentage_points_not_percent(tmp_path):
+    # a difference of two shares is in percentage points ("4.1 +- 1.2 percentage points"), as
+    # the rest of the project writes it, never "4.10% +- 1.20%"
+    from types import SimpleNamespace
+
+    from report_data import frame
+    from safari_sim.run.until import check
+
+    path = tmp_path / "g.parquet"
+    frame(players=3, games=6000, strategies=["a", "b", "c"], strengths=[1.6, 1, 1], rng=4).write_parquet(path)
+    spec = SimpleNamespace(until=SimpleNamespace(interval=0.03, compare=None, alpha=0.05))
+    why = check(spec, [path], 6000, 1)
+    assert why.startswith("every win-rate interval is within +-3.0 percentage points (the widest +-")
+    assert "%" not in why
+    spec = SimpleNamespace(until=SimpleNamespace(interval=None, compare=["a", "b"], alpha=0.05))
+    why = check(spec, [path], 6000, 1)
+    assert why.startswith("a wins more than b by ") and " percentage points (6,000 deals)" in why
+    assert "%" not in why.split("(always-valid")[0]
 
 
 def test_errors_a_designer_hit(tmp_path):

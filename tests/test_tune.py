@@ -1,4 +1,4 @@
-"""The rules tuner: the search finds a known optimum, the tune file's errors are clear, a tiny
+"""The tuner (rules and knobs): the search finds a known optimum, the tune file's errors are clear, a tiny
 real tune runs and resumes through the CLI, and the dominant-strategy verdict is honest."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from report_data import frame
 from safari_sim.cli import app
+from safari_sim.stats import words
 from safari_sim.tune.objectives import Measure, Measurer, Objective
 from safari_sim.tune.search import NoisePruner, candidates, games_used, open_study, search
 from safari_sim.tune.space import Param, declared_text, from_declared
@@ -86,6 +87,28 @@ def test_pareto_front_of_two_objectives():
     assert all(0.1 < t.params["rules.x"] < 0.9 for t in front)
     # the best on each objective comes first
     assert front[0].values[0] == min(t.values[0] for t in front)
+
+
+def test_a_small_budget_still_covers_the_range():
+    # the first trials are a space-filling (scrambled Sobol) design, not TPE's random start:
+    # five trials over [0, 1] reach both ends (random points miss an end in 44% of searches)
+    objectives = [Objective("loss", "column", "minimize", column="loss")]
+    space = [Param("rules.x", "float", 0.0, 1.0)]
+
+    def xs(seed, budget=500, over=space):
+        study = open_study(None, "small", objectives, seed=seed)
+        search(study, over, objectives, noisy(lambda v: {"loss": (v["rules.x"] - 0.5) ** 2}),
+               rungs=[100], budget=budget)
+        return [t.params["rules.x"] for t in study.trials], study
+
+    for seed in range(10):
+        x, _ = xs(seed)
+        assert len(x) == 5 and min(x) < 0.25 and max(x) > 0.75, (seed, x)
+    assert xs(3)[0] == xs(3)[0]  # reproducible for a seed
+    # eight trials of two keys: each quarter of x holds two, every choice is tried
+    x, study = xs(1, budget=800, over=SPACE)
+    assert sorted(int(v * 4) for v in x) == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert {t.params["rules.kind"] for t in study.trials} == {"a", "b", "c"}
 
 
 def test_noise_pruner_prunes_only_beyond_noise():
@@ -169,6 +192,152 @@ def test_verdict_says_yes_when_the_best_response_beats_the_field():
     v = dominant_verdict("br", tuned)
     assert v["answer"] == "yes" and "k=1" in v["sentence"]
     assert v["best"]["lo"] > 1 / 3
+
+
+def test_verdict_says_below_fair_when_even_the_best_response_loses():
+    # the designer's case: the best response found wins 21.3% against a fair 33.3% (strength
+    # 0.54 against 1, 1: 0.54 / 2.54 = 21.3%). The one-sided test of dominance has p near 1; the
+    # sentence must not call that "within noise of its fair share": it is far below it
+    tuned = [({"strategies.br.params.k": k}, frame(players=3, games=6000, strategies=["br", "f1", "f2"],
+                                                   strengths=[0.54 - 0.02 * k, 1, 1], rng=20 + k).lazy())
+             for k in range(3)]
+    default = frame(players=3, games=6000, strategies=["br", "f1", "f2"], strengths=[0.5, 1, 1], rng=30).lazy()
+    v = dominant_verdict("br", tuned, default)
+    best = v["best"]
+    assert v["answer"] == "no" and best["values"] == {"strategies.br.params.k": 0}
+    assert 0.20 < best["rate"] < 0.227 and best["hi"] < 1 / 3
+    s = v["sentence"]
+    assert "within noise" not in s.split(". ")[0] and "p = 1.000" not in s, s
+    assert s.startswith("No: even the best response found, br with k=0, wins 21.")
+    # its interval, and the distance from fair in points with its interval, match the numbers
+    gap = f"{words.points(1 / 3 - best['rate'])} percentage points"
+    assert (f"({words.interval(best['lo'], best['hi'])}) against the field, whose fair share is 33.3%: "
+            f"below its fair share beyond noise, by {gap} ({words.signed_points(best['lo'] - 1 / 3)} to "
+            f"{words.signed_points(best['hi'] - 1 / 3)}; two-sided p = ") in s
+    assert "clustered by deal" in s and best["p_fair"] < 1e-6
+
+
+@pytest.mark.parametrize("n", [40, pytest.param(1000, marks=pytest.mark.slow)])
+def test_verdict_below_fair_holds_its_level(n):
+    # a best response exactly at its fair share: "below its fair share beyond noise" is said in
+    # at most 2.5% of studies (the lower tail of the two-sided 5% test), and "yes" in at most 5%
+    below = yes = 0
+    for i in range(n):
+        lf = frame(players=3, games=300, strategies=["br", "f1", "f2"], rng=1000 + i).lazy()
+        v = dominant_verdict("br", [({"strategies.br.params.k": 1}, lf)])
+        below += "below its fair share beyond noise" in v["sentence"]
+        yes += v["dominant"]
+    assert below / n <= 0.025 + 3 * math.sqrt(0.025 * 0.975 / n)
+    assert yes / n <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / n)
+
+
+def test_verdict_above_fair_but_not_beyond_noise_says_so():
+    tuned = [({"strategies.br.params.k": 1}, frame(players=3, games=900, strategies=["br", "f1", "f2"],
+                                                  strengths=[1.04, 1, 1], rng=40).lazy())]
+    v = dominant_verdict("br", tuned)
+    assert v["best"]["rate"] > 1 / 3 and v["best"]["p_holm"] >= 0.05  # this draw: above, within noise
+    assert v["answer"] == "no" and ": above its fair share by " in v["sentence"]
+    assert "but not beyond noise (one-sided p = " in v["sentence"]
+
+
+# ---- the words: knob tuning and rules tuning, numbers as their interval allows ---------------
+
+def test_numbers_have_the_decimals_their_interval_allows():
+    from safari_sim.tune.text import difference_text, measure, number, plus_minus
+
+    assert plus_minus(0.19721, 0.018 / 1.96) == "0.197 (± 0.018)"   # not "0.1972 (± 0.018)"
+    assert plus_minus(53.0, 0.04 / 1.96) == "53.00 (± 0.04)"
+    assert plus_minus(97.43, 2.4 / 1.96) == "97.4 (± 2.4)"
+    assert plus_minus(0.2134, 0.01 / 1.96, share=True) == "21.3% (± 1.0 points)"
+    assert measure({"value": 0.19721, "lo": 0.17921, "hi": 0.21521}) == "0.197 (0.179 to 0.215)"
+    assert measure({"value": 0.3334, "lo": 0.33323, "hi": 0.33356}, share=True) == "33.340% (33.323% to 33.356%)"
+    assert number(52.9612, 0.5) == "53.0"
+    assert difference_text({"value": 0.014, "lo": 0.001, "hi": 0.028}, True) == \
+        "+1.4 percentage points (+0.1 to +2.8)"
+
+
+WIN_RATE = {"name": "win_rate", "kind": "win_rate", "direction": "maximize", "text": "counter's win rate",
+            "noun": "counter's win rate", "share": True}
+
+
+def _record(keys, values, default, measure_best, measure_default, verdicts=(), o=WIN_RATE, search=0.51234):
+    n = o["name"]
+    runs = [{"label": "x", "trial": None, "values": default, "folder": "confirm/a", "games": 30000, "seed": 1,
+             "measures": {n: measure_default}, "search": {}},
+            {"label": "trial 4", "trial": 4, "values": values, "folder": "confirm/b", "games": 30000, "seed": 1,
+             "measures": {n: measure_best}, "search": {n: {"value": search, "se": 0.0061}}}]
+    return {"name": "t", "game_name": "Duck Duck Bruce", "players": 3, "fingerprint": "f",
+            "params": [{"key": k, "kind": "float", "range": "0 to 1", "source": "knob bounds"} for k in keys],
+            "objectives": [o], "budget": 1000, "rungs": [100], "confirm": {"top": 1, "games": 30000},
+            "pruner": "noise", "sampler": "tpe", "trials": 5, "games_used": 1000,
+            "results": {"confirm_seed": 1, "runs": runs, "verdicts": list(verdicts), "best": runs[1]}}
+
+
+def test_a_knob_study_is_worded_as_one(tmp_path):
+    from reports.tune import build_tune_report
+    from safari_sim.tune.runner import storage_url
+    from safari_sim.tune.text import cli_summary, headline
+
+    key = "strategies.counter.params.risk"
+    best = {"value": 0.512, "lo": 0.506, "hi": 0.518, "se": 0.003}
+    default = {"value": 0.492, "lo": 0.486, "hi": 0.498, "se": 0.003}
+    tuned = [({key: 0.35}, frame(players=3, games=3000, strategies=["counter", "f1", "f2"], rng=2).lazy())]
+    rec = _record([key], {key: 0.35}, {key: 0.5}, best, default, [dominant_verdict("counter", tuned)])
+    head = headline(rec)[0]
+    assert head.startswith("Best value of counter.risk: 0.35, where counter's win rate is 51.2% (50.6% to "
+                           "51.8%), against the default 0.5, where it is 49.2% (48.6% to 49.8%): by +2.0 "
+                           "percentage points (+1.2 to +2.8), better than the default beyond noise.")
+    assert "printed" not in " ".join(cli_summary(rec))
+    assert cli_summary(rec)[0].startswith("default: 0.5: win_rate 49.2% (48.6% to 49.8%) at 30,000 games")
+    # several objectives: each candidate of the front against the default, in the same words
+    multi = json.loads(json.dumps(rec))
+    multi["objectives"].append({**WIN_RATE, "name": "w2"})
+    for r in multi["results"]["runs"]:
+        r["measures"]["w2"] = dict(default)
+    lines = headline(multi)
+    assert lines[0].startswith("1 candidate from the Pareto front of ") and "and the default (0.5) too" in lines[0]
+    assert lines[1] == ("0.35: win_rate 51.2% (50.6% to 51.8%), better than the default beyond noise: +2.0 "
+                        "percentage points (+1.2 to +2.8); w2 49.2% (48.6% to 49.8%), within noise of the "
+                        "default: +0.0 percentage points (−0.8 to +0.8).")
+    # the page: titled as knob tuning, numbers with their interval's decimals
+    (tmp_path / "tune.json").write_text(json.dumps(rec))
+    optuna.create_study(storage=storage_url(tmp_path), study_name="t")
+    html = build_tune_report(tmp_path, ["html"])[0].read_text()
+    assert "Duck Duck Bruce knob tuning</title>" in html and "rules tuner" not in html
+    assert "printed" not in html.split('id="landscape"')[0]
+    assert "Best value of counter.risk: 0.35" in html
+    assert ">51.2%<" in html and ">51.23%<" not in html  # the search's value at its interval's decimals
+    # a rules study: the baseline is the printed rule
+    rules = _record(["rules.target_score"], {"rules.target_score": 36}, {"rules.target_score": 77}, best, default)
+    assert headline(rules)[0].startswith("Best value of target_score: 36, where ")
+    assert "against the printed 77, where it is " in headline(rules)[0]
+    assert "better than the printed rules beyond noise" in headline(rules)[0]
+    from safari_sim.tune.text import title
+
+    assert title(["rules.target_score"]) == "rules tuning" and title([key]) == "knob tuning"
+    assert title(["rules.target_score", key]) == "rules and knob tuning"
+    # a measure that is not a share, on the page: "0.197" (its interval's decimals), not "0.1972"
+    lead = {"name": "lead_changes", "kind": "column", "direction": "maximize", "text": "mean lead_changes",
+            "noun": "mean lead_changes", "share": False}
+    rec = _record(["rules.target_score"], {"rules.target_score": 36}, {"rules.target_score": 77},
+                  {"value": 0.19721, "lo": 0.17921, "hi": 0.21521, "se": 0.0092},
+                  {"value": 0.15012, "lo": 0.13212, "hi": 0.16812, "se": 0.0092}, o=lead, search=0.20113)
+    (tmp_path / "tune.json").write_text(json.dumps(rec))
+    html = build_tune_report(tmp_path, ["html"])[0].read_text()
+    assert ">0.197<" in html and ">0.179 – 0.215<" in html and ">0.201<" in html and "0.1972" not in html
+    assert "rules tuning</title>" in html
+
+
+def test_the_trial_line_has_the_decimals_its_interval_allows():
+    from types import SimpleNamespace
+
+    from safari_sim.tune.runner import _trial_line
+
+    t = optuna.trial.create_trial(params={"rules.x": 0.5}, distributions={"rules.x": optuna.distributions.
+                                  FloatDistribution(0, 1)}, value=0.19721,
+                                  user_attrs={"games": 600, "lf": 0.19721, "lf.se": 0.018 / 1.96})
+    tune = SimpleNamespace(objectives=[Objective("lf", "column", "maximize", column="lead_from")])
+    assert _trial_line(t, tune).endswith(": x=0.5: lf 0.197 (± 0.018) at 600 games (done)")
 
 
 # ---- the tune file's errors ----------------------------------------------------------------
@@ -278,7 +447,7 @@ def test_tiny_real_tune_runs_and_resumes(tmp_path):
     rec = json.loads((out / "tune.json").read_text())
     assert rec["games_used"] >= 450 and rec["trials"] == 3
     runs = rec["results"]["runs"]
-    assert runs[0]["label"] == "printed" and runs[0]["values"]["rules.target_score"] == 77
+    assert runs[0]["label"] == "printed rules, default knobs" and runs[0]["values"]["rules.target_score"] == 77
     for run in runs:  # every confirmation is a normal dataset, with each objective's interval
         from safari_sim import stats
 

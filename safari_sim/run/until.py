@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from ..stats import sequential
+from ..stats.words import points
 from ..stats.wins import win_rates
 
 
@@ -23,8 +24,9 @@ def check(spec, paths: list[Path], budget_deals: int, n_variants: int) -> str | 
         rates = win_rates(lf)
         half = ((rates["hi"] - rates["lo"]) / 2).max()
         if half <= u.interval:
-            return (f"every win-rate interval is within +-{u.interval:.2%} "
-                    f"(the widest +-{half:.2%})")
+            # shares' differences are percentage points, as everywhere in the project
+            return (f"every win-rate interval is within +-{points(u.interval)} percentage points "
+                    f"(the widest +-{points(half)})")
         return None
     a, b = u.compare
     both = (lf.filter(pl.col("strategy").cast(pl.Utf8).is_in([a, b]))
@@ -45,7 +47,7 @@ def check(spec, paths: list[Path], budget_deals: int, n_variants: int) -> str | 
         if side is None:
             return None
         win, lose = (a, b) if side == "A" else (b, a)
-        words.append(f"{win} wins more than {lose} by {abs(mean):.2%} +- {r:.2%} "
+        words.append(f"{win} wins more than {lose} by {points(mean)} +- {points(r)} percentage points "
                      f"({part.height:,} deals{'' if n_variants == 1 else ', ' + str(label)})")
     return "; ".join(words) + f" (always-valid {1 - u.alpha:.0%} confidence sequence)"
 

@@ -7,7 +7,8 @@
       trials/FP/           one dataset per candidate searched (FP: its experiment's fingerprint),
                            extended rung by rung; a candidate asked twice reuses its games
       confirm/FP/          the confirmation run of each confirmed candidate (fresh deals), and
-                           of the experiment as printed, on the same deals, for comparison
+                           of the experiment as it is (printed rules, default knobs), on the
+                           same deals, for comparison
       report.html (.pdf)
 
 Every trial plays the experiment's seed (common random numbers: candidates are compared on the
@@ -153,7 +154,8 @@ def write_history(study, out: Path) -> None:
 
 
 def confirm(tune: Tune, study, say: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
-    """Play the best candidates (and the printed experiment) again on fresh deals; measure every
+    """Play the best candidates (and the experiment as it is: printed rules, default knobs) again
+    on fresh deals; measure every
     objective with its interval; the dominant-strategy verdict of each searched strategy."""
     from ..stats.dataset import scan
     from .verdict import dominant_verdict
@@ -165,7 +167,9 @@ def confirm(tune: Tune, study, say: Callable[[str], None] = lambda s: None) -> d
     runs = []
     printed_values = {p.key: _printed_value(tune, p.key) for p in tune.params}
     decode = {p.key: p.decode for p in tune.params}
-    for label, number, values in [("printed", None, {}),
+    from .text import baseline_label
+
+    for label, number, values in [(baseline_label([p.key for p in tune.params]), None, {}),
                                   *((f"trial {t.number}", t.number,
                                      {k: decode[k](v) for k, v in t.params.items()}) for t in picked)]:
         say(f"confirming {label} ({c.games:,} games)")
@@ -257,6 +261,8 @@ def run_tune(tune: Tune, say: Callable[[str], None] = lambda s: None, replace: b
 
 
 def _trial_line(t, tune: Tune) -> str:
+    from .text import plus_minus
+
     values = ", ".join(f"{k.split('.')[-1]}={v:.3g}" if isinstance(v, float) else f"{k.split('.')[-1]}={v}"
                        for k, v in t.params.items())
     games = t.user_attrs.get("games", 0)
@@ -265,7 +271,7 @@ def _trial_line(t, tune: Tune) -> str:
     parts = []
     for o in tune.objectives:
         v, se = t.user_attrs.get(o.name), t.user_attrs.get(f"{o.name}.se")
-        if v is not None:
-            parts.append(f"{o.name} {v:.4g} (± {1.96 * se:.2g})" if se is not None else f"{o.name} {v:.4g}")
+        if v is not None:  # decimals as its interval allows: 0.197 (± 0.018), not 0.1972 (± 0.018)
+            parts.append(f"{o.name} {plus_minus(v, se, o.share)}")
     state = "pruned" if t.state.name == "PRUNED" else "done"
     return f"trial {t.number}: {values}: {', '.join(parts)} at {games:,} games ({state})"

@@ -12,6 +12,11 @@ the candidate is not hopeless:
   beats even its best case (the good end of its interval) on every objective, beyond noise on
   at least one: then more games could not put it on the front.
 
+The default sampler starts with a space-filling design: the first ``QMC_START`` trials are points
+of a scrambled Sobol sequence (Optuna's ``QMCSampler``, seeded by the tune's seed), so that even
+a small budget spreads its trials over every searched range (each coordinate of the first 2^k
+points falls once in each of 2^k equal slices); then TPE models where the good values are.
+
 Every trial records what it played at each rung as user attributes (``rung{k}.games``,
 ``rung{k}.NAME``, ``rung{k}.NAME.se``, and the last rung's as ``games``, ``NAME``, ``NAME.se``),
 so the history is complete and a resumed search counts the games already spent. The loop stops
@@ -26,7 +31,9 @@ import warnings
 from typing import Any, Callable
 
 import optuna
+from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
 from optuna.pruners import BasePruner
+from optuna.samplers import BaseSampler
 from optuna.trial import TrialState
 
 from .objectives import Measure, Objective
@@ -77,14 +84,71 @@ def make_pruner(kind: str, multi: bool) -> BasePruner:
     return NoisePruner()
 
 
-def make_sampler(kind: str, seed: int, multi: bool) -> optuna.samplers.BaseSampler:
+QMC_START = 8  # trials of the space-filling design before TPE (a power of two: balanced slices)
+
+
+def distributions(space: list[Param]) -> dict[str, BaseDistribution]:
+    """The Optuna distributions that ``Param.suggest`` asks for, by key."""
+    out: dict[str, BaseDistribution] = {}
+    for p in space:
+        if p.kind == "choice":
+            out[p.key] = CategoricalDistribution(p.labels())
+        elif p.kind == "int":
+            out[p.key] = IntDistribution(int(p.low), int(p.high), log=p.log, step=int(p.step or 1))
+        else:
+            out[p.key] = FloatDistribution(float(p.low), float(p.high), log=p.log, step=p.step)
+    return out
+
+
+class SpaceFillingStart(BaseSampler):
+    """Trials 0 .. n - 1 from Optuna's QMCSampler (scrambled Sobol), the rest from ``then``.
+
+    The QMC sampler is given the search space (``space``, set by ``search``) rather than left to
+    infer it from a first trial it would draw at random, so the design starts at its first point.
+    Its place in the sequence is kept in the study (a resumed tune goes on with the next point),
+    which is why its seed is the tune's own, not the resumed sampler's."""
+
+    def __init__(self, then: BaseSampler, seed: int, n: int = QMC_START):
+        self.then, self.n, self.space = then, n, None
+        self.qmc = optuna.samplers.QMCSampler(qmc_type="sobol", scramble=True, seed=seed)
+
+    def _start(self, trial) -> bool:
+        return self.space is not None and trial.number < self.n
+
+    def infer_relative_search_space(self, study, trial):
+        if self._start(trial):
+            return dict(self.space)
+        return self.then.infer_relative_search_space(study, trial)
+
+    def sample_relative(self, study, trial, search_space):
+        if self._start(trial):
+            return self.qmc.sample_relative(study, trial, search_space) if search_space else {}
+        return self.then.sample_relative(study, trial, search_space)
+
+    def sample_independent(self, study, trial, param_name, param_distribution):
+        return self.then.sample_independent(study, trial, param_name, param_distribution)
+
+    def before_trial(self, study, trial) -> None:
+        self.then.before_trial(study, trial)
+
+    def after_trial(self, study, trial, state, values) -> None:
+        self.then.after_trial(study, trial, state, values)
+
+    def reseed_rng(self) -> None:
+        self.then.reseed_rng()
+
+
+def make_sampler(kind: str, seed: int, multi: bool, start_seed: int | None = None) -> optuna.samplers.BaseSampler:
+    """``start_seed``: the seed of the space-filling design (the tune's; ``seed`` may be a resumed
+    sampler's)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         if kind == "random":
             return optuna.samplers.RandomSampler(seed=seed)
         if kind == "nsga2":
             return optuna.samplers.NSGAIISampler(seed=seed, population_size=8)
-        return optuna.samplers.TPESampler(seed=seed, n_startup_trials=6, multivariate=True)
+        tpe = optuna.samplers.TPESampler(seed=seed, n_startup_trials=QMC_START, multivariate=True)
+        return SpaceFillingStart(tpe, seed if start_seed is None else start_seed)
 
 
 def open_study(storage: str | None, name: str, objectives: list[Objective], sampler: str = "tpe",
@@ -98,7 +162,7 @@ def open_study(storage: str | None, name: str, objectives: list[Objective], samp
         sampler=make_sampler(sampler, seed, multi), pruner=make_pruner(pruner, multi))
     done = len(study.trials)
     if done:  # resumed: a sampler seeded as at the start would ask its first values again
-        study.sampler = make_sampler(sampler, seed + done, multi)
+        study.sampler = make_sampler(sampler, seed + done, multi, start_seed=seed)
     return study
 
 
@@ -147,6 +211,8 @@ def search(study: optuna.Study, space: list[Param], objectives: list[Objective],
            max_failures: int = 5) -> int:
     """Run trials until the games spent reach ``budget``. Returns the trials run now."""
     multi = len(objectives) > 1
+    if isinstance(study.sampler, SpaceFillingStart):
+        study.sampler.space = distributions(space)
     ran = 0
     failures = 0
     while games_used(study) < budget:

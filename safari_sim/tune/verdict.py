@@ -6,7 +6,13 @@ rate is tested against the fair share 1/players, one-sided (does it win more tha
 better than the field would?), with its clustered standard error from ``stats.win_rates``; the
 candidates' p-values are Holm-adjusted (the best of several was picked). The verdict is "yes"
 when some candidate wins more than its fair share beyond noise: the designer's warning of a
-degenerate strategy, given with its knobs and how much the tuning adds over the shipped knobs.
+degenerate strategy, given with its knobs and how much the tuning adds over the default knobs.
+
+A "no" says where the best response stands, by the test that fits what its numbers show: below
+its fair share beyond noise (two-sided test against the fair share, clustered by deal: even the
+best setting found loses more than its share), above it but not beyond noise (the one-sided,
+Holm-adjusted test of dominance), or within noise of it (two-sided). A one-sided p of 1.000 is
+never offered as "within noise" for a rate far below fair.
 """
 
 from __future__ import annotations
@@ -34,19 +40,19 @@ def _rate(lf: pl.LazyFrame, strategy: str) -> dict[str, Any]:
 
 def knobs_text(values: dict[str, Any]) -> str:
     return ", ".join(f"{k.split('.')[-1]}={v:.3g}" if isinstance(v, float) else f"{k.split('.')[-1]}={v}"
-                     for k, v in values.items()) or "its shipped knobs"
+                     for k, v in values.items()) or "its default knobs"
 
 
 def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFrame]],
                      printed: pl.LazyFrame | None = None, level: float = LEVEL) -> dict[str, Any]:
     """The verdict for ``strategy`` from its confirmed candidates (``tuned``: the knob values and
-    the confirmation dataset of each) and the printed experiment's dataset (its shipped knobs).
+    the confirmation dataset of each) and the dataset of the experiment as it is (its default knobs).
 
-    The shipped knobs are a candidate too (a tuned setting may do worse than them), in the Holm
-    family with the others. Returns {"strategy", "dominant" (bool), "answer" ("yes"/"no"),
-    "sentence", "candidates": [{values, shipped, rate, lo, hi, fair, p_one, p_holm, field}],
-    "best", "shipped", "gain" (best minus shipped, with its interval; None when the shipped knobs
-    are the best)}."""
+    The default knobs (the experiment's, ``shipped``) are a candidate too (a tuned setting may do
+    worse than them), in the Holm family with the others. Returns {"strategy", "dominant" (bool),
+    "answer" ("yes"/"no"), "sentence", "candidates": [{values, shipped, rate, lo, hi, fair, p_one,
+    p_holm, p_fair (two-sided, against the fair share), field}], "best", "shipped", "gain" (best
+    minus default, with its interval; None when the default knobs are the best)}."""
     entries = [(values, lf, False) for values, lf in tuned]
     if printed is not None:  # the shipped knobs are a candidate best response too
         entries.append(({}, printed, True))
@@ -55,9 +61,9 @@ def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFra
         r = _rate(lf, strategy)
         z = (r["rate"] - r["fair"]) / r["se"] if r["se"] > 0 else (math.inf if r["rate"] > r["fair"] else 0.0)
         rows.append({"values": values, "shipped": is_shipped,
-                     "knobs": "shipped knobs" if is_shipped else knobs_text(values), "rate": r["rate"], "lo": r["lo"],
+                     "knobs": "default knobs" if is_shipped else knobs_text(values), "rate": r["rate"], "lo": r["lo"],
                      "hi": r["hi"], "se": r["se"], "fair": r["fair"], "games": r["games"],
-                     "p_one": float(norm.sf(z)), "field": r["field"]})
+                     "p_one": float(norm.sf(z)), "p_fair": float(r["p_fair"]), "field": r["field"]})
     adj = holm([r["p_one"] for r in rows])
     for r, p in zip(rows, adj):
         r["p_holm"] = float(p)
@@ -74,23 +80,38 @@ def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFra
     knobs = knobs_text(best["values"])
     k = len(rows)
     family = f", Holm over {k} candidates" if k > 1 else ""
-    how = (f"{strategy} with {knobs} wins {words.pct(best['rate'])} of its games "
-           f"({words.pct(best['lo'])} to {words.pct(best['hi'])}) against the field, whose fair "
-           f"share is {words.pct(best['fair'])}")
+    edge = best["rate"] - best["fair"]
+    subject = f"{strategy} with {knobs}"
+    stat = (f"wins {words.pct(best['rate'], words.digits_for(best['hi'] - best['lo']))} of its games "
+            f"({words.interval(best['lo'], best['hi'])}) against the field, whose fair share is "
+            f"{words.pct(best['fair'])}")
+    apart = (f"{words.points(edge)} percentage points ({words.signed_points(best['lo'] - best['fair'])} "
+             f"to {words.signed_points(best['hi'] - best['fair'])}")
     if dominant:
-        sentence = (f"Yes: {how}: more than noise allows ({words.pvalue(best['p_holm'])}{family}). "
+        sentence = (f"Yes: {subject} {stat}: more than noise allows ({words.pvalue(best['p_holm'])}{family}). "
                     "A designer's warning: played this way, the strategy beats the others at the table.")
+    elif edge < 0 and best["p_fair"] < level:
+        # far below fair: the one-sided test of dominance says nothing here (its p is near 1);
+        # the two-sided test against the fair share says what the numbers show
+        sentence = (f"No: even the best response found, {subject}, {stat}: below its fair share beyond "
+                    f"noise, by {apart}; two-sided {words.pvalue(best['p_fair'])}, clustered by deal). "
+                    "No knob setting searched beats the field; played so, the strategy loses more "
+                    "than its share.")
+    elif edge > 0:
+        sentence = (f"No: the best response found, {subject}, {stat}: above its fair share by {apart}), "
+                    f"but not beyond noise (one-sided {words.pvalue(best['p_holm'])}{family}): no knob "
+                    "setting searched is shown to beat the field.")
     else:
-        sentence = (f"No: the best response found, {how}, is within noise of its fair share "
-                    f"({words.pvalue(best['p_holm'])}{family}): no knob setting searched beats the "
+        sentence = (f"No: the best response found, {subject}, {stat}: within noise of its fair share "
+                    f"(two-sided {words.pvalue(best['p_fair'])}): no knob setting searched beats the "
                     "field by more than chance.")
     if best["shipped"] and k > 1:
-        sentence += " No tuned setting did better than the shipped knobs."
+        sentence += " No tuned setting did better than the default knobs."
     elif gain is not None:
         change = (f"{words.signed_points(gain['value'])} percentage points "
                   f"({words.signed_points(gain['lo'])} to {words.signed_points(gain['hi'])})")
-        shipped_text = (f"With its shipped knobs it wins {words.pct(shipped['rate'])} "
-                        f"({words.pct(shipped['lo'])} to {words.pct(shipped['hi'])})")
+        shipped_text = (f"With its default knobs it wins {words.pct(shipped['rate'], words.digits_for(shipped['hi'] - shipped['lo']))} "
+                        f"({words.interval(shipped['lo'], shipped['hi'])})")
         if gain["lo"] <= 0 <= gain["hi"]:
             sentence += f" {shipped_text}: the tuning's change, {change}, is within noise."
         else:
