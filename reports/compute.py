@@ -217,6 +217,55 @@ def duplicate_sentence(rates: pl.DataFrame, h2h: pl.DataFrame, games: int) -> li
     return ["".join(parts) + "."]
 
 
+def order_sentences(rates: pl.DataFrame, h: dict, fair: float, players: int) -> list[list]:
+    """Which strategy wins most and least, from one variant's win rates: a strategy is singled
+    out only when no other's interval overlaps its own; strategies whose intervals overlap the
+    best's (or the worst's) are named together, and when every interval overlaps every other
+    at both ends none is named as winning most or least."""
+    rates = rates.sort("rate", descending=True)
+    best, worst = rates.row(0, named=True), rates.row(-1, named=True)
+    top = rates.filter(pl.col("hi") >= best["lo"])  # strategies whose interval reaches the best's
+    bottom = rates.filter(pl.col("lo") <= worst["hi"]).sort("rate")
+    spread = (f"the spread between best and worst is {points(h['spread'])} percentage points (interval "
+              f"{_pp_interval(h['spread_lo'], h['spread_hi'])})")
+    if len(top) == len(rates) and len(bottom) == len(rates):
+        above = rates.filter(pl.col("versus") == "above fair")["strategy"].to_list()
+        below = rates.filter(pl.col("versus") == "below fair")["strategy"].to_list()
+        fairness = [f"; none wins detectably more or less than its fair share of {pct(fair)}"]
+        if above or below:
+            fairness = [f"; against a fair share of {pct(fair)} (Holm-corrected), "]
+            if above:
+                fairness += [*_names(above), " win" + ("s" if len(above) == 1 else ""), " more"]
+            if below:
+                fairness += [" and " if above else "", *_names(below), " win" + ("s" if len(below) == 1 else ""),
+                             " less"]
+        spread = spread.replace("best and worst", "the highest and lowest estimate")
+        return [["No strategy is shown to win more or less often than another: the win-rate intervals of ",
+                 *_names(rates["strategy"].to_list()), f" all overlap (no order between them; estimates "
+                 f"{interval(worst['rate'], best['rate'])})", *fairness, f"; {spread}."]]
+    out: list[list] = []
+    if best["versus"] == "above fair":
+        if len(top) == 1:
+            lead = [_strong(best["strategy"]), " wins most often: "]
+        else:
+            lead = [*_names(top["strategy"].to_list()), " win most often, their intervals overlapping (no order "
+                    "between them); the best estimate, ", _strong(best["strategy"]), ", wins "]
+        out.append([*lead, f"{share_of_games(best['rate'], best['lo'], best['hi'], int(best['games']), 'its', '')}"
+                    f", against a fair share of {pct(fair)} with {players} players."])
+    else:
+        out.append(["No strategy wins detectably more than its fair share of "
+                    f"{pct(fair)}; the highest estimate, ", _strong(best["strategy"]),
+                    f", wins {pct(best['rate'])} {ci(best['lo'], best['hi'])}."])
+    if worst["strategy"] != best["strategy"]:
+        if len(bottom) == 1:
+            low = [_strong(worst["strategy"]), f" wins least: {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
+        else:
+            low = [*_names(bottom["strategy"].to_list()), " win least, their intervals overlapping; the lowest, ",
+                   _strong(worst["strategy"]), f", wins {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
+        out.append([*low, f"; {spread}."])
+    return out
+
+
 def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[list]:
     """The "what this says" bullets. Each bullet is a list of parts: plain strings, or
     {"strong": text} for names, so the template can escape everything and still emphasise.
@@ -232,32 +281,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
     games = int(head["games"].max())
     fixed = (head["outcome"] == "no verdict").all()
     if n_var == 1:
-        rates = t["win_rates"].sort("rate", descending=True)
-        best, worst = rates.row(0, named=True), rates.row(-1, named=True)
-        top = rates.filter(pl.col("hi") >= best["lo"])  # strategies whose interval reaches the best's
-        bottom = rates.filter(pl.col("lo") <= worst["hi"]).sort("rate")
-        if best["versus"] == "above fair":
-            if len(top) == 1:
-                lead = [_strong(best["strategy"]), " wins most often: "]
-            else:
-                lead = [*_names(top["strategy"].to_list()), " win most often, their intervals overlapping (no order "
-                        "between them); the best estimate, ", _strong(best["strategy"]), ", wins "]
-            out.append([*lead, f"{share_of_games(best['rate'], best['lo'], best['hi'], int(best['games']), 'its', '')}"
-                        f", against a fair share of {pct(fair)} with {players} players."])
-        else:
-            out.append(["No strategy wins detectably more than its fair share of "
-                        f"{pct(fair)}; the best, ", _strong(best["strategy"]),
-                        f", wins {pct(best['rate'])} {ci(best['lo'], best['hi'])}."])
-        if worst["strategy"] != best["strategy"]:
-            h = head.row(0, named=True)
-            if len(bottom) == 1 or len(bottom) == len(rates):
-                low = [_strong(worst["strategy"]), f" wins least: {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
-            else:
-                low = [*_names(bottom["strategy"].to_list()), " win least, their intervals overlapping; the lowest, ",
-                       _strong(worst["strategy"]), f", wins {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
-            out.append([*low, "; the spread between best and worst is "
-                        f"{points(h['spread'])} percentage points (interval "
-                        f"{_pp_interval(h['spread_lo'], h['spread_hi'])})."])
+        out += order_sentences(t["win_rates"], head.row(0, named=True), fair, players)
         seat = t["seat_advantage"].row(0, named=True)
         v = seat["verdict"]
         out.append([v[0].upper() + v[1:] + "."])

@@ -540,3 +540,31 @@ def test_observation_text_is_the_source_comment_and_its_continuation():
     assert ddb["unseen"].on_demand and ddb["unseen"].doc.startswith("int16[n, S]")
     sav = {f.name: f for f in describe(get_game("savannah"))[1]}
     assert sav["phase"].doc.startswith("0 opening, 1 first phase, 2 second phase")
+
+
+# ---- issue 30: numbers that say what they know ------------------------------------------------------
+
+def _summary(d: pl.DataFrame) -> list[str]:
+    """The summary's bullets as plain text, from one variant's games in memory."""
+    t = reports.compute.compute_tables(d.lazy(), {"seating": "rotate"})
+    return ["".join(p if isinstance(p, str) else p["strong"] for p in b)
+            for b in reports.compute.summarise(t, {"seating": "rotate"})]
+
+
+def test_order_sentence_singles_out_no_strategy_when_all_are_equal():
+    """Every strategy equal (known truth): every interval overlaps, so the summary names them all
+    together and calls none the one that wins least (or most)."""
+    for seed in (3, 4):
+        text = " ".join(_summary(frame(players=3, games=3000, rng=seed)))
+        assert "wins least" not in text and "wins most" not in text and "win least" not in text
+        line = next(b for b in _summary(frame(players=3, games=3000, rng=seed)) if "all overlap" in b)
+        assert line.startswith("No strategy is shown to win more or less often than another")
+        assert all(s in line for s in ("bot0", "bot1", "bot2"))
+
+
+def test_order_sentence_names_the_one_clearly_lowest():
+    """One strategy far below the others (strength 0.4 against 1, 1): it alone wins least."""
+    bullets = _summary(frame(players=3, games=3000, strengths=[1, 1, 0.4], rng=3))
+    [least] = [b for b in bullets if "least" in b]
+    assert least.startswith("bot2 wins least: ") and "bot0" not in least.split(";")[0]
+    assert not any("all overlap" in b for b in bullets)
