@@ -14,7 +14,7 @@ import polars as pl
 
 from safari_sim import stats
 from safari_sim.stats import caps, drama
-from safari_sim.stats.words import ci, digits_for, interval, number, pct, points, signed, signed_points
+from safari_sim.stats.words import ci, digits_for, interval, number, pct, points, pvalue, signed, signed_points
 
 
 class ReportError(Exception):
@@ -266,6 +266,27 @@ def order_sentences(rates: pl.DataFrame, h: dict, fair: float, players: int) -> 
     return out
 
 
+def head_to_head_sentence(h2h: pl.DataFrame) -> list:
+    """The clearest head-to-head result of one variant, or that there is none: each of the N
+    pairs is tested against an even split, Holm-corrected over the N, and the pair with the
+    smallest p-value is named only when its adjusted p is below 5%, with its interval widened to
+    hold all N pairs at once (Bonferroni), which then leaves out 50% too."""
+    tests = stats.pair_tests(h2h)
+    top = tests.sort(["p_value", "rate"], descending=[False, True]).row(0, named=True)
+    n = int(top["pairs"])
+    if top["p_holm"] >= stats.design.LEVEL:
+        family = (f"each of the {n} pairs tested against an even split, Holm-corrected for the {n}"
+                  if n > 1 else "tested against an even split")
+        return [f"Head to head, no strategy is shown to finish ahead of another more often than not: "
+                f"{family} (smallest adjusted {pvalue(top['p_holm'])})."]
+    which = (f"the clearest of the {n} pairs, each tested against an even split (Holm-adjusted "
+             f"{pvalue(top['p_holm'])}); the interval holds all {n} pairs' shares at once" if n > 1
+             else f"against an even split, {pvalue(top['p_holm'])}")
+    return ["Head to head, ", _strong(top["strategy"]), " finishes ahead of ", _strong(top["opponent"]),
+            f" in {share_of_games(top['rate'], top['lo_family'], top['hi_family'], int(top['games']))}: "
+            f"{which}."]
+
+
 def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[list]:
     """The "what this says" bullets. Each bullet is a list of parts: plain strings, or
     {"strong": text} for names, so the template can escape everything and still emphasise.
@@ -287,9 +308,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
         out.append([v[0].upper() + v[1:] + "."])
         h2h = t["head_to_head"]
         if len(h2h) and players > 2:  # with two players head to head is the win rate again
-            top = h2h.sort("rate", descending=True).row(0, named=True)
-            out.append(["Head to head, ", _strong(top["strategy"]), " finishes ahead of ", _strong(top["opponent"]),
-                        f" in {share_of_games(top['rate'], top['lo'], top['hi'], int(top['games']))}."])
+            out.append(head_to_head_sentence(h2h))
     elif fixed:
         out.append(["There is no seat verdict in any variant: seating is fixed, so each strategy always sits "
                     "in the same seat and seat and strategy cannot be told apart."])
