@@ -603,3 +603,28 @@ def test_head_to_head_sentence_names_a_clear_pair():
     assert text.startswith("Head to head, bot0 finishes ahead of ") and "the clearest of the 6 pairs" in text
     lo, hi = re.search(r"interval ([\d.]+)% to ([\d.]+)%", text).groups()
     assert float(lo) > 50  # the widened interval leaves out an even split, as the adjusted p says
+
+
+def test_table_cells_print_the_decimals_a_narrow_interval_needs(tmp_path):
+    """One strategy always wins and one never: their intervals are a few hundredths of a point
+    wide, which one decimal printed as "0.0% – 0.0%" and "100.0% – 100.0%". Every interval cell
+    shows distinct ends, with the decimals the sentences use (words.digits_for)."""
+    path = write_dataset(tmp_path, players=3, games=12_000, strategies=["always", "middle", "never"],
+                         strengths=[1e9, 1, 1e-9], integer_scores=False, seed=6, sweep={"rules.bruce_cards": [0, 12]})
+    [html_path] = reports.build_report(path, ["html"])
+    cells = Cells(html_path.read_text()).find(tag="td", data_key="interval")
+    ends = [c["text"].split(" – ") for c in cells]
+    assert len(ends) >= 12 and all(lo != hi for lo, hi in ends)
+    assert ["0.000%", "0.032%"] in ends
+    lo, hi = float(cells[0]["data-lo"]), float(cells[0]["data-hi"])
+    assert cells[0]["text"] == f"{words.pct(lo, words.digits_for(hi - lo))} – {words.pct(hi, words.digits_for(hi - lo))}"
+
+
+def test_narrow_elo_and_point_intervals_keep_distinct_ends():
+    """Ratings and percentage-point cells take their decimals from the width too."""
+    d = words.decimals(0.9 - -0.4)  # an Elo interval 1.3 points wide
+    assert (words.signed(-0.4, d), words.signed(0.9, d)) == ("\u22120.4", "+0.9")  # was "-0 to +1"
+    assert words.decimals(40) == 0 and words.decimals(0.04, most=3) == 3 and words.decimals(0) == 0
+    d = words.digits_for(0.0003)
+    assert words.signed_points(0.0412, d) != words.signed_points(0.0415, d)
+    assert words.pm(0.3332, 0.3336) == "± 0.020%"
