@@ -91,23 +91,41 @@ def _minutes(seconds: float) -> str:
 
 
 def play_time_sentence(length: pl.DataFrame, seconds: float) -> str | None:
-    """"A game takes about N minutes at the table" from the turns per game, a turn counted as one
-    decision of ``seconds`` (the dataset records turns, not every decision within one)."""
-    turns = length.filter(pl.col("statistic") == "turns")
-    if not len(turns) or seconds <= 0:
+    """"A game takes about N minutes at the table", ``seconds`` a decision, and what it counts:
+    the decisions of each game where the dataset has a per-game ``decisions`` column, else its
+    turns, each counted as one decision (the runner records turns; a game whose turn holds
+    several decisions takes longer at the table, and the sentence says so)."""
+    if not len(length) or seconds <= 0:
         return None
-    lo, hi = turns["mean"].min(), turns["mean"].max()
-    if len(turns) == 1:
-        r = turns.row(0, named=True)
-        span = (f"about {_minutes(r['mean'] * seconds)} minutes at the table (the middle half of games "
-                f"{_minutes(r['q25'] * seconds)} to {_minutes(r['q75'] * seconds)} minutes)")
+    stat = "decisions" if (length["statistic"] == "decisions").any() else "turns"
+    rows = length.filter(pl.col("statistic") == stat)
+    if not len(rows):
+        return None
+    lo, hi = rows["mean"].min(), rows["mean"].max()
+    unit = "decisions" if stat == "decisions" else "turns"
+    if len(rows) == 1:
+        r = rows.row(0, named=True)
+        if r.get("min") is not None and r.get("min") == r.get("max"):
+            middle = f"every game {r['min']:g} {unit}"
+        elif r["q25"] == r["q75"]:
+            middle = f"the middle half of games {r['q25']:g} {unit}, {_minutes(r['q25'] * seconds)} minutes"
+        else:
+            middle = (f"the middle half of games {_minutes(r['q25'] * seconds)} to "
+                      f"{_minutes(r['q75'] * seconds)} minutes")
+        span = f"about {_minutes(r['mean'] * seconds)} minutes at the table ({middle})"
     elif _minutes(lo * seconds) == _minutes(hi * seconds):
         span = f"about {_minutes(lo * seconds)} minutes at the table on average in every variant"
     else:
         span = (f"about {_minutes(lo * seconds)} to {_minutes(hi * seconds)} minutes at the table on "
                 f"average, depending on the variant")
-    return (f"Play time: a game takes {span}, at {seconds:g} seconds a decision and one decision a "
-            f"turn (set with --seconds-per-decision).")
+    if stat == "decisions":
+        counts = "counting every decision a player makes (the dataset's decisions per game)"
+    else:
+        counts = ("counting each turn as one decision: the dataset records turns, not the decisions "
+                  "within a turn, so where a turn holds several (a draw and a play, a claim and a "
+                  "doubt) the game takes longer")
+    return (f"Play time: a game takes {span}, at {seconds:g} seconds a decision, {counts}; set the pace "
+            f"with --seconds-per-decision.")
 
 
 def safety_stop_sentences(stops: pl.DataFrame, n_var: int) -> list[str]:
@@ -353,8 +371,12 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
         length = t["length"].filter(pl.col("statistic") == "turns")
         if n_var == 1:
             r = length.row(0, named=True)
-            out.append([f"A game lasts {r['mean']:.1f} turns on average (the middle half of games "
-                        f"{r['q25']:g} to {r['q75']:g} turns)."])
+            if r["min"] == r["max"]:
+                out.append([f"Every game lasts {r['min']:g} turns."])
+            else:
+                middle = f"{r['q25']:g}" if r["q25"] == r["q75"] else f"{r['q25']:g} to {r['q75']:g}"
+                out.append([f"A game lasts {r['mean']:.1f} turns on average (the middle half of games "
+                            f"{middle} turns)."])
         else:
             out.append([f"Games last {head['turns_mean'].min():.1f} to {head['turns_mean'].max():.1f} "
                         "turns on average across variants."])

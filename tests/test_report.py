@@ -628,3 +628,23 @@ def test_narrow_elo_and_point_intervals_keep_distinct_ends():
     d = words.digits_for(0.0003)
     assert words.signed_points(0.0412, d) != words.signed_points(0.0415, d)
     assert words.pm(0.3332, 0.3336) == "± 0.020%"
+
+
+def test_play_time_says_what_it_counts():
+    """Every game 12 turns (as Deducktion's): no "2.0 to 2.0 minutes", and the sentence says a turn
+    is counted as one decision; with a per-game decisions column it counts decisions."""
+    from reports.compute import compute_tables, play_time_sentence
+
+    fixed = frame(players=3, games=600, rng=3).with_columns(pl.lit(12, pl.Int32).alias("turns"))
+    bullets = " ".join(_summary(fixed))
+    assert "Every game lasts 12 turns." in bullets and "12 to 12" not in bullets
+    line = play_time_sentence(compute_tables(fixed.lazy(), {"seating": "rotate"})["length"], 10)
+    assert line.startswith("Play time: a game takes about 2.0 minutes at the table (every game 12 turns)")
+    assert "counting each turn as one decision: the dataset records turns, not the decisions" in line
+    assert "2.0 to 2.0" not in line
+    both = frame(players=3, games=600, rng=3).with_columns((3 * pl.col("turns")).alias("decisions"))
+    length = compute_tables(both.lazy(), {"seating": "rotate"})["length"]
+    decisions = length.filter(pl.col("statistic") == "decisions").row(0, named=True)
+    line = play_time_sentence(length, 10)
+    assert f"about {decisions['mean'] * 10 / 60:.0f} minutes at the table" in line
+    assert "counting every decision a player makes" in line and "each turn" not in line
