@@ -14,7 +14,7 @@ import polars as pl
 
 from safari_sim import stats
 from safari_sim.stats import caps, drama
-from safari_sim.stats.words import ci, digits_for, interval, number, pct, points, signed, signed_points
+from safari_sim.stats.words import ci, digits_for, interval, number, pct, points, pvalue, signed, signed_points
 
 
 class ReportError(Exception):
@@ -91,23 +91,41 @@ def _minutes(seconds: float) -> str:
 
 
 def play_time_sentence(length: pl.DataFrame, seconds: float) -> str | None:
-    """"A game takes about N minutes at the table" from the turns per game, a turn counted as one
-    decision of ``seconds`` (the dataset records turns, not every decision within one)."""
-    turns = length.filter(pl.col("statistic") == "turns")
-    if not len(turns) or seconds <= 0:
+    """"A game takes about N minutes at the table", ``seconds`` a decision, and what it counts:
+    the decisions of each game where the dataset has a per-game ``decisions`` column, else its
+    turns, each counted as one decision (the runner records turns; a game whose turn holds
+    several decisions takes longer at the table, and the sentence says so)."""
+    if not len(length) or seconds <= 0:
         return None
-    lo, hi = turns["mean"].min(), turns["mean"].max()
-    if len(turns) == 1:
-        r = turns.row(0, named=True)
-        span = (f"about {_minutes(r['mean'] * seconds)} minutes at the table (the middle half of games "
-                f"{_minutes(r['q25'] * seconds)} to {_minutes(r['q75'] * seconds)} minutes)")
+    stat = "decisions" if (length["statistic"] == "decisions").any() else "turns"
+    rows = length.filter(pl.col("statistic") == stat)
+    if not len(rows):
+        return None
+    lo, hi = rows["mean"].min(), rows["mean"].max()
+    unit = "decisions" if stat == "decisions" else "turns"
+    if len(rows) == 1:
+        r = rows.row(0, named=True)
+        if r.get("min") is not None and r.get("min") == r.get("max"):
+            middle = f"every game {r['min']:g} {unit}"
+        elif r["q25"] == r["q75"]:
+            middle = f"the middle half of games {r['q25']:g} {unit}, {_minutes(r['q25'] * seconds)} minutes"
+        else:
+            middle = (f"the middle half of games {_minutes(r['q25'] * seconds)} to "
+                      f"{_minutes(r['q75'] * seconds)} minutes")
+        span = f"about {_minutes(r['mean'] * seconds)} minutes at the table ({middle})"
     elif _minutes(lo * seconds) == _minutes(hi * seconds):
         span = f"about {_minutes(lo * seconds)} minutes at the table on average in every variant"
     else:
         span = (f"about {_minutes(lo * seconds)} to {_minutes(hi * seconds)} minutes at the table on "
                 f"average, depending on the variant")
-    return (f"Play time: a game takes {span}, at {seconds:g} seconds a decision and one decision a "
-            f"turn (set with --seconds-per-decision).")
+    if stat == "decisions":
+        counts = "counting every decision a player makes (the dataset's decisions per game)"
+    else:
+        counts = ("counting each turn as one decision: the dataset records turns, not the decisions "
+                  "within a turn, so where a turn holds several (a draw and a play, a claim and a "
+                  "doubt) the game takes longer")
+    return (f"Play time: a game takes {span}, at {seconds:g} seconds a decision, {counts}; set the pace "
+            f"with --seconds-per-decision.")
 
 
 def safety_stop_sentences(stops: pl.DataFrame, n_var: int) -> list[str]:
@@ -217,6 +235,76 @@ def duplicate_sentence(rates: pl.DataFrame, h2h: pl.DataFrame, games: int) -> li
     return ["".join(parts) + "."]
 
 
+def order_sentences(rates: pl.DataFrame, h: dict, fair: float, players: int) -> list[list]:
+    """Which strategy wins most and least, from one variant's win rates: a strategy is singled
+    out only when no other's interval overlaps its own; strategies whose intervals overlap the
+    best's (or the worst's) are named together, and when every interval overlaps every other
+    at both ends none is named as winning most or least."""
+    rates = rates.sort("rate", descending=True)
+    best, worst = rates.row(0, named=True), rates.row(-1, named=True)
+    top = rates.filter(pl.col("hi") >= best["lo"])  # strategies whose interval reaches the best's
+    bottom = rates.filter(pl.col("lo") <= worst["hi"]).sort("rate")
+    spread = (f"the spread between best and worst is {points(h['spread'])} percentage points (interval "
+              f"{_pp_interval(h['spread_lo'], h['spread_hi'])})")
+    if len(top) == len(rates) and len(bottom) == len(rates):
+        above = rates.filter(pl.col("versus") == "above fair")["strategy"].to_list()
+        below = rates.filter(pl.col("versus") == "below fair")["strategy"].to_list()
+        fairness = [f"; none wins detectably more or less than its fair share of {pct(fair)}"]
+        if above or below:
+            fairness = [f"; against a fair share of {pct(fair)} (Holm-corrected), "]
+            if above:
+                fairness += [*_names(above), " win" + ("s" if len(above) == 1 else ""), " more"]
+            if below:
+                fairness += [" and " if above else "", *_names(below), " win" + ("s" if len(below) == 1 else ""),
+                             " less"]
+        spread = spread.replace("best and worst", "the highest and lowest estimate")
+        return [["No strategy is shown to win more or less often than another: the win-rate intervals of ",
+                 *_names(rates["strategy"].to_list()), f" all overlap (no order between them; estimates "
+                 f"{interval(worst['rate'], best['rate'])})", *fairness, f"; {spread}."]]
+    out: list[list] = []
+    if best["versus"] == "above fair":
+        if len(top) == 1:
+            lead = [_strong(best["strategy"]), " wins most often: "]
+        else:
+            lead = [*_names(top["strategy"].to_list()), " win most often, their intervals overlapping (no order "
+                    "between them); the best estimate, ", _strong(best["strategy"]), ", wins "]
+        out.append([*lead, f"{share_of_games(best['rate'], best['lo'], best['hi'], int(best['games']), 'its', '')}"
+                    f", against a fair share of {pct(fair)} with {players} players."])
+    else:
+        out.append(["No strategy wins detectably more than its fair share of "
+                    f"{pct(fair)}; the highest estimate, ", _strong(best["strategy"]),
+                    f", wins {pct(best['rate'])} {ci(best['lo'], best['hi'])}."])
+    if worst["strategy"] != best["strategy"]:
+        if len(bottom) == 1:
+            low = [_strong(worst["strategy"]), f" wins least: {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
+        else:
+            low = [*_names(bottom["strategy"].to_list()), " win least, their intervals overlapping; the lowest, ",
+                   _strong(worst["strategy"]), f", wins {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
+        out.append([*low, f"; {spread}."])
+    return out
+
+
+def head_to_head_sentence(h2h: pl.DataFrame) -> list:
+    """The clearest head-to-head result of one variant, or that there is none: each of the N
+    pairs is tested against an even split, Holm-corrected over the N, and the pair with the
+    smallest p-value is named only when its adjusted p is below 5%, with its interval widened to
+    hold all N pairs at once (Bonferroni), which then leaves out 50% too."""
+    tests = stats.pair_tests(h2h)
+    top = tests.sort(["p_value", "rate"], descending=[False, True]).row(0, named=True)
+    n = int(top["pairs"])
+    if top["p_holm"] >= stats.design.LEVEL:
+        family = (f"each of the {n} pairs tested against an even split, Holm-corrected for the {n}"
+                  if n > 1 else "tested against an even split")
+        return [f"Head to head, no strategy is shown to finish ahead of another more often than not: "
+                f"{family} (smallest adjusted {pvalue(top['p_holm'])})."]
+    which = (f"the clearest of the {n} pairs, each tested against an even split (Holm-adjusted "
+             f"{pvalue(top['p_holm'])}); the interval holds all {n} pairs' shares at once" if n > 1
+             else f"against an even split, {pvalue(top['p_holm'])}")
+    return ["Head to head, ", _strong(top["strategy"]), " finishes ahead of ", _strong(top["opponent"]),
+            f" in {share_of_games(top['rate'], top['lo_family'], top['hi_family'], int(top['games']))}: "
+            f"{which}."]
+
+
 def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[list]:
     """The "what this says" bullets. Each bullet is a list of parts: plain strings, or
     {"strong": text} for names, so the template can escape everything and still emphasise.
@@ -232,40 +320,13 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
     games = int(head["games"].max())
     fixed = (head["outcome"] == "no verdict").all()
     if n_var == 1:
-        rates = t["win_rates"].sort("rate", descending=True)
-        best, worst = rates.row(0, named=True), rates.row(-1, named=True)
-        top = rates.filter(pl.col("hi") >= best["lo"])  # strategies whose interval reaches the best's
-        bottom = rates.filter(pl.col("lo") <= worst["hi"]).sort("rate")
-        if best["versus"] == "above fair":
-            if len(top) == 1:
-                lead = [_strong(best["strategy"]), " wins most often: "]
-            else:
-                lead = [*_names(top["strategy"].to_list()), " win most often, their intervals overlapping (no order "
-                        "between them); the best estimate, ", _strong(best["strategy"]), ", wins "]
-            out.append([*lead, f"{share_of_games(best['rate'], best['lo'], best['hi'], int(best['games']), 'its', '')}"
-                        f", against a fair share of {pct(fair)} with {players} players."])
-        else:
-            out.append(["No strategy wins detectably more than its fair share of "
-                        f"{pct(fair)}; the best, ", _strong(best["strategy"]),
-                        f", wins {pct(best['rate'])} {ci(best['lo'], best['hi'])}."])
-        if worst["strategy"] != best["strategy"]:
-            h = head.row(0, named=True)
-            if len(bottom) == 1 or len(bottom) == len(rates):
-                low = [_strong(worst["strategy"]), f" wins least: {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
-            else:
-                low = [*_names(bottom["strategy"].to_list()), " win least, their intervals overlapping; the lowest, ",
-                       _strong(worst["strategy"]), f", wins {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
-            out.append([*low, "; the spread between best and worst is "
-                        f"{points(h['spread'])} percentage points (interval "
-                        f"{_pp_interval(h['spread_lo'], h['spread_hi'])})."])
+        out += order_sentences(t["win_rates"], head.row(0, named=True), fair, players)
         seat = t["seat_advantage"].row(0, named=True)
         v = seat["verdict"]
         out.append([v[0].upper() + v[1:] + "."])
         h2h = t["head_to_head"]
         if len(h2h) and players > 2:  # with two players head to head is the win rate again
-            top = h2h.sort("rate", descending=True).row(0, named=True)
-            out.append(["Head to head, ", _strong(top["strategy"]), " finishes ahead of ", _strong(top["opponent"]),
-                        f" in {share_of_games(top['rate'], top['lo'], top['hi'], int(top['games']))}."])
+            out.append(head_to_head_sentence(h2h))
     elif fixed:
         out.append(["There is no seat verdict in any variant: seating is fixed, so each strategy always sits "
                     "in the same seat and seat and strategy cannot be told apart."])
@@ -310,8 +371,12 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
         length = t["length"].filter(pl.col("statistic") == "turns")
         if n_var == 1:
             r = length.row(0, named=True)
-            out.append([f"A game lasts {r['mean']:.1f} turns on average (the middle half of games "
-                        f"{r['q25']:g} to {r['q75']:g} turns)."])
+            if r["min"] == r["max"]:
+                out.append([f"Every game lasts {r['min']:g} turns."])
+            else:
+                middle = f"{r['q25']:g}" if r["q25"] == r["q75"] else f"{r['q25']:g} to {r['q75']:g}"
+                out.append([f"A game lasts {r['mean']:.1f} turns on average (the middle half of games "
+                            f"{middle} turns)."])
         else:
             out.append([f"Games last {head['turns_mean'].min():.1f} to {head['turns_mean'].max():.1f} "
                         "turns on average across variants."])

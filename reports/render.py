@@ -29,7 +29,7 @@ def environment() -> Environment:
                       trim_blocks=False, lstrip_blocks=False)
     env.filters.update(pct=words.pct, pvalue=words.pvalue, num=words.number, fixed=_fixed, signed=words.signed,
                        signed_points=words.signed_points)
-    env.globals.update(pm=words.pm, interval=words.interval)
+    env.globals.update(pm=words.pm, interval=words.interval, digits_for=words.digits_for, decimals=words.decimals)
     return env
 
 

@@ -540,3 +540,111 @@ def test_observation_text_is_the_source_comment_and_its_continuation():
     assert ddb["unseen"].on_demand and ddb["unseen"].doc.startswith("int16[n, S]")
     sav = {f.name: f for f in describe(get_game("savannah"))[1]}
     assert sav["phase"].doc.startswith("0 opening, 1 first phase, 2 second phase")
+
+
+# ---- issue 30: numbers that say what they know ------------------------------------------------------
+
+def _summary(d: pl.DataFrame) -> list[str]:
+    """The summary's bullets as plain text, from one variant's games in memory."""
+    t = reports.compute.compute_tables(d.lazy(), {"seating": "rotate"})
+    return ["".join(p if isinstance(p, str) else p["strong"] for p in b)
+            for b in reports.compute.summarise(t, {"seating": "rotate"})]
+
+
+def test_order_sentence_singles_out_no_strategy_when_all_are_equal():
+    """Every strategy equal (known truth): every interval overlaps, so the summary names them all
+    together and calls none the one that wins least (or most)."""
+    for seed in (3, 4):
+        text = " ".join(_summary(frame(players=3, games=3000, rng=seed)))
+        assert "wins least" not in text and "wins most" not in text and "win least" not in text
+        line = next(b for b in _summary(frame(players=3, games=3000, rng=seed)) if "all overlap" in b)
+        assert line.startswith("No strategy is shown to win more or less often than another")
+        assert all(s in line for s in ("bot0", "bot1", "bot2"))
+
+
+def test_order_sentence_names_the_one_clearly_lowest():
+    """One strategy far below the others (strength 0.4 against 1, 1): it alone wins least."""
+    bullets = _summary(frame(players=3, games=3000, strengths=[1, 1, 0.4], rng=3))
+    [least] = [b for b in bullets if "least" in b]
+    assert least.startswith("bot2 wins least: ") and "bot0" not in least.split(";")[0]
+    assert not any("all overlap" in b for b in bullets)
+
+
+def _head_to_head_claims(monkeypatch, players: int, games: int, replicates: int, seed: int) -> float:
+    """Share of null replicates (every strategy equal) whose head-to-head sentence names a pair as
+    finishing ahead. The replicates are the variants of one frame, so one head_to_head pass."""
+    monkeypatch.setattr("gc.collect", lambda *a: 0)  # statsmodels' Holm calls it: 60 ms a call here
+    d = pl.concat([frame(players=players, games=games, rng=seed + k, variant_id=k) for k in range(replicates)])
+    h2h = reports.compute.stats.head_to_head(d.lazy())
+    claims = 0
+    for (_,), g in h2h.group_by(["variant_id"]):
+        text = "".join(p if isinstance(p, str) else p["strong"] for p in reports.compute.head_to_head_sentence(g))
+        claims += " finishes ahead of " in text
+    return claims / replicates
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_head_to_head_sentence_holds_its_level_on_null_data(monkeypatch, players):
+    """Every strategy equal: the largest of all pairs with its plain interval claimed a difference
+    in 12-23% of reports; Holm over the pairs keeps it at 5% or less (300 replicates: 8% is 2.4
+    standard errors above 5%)."""
+    assert _head_to_head_claims(monkeypatch, players, 300, 300, 1000) <= 0.08
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_head_to_head_sentence_level_slow(monkeypatch, players):
+    assert _head_to_head_claims(monkeypatch, players, 600, 1500, 50_000) <= 0.065  # 1.7 se above 5%
+
+
+def test_head_to_head_sentence_names_a_clear_pair():
+    h2h = reports.compute.stats.head_to_head(frame(players=4, games=3000, strengths=[1.3, 1, 1, 1], rng=3).lazy())
+    text = "".join(p if isinstance(p, str) else p["strong"] for p in reports.compute.head_to_head_sentence(h2h))
+    assert text.startswith("Head to head, bot0 finishes ahead of ") and "the clearest of the 6 pairs" in text
+    lo, hi = re.search(r"interval ([\d.]+)% to ([\d.]+)%", text).groups()
+    assert float(lo) > 50  # the widened interval leaves out an even split, as the adjusted p says
+
+
+def test_table_cells_print_the_decimals_a_narrow_interval_needs(tmp_path):
+    """One strategy always wins and one never: their intervals are a few hundredths of a point
+    wide, which one decimal printed as "0.0% – 0.0%" and "100.0% – 100.0%". Every interval cell
+    shows distinct ends, with the decimals the sentences use (words.digits_for)."""
+    path = write_dataset(tmp_path, players=3, games=12_000, strategies=["always", "middle", "never"],
+                         strengths=[1e9, 1, 1e-9], integer_scores=False, seed=6, sweep={"rules.bruce_cards": [0, 12]})
+    [html_path] = reports.build_report(path, ["html"])
+    cells = Cells(html_path.read_text()).find(tag="td", data_key="interval")
+    ends = [c["text"].split(" – ") for c in cells]
+    assert len(ends) >= 12 and all(lo != hi for lo, hi in ends)
+    assert ["0.000%", "0.032%"] in ends
+    lo, hi = float(cells[0]["data-lo"]), float(cells[0]["data-hi"])
+    assert cells[0]["text"] == f"{words.pct(lo, words.digits_for(hi - lo))} – {words.pct(hi, words.digits_for(hi - lo))}"
+
+
+def test_narrow_elo_and_point_intervals_keep_distinct_ends():
+    """Ratings and percentage-point cells take their decimals from the width too."""
+    d = words.decimals(0.9 - -0.4)  # an Elo interval 1.3 points wide
+    assert (words.signed(-0.4, d), words.signed(0.9, d)) == ("\u22120.4", "+0.9")  # was "-0 to +1"
+    assert words.decimals(40) == 0 and words.decimals(0.04, most=3) == 3 and words.decimals(0) == 0
+    d = words.digits_for(0.0003)
+    assert words.signed_points(0.0412, d) != words.signed_points(0.0415, d)
+    assert words.pm(0.3332, 0.3336) == "± 0.020%"
+
+
+def test_play_time_says_what_it_counts():
+    """Every game 12 turns (as Deducktion's): no "2.0 to 2.0 minutes", and the sentence says a turn
+    is counted as one decision; with a per-game decisions column it counts decisions."""
+    from reports.compute import compute_tables, play_time_sentence
+
+    fixed = frame(players=3, games=600, rng=3).with_columns(pl.lit(12, pl.Int32).alias("turns"))
+    bullets = " ".join(_summary(fixed))
+    assert "Every game lasts 12 turns." in bullets and "12 to 12" not in bullets
+    line = play_time_sentence(compute_tables(fixed.lazy(), {"seating": "rotate"})["length"], 10)
+    assert line.startswith("Play time: a game takes about 2.0 minutes at the table (every game 12 turns)")
+    assert "counting each turn as one decision: the dataset records turns, not the decisions" in line
+    assert "2.0 to 2.0" not in line
+    both = frame(players=3, games=600, rng=3).with_columns((3 * pl.col("turns")).alias("decisions"))
+    length = compute_tables(both.lazy(), {"seating": "rotate"})["length"]
+    decisions = length.filter(pl.col("statistic") == "decisions").row(0, named=True)
+    line = play_time_sentence(length, 10)
+    assert f"about {decisions['mean'] * 10 / 60:.0f} minutes at the table" in line
+    assert "counting every decision a player makes" in line and "each turn" not in line

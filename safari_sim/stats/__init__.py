@@ -18,7 +18,7 @@ from .dataset import (DatasetError, chunk_files, load_experiment, per_game_colum
 from .compare import moved, rules_diff
 from .design import cluster_means, holm, seat_test, with_design
 from .intervals import games_to_halve, wilson, with_wilson
-from .pairs import bradley_terry, head_to_head, ratings, strategies
+from .pairs import bradley_terry, head_to_head, pair_tests, ratings, strategies
 from .scores import distribution, game_length, histogram, one_row_per_game, seat_statistics, winning_margin
 from .sweep import headlines, most_balanced, spread_intervals, sweep_table, tied_with_best
 from .wins import seat_advantage, seat_win_rates, versus_fair, win_rates
@@ -30,7 +30,7 @@ __all__ = [
     "moved", "rules_diff",
     "cluster_means", "holm", "seat_test", "with_design",
     "games_to_halve", "wilson", "with_wilson",
-    "bradley_terry", "head_to_head", "ratings", "strategies",
+    "bradley_terry", "head_to_head", "pair_tests", "ratings", "strategies",
     "distribution", "game_length", "histogram", "one_row_per_game", "seat_statistics", "winning_margin",
     "headlines", "most_balanced", "spread_intervals", "sweep_table", "tied_with_best",
     "seat_advantage", "seat_win_rates", "versus_fair", "win_rates",

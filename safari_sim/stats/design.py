@@ -61,7 +61,14 @@ def cluster_means(lf: pl.LazyFrame, value: pl.Expr, keys: list[str], strata: lis
                   where: pl.Expr | None = None) -> pl.DataFrame:
     """Per ``keys``: n (rows), total, mean of ``value`` and its sampling variance clustered by
     deal with residuals from the mean of each stratum (``var``), the variance as independent
-    rows (``var_iid``), ``deals`` and ``n_eff`` = n * var_iid / var.
+    rows (``var_iid``), ``deals``, ``strata`` and ``n_eff`` = n * var_iid / var.
+
+    ``strata`` counts the means the deals' sums are taken from: one per stratum when each deal
+    holds one stratum (a seat under rotation: one per strategy), 1 when every deal holds the same
+    strata (the rotations of a duplicate deal: every strategy once), in general the number of
+    different mixes of strata the deals hold, at most one per stratum. The clustered sum of
+    squares is scaled by D / (D - strata) (D / (D - 1) without strata): with D / (D - 1) a seat's
+    interval at 30 games of three players covered 93.4%, not 95%.
 
     When every deal is one game (and a key's rows of one game are one row, as a strategy or a
     seat is), the deals' sums are the rows themselves and the sums of squares come from
@@ -76,6 +83,7 @@ def cluster_means(lf: pl.LazyFrame, value: pl.Expr, keys: list[str], strata: lis
         per = (d.group_by(strata).agg(pl.len().alias("_n"), x.sum().alias("_s"), (x * x).sum().alias("_q"))
                .with_columns((pl.col("_q") - pl.col("_s") ** 2 / pl.col("_n")).alias("_ss")))
         df = (per.group_by(keys).agg(pl.col("_n").sum().alias("n"), pl.col("_s").sum().alias("total"),
+                                     pl.len().alias("strata"),
                                      pl.col("_q").sum().alias("_q"), pl.col("_ss").sum().alias("ss"))
               .with_columns((pl.col("_q") - pl.col("total") ** 2 / pl.col("n")).alias("ss_iid"),
                             pl.col("n").alias("deals"))
@@ -87,14 +95,20 @@ def cluster_means(lf: pl.LazyFrame, value: pl.Expr, keys: list[str], strata: lis
         clustered = (base.group_by(*keys, "_deal").agg(pl.col("_e").sum().alias("_r"))
                      .group_by(keys).agg((pl.col("_r") ** 2).sum().alias("ss"), pl.len().alias("deals")))
         totals = base.group_by(keys).agg(pl.len().alias("n"), pl.col("_x").sum().alias("total"),
-                                         (pl.col("_e0") ** 2).sum().alias("ss_iid"))
+                                         (pl.col("_e0") ** 2).sum().alias("ss_iid"),
+                                         pl.struct(strata).n_unique().alias("_k"))
+        mixes = (base.group_by(*keys, "_deal").agg(pl.struct(strata).hash(seed=7).sort().alias("_mix"))
+                 .with_columns(pl.col("_mix").hash(seed=7)).group_by(keys).agg(pl.col("_mix").n_unique()))
+        totals = totals.join(mixes, on=keys).with_columns(pl.min_horizontal("_k", "_mix").alias("strata")) \
+            .drop("_k", "_mix")
         a, b = collect_all([totals, clustered])
         df = a.join(b, on=keys, how="left").sort(keys)
     n = pl.col("n").cast(pl.Float64)
     dd = pl.col("deals").cast(pl.Float64)
+    k = pl.col("strata").cast(pl.Float64)
     df = df.with_columns(
         (pl.col("total") / n).alias("mean"),
-        pl.when(dd > 1).then(pl.col("ss").clip(0) / (n * n) * dd / (dd - 1)).otherwise(0.0).alias("var"),
+        pl.when(dd > 1).then(pl.col("ss").clip(0) / (n * n) * dd / (dd - k).clip(1)).otherwise(0.0).alias("var"),
         pl.when(n > 1).then(pl.col("ss_iid").clip(0) / (n * n) * n / (n - 1)).otherwise(0.0).alias("var_iid"))
     return df.with_columns(
         pl.when(pl.col("var") > 0).then(n * pl.col("var_iid") / pl.col("var")).otherwise(n).alias("n_eff")

@@ -16,11 +16,12 @@ import numpy as np
 import polars as pl
 from scipy.optimize import minimize
 from scipy.special import expit
+from scipy.stats import norm
 
 from . import slices
 from .dataset import GAME_KEY
-from .design import _design, one_game_per_deal
-from .intervals import with_wilson, z_value
+from .design import LEVEL, _design, holm, one_game_per_deal
+from .intervals import wilson, with_wilson, z_value
 
 ELO = 400 / math.log(10)
 
@@ -144,6 +145,31 @@ def head_to_head(lf: pl.LazyFrame, names: list[str] | None = None,
     # games to halve, in games played rather than effective games
     return df.with_columns((pl.col("ahead") / pl.col("games")).alias("rate"),
                            (pl.col("games_to_halve") * pl.col("games") / pl.col("n_eff")).ceil().cast(pl.Int64))
+
+
+def pair_tests(h2h: pl.DataFrame, level: float = LEVEL) -> pl.DataFrame:
+    """One row per variant and unordered pair of a ``head_to_head`` table, turned so that
+    ``strategy`` is the one ahead at least half the time: ``p_value`` of the score test of an
+    even split at the pair's effective games (the test the Wilson interval inverts: p < 5% exactly
+    when the interval leaves out 50%), ``p_holm`` Holm-adjusted over the variant's ``pairs``, and
+    ``lo_family``, ``hi_family``: the Wilson interval at 1 - level / pairs (Bonferroni), which holds
+    every pair's share at once. Picking the largest of N pairs and showing its plain interval
+    claimed a difference in 12-18% of reports where every strategy was equal."""
+    if not len(h2h):
+        return h2h.with_columns(*(pl.lit(None, pl.Float64).alias(c) for c in
+                                  ("p_value", "p_holm", "lo_family", "hi_family")), pl.lit(0).alias("pairs"))
+    key = pl.when(pl.col("strategy") < pl.col("opponent")).then(pl.col("strategy") + "\0" + pl.col("opponent")) \
+        .otherwise(pl.col("opponent") + "\0" + pl.col("strategy"))
+    one = (h2h.with_columns(key.alias("_pair")).sort("rate", descending=True)
+           .unique(["variant_id", "_pair"], keep="first", maintain_order=True).drop("_pair"))
+    out = []
+    for (vid,), g in one.group_by(["variant_id"], maintain_order=True):
+        rate, n = g["rate"].to_numpy(), g["n_eff"].to_numpy()
+        p = np.where(n > 0, 2 * norm.sf(np.abs(rate - 0.5) * 2 * np.sqrt(np.maximum(n, 0))), 1.0)
+        lo, hi = wilson(rate * n, n, 1 - level / len(g))
+        out.append(g.with_columns(pl.Series("p_value", p), pl.Series("p_holm", holm(p)),
+                                  pl.Series("lo_family", lo), pl.Series("hi_family", hi), pl.lit(len(g)).alias("pairs")))
+    return pl.concat(out).sort("variant_id", "p_value")
 
 
 def bradley_terry(names: list[str], ahead: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -6,15 +6,19 @@ shares of a game sum to 1 and a strategy's win rate is its shares over the games
 Intervals are Wilson score intervals at the effective number of games (``design.cluster_means``):
 games of one duplicate deal count as dependent, and a seat's wins are compared within the
 strategy that sat there. Under plain rotation a strategy's interval is the ordinary Wilson one.
+A seat's variance is estimated from D deals less one mean per stratum, so its interval takes
+Student's t on D - strata degrees of freedom instead of the normal quantile (Wilson's interval
+at quantile t on n games is the one at z on n (z / t)^2 games).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
+from scipy.stats import t as student_t
 
 from .design import LEVEL, cluster_means, holm, seat_test, z_pvalue
-from .intervals import games_to_halve, wilson
+from .intervals import CONFIDENCE, games_to_halve, wilson, z_value
 from .words import seat_test_sentence, seat_verdict
 
 
@@ -37,7 +41,11 @@ def win_rates(lf: pl.LazyFrame, by: str = "strategy") -> pl.DataFrame:
     rate = df["mean"].to_numpy()
     n = df["n"].to_numpy().astype(float)
     n_eff = df["n_eff"].to_numpy()
-    lo, hi = wilson(rate * n_eff, n_eff)
+    n_ci = n_eff
+    if strata:  # the seat's variance is estimated, not p (1 - p): t on D - strata df
+        df_t = np.maximum(df["deals"].to_numpy() - df["strata"].to_numpy(), 1)
+        n_ci = n_eff * (z_value() / student_t.ppf(0.5 + CONFIDENCE / 2, df_t)) ** 2
+    lo, hi = wilson(rate * n_ci, n_ci)
     se = np.sqrt(df["var"].to_numpy())
     fair = df["fair"].to_numpy()
     halve = np.ceil(games_to_halve(rate, n_eff) * n / n_eff).astype(np.int64)

@@ -14,17 +14,30 @@ def pct(x: float, digits: int = 1) -> str:
 
 def pm(lo: float, hi: float) -> str:
     """Half the width of an interval of shares, for table cells: '± 0.7%' (percentage points:
-    36.9% ± 0.7% runs from 36.2% to 37.6%). Sentences use ``ci`` instead."""
-    half = 100 * (hi - lo) / 2
-    return f"± {half:.{2 if half < 0.1 else 1}f}%"
+    36.9% ± 0.7% runs from 36.2% to 37.6%), with the decimals ``digits_for`` gives the interval.
+    Sentences use ``ci`` instead."""
+    return f"± {100 * (hi - lo) / 2:.{digits_for(hi - lo)}f}%"
+
+
+def decimals(width: float, least: int = 0, most: int = 3) -> int:
+    """Decimals that print the two ends of an interval ``width`` wide (in the unit printed) apart:
+    ``least`` while it is 5 units or more, one more for each tenfold narrower, at most ``most``
+    (an Elo interval 2 points wide is "-0.9 to +1.1", not "-0 to +0")."""
+    w = abs(width)
+    if not w or not math.isfinite(w):  # an exact number (or none): the ends are equal anyway
+        return least
+    d = least
+    while d < most and w < 5 * 10.0 ** -d:
+        d += 1
+    return d
 
 
 def digits_for(width: float) -> int:
     """Decimals of a percentage that show an interval ``width`` (a share) wide: one while it is
     half a percentage point or more, then two, then three (at 100 M games an interval is a few
-    hundredths of a point wide: one decimal would print it as "44.7% to 44.7%")."""
-    w = 100 * abs(width)
-    return 1 if w >= 0.5 else 2 if w >= 0.05 else 3
+    hundredths of a point wide: one decimal would print it as "44.7% to 44.7%"). Tables and
+    sentences both use it."""
+    return decimals(100 * width, 1, 3)
 
 
 def ci(lo: float, hi: float) -> str:
@@ -54,9 +67,9 @@ def signed(x: float, digits: int = 0) -> str:
     return f"{x:+,.{digits}f}".replace("-", "\u2212")
 
 
-def signed_points(x: float) -> str:
+def signed_points(x: float, digits: int = 1) -> str:
     """A share difference in percentage points with its sign: 0.036 -> '+3.6'."""
-    return signed(100 * x, 1)
+    return signed(100 * x, digits)
 
 
 def pvalue(p: float) -> str:
