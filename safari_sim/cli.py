@@ -342,11 +342,34 @@ def strategies(
     game: str = typer.Argument(..., help="game id"),
     observation: bool = typer.Option(False, "--observation",
                                      help="print what a strategy sees: the game's observation, field by field"),
+    actions: bool = typer.Option(False, "--actions",
+                                 help="print every action's number and meaning (what act returns)"),
+    players: Optional[int] = typer.Option(None, "--players",
+                                          help="with --actions: the player count (default 3, or "
+                                               "the nearest the game allows)"),
 ) -> None:
-    """The strategies that can play a game, with their knobs (--observation: what they see)."""
+    """The strategies that can play a game, with their knobs (--observation: what they see;
+    --actions: the numbers a strategy answers with)."""
     from strategies import strategies_for
 
     g = _game_or_fail(game)
+    if actions:
+        from .engine.protocol import RulesError
+
+        n = players if players is not None else min(max(3, g.min_players), g.max_players)
+        rules = g.make_rules()
+        try:
+            g.check(rules, n)
+        except RulesError as e:
+            fail(f"players: {e}")
+        t = Table("action", "meaning", title=f"{g.name} actions, {n} players, the printed rules")
+        for a in range(g.n_actions(rules, n)):
+            t.add_row(str(a), g.action_name(rules, n, a))
+        out.print(t)
+        out.print("A strategy answers with these numbers; `legal` says which are allowed at each "
+                  "decision. Some rules fields change the list: it is the same for every "
+                  "decision kind, and a kind uses its own part of it.", highlight=False)
+        return
     if observation:
         from .observation_docs import describe, observation_class
 

@@ -253,6 +253,22 @@ def test_games_rules_strategies_commands():
     assert r.exit_code == 2 and "did you mean 'duck_duck_bruce'" in r.output
 
 
+def test_strategies_actions_lists_every_action_number_and_meaning():
+    from safari_sim.games import game_ids, get_game
+
+    for gid in game_ids():
+        g = get_game(gid)
+        n = min(max(3, g.min_players), g.max_players)
+        r = run_cli("strategies", gid, "--actions")
+        assert r.exit_code == 0, r.output
+        count = g.n_actions(g.make_rules(), n)
+        assert f"│ {count - 1} " in r.output and f"│ {count} " not in r.output, gid
+    r = run_cli("strategies", "duck_duck_bruce", "--actions", "--players", "2")
+    assert "│ 1      │ bank the row" in r.output
+    r = run_cli("strategies", "herds", "--actions", "--players", "7")
+    assert r.exit_code == 2 and "2 to 4 players" in r.output
+
+
 def test_rules_never_cuts_a_field_name_at_80_columns(monkeypatch):
     import dataclasses
 
