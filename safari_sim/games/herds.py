@@ -358,6 +358,18 @@ def _can_give(hv, base, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3):
 W_FREE, W_KEEP, W_TAKE = 0, 1, 2
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _use_witness(kind, m, f, q, base, free):
+    """What witness ``kind`` for number m takes out of the trade: a reserved hand card leaves
+    the cards that may be given (f), a required grassland card the ones free to take (q) and
+    adds its value to what must be taken (base); a free card is counted."""
+    if kind == W_FREE:
+        return f, q, base, free + 1
+    if kind == W_KEEP:
+        return f - _one(m + 1), q, base, free
+    return f, q - _one(m + 1), base + m + 1, free
+
+
 @njit(cache=True, _nrt=False)
 def _witness(b, p, t, m, k, kind, excl, cand, give_open, zone):
     """Whether witness ``kind`` (W_*) exists for number m of a new herd of suit t: the k-th
@@ -419,24 +431,9 @@ def _new_herd_trade(b, p, e, excl, cand, g0, need, zone):
                         for w2 in range(3):
                             if not _witness(b, p, t, m2, k2, w2, excl, cand, give_open, zone):
                                 continue
-                            f = fv
-                            q = qv
-                            base = e + 1 if e_grass else 0
-                            free = 0
-                            if w1 == W_FREE:
-                                free += 1
-                            elif w1 == W_KEEP:
-                                f -= _one(m1 + 1)
-                            else:
-                                q -= _one(m1 + 1)
-                                base += m1 + 1
-                            if w2 == W_FREE:
-                                free += 1
-                            elif w2 == W_KEEP:
-                                f -= _one(m2 + 1)
-                            else:
-                                q -= _one(m2 + 1)
-                                base += m2 + 1
+                            f, q, base, free = _use_witness(w1, m1, fv, qv,
+                                                            e + 1 if e_grass else 0, 0)
+                            f, q, base, free = _use_witness(w2, m2, f, q, base, free)
                             u0, u1, u2, u3 = _sums_of(q)
                             if not give_open:
                                 d = need - base
