@@ -1,14 +1,14 @@
-"""Duck Duck Bruce's shipped strategies as compiled scalar policies, and the kernel that plays
-whole games with them.
+"""Duck Duck Bruce's shipped strategies as compiled scalar policies (``KINDS``: their names,
+by number), and the kernels that play them: ``decide`` for the rows where one sits in the
+play loop, ``play_compiled`` for whole games when every seat holds one.
 
-Each policy is the numpy strategy of the same name written again for one game, reading only what
-the player to move's observation holds, and returns the same action:
-``tests/test_duck_duck_bruce.py`` plays the same games both ways and compares them. A take-or-bank
-decision reads its few numbers straight from the state (``choose_policy`` names the observation
-field of each read: the row, the pile's size, the public totals; never the draw pile's order);
-after a Bruce the policy reads the view (``duck_duck_bruce.View``) the kernel writes for it. A table where every seat holds one of these plays each game
-from its first card to its end inside ``_play``: no Python between decisions, which is what the
-lockstep loop cannot avoid (it stops at every step to build observations and call each strategy).
+Each policy reads only what the player to move may know. A take-or-bank decision reads its few
+numbers straight from the state (``choose_policy`` names the observation field of each read:
+the row, the pile's size, the public totals; never the draw pile's order); after a Bruce the
+policy reads the view (``duck_duck_bruce.View``) the kernel writes for it. The knowledge test
+(``tests/test_duck_duck_bruce.py``) scrambles what the mover cannot see and requires the same
+actions. A table where every seat holds one of these plays each game from its first card to its
+end inside ``_play``: no Python between decisions.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from safari_sim.games.duck_duck_bruce import (BANK, BRUCE, CHOOSE, CUR, DRAW, OV
                                               PHASE, POS, ROUND_PTS, ROW_LEN, STEAL0, TOTAL,
                                               V_SEAT)
 
-from .duck_duck_bruce import K_CARD_COUNTER, K_SCOREBOARD, K_STOP_AT, K_VALUE_HUNTER
+# the kernels below inline the game's rules: recompile them when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (ddb.__file__,))
 
-# the kernel below inlines the game's rules: recompile it when they (or the engine) change
-refresh_cache(__file__, KERNEL_HELPERS + (ddb.__file__, __file__.replace(
-    "_duck_duck_bruce_compiled.py", "duck_duck_bruce.py")))
+KINDS = ("stop_at", "card_counter", "scoreboard", "value_hunter")
+K_STOP_AT, K_CARD_COUNTER, K_SCOREBOARD, K_VALUE_HUNTER = range(len(KINDS))
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -208,3 +208,36 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])
+
+
+@njit(cache=True, _nrt=False)
+def _decide(games, kind, kp0, kp1, g, pp, row, best, seen, card_suit, card_value, die,
+            suit_total, params, mask, legal, small, nests, total, out):
+    """The policy's action in each game of ``games`` (what ``_play`` would choose there): after
+    a Bruce it reads the view written for it, with ``mask`` (row i: games[i]) as legal mask."""
+    nbruce = ddb.n_bruce(suit_total, params)
+    for i in range(games.shape[0]):
+        b = games[i]
+        if g[b, PHASE] == BRUCE:
+            small[V_SEAT, b] = g[b, CUR]
+            ddb.view_players(b, g, pp, params, nests, total)
+            for a in range(legal.shape[1]):
+                legal[b, a] = a < mask.shape[1] and mask[i, a]
+            out[i] = bruce_policy(kind, kp1, b, small, nests, total, legal, die, params)
+        else:
+            out[i] = choose_policy(kind, kp0, kp1, b, g, pp, row, best, seen, card_suit,
+                                   card_value, suit_total, params, nbruce)
+
+
+def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
+           legal: np.ndarray) -> np.ndarray:
+    """The actions of ``policy`` (kind, knobs) in ``games`` of ``state``; ``seat_rs`` unused
+    (these policies draw nothing), ``legal`` (bool[n, W]) what each may choose among."""
+    knobs = tuple(policy[1]) + (0, 0)
+    v = state.view
+    out = np.zeros(len(games), np.int64)
+    _decide(games, np.int64(policy[0]), np.float64(knobs[0]), np.float64(knobs[1]), state.g,
+            state.pp, state.row, state.best, state.seen, state.card_suit, state.card_value,
+            state.die, state.suit_total, state.params, np.ascontiguousarray(legal, np.bool_),
+            v.legal, v.small, v.nests, v.total, out)
+    return out

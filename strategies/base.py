@@ -8,6 +8,7 @@ function) is the same, written for one game at a time.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from typing import Any, ClassVar
 
@@ -41,28 +42,66 @@ class Strategy:
         """One legal action per observed game."""
         raise TypeError(f"strategy {type(self).__name__} does not define act()")
 
-    # The compiled fast path (docs/architecture.md, "Compiled strategies"): a game's shipped
-    # strategies may define ``policy()`` (what their compiled twin needs: a kind and knobs) and a
-    # ``play_compiled(state, seating, policies, seat_rs)`` that plays whole games with the twins.
-    # ``twin_methods`` are the numpy methods a twin was written from, besides ``act``.
-    twin_methods: ClassVar[tuple[str, ...]] = ()
-
-    def policy(self) -> Any:
-        return None
+    # A strategy that decides from the game's state (``reads_state``: the shipped heuristics,
+    # ``Heuristic``) is called as ``decide(state, games, rng, legal)`` by the play loop instead
+    # of ``act``; its ``compiled_policy()`` (None for the others) is what the game's whole-game
+    # kernel (``play_compiled``) plays it by.
+    reads_state: ClassVar[bool] = False
 
     def compiled_policy(self) -> Any:
-        """``policy()``, or None where a subclass changed a numpy method the twin was written
-        from (``act`` or one of ``twin_methods``) without a ``policy`` of its own: such a
-        strategy is played through ``act``."""
-        mro = type(self).__mro__
+        return None
 
-        def owner(name):
-            return next(c for c in mro if name in c.__dict__)
 
-        twin = owner("policy")
-        if not all(issubclass(twin, owner(m)) for m in ("act",) + self.twin_methods):
-            return None
+class Heuristic(Strategy):
+    """A shipped heuristic of one game: a compiled scalar policy, written once, in the game's
+    ``strategies/_<game>_compiled.py`` (its ``KINDS`` name the policies by number).
+
+    It reads the state of the game rather than an observation, held to its seat's knowledge by
+    a test per game (everything the seat cannot see is scrambled, and its action must not
+    change). The play loop calls ``decide`` for the games where it sits (one compiled call per
+    strategy per step); a table of nothing but heuristics plays whole games inside
+    ``play_compiled``; both play the very same policy. Subclasses set ``kernels`` (the compiled
+    module's name), ``Params`` (the knobs, pydantic-validated) and ``knobs()`` (the numbers the
+    policy reads, in its order); one with memory allocates it in ``reset`` and returns it as the
+    third entry of ``policy()``."""
+
+    kernels: ClassVar[str]
+    reads_state: ClassVar[bool] = True
+
+    @classmethod
+    def compiled(cls):
+        return importlib.import_module(cls.kernels)  # numba: compiled on first use
+
+    def knobs(self) -> tuple:
+        return tuple(self.params.model_dump().values())
+
+    def policy(self) -> tuple:
+        """(kind, knobs) or (kind, knobs, memory): what the compiled policy is called with."""
+        return self.compiled().KINDS.index(self.name), self.knobs()
+
+    def compiled_policy(self) -> Any:
         return self.policy()
+
+    @property
+    def play_compiled(self):
+        return self.compiled().play_compiled
+
+    def decide(self, state: Any, games: np.ndarray, rng: Any, legal: np.ndarray) -> np.ndarray:
+        """The policy's action in each game of ``games`` (int64[n]) of ``state``, for the seat to
+        move there; ``rng`` (``SeatRandom``) holds those seats' streams, advanced by what the
+        policy draws; ``legal`` (bool[n, W]) the actions it may choose among."""
+        rs = rng.states()
+        out = self.compiled().decide(state, np.ascontiguousarray(games, np.int64),
+                                     self.policy(), rs, legal)
+        rng.advance(rs)
+        return out
+
+    def act(self, obs: Any, legal: np.ndarray, rng: Any) -> np.ndarray:
+        raise TypeError(
+            f"strategy '{self.name}' is a compiled heuristic: it decides from the game's state "
+            "inside the play loop (engine.play), not from an observation; to write your own, "
+            "subclass strategies.base.Strategy with act(obs, legal, rng), or write a per-game "
+            "function (docs/strategies.md)")
 
 
 def random_legal(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -50,12 +50,19 @@ class Blunder(Strategy):
         super().__init__(**params)
         self.base = _resolve_base(self.params.base)(**self.params.base_params)
         self.wants_worlds = bool(getattr(self.base, "wants_worlds", False))
+        # a compiled heuristic's blunders: it decides from the state, as it would alone
+        self.reads_state = bool(getattr(self.base, "reads_state", False))
 
     def reset(self, batch: int, n_players: int) -> None:
         self.base.reset(batch, n_players)
 
     def act(self, obs, legal, rng, *worlds):
-        planned = np.asarray(self.base.act(obs, legal, rng, *worlds))
+        return self._slip(np.asarray(self.base.act(obs, legal, rng, *worlds)), legal, rng)
+
+    def decide(self, state, games, rng, legal):
+        return self._slip(np.asarray(self.base.decide(state, games, rng, legal)), legal, rng)
+
+    def _slip(self, planned, legal, rng):
         slip = rng.random(len(planned)) < self.params.epsilon
         return np.where(slip, random_legal(legal, rng), planned)
 

@@ -69,8 +69,10 @@ class _Tree:
 
     reads_obs = True
     wants_worlds = False
+    reads_state = True  # it hands the rows out of the tree to the rollout, a compiled heuristic
 
-    def __init__(self, rollout, c: float, label: str):
+    def __init__(self, game, rollout, c: float, label: str):
+        self.game = game
         self.rollout = rollout
         self.c = c
         self.label = label
@@ -95,15 +97,22 @@ class _Tree:
         self.path[rows, self.plen[rows]] = nodes
         self.plen[rows] += 1
 
-    def act(self, obs, legal, rng):
-        g = np.asarray(obs.game, np.int64)
+    def compiled_policy(self):
+        return None
+
+    def decide(self, state, games, rng, legal):
+        g = np.asarray(games, np.int64)
         out = np.zeros(len(g), np.int64)
         inside = self.cur[g] >= 0
         k_out = np.flatnonzero(~inside)
         if k_out.size:
             sub = rng.take(k_out)
-            o = None if self.blind_rollout else obs.take(k_out)
-            out[k_out] = self.rollout.act(o, np.take(legal, k_out, axis=0), sub)
+            lg = np.take(legal, k_out, axis=0)
+            if getattr(self.rollout, "reads_state", False):
+                out[k_out] = self.rollout.decide(state, g[k_out], sub, lg)
+            else:
+                o = None if self.blind_rollout else self.game.observe(state, g[k_out]).freeze()
+                out[k_out] = self.rollout.act(o, lg, sub)
         k_in = np.flatnonzero(inside)
         if k_in.size == 0:
             return out
@@ -212,7 +221,7 @@ class Ismcts(Strategy):
         count = np.ones(n, np.int64)  # node 0: the root
         spread = np.ones(n)
         lo, hi = np.zeros(n), np.zeros(n)  # margins seen (their spread scales c)
-        tree = _Tree(rollout, p.c, f"{self.label}.tree")
+        tree = _Tree(game, rollout, p.c, f"{self.label}.tree")
         seat = np.take(worlds.seat, rows)
         games = np.arange(n)
         seats = np.arange(P)[None, :].repeat(n, 0)

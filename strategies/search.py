@@ -197,7 +197,7 @@ class Search(Strategy):
         prior, rollout = self._strategies(game)
         legal = np.asarray(legal)
         base = seed_keys(rng)  # first: the same two draws per game whatever else happens
-        cand = self._candidates(obs, legal, rng, prior)
+        cand = self._candidates(obs, legal, rng, prior, worlds)
         # [2, n, W]: the objective's mean, then the other one's (the tie-break)
         value = np.where(cand, 0.0, -np.inf)[None].repeat(2, axis=0)  # forced: the one candidate
         # only games with a real choice are searched
@@ -221,7 +221,7 @@ class Search(Strategy):
         ties &= second >= second.max(axis=1, keepdims=True)
         return random_legal(ties, rng)  # ties broken by the seat's stream
 
-    def _candidates(self, obs, legal, rng, prior) -> np.ndarray:
+    def _candidates(self, obs, legal, rng, prior, worlds) -> np.ndarray:
         """bool[n, W]: the actions to search in each observed game."""
         k = self.params.top_k
         if k == 0:
@@ -234,7 +234,8 @@ class Search(Strategy):
             if prior is not None:
                 shown = left.copy()
                 shown.flags.writeable = False
-                a = np.asarray(prior.act(obs, shown, rng), np.int64)
+                a = np.asarray(worlds.decide(prior, rng, shown) if prior.reads_state
+                               else prior.act(obs, shown, rng), np.int64)
                 fine = (a >= 0) & (a < left.shape[1])
                 fine[fine] = left[rows[fine], a[fine]]
                 # a prior that answers with an action already taken (or none): a random one

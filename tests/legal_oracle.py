@@ -17,6 +17,8 @@ import numpy as np
 from safari_sim.engine.chance import SeatRandom, game_keys
 from strategies.base import random_legal
 
+from heuristics import choose
+
 
 def check_legal(game: Any, rules: Any, players: int, oracle: Callable[[Any, int], set],
                 games: int = 40, seed: int = 0, strategies: Sequence[Any] = (),
@@ -52,7 +54,7 @@ def check_legal(game: Any, rules: Any, players: int, oracle: Callable[[Any, int]
         actions = np.zeros(len(mover), np.int64)
         if strategies:
             s = strategies[step % len(strategies)]
-            actions[live] = s.act(game.observe(state, live).freeze(), lg[live].copy(), rng)
+            actions[live] = choose(s, game, state, live, seat_rs, players)
         else:
             actions[live] = random_legal(lg[live], rng)
         game.step(state, actions)

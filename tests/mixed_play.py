@@ -12,6 +12,8 @@ from safari_sim.engine.protocol import search_space
 from safari_sim.engine.chance import SeatRandom, game_keys
 from strategies import get_strategy
 
+from heuristics import choose
+
 
 def mixed_actions(game, st, strats, seat_rs, players):
     """One action for every game of ``st``: in game b the mover p plays strategy
@@ -23,8 +25,7 @@ def mixed_actions(game, st, strats, seat_rs, players):
     for k, s in enumerate(strats):
         idx = live[(live + mover[live]) % len(strats) == k]
         if idx.size:
-            a[idx] = s.act(game.observe(st, idx), legal[idx],
-                           SeatRandom(seat_rs, idx * players + mover[idx]))
+            a[idx] = choose(s, game, st, idx, seat_rs, players)
     return a
 
 

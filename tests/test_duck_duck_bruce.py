@@ -16,6 +16,8 @@ from safari_sim.games import duck_duck_bruce as ddb
 from safari_sim.games import get_game
 from strategies import get_strategy
 
+from heuristics import ask, check_knowledge, choose, leaky_policy_is_caught
+
 G = get_game("duck_duck_bruce")
 RED, ORANGE, YELLOW, GREEN, BLUE = range(5)
 # slots of a suit with the printed values 1, 1, 2, 2, 3, 4
@@ -427,8 +429,7 @@ def test_properties_over_random_games(players):
         for k, s in enumerate(strats):
             idx = live[seating[live, mover[live]] == k]
             if idx.size:
-                a = s.act(G.observe(st, idx), legal[idx],
-                          SeatRandom(seat_rs, idx * players + mover[idx]))
+                a = choose(s, G, st, idx, seat_rs, players)
                 assert legal[idx, a].all()
                 actions[idx] = a
         G.step(st, actions)
@@ -468,13 +469,14 @@ def test_trace_describes_a_whole_game():
     assert "Game over after 1 round(s)" in text
 
 
-# ---- Compiled twins ----------------------------------------------------------------------------
+# ---- The compiled heuristics -------------------------------------------------------------------
 
 @pytest.mark.parametrize("players,rules", [(3, {"rounds": 1}), (5, {}), (2, {"max_steal": 4}),
                                            (4, {"die_faces": [-2, -1, 1, 2, 3, 4]})])
-def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rules):
+def test_the_lockstep_loop_plays_the_heuristics_as_the_whole_game_kernel_does(players, rules):
     """The four shipped heuristics, mixed at one table with their knobs moved: the whole-game
-    kernel and the lockstep loop give the same games, to the last statistic."""
+    kernel and the lockstep loop (each heuristic's ``decide`` for its rows) give the same games,
+    to the last statistic."""
     specs = [("stop_at", {"cards": 2, "declare": 2}), ("card_counter", {"risk": 0.25}),
              ("scoreboard", {"risk": 0.35, "chase": 1.5}), ("value_hunter", {"points": 5}),
              ("stop_at", {})]
@@ -547,18 +549,32 @@ def test_init_reuses_only_arrays_nobody_holds():
     assert not any(np.shares_memory(getattr(a, f), getattr(c, f)) for f in names)
 
 
-def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
+def test_a_user_strategy_built_on_a_heuristic_is_played_through_its_act():
+    """A subclass that writes its own ``act`` is a numpy strategy like any user's: never
+    played by the whole-game kernel, and its act is what plays."""
     from safari_sim.engine.play import _compiled_play
     from strategies.duck_duck_bruce import StopAt
 
-    class Greedier(StopAt):
-        def choose(self, obs, legal):
-            return np.full(len(obs.game), ddb.DRAW)
+    class AlwaysDraw(StopAt):
+        reads_state = False
+
+        def act(self, obs, legal, rng):
+            return np.where(legal[:, ddb.DRAW], ddb.DRAW, np.argmax(legal, axis=1))
+
+        def compiled_policy(self):
+            return None
 
     assert StopAt().compiled_policy() is not None
-    assert Greedier().compiled_policy() is None
-    assert _compiled_play([StopAt(), Greedier()]) is None
+    assert _compiled_play([StopAt(), AlwaysDraw()]) is None
     assert _compiled_play([StopAt(), get_strategy(G.id, "random")()]) is None
+    seating = np.array([[0, 1]] * 20)
+    mine = play_batch(G, G.make_rules(rounds=1), 2, [AlwaysDraw(), StopAt()], seating,
+                      game_keys(3, 2, 20))
+    theirs = play_batch(G, G.make_rules(rounds=1), 2, [StopAt(), StopAt()], seating,
+                        game_keys(3, 2, 20))
+    assert not np.array_equal(mine.outcome.score, theirs.outcome.score)
+    with pytest.raises(TypeError, match="compiled heuristic"):
+        StopAt().act(None, None, None)
 
 
 def test_stop_at_passes_when_every_nest_is_empty():
@@ -567,10 +583,37 @@ def test_stop_at_passes_when_every_nest_is_empty():
     strat = get_strategy(G.id, "stop_at")()
     o = G.observe(st, np.array([0]))
     assert o.kind[0] == ddb.BRUCE
-    assert strat.act(o, G.legal(st), None)[0] == ddb.PASS
+    rs = deal_keys(3, 1)
+    assert ask(strat, G, st, [0], rs, 3)[0] == ddb.PASS
     r, st = position([bruce, c(ORANGE, ONE)], nests={2: [c(RED, ONE)]})
     o = G.observe(st, np.array([0]))
-    assert strat.act(o, G.legal(st), None)[0] == o.steal_action(2, 1)
+    assert ask(strat, G, st, [0], rs, 3)[0] == o.steal_action(2, 1)
+
+
+def _shuffle_draw_pile(st, games, rng):
+    """What no seat sees: the order of the cards not yet turned, dealt again."""
+    for b in games:
+        pos = int(st.g[b, ddb.POS])
+        n = int(st.params[ddb.P_CARDS])
+        st.deck[b, pos:n] = rng.permutation(st.deck[b, pos:n])
+    return st
+
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {"rounds": 1}), (5, {"max_steal": 4})])
+def test_every_heuristic_acts_only_on_what_its_seat_may_know(players, rules):
+    """The draw pile's order dealt again at every decision: no heuristic's action changes."""
+    r = G.make_rules(rules)
+    strats = [get_strategy(G.id, n)() for n in ("stop_at", "card_counter", "scoreboard",
+                                                 "value_hunter")]
+    assert check_knowledge(G, r, players, strats, _shuffle_draw_pile, games=16) > 1000
+
+
+def test_the_knowledge_check_catches_a_policy_that_reads_the_next_card():
+    def next_card(st, b):
+        return st.deck[b, st.g[b, ddb.POS]] if st.g[b, ddb.POS] < st.params[ddb.P_CARDS] else 0
+
+    leaky_policy_is_caught(G, G.make_rules(rounds=1), 3, get_strategy(G.id, "card_counter")(),
+                           next_card, _shuffle_draw_pile, games=8)
 
 
 # ---- A second reading of the rulebook, in plain Python -----------------------------------------
@@ -753,8 +796,7 @@ def test_every_step_matches_a_plain_reading_of_the_rulebook(players, rules):
         for i in live:
             s = strats[(i + mover[i]) % len(strats)]
             idx = np.array([i])
-            actions[i] = s.act(G.observe(st, idx).freeze(), G.legal(st)[idx],
-                               SeatRandom(seat_rs, idx * players + mover[idx]))[0]
+            actions[i] = choose(s, G, st, idx, seat_rs, players)[0]
         G.step(st, actions)
         for i in live:
             refs[i].act(int(actions[i]), st)

@@ -23,6 +23,8 @@ from safari_sim.games import game_ids, get_game
 from strategies import get_strategy
 from strategies.base import random_legal
 from strategies.search import Search
+
+from heuristics import choose
 from tests.test_integrity import _players, _rules
 from tests.worlds_check import check_worlds, play_out
 
@@ -224,8 +226,7 @@ def test_play_on_a_clone_plays_the_same_games():
         for k, s in enumerate(strats):
             idx = np.flatnonzero((mover >= 0) & (seating[rng_rows, np.maximum(mover, 0)] == k))
             if idx.size:
-                a[idx] = s.act(DDB.observe(state2, idx).freeze(), DDB.legal(state2)[idx],
-                               SeatRandom(rs2, idx * p + mover[idx]))
+                a[idx] = choose(s, DDB, state2, idx, rs2, p)
         DDB.step(state2, a)
     rows = np.arange(9)[::-1]
     clone = DDB.clone(state2, rows)

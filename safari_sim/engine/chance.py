@@ -185,6 +185,15 @@ class SeatRandom:
         u = self.random(size)
         return (np.asarray(low) + np.floor(u * (np.asarray(high) - low))).astype(np.int64)
 
+    def states(self) -> np.ndarray:
+        """uint64[n]: a copy of each observed game's stream state (for a compiled policy that
+        draws in a kernel; ``advance`` writes back where it left them)."""
+        return self._rs[self._rows].copy()
+
+    def advance(self, states: np.ndarray) -> None:
+        """Each observed game's stream goes on from ``states[i]`` (``states`` after drawing)."""
+        self._rs[self._rows] = states
+
     def game(self, i: int) -> "GameRandom":
         """The stream of observed game i alone (a strategy written for one game at a time), on a
         copy of its state: ``settle(i, g)`` writes what it drew back, so that game i's next

@@ -96,15 +96,14 @@ class StrategyFailed(RuntimeError):
 
 
 def _compiled_play(strategies: Sequence[Any]):
-    """The kernel that plays whole games with these strategies' compiled twins, or None."""
-    play = getattr(type(strategies[0]), "play_compiled", None)
-    if play is None:
-        return None
+    """The kernel that plays whole games with these strategies' compiled policies, or None
+    (a strategy without one at the table, or policies of different games)."""
+    plays = set()
     for s in strategies:
-        twin = getattr(s, "compiled_policy", None)
-        if getattr(type(s), "play_compiled", None) is not play or twin is None or twin() is None:
+        if not getattr(s, "reads_state", False) or s.compiled_policy() is None:
             return None
-    return play
+        plays.add(s.play_compiled)
+    return plays.pop() if len(plays) == 1 else None
 
 
 @dataclass
@@ -125,9 +124,10 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
     strategy sitting in seat s (seat 0 starts) of game b; ``keys`` (``chance.game_keys``) are the
     games' chance streams and the seats' strategy streams.
 
-    When every strategy at the table has a compiled twin (``compiled_policy()``, played by the
-    same ``play_compiled``), whole games run inside one kernel; ``compiled=False`` plays the
-    same games through the lockstep loop (the twins must give the same games: a test)."""
+    When every strategy at the table is a compiled heuristic (``compiled_policy()``, played by
+    the same ``play_compiled``), whole games run inside one kernel; ``compiled=False`` plays the
+    same games through the lockstep loop, each heuristic deciding for its rows with ``decide``:
+    the same policies, so the same games (a test, every game)."""
     clock = time.perf_counter
     t_start = clock()
     batch = seating.shape[0]
@@ -155,7 +155,7 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
     strategies that deal worlds (``wants_worlds``); ``times`` gathers rules, observe and
     strategies seconds. ``stop`` (a callable of the movers, int[B] with -1 where a game is over)
     ends the loop early, before a step, where it returns True (a tree search plays its tree part
-    so, then the rest with the compiled twins); with ``stop`` the lockstep loop is played."""
+    so, then the rest with the compiled heuristics); with ``stop`` the lockstep loop is played."""
     clock = time.perf_counter
     if times is None:
         times = {"rules": 0.0, "observe": 0.0, "strategies": 0.0}
@@ -171,7 +171,9 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
     wants = [bool(getattr(s, "wants_worlds", False)) for s in strategies]
     # a strategy that never reads its observation (``reads_obs = False``: random rollouts) is
     # spared building one
-    blind = [getattr(s, "reads_obs", True) is False for s in strategies]
+    state_of = [bool(getattr(s, "reads_state", False)) for s in strategies]
+    blind = [getattr(s, "reads_obs", True) is False or state_of[k]
+             for k, s in enumerate(strategies)]
     # flat seating: np.take on it is twice as fast as seating[live, mover[live]]
     width = seating.shape[1]
     seat_flat = np.ascontiguousarray(seating, dtype=np.int64).reshape(-1)
@@ -200,7 +202,9 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
             t1 = clock()
             times["observe"] += t1 - t0
             try:
-                if wants[k]:
+                if state_of[k]:  # a compiled heuristic: the same policy play_compiled plays
+                    answer = strat.decide(state, idx, rng, shown)
+                elif wants[k]:
                     answer = strat.act(obs, shown, rng,
                                        Worlds(game, rules, width, state, idx, seats))
                 else:

@@ -30,7 +30,7 @@ def has_worlds(game: Game) -> bool:
 class Worlds:
     """Deals worlds of the games of one observation (see the module docstring)."""
 
-    __slots__ = ("game", "rules", "n_players", "seat", "_deal")
+    __slots__ = ("game", "rules", "n_players", "seat", "_deal", "_decide")
 
     def __init__(self, game: Game, rules: Any, n_players: int, state: Any, games: np.ndarray,
                  seats: np.ndarray):
@@ -47,7 +47,11 @@ class Worlds:
             return game.determinize(state, np.take(games, rows), np.take(seats, rows),
                                     np.ascontiguousarray(keys, np.uint64))
 
-        self._deal = deal  # the real state stays inside the closure
+        def decide(strategy: Any, rows: np.ndarray, rng: Any, legal: np.ndarray) -> np.ndarray:
+            return strategy.decide(state, np.take(games, np.asarray(rows, np.int64)), rng, legal)
+
+        self._deal = deal  # the real state stays inside the closures
+        self._decide = decide
 
     def __len__(self) -> int:
         return len(self.seat)
@@ -60,7 +64,16 @@ class Worlds:
         sub.seat = sealed(np.take(self.seat, rows))
         deal = self._deal
         sub._deal = lambda r, keys: deal(np.take(rows, np.asarray(r, np.int64)), keys)
+        decide = self._decide
+        sub._decide = lambda st, r, rng, legal: decide(st, np.take(rows, np.asarray(r, np.int64)),
+                                                       rng, legal)
         return sub
+
+    def decide(self, strategy: Any, rng: Any, legal: np.ndarray) -> np.ndarray:
+        """A compiled heuristic's (``Heuristic``) action in each observed game, in the real
+        game, for the seat to move (what a search asks its prior): the heuristic is held to that
+        seat's knowledge by its game's tests, so the state it reads tells it nothing more."""
+        return self._decide(strategy, np.arange(len(self.seat)), rng, legal)
 
     @property
     def available(self) -> bool:
