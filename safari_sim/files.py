@@ -28,3 +28,19 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def yaml_fault(error: Exception) -> str:
+    """Where a YAML file is wrong, in words: the line a fault is on, not only where the parser
+    noticed it (an unclosed ``{`` or ``[`` is noticed on a later line: name the line it opens
+    on, which is where the fix goes)."""
+    problem = getattr(error, "problem", None) or str(error)
+    pm = getattr(error, "problem_mark", None)
+    cm = getattr(error, "context_mark", None)
+    context = getattr(error, "context", None)
+    if pm is None:
+        return problem
+    if cm is not None and context and cm.line < pm.line:
+        return (f"line {cm.line + 1}: {context.removeprefix('while parsing ')} that opens there "
+                f"is not closed ({problem}, noticed on line {pm.line + 1})")
+    return f"line {pm.line + 1}, column {pm.column + 1}: {problem}"

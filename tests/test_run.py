@@ -817,8 +817,17 @@ def test_errors_a_designer_hit(tmp_path):
     exp = write(tmp_path, text)
     r = run_cli("run", exp, "--output", tmp_path / "o", "--quiet")
     line = next(i for i, s in enumerate(textwrap.dedent(text).splitlines(), 1) if "rules:" in s)
-    assert r.exit_code == 2 and "not valid YAML" in r.output
-    assert f"line {line}" in r.output or f"line {line + 1}" in r.output, r.output
+    msg = " ".join(r.output.split())
+    assert r.exit_code == 2 and "not valid YAML" in msg
+    # the line the fault is on (where the brace opens), not the later line the parser noticed it
+    assert f"YAML, line {line}: a flow mapping that opens there is not closed" in msg, msg
+    # a fault the parser sees where it is: that line and column
+    text = BASE.replace("rules: {rounds: 1}", "rules:\n  rounds: 1\n   target_score: 3")
+    exp = write(tmp_path, text)
+    r = run_cli("run", exp, "--output", tmp_path / "o", "--quiet")
+    bad = next(i for i, s in enumerate(textwrap.dedent(text).splitlines(), 1) if "target_score" in s)
+    msg = " ".join(r.output.split())
+    assert r.exit_code == 2 and f"YAML, line {bad}, column" in msg, msg
 
 
 def test_output_is_relative_to_the_experiment_file(tmp_path, monkeypatch):

@@ -20,6 +20,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..files import yaml_fault
 from ..engine.protocol import Game, RulesError, rules_to_dict
 from ..games import game_ids, get_game
 
@@ -202,9 +203,7 @@ def load_experiment(path: str | Path, games: int | None = None, output: str | No
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark else ""
-        raise ExperimentError(f"{path}: not valid YAML{where}: {getattr(e, 'problem', e)}") from None
+        raise ExperimentError(f"{path}: not valid YAML, {yaml_fault(e)}") from None
     if not isinstance(raw, dict):
         raise ExperimentError(f"{path}: expected a mapping of keys (game, players, strategies, ...)")
     if "table" in raw and "players" not in raw:

@@ -35,6 +35,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..files import yaml_fault
 from ..engine.protocol import search_space
 from ..run.config import Experiment, ExperimentError, ExperimentFile, _pydantic_message, resolve
 from .objectives import KINDS, Objective
@@ -167,9 +168,7 @@ def _read_yaml(path: Path, what: str) -> dict[str, Any]:
     try:
         raw = yaml.safe_load(path.read_text())
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark else ""
-        raise TuneError(f"{what}: {path}: not valid YAML{where}: {getattr(e, 'problem', e)}") from None
+        raise TuneError(f"{what}: {path}: not valid YAML, {yaml_fault(e)}") from None
     if not isinstance(raw, dict):
         raise TuneError(f"{what}: {path}: expected a mapping of keys")
     return raw
