@@ -160,28 +160,32 @@ def _compile_first(exp, quiet: bool) -> None:
     its cache) before the clock starts, and the workers then load them from the cache."""
     from .engine.chance import game_keys
     from .engine.play import play_batch
+    from .compiling import watch
     from .run.runner import build_strategies
 
-    t = time.perf_counter()
-    status = None
+    status, compiled = None, None
     if not quiet:
-        status = out.status(f"compiling {exp.game.name} (once: numba caches it)")
+        # loading cached kernels is quick and says nothing; compiling says what and how long
+        status = out.status(f"preparing {exp.game.name}")
         status.start()
+    say = status.update if status is not None else (lambda text: None)
     try:
-        for v in exp.variants[:1] + exp.variants[-1:]:
-            strats = build_strategies(exp.game.id, [s.model_dump() for s in v.strategies],
-                                      str(exp.base_dir))
-            seating = np.arange(exp.players)[None, :] % len(strats)
-            play_batch(exp.game, v.rules, exp.players, strats, seating,
-                       game_keys(0, exp.players, 1))
+        with watch(say, exp.game.id, exp.game.name) as compiled:
+            for v in exp.variants[:1] + exp.variants[-1:]:
+                strats = build_strategies(exp.game.id, [s.model_dump() for s in v.strategies],
+                                          str(exp.base_dir))
+                seating = np.arange(exp.players)[None, :] % len(strats)
+                play_batch(exp.game, v.rules, exp.players, strats, seating,
+                           game_keys(0, exp.players, 1))
     except Exception:  # the run itself will say what is wrong, with its chunk and seed
         pass
     finally:
         if status is not None:
             status.stop()
-    took = time.perf_counter() - t
-    if took > 1.0 and not quiet:
-        out.print(f"compiled in {took:.1f} s (cached for the next runs)", highlight=False)
+    if compiled is not None and compiled.kernels and not quiet:
+        out.print(f"compiled {compiled.kernels} kernels of {exp.game.name} in "
+                  f"{compiled.seconds:.1f} s (numba keeps them for the next runs)",
+                  highlight=False)
 
 
 def _stopping_rule(exp, tasks, stopped: dict):
