@@ -252,3 +252,34 @@ def test_a_misspelled_view_field_and_another_games_strategy_get_a_clear_message(
         get_strategy("hi_lo_hijinks", "stop_at")
     with pytest.raises(StrategyNotFound, match="did you mean 'stop_at'"):
         get_strategy("duck_duck_bruce", "stop_a")
+
+
+def _nervous_one_game(view, legal, rng, risk=0.25, wobble=0.1):
+    """The batch example's ``Nervous`` said one game at a time, drawing the same one number."""
+    u = rng.random()
+    bust = view.bust_chance()
+    if view.kind == 1:
+        biggest = 1 + int(np.argmax(view.nest_size[1:]))
+        if view.nest_size[biggest] == 0 and 2 in legal:
+            return 2
+        return int(view.steal_action(biggest, 1))
+    return 1 if view.row_len > 0 and bust >= risk + (2 * u - 1) * wobble else 0
+
+
+@pytest.mark.parametrize("knobs", [{}, {"risk": 0.4, "wobble": 0.0}])
+def test_the_batch_example_plays_what_it_says_beside_the_shipped_heuristics(knobs):
+    """experiments/bots/duck_duck_bruce_batch.py (numpy over the batch) and the same strategy
+    written one game at a time play the same games, at a table with two compiled heuristics
+    (which the loop asks through their decide), and the knobs change the games."""
+    batch = get_strategy(G.id, "bots/duck_duck_bruce_batch.py:Nervous", ROOT / "experiments")
+    one = per_game(_nervous_one_game)
+    r = G.make_rules({"rounds": 2})
+    B, P = 240, 3
+    seating = (np.arange(P)[None, :] + np.arange(B)[:, None]) % 3
+    others = [get_strategy(G.id, "card_counter")(), get_strategy(G.id, "scoreboard")()]
+    a = play_batch(G, r, P, [batch(**knobs)] + others, seating, game_keys(4, P, B))
+    b = play_batch(G, r, P, [one(**knobs)] + others, seating, game_keys(4, P, B))
+    assert a.decisions == b.decisions
+    assert np.array_equal(a.outcome.score, b.outcome.score)
+    c = play_batch(G, r, P, [batch(risk=0.9, wobble=0.0)] + others, seating, game_keys(4, P, B))
+    assert not np.array_equal(a.outcome.score, c.outcome.score)
