@@ -82,8 +82,9 @@ def run(
               f"{len(tasks)} chunk(s), jobs={jobs_n} -> {exp.output}", highlight=False)
     replaced = record.pop("replaced", None)
     if replaced:
-        out.print(f"the earlier results (another experiment) were moved to {replaced}",
-                  highlight=False)
+        why = ("the results of the earlier run, which stopped on a strategy's error," if
+               record.pop("replaced_failed", False) else "the earlier results (another experiment)")
+        out.print(f"{why} were moved to {replaced}", highlight=False)
     if done_before:
         out.print(f"resuming: {done_before:,} games already on disk", highlight=False)
     if total > done_before:
@@ -109,6 +110,11 @@ def run(
             run_tasks(tasks, jobs_n, on_done, exp.spec.parallel.backend, exp.spec.parallel.address,
                       after_round=_stopping_rule(exp, tasks, stopped) if exp.spec.until else None)
     except RunError as e:
+        from .run import store
+
+        # the next run of a fixed strategy moves these results aside by itself (kept)
+        record["failed"] = str(e)
+        store.write_json(exp.output / "experiment.json", record)
         if e.detail:  # the message first, then the user's own traceback
             from rich.markup import escape
 

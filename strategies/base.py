@@ -77,7 +77,17 @@ class Heuristic(Strategy):
 
     def policy(self) -> tuple:
         """(kind, knobs) or (kind, knobs, memory): what the compiled policy is called with."""
-        return self.compiled().KINDS.index(self.name), self.knobs()
+        return self.kind(), self.knobs()
+
+    def kind(self) -> int:
+        """The policy's number: the shipped class's name in ``KINDS`` (a user's subclass that
+        only renames it, or adds a reset, plays the policy of the class it extends)."""
+        kinds = self.compiled().KINDS
+        for c in type(self).__mro__:
+            if c.__dict__.get("name") in kinds:
+                return kinds.index(c.__dict__["name"])
+        raise TypeError(f"strategy '{self.name}': none of its classes is a policy of "
+                        f"{self.kernels} (KINDS: {', '.join(kinds)})")
 
     def compiled_policy(self) -> Any:
         return self.policy()

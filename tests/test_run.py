@@ -425,6 +425,32 @@ def test_an_illegal_action_names_the_strategy_the_game_and_the_seed(tmp_path):
     assert "1 (bank the row) is not legal there; the legal actions were" in r.output
     assert "duck_duck_bruce" in r.output and "seed 5" in r.output
     assert "Traceback" not in r.output
+    finished = sorted((tmp_path / "res").glob("chunks/*/*.parquet"))
+    assert finished   # the variant without Bruce cards finished its chunk before the error
+    # the strategy fixed (its file edited), the same command runs; the failed run's results are
+    # moved aside, kept, never mixed with the fixed strategy's games
+    (tmp_path / "bots.py").write_text(textwrap.dedent("""
+        import numpy as np
+        from strategies.base import Strategy
+
+        class AlwaysBank(Strategy):
+            name = "always_bank"
+            def act(self, obs, legal, rng):
+                return np.where(legal[:, 1], 1, np.argmax(legal, axis=1))
+    """))
+    import sys   # a new command is a new process: here, forget the module as it was loaded
+    for name in [m for m in sys.modules if m.startswith("_safari_user_")]:
+        del sys.modules[name]
+    r = run_cli("run", exp, "--output", tmp_path / "res", "--games", 300)
+    assert r.exit_code == 0, r.output
+    assert "run, which stopped on a strategy's error, were moved to" in " ".join(r.output.split())
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith("res.previous-")]
+    assert len(aside) == 1 and len(list(aside[0].glob("chunks/*/*.parquet"))) == len(finished)
+    # a folder of a run that finished is still protected: the file edited again is another
+    # experiment (its games were played by what the file said then)
+    (tmp_path / "bots.py").write_text((tmp_path / "bots.py").read_text() + "\n# edited\n")
+    r = run_cli("run", exp, "--output", tmp_path / "res", "--quiet", "--games", 300)
+    assert r.exit_code == 2 and "different experiment" in r.output
 
 
 def test_compare_two_runs_says_what_moved(tmp_path):

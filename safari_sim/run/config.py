@@ -141,7 +141,26 @@ class Experiment:
         d["parallel"].pop("address")
         d["parallel"].pop("batch")  # every game has its own streams: the batch changes nothing
         d["variants"] = [v.to_json() for v in self.variants]
+        # a strategy of the user's own plays what its file says now: results played by an
+        # earlier version of the file are another experiment's
+        d["strategy_files"] = user_files(self.spec, self.base_dir)
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def user_files(spec: Any, base_dir: Path) -> dict[str, str]:
+    """{path: sha256 of its contents} of the strategy files an experiment names (``use:
+    FILE.py:NAME``), a blunder's base among them; a file that is gone hashes as missing."""
+    uses = [s.use for s in list(spec.strategies) + list(spec.pool)]
+    uses += [str(s.params.get("base", "")) for s in list(spec.strategies) + list(spec.pool)]
+    out = {}
+    for use in uses:
+        if ":" not in use and not use.endswith(".py"):
+            continue
+        name = use.rsplit(":", 1)[0]
+        path = Path(name) if Path(name).is_absolute() else base_dir / name
+        out[name] = hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() \
+            else "missing"
+    return dict(sorted(out.items()))
 
 
 def _loc(loc: tuple) -> str:

@@ -205,7 +205,9 @@ def prepare_output(exp: Experiment, raw: dict[str, Any], replace: bool = False) 
     """Create the output folder and experiment.json, or check that an existing one holds this
     same experiment (then its finished chunks are kept). With ``replace``, results of another
     experiment are moved aside (never deleted) and the run starts afresh; the record says where
-    they went under ``replaced``."""
+    they went under ``replaced``. Results of a run that stopped on a strategy's error
+    (``failed`` in its record) are moved aside so without ``replace``: once the strategy is
+    fixed, the same command runs."""
     out = exp.output
     meta = out / "experiment.json"
     record = store.experiment_record(exp, raw)
@@ -218,7 +220,12 @@ def prepare_output(exp: Experiment, raw: dict[str, Any], replace: bool = False) 
         elif old.get("games_per_variant", 0) > exp.spec.games:
             problem = (f"games: '{out}' already holds {old['games_per_variant']:,} games per "
                        f"variant; {exp.spec.games:,} would leave some out")
-        if problem and not replace:
+        if problem and not any((out / "chunks").glob("*/*.parquet")):
+            # no finished chunk (a run that failed before its first one, the file then fixed):
+            # nothing to keep, so the new experiment takes the folder over
+            problem = None
+        failed = old.get("failed")
+        if problem and not replace and not failed:
             raise ExperimentError(f"{problem}; run with --replace to move them aside (kept) and "
                                   "start afresh, or choose another output folder")
         if problem:
@@ -232,6 +239,8 @@ def prepare_output(exp: Experiment, raw: dict[str, Any], replace: bool = False) 
                 aside = out.with_name(f"{out.name}.previous-{stamp}-{n}")
             out.rename(aside)
             record["replaced"] = str(aside)
+            if failed:  # moved aside without --replace: the run there stopped on a strategy's error
+                record["replaced_failed"] = True
         else:
             record["created"] = old.get("created", record["created"])
             # files a killed worker was writing (finished chunks are never .tmp)
