@@ -259,6 +259,10 @@ def _print_moved(before: Path, after: Path) -> None:
         out.print(t)
     else:
         out.print("the two runs have the same rules, strategies and settings", highlight=False)
+    for r in diff.filter(diff["what"].str.starts_with("points available")).iter_rows(named=True):
+        out.print(f"the rules change the points a game shares out ({r['before']} -> {r['after']}, "
+                  f"{r['variant']}): a mean score moves with them, so each is also shown as a "
+                  f"share of the points available", highlight=False)
     if changes.height == 0:
         out.print("no variants in common to compare (variants are paired by label: see what "
                   "differs above)", highlight=False)
@@ -272,7 +276,9 @@ def _print_moved(before: Path, after: Path) -> None:
     def unit(r):
         if r["kind"] == "share":
             return " percentage points"
-        return " game points" if r["measure"].startswith("mean score") else " turns"
+        if r["measure"].startswith("mean score"):
+            return " game points"
+        return " turns" if r["measure"] == "mean turns per game" else ""  # a measure's own unit
 
     def p_text(p):
         return "<0.0001" if p < 1e-4 else f"{p:.2g}"

@@ -41,17 +41,14 @@ def strategies_for(game_id: str) -> dict[str, type[Strategy]]:
     return _CACHE[game_id]
 
 
-def load_user_strategy(spec: str, base_dir: Path | None = None) -> type[Strategy]:
-    """``path/to/bots.py:Name``, a Strategy subclass or a per-game function (``per_game``); a
-    relative path is taken from ``base_dir``."""
-    if ":" not in spec:
-        raise StrategyNotFound(f"'{spec}' should be path/to/file.py:Name (a class or a function)")
-    path_s, cls_name = spec.rsplit(":", 1)
+def load_module(path_s: str, base_dir: Path | None = None, what: str = "file"):
+    """The Python file ``path_s`` (relative to ``base_dir``) as a module, loaded once per
+    process; FileNotFoundError or ImportError with one plain message."""
     path = Path(path_s)
     if not path.is_absolute() and base_dir is not None:
         path = base_dir / path
     if not path.is_file():
-        raise StrategyNotFound(f"strategy file '{path_s}' not found")
+        raise FileNotFoundError(f"{what} '{path_s}' not found")
     modname = f"_safari_user_{abs(hash(str(path.resolve())))}"
     if modname not in sys.modules:
         spec_ = importlib.util.spec_from_file_location(modname, path)
@@ -61,8 +58,20 @@ def load_user_strategy(spec: str, base_dir: Path | None = None) -> type[Strategy
             spec_.loader.exec_module(mod)
         except Exception as e:
             del sys.modules[modname]
-            raise StrategyNotFound(f"strategy file '{path_s}' failed to load: {e}") from e
-    mod = sys.modules[modname]
+            raise ImportError(f"{what} '{path_s}' failed to load: {e}") from e
+    return sys.modules[modname]
+
+
+def load_user_strategy(spec: str, base_dir: Path | None = None) -> type[Strategy]:
+    """``path/to/bots.py:Name``, a Strategy subclass or a per-game function (``per_game``); a
+    relative path is taken from ``base_dir``."""
+    if ":" not in spec:
+        raise StrategyNotFound(f"'{spec}' should be path/to/file.py:Name (a class or a function)")
+    path_s, cls_name = spec.rsplit(":", 1)
+    try:
+        mod = load_module(path_s, base_dir, "strategy file")
+    except (FileNotFoundError, ImportError) as e:
+        raise StrategyNotFound(str(e)) from e
     cls = getattr(mod, cls_name, None)
     if cls is None:
         found = sorted(n for n, v in vars(mod).items()

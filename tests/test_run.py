@@ -910,3 +910,83 @@ def test_trace_takes_knobs_and_an_experiment_file(tmp_path):
     assert a.exit_code == 0 and b.exit_code == 0
     game = lambda r: r.output[r.output.index("-- Round"):]  # noqa: E731 (after the header)
     assert game(a) == game(b)  # the same game, move by move
+
+
+def test_a_designers_measures_become_columns_and_bad_ones_are_refused(tmp_path):
+    """measures: [FILE.py:FUNCTION]: a function of one finished game, its column named after it;
+    a per-seat one gives a number per row; mistakes get one message and exit 2."""
+    (tmp_path / "m.py").write_text(textwrap.dedent("""
+        def twice_turns(game):
+            return 2 * game.turns
+
+        def my_score(game):
+            return [s + 1 for s in game.score]
+
+        def nest_cards(game):
+            # the final position, everything revealed: the cards in each nest
+            return int((game.position.nest >= 0).sum()) if game.position.nest.dtype.kind == "i" \\
+                else int(game.position.nest.sum())
+
+        def two_args(game, other):
+            return 0
+
+        def broken(game):
+            return game.nothing
+    """))
+    text = BASE.replace("parallel:", "measures: [m.py:twice_turns, m.py:my_score, m.py:nest_cards]\nparallel:")
+    exp = write(tmp_path, text)
+    r = run_cli("run", exp, "--output", tmp_path / "o", "--quiet", "--games", 600)
+    assert r.exit_code == 0, r.output
+    df = pl.read_parquet(list((tmp_path / "o").glob("chunks/*/*.parquet")))
+    assert (df["twice_turns"] == 2 * df["turns"]).all()
+    assert (df["my_score"] == df["score"] + 1).all()
+    assert df["nest_cards"].min() >= 0 and df["nest_cards"].max() > 0
+    import json
+    assert json.loads((tmp_path / "o" / "experiment.json").read_text())["measures"] == [
+        "twice_turns", "my_score", "nest_cards"]
+    for bad, message in [("m.py:twice_turn", "did you mean 'twice_turns'?"),
+                         ("m.py:two_args", "should take one argument"),
+                         ("nope.py:f", "measure file 'nope.py' not found"),
+                         ("m.py:twice_turns, m.py:twice_turns", "two functions named")]:
+        exp = write(tmp_path, BASE.replace("parallel:", f"measures: [{bad}]\nparallel:"))
+        r = run_cli("run", exp, "--output", tmp_path / "bad", "--quiet", "--games", 300)
+        assert r.exit_code == 2 and "measures" in r.output and message in " ".join(r.output.split()), r.output
+        assert not (tmp_path / "bad").exists()
+    exp = write(tmp_path, BASE.replace("parallel:", "measures: [m.py:broken]\nparallel:"))
+    r = run_cli("run", exp, "--output", tmp_path / "b2", "--quiet", "--games", 300)
+    assert r.exit_code == 2 and "a measure failed: AttributeError" in r.output
+    assert "game.nothing" in r.output  # the designer's own traceback
+
+
+def test_compare_shows_measures_and_a_score_rescaled_by_the_rules(tmp_path):
+    """Jungle Thrills with fewer animals shares out fewer points: compare says so and shows
+    each score as a share of the points available; a measure of both runs is a line."""
+    (tmp_path / "m.py").write_text("def length(game):\n    return game.turns\n")
+    text = """
+        game: jungle_thrills
+        players: 3
+        games: 600
+        seed: 3
+        rules: {}
+        strategies: [{name: a, use: rememberer}, {name: b, use: leader_hunter}, {name: c, use: guesser}]
+        measures: [m.py:length]
+        parallel: {jobs: 1, batch: 300}
+    """
+    a = write(tmp_path, text, "a.yaml")
+    b = write(tmp_path, text.replace("rules: {}", "rules: {animals: 5}"), "b.yaml")
+    assert run_cli("run", a, "--output", tmp_path / "ra", "--quiet").exit_code == 0
+    assert run_cli("run", b, "--output", tmp_path / "rb", "--quiet").exit_code == 0
+    from safari_sim.stats.compare import moved
+
+    diff, changes = moved(tmp_path / "ra", tmp_path / "rb")
+    row = diff.filter(pl.col("what").str.starts_with("points available")).row(0, named=True)
+    assert (row["before"], row["after"]) == ("84", "60")
+    share = changes.filter(pl.col("measure").str.starts_with("score as a share")).sort("measure")
+    score = changes.filter(pl.col("measure").str.starts_with("mean score")).sort("measure")
+    assert share.height == 3
+    assert np.allclose(share["before"], score["before"] / 84) and np.allclose(share["after"], score["after"] / 60)
+    length = changes.filter(pl.col("measure") == "mean length").row(0, named=True)
+    turns = changes.filter(pl.col("measure") == "mean turns per game").row(0, named=True)
+    assert np.isclose(length["before"], turns["before"]) and np.isclose(length["after"], turns["after"])
+    r = run_cli("compare", tmp_path / "ra", tmp_path / "rb")
+    assert "the rules change the points a game shares out (84 -> 60" in " ".join(r.output.split())

@@ -231,6 +231,12 @@ class Game(abc.ABC):
     def outcome(self, state: Any) -> Outcome:
         ...
 
+    def points_available(self, rules: Any, n_players: int) -> float | None:
+        """The points the players share out in a game under ``rules`` (all of them together),
+        where the rules fix it; None where they do not. A rules change that moves it rescales
+        the score: ``compare`` then says so and shows each score as a share of it."""
+        return None
+
     def running_score(self, state: Any) -> np.ndarray:
         """float64[B, P]: each seat's score if the game were scored now, in the same units and
         direction as ``outcome(state).score`` (so it EQUALS outcome's score once a game is over;

@@ -1244,6 +1244,10 @@ class JungleThrills(Game):
         v = rules.animal_values[card % k]
         return f"{v} {self.animal_name(card // k)}{'s' if v != 1 else ''}"
 
+    def points_available(self, rules: Rules, n_players: int) -> float:
+        """Every animal card's number counts once, for whoever wins its set (or for nobody)."""
+        return float(rules.animals * sum(rules.animal_values))
+
     def describe(self, state: State, i: int) -> str:
         r = state.rules
         if state.ev.shape[1] == 0:

@@ -92,6 +92,13 @@ class ExperimentFile(BaseModel):
     parallel: ParallelSpec = Field(default_factory=ParallelSpec)
     output: str | None = None
     report: list[Literal["html", "pdf"]] = Field(default_factory=list)
+    # the designer's own measures of a finished game, FILE.py:FUNCTION (run/measures.py)
+    measures: list[str] = Field(default_factory=list)
+
+    @field_validator("measures", mode="before")
+    @classmethod
+    def _none_is_no_measure(cls, v: Any) -> Any:
+        return [] if v is None else v
 
     @field_validator("rules", "sweep", mode="before")
     @classmethod
@@ -147,10 +154,30 @@ class Experiment:
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+def measure_names(specs: list[str]) -> list[str]:
+    """The dataset columns of ``measures:`` entries: each function's name."""
+    return [m.rsplit(":", 1)[-1] for m in specs]
+
+
+def _check_measures(specs: list[str], base_dir: Path) -> None:
+    from .measures import MeasureError, load_measure
+
+    for i, m in enumerate(specs):
+        try:
+            load_measure(m, base_dir)
+        except MeasureError as e:
+            raise ExperimentError(f"measures[{i}]: {e}") from None
+    names = measure_names(specs)
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ExperimentError(f"measures: two functions named '{dup[0]}' (a column is named "
+                              "after its function, so each must be unique)")
+
+
 def user_files(spec: Any, base_dir: Path) -> dict[str, str]:
     """{path: sha256 of its contents} of the strategy files an experiment names (``use:
     FILE.py:NAME``), a blunder's base among them; a file that is gone hashes as missing."""
-    uses = [s.use for s in list(spec.strategies) + list(spec.pool)]
+    uses = [s.use for s in list(spec.strategies) + list(spec.pool)] + list(spec.measures)
     uses += [str(s.params.get("base", "")) for s in list(spec.strategies) + list(spec.pool)]
     out = {}
     for use in uses:
@@ -340,6 +367,7 @@ def resolve(spec: ExperimentFile, path: Path, text: str = "") -> Experiment:
                       f"{where_listed}[{names.index(s.name)}].params")
                 raise ExperimentError(_pydantic_message(e, at, classes[s.name].Params)) from None
         variants.append(Variant(vid, _label(point) if point else "base", point, rules, strats))
+    _check_measures(spec.measures, base_dir)
     name = spec.name or path.stem
     # a relative output is taken from the experiment file's folder, as `use: file.py` is; the
     # default results/NAME from the current folder (where `make run` and a newcomer stand)

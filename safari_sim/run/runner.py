@@ -22,6 +22,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from joblib import Parallel, delayed
 
+from .measures import MeasureError, load_measure
+from .measures import compute as measure_columns
 from ..engine.play import IllegalActionError, StrategyFailed, play_batch
 from ..engine.protocol import rules_to_dict
 from ..games import get_game
@@ -97,6 +99,7 @@ class ChunkTask:
     seed: int
     path: str
     fingerprint: str
+    measures: tuple[str, ...] = ()     # the designer's measures, FILE.py:FUNCTION
 
 
 def plan(exp: Experiment) -> list[ChunkTask]:
@@ -119,7 +122,8 @@ def plan(exp: Experiment) -> list[ChunkTask]:
             seating=spec.seating, variant=v.label, variant_id=v.id, chunk=c,
             first_game=first, n_games=min(per_chunk, spec.games - first),
             batch=spec.parallel.batch, seed=spec.seed,
-            path=str(store.chunk_path(exp.output, v.id, c)), fingerprint=fp))
+            path=str(store.chunk_path(exp.output, v.id, c)), fingerprint=fp,
+            measures=tuple(spec.measures)))
     return tasks
 
 
@@ -144,6 +148,8 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
     meta = {"fingerprint": task.fingerprint, "game": task.game_id, "variant": task.variant,
             "rules": rules_to_dict(task.rules), "strategies": task.strategies, "seed": task.seed,
             "chunk": task.chunk, "first_game": task.first_game, "n_games": task.n_games}
+    measures = {m.rsplit(":", 1)[-1]: load_measure(m, Path(task.base_dir))
+                for m in task.measures}
     tables = []
     decisions = 0
     kept = _kept_part(task)  # a run extended with more games: the games already on disk stay
@@ -169,6 +175,20 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
                            f"{first + n - 1}, seed {task.seed}); finished chunks are kept",
                            tb) from None
         decisions += res.decisions
+        try:
+            res.outcome.stats.update(measure_columns(
+                measures, res.outcome, res.state, task.rules, task.players,
+                tuple(getattr(game, "constant_fields", ()))))
+        except MeasureError as e:
+            raise RunError(f"{e} (variant '{task.variant}', chunk {task.chunk})") from None
+        except Exception as e:  # the designer's measure raised: its traceback, as a strategy's
+            import traceback
+
+            tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+            raise RunError(f"a measure failed: {type(e).__name__}: {e} (variant "
+                           f"'{task.variant}', chunk {task.chunk}, games {first} to "
+                           f"{first + n - 1}, seed {task.seed}); finished chunks are kept",
+                           tb) from None
         tables.append(store.chunk_table(task.variant, task.variant_id, first, names, seating,
                                         res.outcome, meta,
                                         deal_numbers(task.seating, task.players,

@@ -144,6 +144,8 @@ def experiment_record(exp: Any, raw: dict[str, Any]) -> dict[str, Any]:
         "pool": [s.model_dump() for s in spec.pool],
         "variants": [v.to_json() for v in exp.variants],
         "fingerprint": exp.fingerprint(),
+        # the designer's own measures: the dataset columns named after their functions
+        "measures": [m.rsplit(":", 1)[-1] for m in spec.measures],
         "versions": versions(),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }

@@ -86,6 +86,11 @@ def rules_diff(exp_a: dict[str, Any], exp_b: dict[str, Any]) -> pl.DataFrame:
         rows += _strategies_diff(label, a["strategies"], b["strategies"])
     if not pairs:  # no variant in common: say how the runs' strategies differ, once
         rows += _strategies_diff("all", exp_a.get("strategies"), exp_b.get("strategies"))
+    for a, b in pairs:
+        pa_, pb_ = points_available(exp_a, a), points_available(exp_b, b)
+        if None not in (pa_, pb_) and pa_ != pb_:
+            rows.append((b["label"], "points available (the score is rescaled)", f"{pa_:g}",
+                         f"{pb_:g}"))
     for key in ("game", "players", "seating"):
         if exp_a.get(key) != exp_b.get(key):
             rows.append(("all", key, exp_a.get(key), exp_b.get(key)))
@@ -106,9 +111,21 @@ def rules_diff(exp_a: dict[str, Any], exp_b: dict[str, Any]) -> pl.DataFrame:
                         schema=["variant", "what", "before", "after"], orient="row")
 
 
-def _summaries(lf: pl.LazyFrame) -> pl.DataFrame:
-    """Per variant: rows (measure, kind, n, mean, var) for each headline number; ``var`` is the
-    sampling variance of the mean clustered by deal (design.cluster_means)."""
+def points_available(exp: dict[str, Any], variant: dict[str, Any]) -> float | None:
+    """The points a game of this variant shares out (``Game.points_available``), or None."""
+    from safari_sim.games import get_game
+
+    try:
+        game = get_game(exp["game"])
+        return game.points_available(game.make_rules(variant["rules"]), exp["players"])
+    except Exception:  # a run of an older version whose rules no longer load: no rescaling
+        return None
+
+
+def _summaries(lf: pl.LazyFrame, measures: list[str] = ()) -> pl.DataFrame:
+    """Per variant: rows (measure, kind, n, mean, var) for each headline number and each of the
+    designer's ``measures`` (dataset columns); ``var`` is the sampling variance of the mean
+    clustered by deal (design.cluster_means)."""
     win = cluster_means(lf, pl.col("win"), ["variant", "strategy"])
     score = cluster_means(lf, pl.col("score"), ["variant", "strategy"])
     first = cluster_means(lf, pl.col("win"), ["variant"], ["_lineup", "strategy"], where=pl.col("seat") == 0)
@@ -122,6 +139,9 @@ def _summaries(lf: pl.LazyFrame) -> pl.DataFrame:
         rows.append((r["variant"], "first seat's win rate", "share", r["n"], r["mean"], r["var"]))
     for r in turns.iter_rows(named=True):
         rows.append((r["variant"], "mean turns per game", "mean", r["n"], r["mean"], r["var"]))
+    for m in measures:  # a per-game column repeats on each seat's row: the mean is the same
+        for r in cluster_means(lf, pl.col(m), ["variant"]).iter_rows(named=True):
+            rows.append((r["variant"], f"mean {m}", "mean", r["n"], r["mean"], r["var"]))
     return pl.DataFrame(rows, schema=["variant", "measure", "kind", "n", "mean", "var"], orient="row")
 
 
@@ -138,12 +158,22 @@ def moved(before: str | Path, after: str | Path, level: float = LEVEL) -> tuple[
     exp_a, exp_b = load_experiment(before), load_experiment(after)
     check_comparable(exp_a, exp_b)
     pairs = pair_variants(exp_a, exp_b)
-    sa, sb = _summaries(scan(before)), _summaries(scan(after))
+    measures = [m for m in exp_a.get("measures") or [] if m in (exp_b.get("measures") or [])]
+    sa, sb = _summaries(scan(before), measures), _summaries(scan(after), measures)
     z = z_value()
     rows = []
     for va, vb in pairs:
         a = {r["measure"]: r for r in sa.filter(pl.col("variant") == va["label"]).iter_rows(named=True)}
         b = {r["measure"]: r for r in sb.filter(pl.col("variant") == vb["label"]).iter_rows(named=True)}
+        avail = (points_available(exp_a, va), points_available(exp_b, vb))
+        if None not in avail and avail[0] != avail[1] and avail[0] > 0 and avail[1] > 0:
+            # the rules rescale the score: each strategy's score also as a share of the points
+            for m in [m for m in b if m.startswith("mean score: ") and m in a]:
+                share = m.replace("mean score: ", "score as a share of the points available: ")
+                a[share] = dict(a[m], kind="share", mean=a[m]["mean"] / avail[0],
+                                var=a[m]["var"] / avail[0] ** 2)
+                b[share] = dict(b[m], kind="share", mean=b[m]["mean"] / avail[1],
+                                var=b[m]["var"] / avail[1] ** 2)
         for measure in [m for m in b if m in a]:
             ra, rb = a[measure], b[measure]
             diff = rb["mean"] - ra["mean"]
