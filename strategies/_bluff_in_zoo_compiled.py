@@ -622,7 +622,7 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     return out
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def _models(games, trust, recall, g, pp, hand, placed, taken, comp, params, t_cls, t_kind, t_val,
             tb_backs, cards_of, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of, unseen, w_out,
             inv_out, z0_out):
