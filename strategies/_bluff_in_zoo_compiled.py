@@ -1,19 +1,22 @@
-"""Bluff in Zoo's shipped strategies as compiled scalar policies, and the kernel that plays whole
-games with them.
+"""Bluff in Zoo's shipped strategies as compiled scalar policies (``KINDS``: their names, by
+number), and the kernels that play them: ``decide`` for the rows where one sits in the play
+loop, ``play_compiled`` for whole games when every seat holds one. Both call the same
+``policy``.
 
-Each policy is the numpy strategy of the same name (strategies/bluff_in_zoo.py) written again for
-one game: the same ``PileModel`` arithmetic, step by step in float32 as numpy does it (numpy's
-pairwise sums, its product and power loops, its SIMD tanh ported below, the moments' product in
-float64 rounded once), so the compiled and the lockstep paths choose the same actions bit for bit:
-``tests/test_bluff_in_zoo_compiled.py`` plays the same games both ways and compares them.
+The pile model (``pile_model``) is float32 arithmetic in a fixed order (pairwise sums as numpy
+takes them, its product and power loops, numpy's SIMD float32 tanh ported below, the moments'
+sums exact in float64 and rounded once), first written as a numpy strategy: the odds compare
+against thresholds, and one ulp can change a doubt, so the order is part of the heuristic.
 
-What a twin reads (the mover's observation, ``bluff_in_zoo.Obs``), straight from the state:
-its hand (``Obs.hand``: ``hand[b, p]``), its own cards on the pile (``Obs.my_pile``:
+What a policy reads (the mover's knowledge, ``bluff_in_zoo.Obs`` names it), straight from the
+state: its hand (``Obs.hand``: ``hand[b, p]``), its own cards on the pile (``Obs.my_pile``:
 ``placed[b, p]``), every point card (``Obs.revealed``: the sum of ``taken[b, q]``), and from
 those ``Obs.unseen`` (the box's cards less these three); the public counts ``Obs.pile_by``
 (``pp[b, q, PILE_BY]``) and ``Obs.said_k`` (``pp[b, q, SAID_K]``), rotated to the mover; the
 public claim state ``Obs.claim_n``, ``claim_k``, ``claims``, ``pending`` (``g[b, ...]``); and
-the legal mask. Never another seat's hand or placed cards, never the draw pile's order.
+the legal mask. Never another seat's hand or placed cards, never the draw pile's order: the
+knowledge test (``tests/test_bluff_in_zoo.py``) deals those again at every decision and
+requires the same actions.
 """
 
 from __future__ import annotations
@@ -32,11 +35,11 @@ from safari_sim.games.bluff_in_zoo import (ALL_EQUAL, ANIMAL, CLAIM_K, CLAIM_N, 
                                            PENDING, PHASE, PILE_BY, RESPOND, ROUND, SAID_K,
                                            SOURCE, STOP, WILD)
 
-from .bluff_in_zoo import K_BLUFFER, K_DOUBTER, K_HONEST
+# the kernels below inline the game's rules: recompile them when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (bz.__file__,))
 
-# the kernel below inlines the game's rules: recompile it when they (or the engine) change
-refresh_cache(__file__, KERNEL_HELPERS + (bz.__file__, __file__.replace(
-    "_bluff_in_zoo_compiled.py", "bluff_in_zoo.py")))
+KINDS = ("honest", "bluffer", "doubter")
+K_HONEST, K_BLUFFER, K_DOUBTER = range(len(KINDS))
 
 f4 = np.float32
 KNOWN, OTHERS = 2, 1   # how much of the mover's pile model still stands (policy)
@@ -137,7 +140,7 @@ def tanh32(x, lut):
 
 @njit(cache=True, inline="always", _nrt=False)
 def normal_cdf(z, lut):
-    """strategies.bluff_in_zoo.normal_cdf for one float32."""
+    """Phi(z) to within 3e-4 (the tanh form), in float32."""
     v = f4(0.7978846) * (z + f4(0.044715) * z * z * z)
     return f4(0.5) + f4(0.5) * tanh32(v, lut)
 
@@ -182,7 +185,7 @@ def _pow(x, m):
     return x ** m
 
 
-# ---- the constants every twin shares -----------------------------------------------------------
+# ---- the constants every policy shares -----------------------------------------------------------
 
 def tables(state):
     """Per-deck constants: backs float32[K, T] (1 where card type t backs a claim of kind k: its
@@ -219,8 +222,7 @@ def _by_kind(v, t_cls, t_kind, t_val, nt, nk, a):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _columns(a, power, nk, out):
-    """out[s, k]: ``moments`` (strategies.bluff_in_zoo) of state s (2 * one + equal) and kind k
-    from ``_by_kind`` sums: the animals of kind k (of every kind when all animals are equal) and
+    """out[s, k]: the moments of state s (2 * one + equal) and kind k from ``_by_kind`` sums: the animals of kind k (of every kind when all animals are equal) and
     the wild cards, by value (one per card when all cards count 1). Exact sums, rounded once."""
     for s in range(4):
         i = 2 if s >= 2 else power - 1
@@ -236,13 +238,19 @@ def _columns(a, power, nk, out):
                 out[s, k] = f4(a[i, k] + a[i, nk])
 
 
-# ---- the pile model (strategies.bluff_in_zoo.PileModel) for game b's mover --------------------
+# ---- the pile model for game b's mover --------------------
 
 @njit(cache=True, _nrt=False)
 def pile_model(b, p, trust, recall, mine_only, g, pp, hand, placed, taken, comp, params, t_cls,
                t_kind, t_val, backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of):
-    """Fill w[4], inv_sd[4, K], z0[4, K] as ``PileModel(obs, trust, recall)`` does for the
-    mover p of game b; ``mine_only``: only what the mover's own pile cards change (w, z0: it
+    """The pile model of the mover p of game b: what it can say about the discard pile. Its
+    own cards there are known; every card another player put there is, with chance ``trust``, a
+    card backing the animal that player claimed last this round (people claim what they
+    placed), else a random card among those whose place it does not know (the unseen cards,
+    plus the share ``1 - recall`` of the point cards it forgot). The count of each kind is a
+    normal law in each of the four action-card states, mixed by their chances: fills w[4]
+    (the states' chances), inv_sd[4, K] and z0[4, K] (``odds``: z = z0 + (extra - count) *
+    inv_sd); ``mine_only``: only what the mover's own pile cards change (w, z0: it
     placed a hand card since the model was made, so its unseen cards are the same). Scratch:
     sc float32[7, T] (unseen, q, qs, cards, x, my_pile, revealed: kept while rev_of int64[2]
     names its game and round, the point stacks change only between), qo float32[P, T] (each
@@ -310,7 +318,7 @@ def pile_model(b, p, trust, recall, mine_only, g, pp, hand, placed, taken, comp,
         else:
             for t in range(nt):
                 cards[t] = q[t] * msum
-        # the spread: exact sums in float64, rounded once (strategies.bluff_in_zoo.moments)
+        # the spread: exact sums in float64, rounded once
         _by_kind(cards, t_cls, t_kind, t_val, nt, nk, am)
         _columns(am, 2, nk, cm[1])
         e = cm[3]
@@ -360,7 +368,8 @@ def pile_model(b, p, trust, recall, mine_only, g, pp, hand, placed, taken, comp,
 
 @njit(cache=True, inline="always", _nrt=False)
 def odds(k, count, extra, w, inv_sd, z0, lut):
-    """PileModel.odds for kind k: the chance the pile holds ``count`` or more animals of it."""
+    """The chance the pile holds ``count`` or more animals of kind k, believing in ``extra``
+    more animals than the cards say."""
     d = f4(extra) - f4(count)
     acc = f4(0)
     for s in range(4):
@@ -424,7 +433,7 @@ def highest_believed(b, g, params, belief, w, inv_sd, z0, lut):
 def policy(kind, kp, b, u0, u1, known, g, pp, hand, placed, taken, comp, params, t_cls, t_kind, t_val,
            legal, tb_backs, kinds, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of, extra, lut):
     """The action of policy ``kind`` with knobs ``kp`` for game b's player to move, from its two
-    uniforms u0, u1 (the numpy strategy's ``rng.random((n, 2))`` row). ``known``: how much of
+    uniforms u0, u1 (every decision draws two from the mover's seat stream). ``known``: how much of
     this player's pile model w, inv_sd and z0 still hold (nothing else it depends on changed since
     it was made): KNOWN (all of it), OTHERS (all but what its own pile cards change) or 0."""
     p = g[b, CUR]
@@ -522,7 +531,7 @@ def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr,
         while g[b, PHASE] != OVER:
             mover = g[b, CUR]
             k = seating[b, mover]
-            # the numpy strategies draw two uniforms for every decision (rng.random((n, 2)))
+            # two uniforms for every decision
             row = b * nplayers + mover
             u0 = chance.uniform(seat_rs, row)
             u1 = chance.uniform(seat_rs, row)
@@ -553,26 +562,107 @@ def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr,
 def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
     """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
     returns the decisions made. ``seat_rs`` (the seats' streams) is advanced in place, as the
-    numpy strategies' draws advance it."""
+    policies' draws advance it (the same draws as ``decide``'s)."""
     kinds_of = np.array([k for k, _ in policies], np.int64)
     kp = np.zeros((len(policies), 6), np.float64)
     for i, (_, knobs) in enumerate(policies):
         kp[i, :len(knobs)] = knobs
-    backs, cards_of = tables(state)
-    nt = len(state.comp)
-    nk = len(state.rules.animals)
+    backs, cards_of, *scratch = _scratch(state)
     nactions = bz.GAME.n_actions(state.rules, state.n_players)
     out = np.zeros(2, np.int64)
     _play(np.ascontiguousarray(seating, np.int64), kinds_of, kp, state.g, state.pp, state.deck,
           state.hand, state.placed, state.pile, state.taken, state.ev, state.dr, state.t_cls,
           state.t_kind, state.t_val, state.comp, state.params, seat_rs, backs, cards_of,
-          np.zeros(nactions, np.bool_),
-          np.zeros((7, nt), np.float32), np.zeros((state.n_players, nt), np.float32),
-          np.zeros(state.n_players, np.float32), np.zeros((3, nk + 1)),
-          np.zeros((4, 4, nk), np.float32), np.zeros(4, np.float32),
-          np.zeros((4, nk), np.float32), np.zeros((4, nk), np.float32), np.full(2, -1, np.int64),
-          np.zeros(nk, np.float32),
-          _TANH_LUT, out)
-    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+          np.zeros(nactions, np.bool_), *scratch, _TANH_LUT, out)
+    if out[1]:  # pragma: no cover - a compiled policy that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])
+
+
+def _scratch(state):
+    """The policy's scratch arrays and per-deck tables (``policy``'s arguments after legal)."""
+    backs, cards_of = tables(state)
+    nt = len(state.comp)
+    nk = len(state.rules.animals)
+    return (backs, cards_of, np.zeros((7, nt), np.float32),
+            np.zeros((state.n_players, nt), np.float32), np.zeros(state.n_players, np.float32),
+            np.zeros((3, nk + 1)), np.zeros((4, 4, nk), np.float32), np.zeros(4, np.float32),
+            np.zeros((4, nk), np.float32), np.zeros((4, nk), np.float32),
+            np.full(2, -1, np.int64), np.zeros(nk, np.float32))
+
+
+@njit(cache=True, _nrt=False)
+def _decide(games, kind, kp, g, pp, hand, placed, taken, comp, params, t_cls, t_kind, t_val,
+            seat_rs, legal, tb_backs, cards_of, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of, extra,
+            lut, out):
+    """The policy's action in each game of ``games`` (what ``_play`` would choose there): two
+    uniforms from row i of ``seat_rs`` (game games[i]'s mover), ``legal[i]`` its legal mask,
+    the pile model made afresh (``_play`` keeps it where nothing it reads changed)."""
+    for i in range(games.shape[0]):
+        b = games[i]
+        u0 = chance.uniform(seat_rs, i)
+        u1 = chance.uniform(seat_rs, i)
+        out[i] = policy(kind, kp, b, u0, u1, 0, g, pp, hand, placed, taken, comp, params, t_cls,
+                        t_kind, t_val, legal[i], tb_backs, cards_of, sc, qo, mo, am, cm, w,
+                        inv_sd, z0, rev_of, extra, lut)
+
+
+def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
+           legal: np.ndarray) -> np.ndarray:
+    """The actions of ``policy`` (kind, knobs) in ``games`` of ``state``; ``seat_rs``
+    (uint64[n]: row i the stream of game games[i]'s mover) advanced by the two draws of each
+    decision; ``legal`` (bool[n, W]) what each may choose among."""
+    kp = np.zeros(6, np.float64)
+    kp[:len(policy[1])] = policy[1]
+    out = np.zeros(len(games), np.int64)
+    _decide(np.ascontiguousarray(games, np.int64), np.int64(policy[0]), kp, state.g, state.pp,
+            state.hand, state.placed, state.taken, state.comp, state.params, state.t_cls,
+            state.t_kind, state.t_val, seat_rs, np.ascontiguousarray(legal, np.bool_),
+            *_scratch(state), _TANH_LUT, out)
+    return out
+
+
+@njit(cache=True)
+def _models(games, trust, recall, g, pp, hand, placed, taken, comp, params, t_cls, t_kind, t_val,
+            tb_backs, cards_of, sc, qo, mo, am, cm, w, inv_sd, z0, rev_of, unseen, w_out,
+            inv_out, z0_out):
+    for i in range(games.shape[0]):
+        b = games[i]
+        pile_model(b, g[b, CUR], trust, recall, False, g, pp, hand, placed, taken, comp, params,
+                   t_cls, t_kind, t_val, tb_backs, cards_of, sc, qo, mo, am, cm, w, inv_sd, z0,
+                   rev_of)
+        unseen[i] = sc[0]
+        w_out[i] = w
+        inv_out[i] = inv_sd
+        z0_out[i] = z0
+
+
+def pile_models(state, games: np.ndarray, trust: float, recall: float):
+    """(unseen float32[n, T], w float32[n, 4], inv_sd and z0 float32[n, 4, K]): the pile model
+    of the mover of each game of ``games`` (``pile_model``; unseen: the cards whose place it
+    does not know, a forgotten point card among them), for tests and studies."""
+    games = np.ascontiguousarray(games, np.int64)
+    n, nt, nk = len(games), len(state.comp), len(state.rules.animals)
+    out = (np.zeros((n, nt), np.float32), np.zeros((n, 4), np.float32),
+           np.zeros((n, 4, nk), np.float32), np.zeros((n, 4, nk), np.float32))
+    _models(games, np.float64(trust), np.float64(recall), state.g, state.pp, state.hand,
+            state.placed, state.taken, state.comp, state.params, state.t_cls, state.t_kind,
+            state.t_val, *_scratch(state)[:-1], *out)
+    return out
+
+
+@njit(cache=True, _nrt=False)
+def _odds_table(w, inv_sd, z0, counts, lut, out):
+    for i in range(counts.shape[0]):
+        for k in range(counts.shape[1]):
+            out[i, k] = odds(k, counts[i, k], 0.0, w[i], inv_sd[i], z0[i], lut)
+
+
+def odds_table(model, counts: np.ndarray) -> np.ndarray:
+    """float32[n, K]: the chance (``odds``) that the pile holds at least counts[i, k] animals
+    of kind k, under ``model`` (``pile_models``' answer)."""
+    _, w, inv_sd, z0 = model
+    counts = np.ascontiguousarray(counts, np.int64)
+    out = np.zeros(counts.shape, np.float32)
+    _odds_table(w, inv_sd, z0, counts, _TANH_LUT, out)
+    return out

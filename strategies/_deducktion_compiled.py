@@ -1,19 +1,21 @@
-"""Deducktion's shipped strategies as compiled scalar policies, and the kernel that plays whole
-games with them.
+"""Deducktion's shipped strategies as compiled scalar policies (``KINDS``: their names, by
+number), and the kernels that play them: ``decide`` for the rows where one sits in the play
+loop, ``play_compiled`` for whole games when every seat holds one. Both call the same
+``policy``: a naive asker, a meld collector, and a deducer that tracks where every card can be
+(``track_one``) and spreads each card over its places (``estimate_one``).
 
-Each policy is the numpy strategy of the same name (strategies/deducktion.py) written again for
-one game, reading only what the mover's observation (``deducktion.Obs``) holds: it reads those
-numbers from the state arrays directly, and every read names the observation field it stands
-for. ``tests/test_deducktion_compiled.py`` plays the same games both ways and compares them.
+Each reads only what the mover's observation (``deducktion.Obs``) holds: it reads those numbers
+from the state arrays directly, and every read names the observation field it stands for. The
+knowledge test (``tests/test_deducktion.py``) deals again what the mover cannot see at every
+decision and requires the same actions and draws.
 
-The seats' draws. A numpy strategy draws one value (``random_legal``) for every game it
-observes, then a block only for the games at the decision that reads it, of a size fixed by
-the decision kind (the collector's 336 at QUESTION, the deducer's (P - 1) x ASK_WIDTH at TARGET
-and QUESTION, ...): how far a game's seat stream moves at a decision depends on that game alone.
-``_play`` therefore plays each game of the batch from its deal to its end on its own. The
-streams are counter-based (``chance``: draw n of a stream is ``mix(key + n * GOLDEN)``), so a
-block's draws that the decision does not read are skipped in one addition and the draws it
-reads are computed where they are used.
+The seats' draws. A policy draws one value (a random legal action) at every decision, then a
+block of a size fixed by the decision kind (the collector's 336 at QUESTION, the deducer's
+(P - 1) x ASK_WIDTH at TARGET and QUESTION, ...), whether it reads all of it or not: how far a
+game's seat stream moves at a decision depends on that game alone. The streams are
+counter-based (``chance``: draw n of a stream is ``mix(key + n * GOLDEN)``), so a block's draws
+that the decision does not read are skipped in one addition and the draws it reads are computed
+where they are used.
 """
 
 from __future__ import annotations
@@ -35,14 +37,18 @@ from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GU
                                          QUESTION, TARGET, TGT,
                                          TURNS)
 
-from .deducktion import ASK_WIDTH, K_COLLECTOR, K_DEDUCER, K_NAIVE
+# the kernels below inline the game's rules: recompile them when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (dk.__file__,))
 
-# the kernel below inlines the game's rules: recompile it when they (or the engine) change
-refresh_cache(__file__, KERNEL_HELPERS + (dk.__file__, __file__.replace(
-    "_deducktion_compiled.py", "deducktion.py")))
+KINDS = ("naive", "collector", "deducer")
+K_NAIVE, K_COLLECTOR, K_DEDUCER = range(len(KINDS))
+# the most questions three flipped cards allow (three explorers: 5 animals x 2 runs x 3 pairs;
+# a test recounts it over every triple): the width of the deducer's ask draws, the same for every
+# game whatever its own flipped cards or the other games allow
+ASK_WIDTH = 30
 
 QMAX = 64          # more than the questions three flipped cards can allow
-_LO, _HI = 1e-9, 1 - 1e-9   # deducer._entropy's clip
+_LO, _HI = 1e-9, 1 - 1e-9   # the clip of a card's chance before its entropy
 
 
 # ---- the seat's stream -----------------------------------------------------------------------------
@@ -101,15 +107,16 @@ def _q_left(b, g, params):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _random_legal(u, b, legal):
-    """base.random_legal for one game: the int(u * count)-th legal action."""
+def _random_legal(u, lr, legal):
+    """base.random_legal for one game (its legal mask: row lr): the int(u * count)-th legal
+    action."""
     n = 0
     for a in range(N_ACTIONS):
-        if legal[b, a]:
+        if legal[lr, a]:
             n += 1
     pick = np.int64(u * n)
     for a in range(N_ACTIONS):
-        if legal[b, a]:
+        if legal[lr, a]:
             if pick == 0:
                 return a
             pick -= 1
@@ -117,14 +124,14 @@ def _random_legal(u, b, legal):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _melds(b, p, nplayers, legal, loc, g, params, meld_at, cnt):
-    """strategies.deducktion._melds: the meldable number with most cards held, when it has
-    meld_at (or on the last turn, or adding to a meld); else stop melding."""
+def _melds(b, p, nplayers, legal, lr, loc, g, params, meld_at, cnt):
+    """The meldable number (legal row lr) with most cards held, when it has meld_at (or on the
+    last turn, or adding to a meld); else stop melding."""
     _rank_counts(b, p, loc, cnt)
     last = _q_left(b, g, params) // 3 <= nplayers
     best, best_n = -1, -1
     for n in range(NN):
-        if legal[b, A_MELD + n] and (cnt[n] >= meld_at or last or cnt[n] < 3):
+        if legal[lr, A_MELD + n] and (cnt[n] >= meld_at or last or cnt[n] < 3):
             if cnt[n] > best:
                 best, best_n = cnt[n], n
     return A_MELD + best_n if best_n >= 0 else A_ASK
@@ -132,7 +139,7 @@ def _melds(b, p, nplayers, legal, loc, g, params, meld_at, cnt):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _fewest_rank_card(b, p, loc, cnt, s0, off):
-    """_fewest_rank_card: the hand card whose number the hand holds fewest of, ties by draws
+    """The hand card whose number the hand holds fewest of, ties by draws
     off .. off + 29 (one per card; only the hand's are read)."""
     _rank_counts(b, p, loc, cnt)
     best, best_c = np.inf, 0
@@ -146,7 +153,7 @@ def _fewest_rank_card(b, p, loc, cnt, s0, off):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _unseen_guess(b, p, nplayers, g, loc, hist, start, max_unseen, s0, off):
-    """_unseen_guess: one of the animal's (obs.animal) never-seen numbers, drawn (off ..
+    """One of the animal's (obs.animal) never-seen numbers, drawn (off ..
     off + 5), if at most max_unseen are left."""
     a = g[b, GANIMAL]
     seen = _seen(b, p, nplayers, g, loc, hist, start)
@@ -161,7 +168,7 @@ def _unseen_guess(b, p, nplayers, g, loc, hist, start, max_unseen, s0, off):
     return A_GUESS + pick if 1 <= k <= max_unseen else A_NO_GUESS
 
 
-# ---- the deducer: track, propagate, estimate (strategies.deducktion / games.deducktion.track) ----
+# ---- the deducer: track, propagate, estimate -------------------------------------------------------
 
 @njit(cache=True, inline="always", _nrt=False)
 def _sizes(b, p, nplayers, pp, loc, size):
@@ -231,9 +238,10 @@ def _fix(poss, size, X, P):
 
 
 @njit(cache=True, _nrt=False)
-def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss, tsize):
-    """track(obs) with propagate and fallback, for seat p of game b: poss[c] the places
-    (bits by offset, P the box, P + 1 the reserve) card c can be in. Reads obs.start_hand,
+def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss, tsize, fallback=True):
+    """The deducer's card sets (``games.deducktion.track`` with propagate; the plain-Python
+    reference deduction of ``tests/test_deducktion_deduction.py`` is their oracle), for seat p of
+    game b: poss[c] the places (bits by offset, P the box, P + 1 the reserve) card c can be in. Reads obs.start_hand,
     obs.table, obs.hist (rotated; columns 6 and 7 only where this seat is shown them),
     obs.hand, obs.hand_size (``size``: place_sizes). ``tsize``: scratch, the place sizes as
     the history goes."""
@@ -349,7 +357,7 @@ def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss, tsize):
     _fix(poss, size, X, P)
     # a contradiction (none should arise) falls back to "anywhere but here"
     for c in range(NC):
-        if poss[c] == 0 and not _on_table(loc[b, c]):
+        if fallback and poss[c] == 0 and not _on_table(loc[b, c]):
             poss[c] = others | mb
 
 
@@ -374,8 +382,9 @@ def _rows_to_one(w, poss, X):
 
 @njit(cache=True, _nrt=False)
 def estimate_one(poss, size, X, P, w, col):
-    """estimate: w[c, x] the chance card c is in place x, the same operations in the same order
-    as the numpy one (its sums run in index order), skipping the entries that are 0."""
+    """w[c, x]: the chance card c is in place x, spread so that rows sum to 1, each hand to its
+    size and the box to one card of each animal (four scaling rounds; the sums run in index
+    order, skipping the entries that are 0)."""
     for c in range(NC):
         for x in range(X):
             w[c, x] = np.float64((poss[c] >> x) & 1)
@@ -482,8 +491,9 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, params, kp, nq, 
         for j in range(nq):
             qm = qmask[qs[j]]
             if P == 2:
-                # numpy's matmul is a matrix-vector product here (OpenBLAS gemv): four lanes
-                # over cards 0..27, then the last two
+                # the order of the sum that of the numpy deducer it was first written from
+                # (an OpenBLAS gemv at two players): four lanes over cards 0..27, then the last
+                # two
                 l0 = l1 = l2 = l3 = 0.0
                 for c in range(0, 28, 4):
                     if (qm >> c) & 1:
@@ -521,21 +531,21 @@ def _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, params, kp, nq, 
 # ---- one decision ----------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always", _nrt=False)
-def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, qmask,
+def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, lr, qmask,
            params, seat_rs, r, nq, qs, size, poss, w, wkey, col, per, cnt, tsize):
-    """The action of policy ``kind`` (knobs ``kp``) for game b's mover p, whose seat stream is
-    row r of ``seat_rs`` (advanced by the draws the numpy strategy makes at this decision:
-    one, then the block of the decision's kind). ``nq``, ``qs``: the questions this turn's
-    flipped cards allow (the deducer at TARGET and QUESTION)."""
+    """The action of policy ``kind`` (knobs ``kp``) for game b's mover p, among the actions of
+    row lr of ``legal``, whose seat stream is row r of ``seat_rs`` (advanced by the draws of
+    this decision: one, then the block of the decision's kind). ``nq``, ``qs``: the questions
+    this turn's flipped cards allow (the deducer at TARGET and QUESTION)."""
     ph = g[b, PHASE]
     s0 = seat_rs[r]
-    a = _random_legal(_u(s0, 0), b, legal)    # every act starts with random_legal: one draw
+    a = _random_legal(_u(s0, 0), lr, legal)    # every decision starts with one draw
     off = 1
     if kind == K_NAIVE:
         if ph == MELD:
             a = A_ASK
             for n in range(NN):
-                if legal[b, A_MELD + n]:
+                if legal[lr, A_MELD + n]:
                     a = A_MELD + n
                     break
         if ph == GUESS:
@@ -543,7 +553,7 @@ def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, qmas
             off += NN
     elif kind == K_COLLECTOR:
         if ph == MELD:
-            a = _melds(b, p, nplayers, legal, loc, g, params, np.int64(kp[0]), cnt)
+            a = _melds(b, p, nplayers, legal, lr, loc, g, params, np.int64(kp[0]), cnt)
         if ph == TARGET:
             best, bo = -1.0, 0
             for o in range(nplayers - 1):
@@ -558,7 +568,7 @@ def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, qmas
             _rank_counts(b, p, loc, cnt)
             best, bq = -np.inf, 0
             for q in range(N_QUESTIONS):
-                if legal[b, A_QUESTION + q]:     # obs.allowed at QUESTION
+                if legal[lr, A_QUESTION + q]:     # obs.allowed at QUESTION
                     qm = qmask[q]
                     v = 0.0
                     for c in range(NC):
@@ -580,7 +590,7 @@ def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, qmas
             off += NN
     else:  # K_DEDUCER
         if ph == MELD:
-            a = _melds(b, p, nplayers, legal, loc, g, params, np.int64(kp[2]), cnt)
+            a = _melds(b, p, nplayers, legal, lr, loc, g, params, np.int64(kp[2]), cnt)
         if ph == PASS or ph == GIVE:
             a = _fewest_rank_card(b, p, loc, cnt, s0, off)
             off += NC
@@ -617,7 +627,7 @@ def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmas
                     i = g[b, QPOS]
                     nq = _allowed_list(qdeck[b, i], qdeck[b, i + 1], qdeck[b, i + 2], scratch, qs)
                     qturn = g[b, TURNS]
-            a = policy(kinds[k], kp[k], b, m, nplayers, g, pp, loc, qdeck, hist, start, legal,
+            a = policy(kinds[k], kp[k], b, m, nplayers, g, pp, loc, qdeck, hist, start, legal, b,
                        qmask, params, seat_rs, b * nplayers + m, nq, qs, size, poss, w, wkey,
                        col, per, cnt, tsize)
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
@@ -631,10 +641,18 @@ def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmas
     out[0] = decisions
 
 
+def _scratch():
+    """The kernels' scratch: qs, a legal row, size, poss, w, wkey, col, per, cnt, tsize."""
+    return (np.zeros(QMAX, np.int64), np.zeros((1, N_ACTIONS), np.bool_), np.zeros(8, np.int64),
+            np.zeros(NC, np.int64), np.zeros((NC, 8), np.float64), np.full(1, -1, np.int64),
+            np.zeros(8, np.float64), np.zeros((NC, 8), np.float64), np.zeros(NN, np.int64),
+            np.zeros(8, np.int64))
+
+
 def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
     """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
     returns the decisions made. ``seat_rs`` (uint64[B * P], the seats' streams) is advanced in
-    place exactly as the numpy strategies advance it."""
+    place by the policies' draws (the same as ``decide``'s)."""
     kinds = np.array([k for k, _ in policies], np.int64)
     kp = np.zeros((len(policies), 4), np.float64)
     for i, (_, knobs) in enumerate(policies):
@@ -643,10 +661,77 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, state.g, state.pp, state.loc,
           state.qdeck, state.pile, state.hist, state.guess, state.ev, state.rs, dk.QMASK,
           state.params, state.drama, state.mover, state.legal_, state.start, seat_rs,
-          np.zeros(QMAX, np.int64), np.zeros((1, N_ACTIONS), np.bool_), np.zeros(8, np.int64),
-          np.zeros(NC, np.int64), np.zeros((NC, 8), np.float64), np.full(1, -1, np.int64),
-          np.zeros(8, np.float64), np.zeros((NC, 8), np.float64), np.zeros(NN, np.int64),
-          np.zeros(8, np.int64), out)
-    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+          *_scratch(), out)
+    if out[1]:  # pragma: no cover - a compiled policy that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])
+
+
+@njit(cache=True, _nrt=False)
+def _decide(games, kind, kp, g, pp, loc, qdeck, hist, start, mover, legal, qmask, params,
+            seat_rs, qs, scratch, size, poss, w, wkey, col, per, cnt, tsize, out):
+    """The policy's action in each game of ``games`` (what ``_play`` would choose there), among
+    ``legal[i]``, drawing from row i of ``seat_rs``."""
+    nplayers = params[P_PLAYERS]
+    for i in range(games.shape[0]):
+        b = games[i]
+        ph = g[b, PHASE]
+        nq = 0
+        if kind == K_DEDUCER and (ph == TARGET or ph == QUESTION):
+            j = g[b, QPOS]
+            nq = _allowed_list(qdeck[b, j], qdeck[b, j + 1], qdeck[b, j + 2], scratch, qs)
+        wkey[0] = -1
+        out[i] = policy(kind, kp, b, mover[b], nplayers, g, pp, loc, qdeck, hist, start, legal,
+                        i, qmask, params, seat_rs, i, nq, qs, size, poss, w, wkey, col, per, cnt,
+                        tsize)
+
+
+def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
+           legal: np.ndarray) -> np.ndarray:
+    """The actions of ``policy`` (kind, knobs) in ``games`` of ``state``; ``seat_rs``
+    (uint64[n]: row i the stream of game games[i]'s mover) advanced by each decision's draws;
+    ``legal`` (bool[n, W]) what each may choose among."""
+    kp = np.zeros(4, np.float64)
+    kp[:len(policy[1])] = policy[1]
+    out = np.zeros(len(games), np.int64)
+    _decide(np.ascontiguousarray(games, np.int64), np.int64(policy[0]), kp, state.g, state.pp,
+            state.loc, state.qdeck, state.hist, state.start, state.mover,
+            np.ascontiguousarray(legal, np.bool_), dk.QMASK, state.params, seat_rs, *_scratch(),
+            out)
+    return out
+
+
+@njit(cache=True, _nrt=False)
+def _deductions(games, fallback, g, pp, loc, hist, start, mover, qmask, params, size, poss,
+                tsize, w, col, sets, chances):
+    P = params[P_PLAYERS]
+    X = P + 2 if P == 2 else P + 1
+    for i in range(games.shape[0]):
+        b = games[i]
+        p = mover[b]
+        _sizes(b, p, P, pp, loc, size)
+        track_one(b, p, P, g, loc, hist, start, qmask, size, poss, tsize, fallback)
+        estimate_one(poss, size, X, P, w, col)
+        for c in range(NC):
+            sets[i, c] = poss[c]
+            for x in range(X):
+                chances[i, c, x] = w[c, x]
+
+
+def deductions(state, games: np.ndarray, fallback: bool = True):
+    """(sets int64[n, 30], chances float64[n, 30, X]): what the deducer works out for the mover
+    of each game of ``games``: the places each card can be in (bits by offset, P the box,
+    P + 1 the two-player reserve; ``fallback``: a contradiction read as anywhere but here) and
+    its chance in each place (``estimate_one`` of the fallen-back sets), for tests and
+    studies."""
+    games = np.ascontiguousarray(games, np.int64)
+    P = state.n_players
+    X = P + 2 if P == 2 else P + 1
+    sets = np.zeros((len(games), NC), np.int64)
+    chances = np.zeros((len(games), NC, X), np.float64)
+    for fb in ((True,) if fallback else (False, True)):
+        _deductions(games, fb, state.g, state.pp, state.loc, state.hist, state.start,
+                    state.mover, dk.QMASK, state.params, np.zeros(8, np.int64),
+                    np.zeros(NC, np.int64), np.zeros(8, np.int64), np.zeros((NC, 8)),
+                    np.zeros(8), sets if fb == fallback else np.zeros_like(sets), chances)
+    return sets, chances

@@ -20,10 +20,11 @@ from safari_sim.engine.play import play_batch
 from safari_sim.engine.protocol import Observation, RulesError, search_space
 from safari_sim.games import bluff_in_zoo as bz
 from safari_sim.games import get_game
-from strategies import bluff_in_zoo as sbz
+from strategies import _bluff_in_zoo_compiled as cbz
 from strategies import get_strategy
 from strategies.base import Strategy, random_legal
 from clone_check import check_clone_plays_on
+from heuristics import ask, check_knowledge, choose, leaky_policy_is_caught, shipped
 from mixed_play import assert_drama
 from worlds_check import check_worlds, play_out
 
@@ -57,6 +58,13 @@ def seat_rng(st, seed=0):
 
 def obs(st):
     return G.observe(st, np.array([0]))
+
+
+def decide(strat, st, seed=0):
+    """A heuristic's action in game 0 of a one-game position, from the seat stream
+    ``seat_rng(st, seed)`` holds."""
+    keys = game_keys(seed, st.n_players, 1)
+    return int(ask(strat, G, st, [0], keys.seat.reshape(-1).copy(), st.n_players)[0])
 
 
 def place(st, name):
@@ -877,8 +885,7 @@ def test_random_games_follow_a_plain_python_reference(players, rules):
         for k, s in enumerate(strats):
             idx = live[who == k]
             if idx.size:
-                actions[idx] = s.act(o.take(np.flatnonzero(who == k)), legal[idx],
-                                     SeatRandom(seat_rs, idx * players + mover[idx]))
+                actions[idx] = choose(s, G, st, idx, seat_rs, players)
         for b in live:
             assert actions[b] in refs[b].legal(), "an illegal action was chosen"
             doubts += refs[b].phase == "respond" and actions[b] == bz.DOUBT
@@ -994,48 +1001,69 @@ def test_strategy_knobs_are_validated(name, knobs, field, words):
 
 
 class Recorder(Strategy):
-    """Plays ``inner`` and keeps every observation and legal mask it was shown."""
+    """Plays ``inner`` and keeps a copy of every position it was asked in (``G.clone`` of its
+    games) with the legal masks it was shown."""
 
     name = "recorder"
+    reads_state = True
 
     def __init__(self, inner):
         super().__init__()
         self.inner, self.seen = inner, []
 
-    def act(self, obs, legal, rng):
-        self.seen.append((obs, legal))
-        return self.inner.act(obs, legal, rng)
+    def compiled_policy(self):
+        return None
+
+    def decide(self, state, games, rng, legal):
+        self.seen.append((G.clone(state, games), np.array(legal)))
+        if getattr(self.inner, "reads_state", False):
+            return self.inner.decide(state, games, rng, legal)
+        return self.inner.act(G.observe(state, games).freeze(), legal, rng)
 
 
 @functools.lru_cache(maxsize=None)
 def recorded(kind, players=4, games=24):
-    """Observations of decision ``kind`` (one Obs, many rows) and their legal masks, from games
-    of random, honest, bluffer and doubter players."""
+    """Positions at decision ``kind``, as [(state: each game one position, legal masks)], from
+    games of random, honest, bluffer and doubter players."""
     recs = [Recorder(get_strategy("bluff_in_zoo", n)())
             for n in ("random", "honest", "bluffer", "doubter")]
     seating = (np.arange(players)[None, :] + np.arange(games)[:, None]) % len(recs)
     play_batch(G, R, players, recs, seating, game_keys(77, players, games))
-    rows = [(o.take(np.flatnonzero(o.kind == kind)), lg[o.kind == kind])
-            for rec in recs for o, lg in rec.seen]
-    rows = [(o, lg) for o, lg in rows if len(o)]
-    fields = {f.name: np.concatenate([getattr(o, f.name) for o, _ in rows])
-              if f.name not in rows[0][0].shared and isinstance(getattr(rows[0][0], f.name),
-                                                                 np.ndarray)
-              else getattr(rows[0][0], f.name) for f in dataclasses.fields(rows[0][0])}
-    return bz.Obs(**fields).freeze(), np.concatenate([lg for _, lg in rows])
+    out = []
+    for rec in recs:
+        for st, lg in rec.seen:
+            rows = np.flatnonzero(st.g[:, bz.PHASE] == kind)
+            if rows.size:
+                out.append((G.clone(st, rows), lg[rows]))
+    return out
+
+
+def _claim_false(st, trust, recall):
+    """float32[n]: the pile model's chance (trust, recall) that the last claim in each game of
+    ``st`` is false (0 where there is none), as the mover works it out."""
+    o = G.observe(st, np.arange(len(st.g)))
+    rows = np.arange(len(o))
+    kind = np.maximum(o.claim_k, 0).astype(np.int64)
+    counts = np.repeat(o.claim_n.astype(np.int64)[:, None], o.n_kinds, axis=1)
+    model = cbz.pile_models(st, rows, trust, recall)
+    true = np.where(o.claim_n > 0, cbz.odds_table(model, counts)[rows, kind], np.float32(1))
+    return np.float32(1) - true
 
 
 def test_honest_doubts_exactly_the_claims_it_thinks_false_and_doubter_doubts_more():
-    o, legal = recorded(bz.RESPOND)
-    rng = SeatRandom(game_keys(1, 1, len(o)).seat.reshape(-1).copy(), np.arange(len(o)))
     honest = get_strategy("bluff_in_zoo", "honest")()
     doubter = get_strategy("bluff_in_zoo", "doubter")()
-    forced = ~legal[:, bz.CONTINUE]
-    false = 1 - sbz.current_claim_odds(o, honest.model(o))
-    h = honest.act(o, legal, rng) == bz.DOUBT
-    d = doubter.act(o, legal, rng) == bz.DOUBT
+    h, d, false, forced = [], [], [], []
+    for st, legal in recorded(bz.RESPOND):
+        n = len(legal)
+        rs = game_keys(1, st.n_players, n).seat.reshape(-1).copy()
+        forced.append(~legal[:, bz.CONTINUE])
+        false.append(_claim_false(st, honest.params.trust, honest.params.recall))
+        h.append(ask(honest, G, st, np.arange(n), rs, st.n_players, legal) == bz.DOUBT)
+        d.append(ask(doubter, G, st, np.arange(n), rs, st.n_players, legal) == bz.DOUBT)
+    h, d, false, forced = (np.concatenate(x) for x in (h, d, false, forced))
     # honest: a doubt exactly where it thinks the claim false, or where it cannot go on
-    assert np.array_equal(h, (false > honest.params.doubt_at) | forced)
+    assert np.array_equal(h, (false > np.float32(honest.params.doubt_at)) | forced)
     assert (~h[(false < 0.5) & ~forced]).all(), "honest doubted a claim it believes"
     # doubter: every claim honest doubts, and more (the same model, a lower threshold)
     assert honest.params.trust == doubter.params.trust
@@ -1060,30 +1088,33 @@ def test_doubter_doubts_more_claims_than_honest_in_play(opponent):
 def test_honest_claims_the_highest_claim_it_believes():
     """Its bisection against every count tried one by one: the claim is legal, believed with
     chance ``belief`` or more, and no higher legal claim is."""
-    o, legal = recorded(bz.COUNT)
     honest = get_strategy("bluff_in_zoo", "honest")()
-    belief = honest.params.belief
-    model = honest.model(o)
-    rng = SeatRandom(game_keys(2, 1, len(o)).seat.reshape(-1).copy(), np.arange(len(o)))
-    count = honest.act(o, legal, rng) - o.count0 + 1
-    cap = o.max_claim
-    believed = np.zeros((len(o), cap + 1, o.n_kinds), bool)
-    for c in range(1, cap + 1):
-        believed[:, c] = model.odds(np.full((len(o), o.n_kinds), c)) >= belief
-    low = o.min_raise()
-    low_odds = model.odds(np.minimum(low, cap))
-    found = 0
-    for i in range(len(o)):
-        assert legal[i, o.count0 + count[i] - 1]
-        ok = [(c, k) for c in range(1, cap + 1) for k in range(o.n_kinds)
-              if believed[i, c, k] and legal[i, o.count0 + c - 1]
-              and (o.claims[i] == 0 or c > o.claim_n[i] or k > o.claim_k[i])]
-        if ok:
-            found += 1
-            assert count[i] == max(ok)[0]
-        else:               # none believed: the smallest raise of the kind most likely there
-            assert count[i] == low[i, np.argmax(np.where(low[i] <= cap, low_odds[i], -1))]
-    assert found > len(o) // 4
+    belief = np.float32(honest.params.belief)
+    found = total = 0
+    for st, legal in recorded(bz.COUNT):
+        n = len(legal)
+        o = G.observe(st, np.arange(n))
+        model = cbz.pile_models(st, np.arange(n), honest.params.trust, honest.params.recall)
+        rs = game_keys(2, st.n_players, n).seat.reshape(-1).copy()
+        count = ask(honest, G, st, np.arange(n), rs, st.n_players, legal) - o.count0 + 1
+        cap = o.max_claim
+        believed = np.zeros((n, cap + 1, o.n_kinds), bool)
+        for c in range(1, cap + 1):
+            believed[:, c] = cbz.odds_table(model, np.full((n, o.n_kinds), c)) >= belief
+        low = o.min_raise()
+        low_odds = cbz.odds_table(model, np.minimum(low, cap))
+        for i in range(n):
+            assert legal[i, o.count0 + count[i] - 1]
+            ok = [(c, k) for c in range(1, cap + 1) for k in range(o.n_kinds)
+                  if believed[i, c, k] and legal[i, o.count0 + c - 1]
+                  and (o.claims[i] == 0 or c > o.claim_n[i] or k > o.claim_k[i])]
+            if ok:
+                found += 1
+                assert count[i] == max(ok)[0]
+            else:               # none believed: the smallest raise of the kind most likely there
+                assert count[i] == low[i, np.argmax(np.where(low[i] <= cap, low_odds[i], -1))]
+        total += n
+    assert found > total // 4
 
 
 @pytest.mark.parametrize("cap", [None, 60])
@@ -1098,16 +1129,23 @@ def test_all_honest_tables_seldom_reach_the_claim_cap(cap):
 
 
 def test_recall_is_the_share_of_the_doubted_piles_remembered():
-    o, _ = recorded(bz.RESPOND)
-    o = o.take(np.flatnonzero(o.revealed.sum(axis=1) > 0))
-    assert len(o) > 10
-    for recall in (0.0, 0.5, 1.0):
-        want = o.unseen + (1 - recall) * o.revealed
-        assert np.allclose(sbz.remembered_unseen(o, recall), want)
-    # a perfect memory knows the cards shown are not in the pile; no memory thinks they may be
-    full = sbz.PileModel(o, 0.0, 1.0)
-    none = sbz.PileModel(o, 0.0, 0.0)
-    assert not np.allclose(full.z0, none.z0)
+    n = 0
+    for st, _ in recorded(bz.RESPOND):
+        o = G.observe(st, np.arange(len(st.g)))
+        rows = np.flatnonzero(o.revealed.sum(axis=1) > 0)
+        if not rows.size:
+            continue
+        o = o.take(rows)
+        n += len(rows)
+        for recall in (0.0, 0.5, 1.0):
+            want = o.unseen + (1 - recall) * o.revealed
+            assert np.allclose(cbz.pile_models(st, rows, 0.0, recall)[0], want)
+        # a perfect memory knows the cards shown are not in the pile; no memory thinks they may
+        # be
+        full = cbz.pile_models(st, rows, 0.0, 1.0)
+        none = cbz.pile_models(st, rows, 0.0, 0.0)
+        assert not np.allclose(full[3], none[3])
+    assert n > 10
 
 
 def test_doubter_doubts_a_claim_it_knows_is_false_and_not_one_it_thinks_true():
@@ -1119,32 +1157,61 @@ def test_doubter_doubts_a_claim_it_knows_is_false_and_not_one_it_thinks_true():
     place(st, "mouse 1")
     claim(st, 2, MOUSE)
     # P0 knows its own 3 mice are in the pile: only an action card could make this false
-    assert doubter.act(obs(st), G.legal(st), seat_rng(st))[0] == bz.CONTINUE
+    assert decide(doubter, st) == bz.CONTINUE
     act(st, bz.CONTINUE)
     no_card(st)
     claim(st, 9, ELEPHANT)
     # P1 knows one of the two cards: nine elephants cannot be there
-    assert doubter.act(obs(st), G.legal(st), seat_rng(st))[0] == bz.DOUBT
+    assert decide(doubter, st) == bz.DOUBT
 
 
 def test_honest_claims_the_animal_it_placed_and_bluffer_raises_by_its_knob():
     r, st = position([["elephant 3", "stop", "stop", "'All cards count 1'", "'All cards count 1'"],
                       ["mouse 1", "mouse 1", "mouse 1", "mouse 2", "mouse 2"]])
     honest = get_strategy("bluff_in_zoo", "honest")(draw_rate=0.0)
-    a = honest.act(obs(st), G.legal(st), seat_rng(st))[0]
+    a = decide(honest, st)
     assert a == bz.HAND0 + c("elephant 3")
     act(st, a)
-    act(st, honest.act(obs(st), G.legal(st), seat_rng(st))[0])    # "one ..." (the only count)
-    a = honest.act(obs(st), G.legal(st), seat_rng(st))[0]
+    act(st, decide(honest, st))    # "one ..." (the only count)
+    a = decide(honest, st)
     assert a == obs(st).kind_action(ELEPHANT)
     act(st, a)
     act(st, bz.CONTINUE)
     place(st, "mouse 2")
     bluffer = get_strategy("bluff_in_zoo", "bluffer")(bluff_rate=1.0, bluff_raise=3, trust=0.0)
-    a = bluffer.act(obs(st), G.legal(st), seat_rng(st))[0]
+    a = decide(bluffer, st)
     assert a == obs(st).count_action(2 + 3)               # smallest raise "2 mice", plus 3
     act(st, a)
-    assert bluffer.act(obs(st), G.legal(st), seat_rng(st))[0] == obs(st).kind_action(MOUSE)
+    assert decide(bluffer, st) == obs(st).kind_action(MOUSE)
+
+
+def _scramble(st, games, rng):
+    """What the mover of each of ``games`` cannot see dealt again (``_swap_hidden``)."""
+    return _swap_hidden(st, rng, games)
+
+
+@pytest.mark.parametrize("players, rules", [
+    (2, {}), (3, {"hand_size": 4, "next_starter": "loser"}), (5, {"max_claim": 12})])
+def test_every_heuristic_acts_only_on_what_its_seat_may_know(players, rules):
+    """The other hands, the cards the others put on the pile and the draw pile dealt again at
+    every decision: no heuristic's action changes (nor its draws); knobs moved too."""
+    strats = [cls() for cls in shipped(G.id)]
+    strats += [get_strategy(G.id, n)(**p) for n, p in (
+        ("honest", {"trust": 1.0, "recall": 0.0, "belief": 0.6}),
+        ("bluffer", {"bluff_rate": 0.7, "draw_rate": 0.5, "recall": 1.0}),
+        ("doubter", {"trust": 0.0, "skip_rate": 0.6}))]
+    assert {s.name for s in strats} == {"honest", "bluffer", "doubter"}
+    checked = check_knowledge(G, G.make_rules(rules), players, strats, _scramble, games=8)
+    assert checked > 3000, checked
+
+
+def test_the_knowledge_check_catches_a_policy_that_reads_the_draw_pile():
+    def top_card(st, b):
+        pos = int(st.g[b, bz.POS])
+        return int(st.deck[b, pos]) if pos < st.deck.shape[1] else 0
+
+    leaky_policy_is_caught(G, R, 3, get_strategy(G.id, "honest")(), top_card, _scramble,
+                           games=6)
 
 
 def test_runs_without_numba():

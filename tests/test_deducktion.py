@@ -8,13 +8,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys
+from safari_sim.engine.chance import deal_keys, game_keys
 from safari_sim.engine.play import play_batch
 from safari_sim.engine.protocol import RulesError
 from safari_sim.games import deducktion as dk
 from safari_sim.games import get_game
+from strategies import _deducktion_compiled as cc
 from strategies import get_strategy
 from tests.mixed_play import assert_drama, check_search_space
+
+from heuristics import ask, check_knowledge, choose, leaky_policy_is_caught, shipped
 
 G = get_game("deducktion")
 ELEPHANT, LION, MONKEY, TIGER, ZEBRA, EXPLORER = range(6)
@@ -337,8 +340,7 @@ def test_guesses_are_sealed_unless_seen():
                 others = obs.guess[i, 1:]
                 assert ((others >= 0).all() if seen else (others == -1).all())
             a = np.zeros(5, np.int64)
-            a[live] = strat[0].act(obs, G.legal(st)[live],
-                                   SeatRandom(np.arange(15, dtype=np.uint64), live * 3 + mv[live]))
+            a[live] = choose(strat[0], G, st, live, np.arange(15, dtype=np.uint64), 3)
             G.step(st, a)
 
 
@@ -484,8 +486,7 @@ def _seated_actions(st, strats, seating, seat_rs, live, mover, legal, actions):
     for k, s in enumerate(strats):
         idx = live[seating[live, mover[live]] == k]
         if idx.size:
-            obs = G.observe(st, idx).freeze()
-            actions[idx] = s.act(obs, legal[idx], SeatRandom(seat_rs, idx * st.n_players + mover[idx]))
+            actions[idx] = choose(s, G, st, idx, seat_rs, st.n_players)
 
 
 @pytest.mark.parametrize("players,rules", [(2, {}), (3, {}), (4, {}), (5, {}),
@@ -578,9 +579,8 @@ def _play_to(st, strat, steps, keys, players):
         live = np.flatnonzero(mv >= 0)
         if live.size == 0:
             return
-        obs = G.observe(st, live).freeze()
         a = np.zeros(len(mv), np.int64)
-        a[live] = strat.act(obs, G.legal(st)[live], SeatRandom(seat_rs, live * players + mv[live]))
+        a[live] = choose(strat, G, st, live, seat_rs, players)
         G.step(st, a)
 
 
@@ -696,13 +696,44 @@ def test_the_permutation_check_catches_a_leaky_observation(players, leak):
         check_observation_hides(players, _leaky(LEAKS[leak]))
 
 
+def _scramble(st, games, rng):
+    """What the mover of each of ``games`` cannot see dealt again (``permute_hidden``: every
+    hidden card to another hidden place, the question deck's unseen part, the sealed guesses)."""
+    for b in games:
+        permute_hidden(st, int(b), int(st.mover[b]), rng)
+    return st
+
+
+@pytest.mark.parametrize("players,rules", [
+    (2, {}), (2, {"two_player_reserve": "aside", "guesses_seen": True}),
+    (3, {"add_to_meld": True}), (5, {"hand_sizes": (7, 5, 4)})])
+def test_every_heuristic_acts_only_on_what_its_seat_may_know(players, rules):
+    """The hidden cards, the question deck and the others' sealed guesses dealt again at every
+    decision: no heuristic's action changes (nor its draws); knobs moved too."""
+    strats = [cls() for cls in shipped(G.id)]
+    strats += [get_strategy(G.id, n)(**p) for n, p in (
+        ("collector", {"meld_at": 4, "max_unseen": 6}),
+        ("deducer", {"guess_at": 0.2, "meld_weight": 2.0, "draw_weight": 1.0}))]
+    assert {s.name for s in strats} == {"naive", "collector", "deducer"}
+    checked = check_knowledge(G, G.make_rules(rules), players, strats, _scramble, games=16)
+    assert checked > 2500, checked
+
+
+def test_the_knowledge_check_catches_a_policy_that_reads_the_box():
+    def first_missing(st, b):     # the first card in the box
+        return int(np.flatnonzero(st.loc[b] == dk.MISSING)[0])
+
+    leaky_policy_is_caught(G, G.make_rules(), 3, get_strategy(G.id, "deducer")(),
+                           first_missing, _scramble, games=6)
+
+
 def test_the_deducer_never_rules_out_where_a_card_really_is():
-    """track() over-approximates: the true place of every card is always among its possible
-    places, at every decision where the deducer looks (and its estimate sums to the sizes).
-    The sets are taken without track's fallback (a contradiction would show as an empty set,
-    not as "anywhere but here"), while all three strategies play, so the questions, passes and
-    whole-hand exchanges are the ones the deducer really meets."""
-    from strategies.deducktion import estimate, track
+    """The deducer's card sets (``track_one``) over-approximate: the true place of every card is
+    always among its possible places, at every decision where the deducer looks (and its
+    chances sum to 1 over each card's places). The sets are taken without the fallback (a
+    contradiction would show as an empty set, not as "anywhere but here"), while all three
+    strategies play, so the questions, passes and whole-hand exchanges are the ones the deducer
+    really meets."""
     names = ["naive", "collector", "deducer"]
     strats = [get_strategy(G.id, n)() for n in names]
     for players, rules in ((2, {}), (2, {"two_player_reserve": "aside"}),
@@ -721,7 +752,7 @@ def test_the_deducer_never_rules_out_where_a_card_really_is():
                 break
             obs = G.observe(st, live).freeze()
             look = np.isin(obs.kind, [dk.MELD, dk.TARGET, dk.QUESTION, dk.GUESS])
-            poss = track(obs, fallback=False)
+            poss, _ = cc.deductions(st, live, fallback=False)
             loc = st.loc[live].astype(int)
             off = (loc - mv[live][:, None]) % players
             truth = np.where(loc < 5, off, np.where(loc == dk.MISSING, players,
@@ -729,7 +760,7 @@ def test_the_deducer_never_rules_out_where_a_card_really_is():
             inside = np.where(truth >= 0, (poss >> np.maximum(truth, 0)) & 1, poss == 0)
             assert inside[look].all()
             narrowed += int(((poss > 0) & ((poss & (poss - 1)) == 0) & (loc != mv[live][:, None]))[look].sum())
-            w = estimate(obs, track(obs))
+            _, w = cc.deductions(st, live)
             assert np.allclose(w.sum(axis=2)[(obs.table < 0) & look[:, None]], 1)
             legal = G.legal(st)
             a = np.zeros(B, np.int64)
@@ -1050,9 +1081,7 @@ def test_a_drawn_card_counts_as_seen_for_the_guesses():
     assert obs.seen[0, x] and not obs.hand[0, x]
     keys = np.arange(400, dtype=np.uint64) * np.uint64(7919) + np.uint64(1)
     for s in (get_strategy(G.id, "naive")(), get_strategy(G.id, "collector")(max_unseen=6)):
-        picks = {int(s.act(obs, G.legal(st)[[0]], SeatRandom(keys[i:i + 1].copy(),
-                                                            np.array([0])))[0])
-                 for i in range(400)}
+        picks = {int(ask(s, G, st, [0], keys[i:i + 1].copy(), 2)[0]) for i in range(400)}
         assert dk.A_GUESS + 3 not in picks and len(picks) > 1, (s.name, picks)
 
 

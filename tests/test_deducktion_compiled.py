@@ -1,7 +1,7 @@
-"""Deducktion's compiled twins (strategies/_deducktion_compiled.py): the same games as the numpy
-strategies through the lockstep loop, to the last statistic and the last seat draw; the deducer's
-card sets and chances equal to the numpy ``track`` and ``estimate`` bit for bit; a changed
-strategy keeps the lockstep path."""
+"""Deducktion's compiled heuristics (strategies/_deducktion_compiled.py): the lockstep loop (each
+heuristic's ``decide`` for its rows) plays the same games as the whole-game kernel, to the last
+statistic; each decision's draws depend on its game alone; a user strategy built on a heuristic
+plays through its own ``act``; a search's rollouts choose alike through either path."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from safari_sim.games import deducktion as dk
 from safari_sim.games import get_game
 from strategies import get_strategy
 from strategies import _deducktion_compiled as cc
-from strategies.deducktion import Collector, Deducer, Naive, estimate, place_sizes, track
+from strategies.deducktion import Collector, Deducer, Naive
+
+from heuristics import ask
 
 G = get_game("deducktion")
 
@@ -40,10 +42,10 @@ def _both(players, rules, specs, B, seed):
     (2, {"two_player_reserve": "draw_when_empty"}),
     (3, {"add_to_meld": True, "final_meld": True}), (4, {}),
     (4, {"question_decks": 2, "guesses_seen": True}), (5, {"hand_sizes": (7, 5, 4)})])
-def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rules):
+def test_the_lockstep_loop_plays_the_heuristics_as_the_whole_game_kernel_does(players, rules):
     """The three shipped heuristics, mixed at one table with knobs moved off their defaults:
     the whole-game kernel and the lockstep loop give the same games: every outcome column,
-    the drama, the decisions, and the seat streams left where the numpy draws left them."""
+    the drama, the decisions."""
     B = 120 if players < 4 else 80
     fast, slow = _both(players, rules, SPECS, B, seed=players)
     assert fast.decisions == slow.decisions
@@ -62,35 +64,13 @@ def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rul
     assert st["guesses_right"].sum() > 0 and st["guesses_wrong"].sum() > 0
 
 
-def test_the_seat_streams_advance_as_the_numpy_strategies_advance_them():
-    """Each game's seat streams end where the numpy strategies' draws leave them (the kernel
-    plays each game on its own, the lockstep loop all of them a decision at a time)."""
-    players, B = 4, 60
-    strats = [get_strategy(G.id, n)(**p) for n, p in SPECS[:3]]
-    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(strats)
-    r = G.make_rules()
-    keys = game_keys(5, players, B)
-    ends = []
-    for compiled in (True, False):
-        st = G.init(r, players, keys.deal)
-        seat_rs = np.ascontiguousarray(keys.seat, dtype=np.uint64).reshape(-1).copy()
-        from safari_sim.engine.play import play_on
-
-        for s in strats:
-            s.reset(B, players)
-        play_on(G, st, strats, seating, seat_rs, rules=r, compiled=compiled)
-        ends.append(seat_rs)
-    assert np.array_equal(ends[0], ends[1])
-    assert not np.array_equal(ends[0], keys.seat.reshape(-1))
-
-
 def test_ask_width_is_the_most_questions_three_flipped_cards_allow():
     """The deducer draws ASK_WIDTH per opponent at TARGET and QUESTION, whatever its game's
     flipped cards allow: no three question cards (repeats included) allow more, some allow
     exactly that many (three explorers)."""
     import itertools
 
-    from strategies.deducktion import ASK_WIDTH
+    from strategies._deducktion_compiled import ASK_WIDTH
 
     t = np.array(list(itertools.combinations_with_replacement(range(dk.NQC), 3)))
     counts = dk.allowed_questions(t).sum(axis=1)
@@ -109,13 +89,11 @@ def _draws(before, after):
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_game_draws_the_same_at_a_decision_whatever_the_other_observed_games(players):
-    """Each heuristic, handed all the live games of a part-played batch at once and then each
-    game alone: the same action, and the game's seat stream moves by the same number of draws,
+    """Each heuristic, asked in all the live games of a part-played batch at once and then in
+    each game alone: the same action, and the game's seat stream moves by the same number of draws,
     one (random_legal) plus the block of its decision kind and nothing for the other games'
     kinds: naive 6 at GUESS; collector P - 1 at TARGET, 336 at QUESTION, 30 at PASS / GIVE, 6 at
     GUESS; deducer 30 at PASS / GIVE, (P - 1) x 30 at TARGET and QUESTION."""
-    from safari_sim.engine.chance import SeatRandom
-
     P = players
     block = {
         "naive": {dk.GUESS: 6},
@@ -135,19 +113,16 @@ def test_a_game_draws_the_same_at_a_decision_whatever_the_other_observed_games(p
         if live.size == 0:
             break
         rows = live * P + st.mover[live]
-        obs = G.observe(st, live).freeze()
-        kinds = obs.kind.astype(np.int64)
-        legal = st.legal_[live]
+        kinds = G.observe(st, live).kind.astype(np.int64)
         for name, s in zip(block, strats):
             rs = seat_rs.copy()
-            together = s.act(obs, legal, SeatRandom(rs, rows))
+            together = ask(s, G, st, live, rs, P)
             moved = _draws(seat_rs[rows], rs[rows])
             want = 1 + np.array([block[name].get(int(k), 0) for k in kinds])
             assert np.array_equal(moved, want), (name, step)
             for i in range(0, live.size, 7):
                 rs1 = seat_rs.copy()
-                alone = s.act(G.observe(st, live[i:i + 1]).freeze(), legal[i:i + 1],
-                              SeatRandom(rs1, rows[i:i + 1]))
+                alone = ask(s, G, st, live[i:i + 1], rs1, P)
                 assert alone[0] == together[i], (name, step, i)
                 assert rs1[rows[i]] == rs[rows[i]]
             seen[name] |= set(kinds.tolist())
@@ -156,8 +131,7 @@ def test_a_game_draws_the_same_at_a_decision_whatever_the_other_observed_games(p
         for k, s in enumerate(strats):
             sel = live[who == k]
             if sel.size:
-                actions[sel] = s.act(G.observe(st, sel).freeze(), st.legal_[sel],
-                                     SeatRandom(seat_rs, sel * P + st.mover[sel]))
+                actions[sel] = ask(s, G, st, sel, seat_rs, P)
         G.step(st, actions)
     kinds = {dk.MELD, dk.QUESTION, dk.PASS, dk.GUESS} | ({dk.TARGET} if P > 2 else set())
     for name in block:   # the decision kinds were met (at two players no one chooses a target;
@@ -165,86 +139,36 @@ def test_a_game_draws_the_same_at_a_decision_whatever_the_other_observed_games(p
         assert kinds <= seen[name], (name, seen[name])
 
 
-@pytest.mark.parametrize("players", [2, 3, 5])
-def test_deducer_twin_tracks_and_estimates_bit_for_bit(players):
-    """track_one / estimate_one against the numpy track / estimate on the observations of games
-    played part way (every decision kind the deducer estimates at)."""
-    B = 60
-    strats = [Naive(), Collector()]
-    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 2
-    r = G.make_rules()
-    keys = game_keys(11, players, B)
-    st = G.init(r, players, keys.deal)
-    seat_rs = np.ascontiguousarray(keys.seat, dtype=np.uint64).reshape(-1).copy()
-    from safari_sim.engine.chance import SeatRandom
+def test_a_user_strategy_built_on_a_heuristic_is_played_through_its_act():
+    """A subclass that writes its own ``act`` is a numpy strategy like any user's: never
+    played by the whole-game kernel, and its act is what plays."""
+    class Asker(Naive):   # the first legal action, always
+        reads_state = False
 
-    checked = 0
-    P = players
-    X = P + 2 if P == 2 else P + 1
-    size = np.zeros(8, np.int64)
-    poss = np.zeros(dk.NC, np.int64)
-    w = np.zeros((dk.NC, 8))
-    col = np.zeros(8)
-    for step in range(400):
-        live = np.flatnonzero(st.mover >= 0)
-        if live.size == 0:
-            break
-        ph = st.g[live, dk.PHASE]
-        idx = live[(ph == dk.TARGET) | (ph == dk.QUESTION) | (ph == dk.GUESS)]
-        if idx.size and step % 3 == 0:
-            obs = G.observe(st, idx).freeze()
-            ref_poss = track(obs)
-            ref_w = estimate(obs, ref_poss)
-            sizes = place_sizes(obs)
-            for i, b in enumerate(idx):
-                p = int(st.mover[b])
-                cc._sizes(b, p, P, st.pp, st.loc, size)
-                assert np.array_equal(size[:X], sizes[i, :X])
-                cc.track_one(b, p, P, st.g, st.loc, st.hist, st.start, dk.QMASK, size, poss,
-                             np.zeros(8, np.int64))
-                assert np.array_equal(poss, ref_poss[i].astype(np.int64)), (step, b)
-                cc.estimate_one(poss, size, X, P, w, col)
-                assert np.array_equal(w[:, :X], ref_w[i]), (step, b)   # exactly, not close
-                checked += 1
-        actions = np.zeros(B, np.int64)
-        who = seating[live, st.mover[live]]
-        for k, s in enumerate(strats):
-            sel = live[who == k]
-            if sel.size:
-                rng = SeatRandom(seat_rs, sel * P + st.mover[sel])
-                actions[sel] = s.act(G.observe(st, sel).freeze(), st.legal_[sel], rng)
-        G.step(st, actions)
-    assert checked > 100
-
-
-def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
-    class Asker(Naive):
         def act(self, obs, legal, rng):
             return np.argmax(legal, axis=1)
 
-    class Curious(Deducer):
-        def _scores(self, obs, w):
-            qs, s = super()._scores(obs, w)
-            return qs, -s
-
-    class Tuned(Collector):
-        def policy(self):   # a subclass that brings its own twin keeps the fast path
-            return super().policy()
+        def compiled_policy(self):
+            return None
 
     for s in (Naive(), Collector(meld_at=5), Deducer(guess_at=0.9)):
         assert s.compiled_policy() is not None
-    assert Asker().compiled_policy() is None
-    assert Curious().compiled_policy() is None
-    assert Tuned().compiled_policy() is not None
     assert _compiled_play([Naive(), Asker()]) is None
-    assert _compiled_play([Deducer(), Curious()]) is None
     assert _compiled_play([Naive(), get_strategy(G.id, "random")()]) is None
     assert _compiled_play([Naive(), Collector(), Deducer()]) is not None
+    seating = np.array([[0, 1, 1]] * 12)
+    r = G.make_rules()
+    mine = play_batch(G, r, 3, [Asker(), Naive()], seating, game_keys(3, 3, 12))
+    theirs = play_batch(G, r, 3, [Naive(), Naive()], seating, game_keys(3, 3, 12))
+    assert not np.array_equal(mine.state.hist, theirs.state.hist)
+    with pytest.raises(TypeError, match="compiled heuristic"):
+        Naive().act(None, None, None)
 
 
-def test_search_rollouts_through_the_twins_choose_as_through_the_loop(monkeypatch):
-    """The search player plays its worlds on with a heuristic in every seat: through the twins
-    (on dealt worlds, part-played) it makes the same choices as through the lockstep loop."""
+def test_search_rollouts_through_the_kernel_choose_as_through_the_loop(monkeypatch):
+    """The search player plays its worlds on with a heuristic in every seat: through the
+    whole-game kernel (on dealt worlds, part-played) it makes the same choices as through the
+    lockstep loop."""
     import strategies.search as search
     from safari_sim.engine import play
 

@@ -1,18 +1,23 @@
 """Deducktion: the deducer's knowledge is complete for what the seat's history implies (issue 29,
 item 7). A reference deduction written again in plain Python from the rulebook (sets of places
 per card, every rule applied until nothing changes, after every history row and at the end) is
-compared with ``track`` on positions of random games: ``track`` must pin down every card the
-reference pins down, and never a card somewhere it is not."""
+compared with the compiled deducer's card sets (``track_one``, through
+``_deducktion_compiled.deductions``) and with the game's ``track`` (what the worlds for search
+are dealt within) on positions of random games: each must pin down every card the reference
+pins down, and never a card somewhere it is not."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from safari_sim.engine.chance import SeatRandom, game_keys
+from safari_sim.engine.chance import game_keys
 from safari_sim.games import deducktion as dk
 from safari_sim.games import get_game
+from strategies import _deducktion_compiled as cc
 from strategies import get_strategy
+
+from heuristics import choose
 
 G = get_game("deducktion")
 BOX, RES = "box", "reserve"
@@ -160,7 +165,8 @@ def _places(obs, i, bits):
 
 def _positions(players, rules, B, seed, every=3):
     """Observations (outside exchanges) of games the three shipped strategies play, with the
-    truth: yields (obs, true place of each card by the seat's names, or None on the table)."""
+    truth: yields (obs, true place of each card by the seat's names, or None on the table, the
+    state, the games observed)."""
     strats = [get_strategy(G.id, n)() for n in ("naive", "collector", "deducer")]
     keys = game_keys(seed, players, B)
     st = G.init(G.make_rules(rules), players, keys.deal)
@@ -183,44 +189,50 @@ def _positions(players, rules, B, seed, every=3):
                     row[c] = ((x - int(mv[b])) % players if x < players else
                               BOX if x == dk.MISSING else RES if x == dk.DRAW else None)
                 truth.append(row)
-            yield obs, truth
+            yield obs, truth, st, look
         legal = G.legal(st)
         a = np.zeros(B, np.int64)
         for k, s in enumerate(strats):
             idx = live[seating[live, mv[live]] == k]
             if idx.size:
-                a[idx] = s.act(G.observe(st, idx).freeze(), legal[idx],
-                               SeatRandom(seat_rs, idx * players + mv[idx]))
+                a[idx] = choose(s, G, st, idx, seat_rs, players)
         G.step(st, a)
 
 
-def compare(players, rules, B, seed, tracker=None):
-    """(cards the reference pins down, those track pins down too, track's pinned cards): and
-    asserts both are sound (the truth is always among the places)."""
-    tracker = tracker or (lambda obs: dk.track(obs, fallback=False))
-    ref_sure = both = mine = 0
-    for obs, truth in _positions(players, rules, B, seed):
-        poss = tracker(obs)
+TRACKERS = {
+    "deducer": lambda obs, st, look: cc.deductions(st, look, fallback=False)[0],
+    "track": lambda obs, st, look: dk.track(obs, fallback=False),
+}
+
+
+def compare(players, rules, B, seed, trackers=TRACKERS):
+    """{tracker: (cards the reference pins down, those it pins down too, its pinned cards)}: and
+    asserts each is sound (the truth is always among the places)."""
+    counts = {name: [0, 0, 0] for name in trackers}
+    for obs, truth, st, look in _positions(players, rules, B, seed):
+        sets = {name: tr(obs, st, look) for name, tr in trackers.items()}
         for i in range(len(obs)):
             know = reference(obs, i)
             for c, places in know.items():
                 real = truth[i][c]
                 assert real in places, ("reference", c, places, real)
-                got = _places(obs, i, poss[i, c])
-                assert real in got, ("track", c, got, real)
-                if len(got) == 1:
-                    mine += 1
-                if len(places) == 1:
-                    ref_sure += 1
-                    both += got == places
-    return ref_sure, both, mine
+                for name, poss in sets.items():
+                    got = _places(obs, i, poss[i, c])
+                    assert real in got, (name, c, got, real)
+                    n = counts[name]
+                    if len(got) == 1:
+                        n[2] += 1
+                    if len(places) == 1:
+                        n[0] += 1
+                        n[1] += got == places
+    return counts
 
 
 @pytest.mark.parametrize("players,rules", [
     (2, {}), (2, {"two_player_reserve": "draw_when_empty"}), (2, {"two_player_reserve": "aside"}),
     (3, {}), (4, {}), (5, {})])
 def test_the_deducer_finds_every_card_the_reference_deduction_pins_down(players, rules):
-    ref_sure, both, mine = compare(players, rules, B=24, seed=31)
-    assert ref_sure > 500
-    assert both == ref_sure, f"{ref_sure - both} of {ref_sure} certain cards missed"
-    assert mine >= ref_sure
+    for name, (ref_sure, both, mine) in compare(players, rules, B=24, seed=31).items():
+        assert ref_sure > 500, name
+        assert both == ref_sure, f"{name}: {ref_sure - both} of {ref_sure} certain cards missed"
+        assert mine >= ref_sure, name
