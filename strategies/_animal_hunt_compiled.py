@@ -413,8 +413,11 @@ def _recall(games, recall, surv, facts, mturn, seat_rs, g, ground, known, seen, 
         _remember(recall, surv, facts, mturn, b * nplayers + p, seat_rs, i, b, p,
                   np.int64(g[b, TURNS]), ground, known, seen, lack, asked, mk, lk, nplayers,
                   params[P_KINDS], params[P_GROUND])
-        known_out[i] = mk
-        lacks_out[i] = lk
+        for j in range(mk.shape[0]):
+            known_out[i, j] = mk[j]
+        for o in range(lk.shape[0]):
+            for k in range(lk.shape[1]):
+                lacks_out[i, o, k] = lk[o, k]
 
 
 def recall_now(state, games: np.ndarray, policy: tuple,
