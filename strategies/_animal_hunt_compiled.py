@@ -266,7 +266,7 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, r, b, p, g, pp, hand, ground, 
         return ng + o if _u(ud, ng + 1) < kp[1] else flip
     ncand = _candidates(b, p, hand, scored, cnt, cand, nk)
     if phase == FLIP:
-        # pair_flip_or first: its ``otherwise`` is needed only when no sure pair is remembered
+        # _pair_flip_or first: its ``otherwise`` is needed only when no sure pair is remembered
         a = _pair_flip_or(b, p, hand, mk, cnt, -1, ng)
         if a >= 0:
             return a
@@ -349,12 +349,15 @@ class Memory:
         self.facts = self.turn = None
 
     def size(self, state) -> None:
+        rows = state.g.shape[0] * int(state.params[P_PLAYERS])
+        nf = int(state.params[P_GROUND]) + int(state.params[P_PLAYERS]) * int(
+            state.params[P_KINDS])
         if self.facts is None:
-            rows = state.g.shape[0] * int(state.params[P_PLAYERS])
-            nf = int(state.params[P_GROUND]) + int(state.params[P_PLAYERS]) * int(
-                state.params[P_KINDS])
             self.facts = np.zeros((rows, nf), np.bool_)
             self.turn = np.zeros(rows, np.int32)
+        elif self.facts.shape != (rows, nf):   # the kernels do not check their indices
+            raise ValueError(f"a memory sized for {self.facts.shape} asked in a batch of "
+                             f"{rows} seat rows, {nf} facts: reset the strategy first")
 
 
 _NO_FACTS = np.zeros((1, 1), np.bool_)

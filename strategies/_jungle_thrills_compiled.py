@@ -46,8 +46,8 @@ KN_RECALL, KN_BOLD, KN_DECLINE, KN_CHASE = range(4)
 
 # ---- The seat stream, read ahead ---------------------------------------------------------------
 # A stream is counter-based (engine/chance.py: its n-th draw is mix(key + n * GOLDEN)), so a
-# policy that must make F draws may read the i-th of them without making the others, then move the
-# stream on by F: the same stream as F calls of chance.uniform, without computing the draws
+# policy that must make F draws may read the i-th of them without making the others, then move
+# the stream on by F: the same stream as F calls of chance.uniform, without computing the draws
 # whose value cannot matter (a fact not held, a candidate scored -inf).
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -190,8 +190,8 @@ def _points(b, s, setc, card_value):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _standing(b, p, msets, pp, setc, set_owner, set_state, card_value, nplayers, held, stand):
-    """The leader's standing of each player: obs.won_points + obs.total + the points of the sets it remembers each
-    player holding (summed in int16) + half of obs.held_count."""
+    """The leader's standing of each player: obs.won_points + obs.total + the points of the
+    sets it remembers each player holding (summed in int16) + half of obs.held_count."""
     for o in range(nplayers):
         held[o] = 0
     for s in range(setc.shape[1]):
@@ -372,8 +372,8 @@ def _play(seating, kinds, kp, pw, last, msets, mref, mpairs, seat_rs, g, pp, sta
           legal, held, stand, out):
     """Play every game of the batch to its end; ``last``, ``msets``, ``mref``, ``mpairs`` are
     the memory of every seat (``Memory.last`` and ``.facts``, row [b, s] that of the strategy
-    in seat s of game b). out[0]: decisions; out[1]: 1 + the first game whose policy chose an illegal
-    action (0: none)."""
+    in seat s of game b). out[0]: decisions; out[1]: 1 + the first game whose policy chose an
+    illegal action (0: none)."""
     decisions = 0
     for b in range(g.shape[0]):
         while mover[b] >= 0:  # game b's decision is current (init or the last action wrote it)
@@ -434,11 +434,14 @@ class Memory:
         self.last, self.facts = None, {}
 
     def size(self, state) -> None:
+        shapes = _shapes(state)
         if self.last is None:
-            B, P = state.g.shape[0], int(state.params[P_PLAYERS])
-            self.last = np.full((B, P), -1, np.int64)
-            self.facts = {name: np.zeros(shape, np.bool_)
-                          for name, shape in _shapes(state).items()}
+            self.last = np.full(shapes["sets"][:2], -1, np.int64)
+            self.facts = {name: np.zeros(shape, np.bool_) for name, shape in shapes.items()}
+        elif any(self.facts[name].shape != shape for name, shape in shapes.items()):
+            # the kernels do not check their indices
+            raise ValueError(f"a memory sized for {self.facts['refused'].shape[:2]} games and "
+                             "seats asked in another batch: reset the strategy first")
 
 
 @njit(cache=True, _nrt=False)

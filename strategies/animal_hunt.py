@@ -4,8 +4,8 @@ Every strategy has ``recall``: 1 is a perfect memory (it uses all the public his
 observation holds); below 1 each remembered fact (the kind seen at a place of the hunting ground,
 a player seen not to hold a kind: asked for it in vain, or asking for it) is forgotten with
 probability 1 - recall after each turn, drawn from the seat's own stream. The memory lives in
-per-game arrays (one row per game and seat), cleared in ``reset``. A card face up now, the player's own hand, the pairs made and the duckies are in plain
-sight and never forgotten.
+per-game arrays (one row per game and seat), cleared in ``reset``. A card face up now, the
+player's own hand, the pairs made and the duckies are in plain sight and never forgotten.
 
 Each is a compiled policy, written once in ``_animal_hunt_compiled.py`` (``KINDS``, ``policy``,
 ``Memory``); this module names them, with their knobs. Places of the hunting ground are shuffled
