@@ -1,15 +1,12 @@
-"""Animal Hunt's shipped strategies as compiled scalar policies, and the kernel that plays whole
-games with them.
+"""Animal Hunt's shipped strategies as compiled scalar policies (``KINDS``: their names, by
+number), their memory, and the kernels that play them: ``decide`` for the rows where one sits
+in the play loop, ``play_compiled`` for whole games when every seat holds one. Both call the
+same ``policy``. The rules are not written again here: ``_play`` calls the game's own
+``apply_action`` and ``write_view``, the per-game functions its batch ``step`` calls.
 
-Each policy is the numpy strategy of the same name (``strategies/animal_hunt.py``: ``Memory``,
-``holder_best``, ``ask_chance``, ``pair_flip_or``, ``show_twin_or`` and the ``flip`` and
-``choose`` of each) written again for ONE game, and returns the same action:
-``tests/test_animal_hunt_compiled.py`` plays the same games both ways and compares them. The
-rules are not written again here: ``_play`` calls the game's own ``apply_action`` and
-``write_view``, the per-game functions its batch ``step`` calls.
-
-What a twin reads from the state, and the observation field each read stands for (the mover is
-seat p = ``mover[b]``; it never reads another hand or a card at a place nobody has seen):
+What a policy reads from the state, and the observation field each read stands for (the mover
+is seat p = ``mover[b]``; it never reads another hand or a card at a place nobody has seen,
+which the knowledge test in ``tests/test_animal_hunt.py`` holds it to):
 
 - ``g[b, PHASE]`` (``obs.kind``), ``g[b, TURNS]`` (``obs.turn``), ``g[b, FIRST]`` at CHOOSE
   (``obs.first``), ``ground[b, j] >= 0`` (``obs.down``: whether a card lies there, not which);
@@ -17,18 +14,16 @@ seat p = ``mover[b]``; it never reads another hand or a card at a place nobody h
   ``obs.known_count``), ``seen[b]`` (``obs.seen``), ``lack`` and ``asked`` of every seat
   (``obs.lack``, ``obs.asked``: ``obs.not_holding``), ``scored[b] < 0`` (``obs.scored``: pairs
   made), ``pp[b, q, HAND_N]`` (``obs.hand_size``);
-- ``hand[b, p]`` (``obs.hand``: its own hand only);
-- the legal mask of game b, written by the game's ``write_view``.
+- ``hand[b, p]`` (``obs.hand``: its own hand only).
 
-Memory: a strategy with ``recall`` below 1 forgets, with draws from its seat's stream. The twin
-keeps that memory in the strategy's own ``Memory`` arrays (``facts``, ``turn``: one row per game
-and seat), so it remembers what the numpy strategy would, and makes the same draws in the same
-order: per decision, one uniform per fact (every place, then every seat and kind), then the
-strategy's own uniforms (``draws``: the places for a forgetful player's random pick, the places
-and two more for the guesser). The streams are counter-based (engine/chance.py), so a twin
-computes only the draws whose value can matter (not those of a fact neither fresh nor held, nor
-a pick it does not make) and moves the stream on past the others: the same stream, bit for bit. The chances are float32 as in numpy, and compared with the knobs
-as numpy compares them (a knob rounded to float32).
+Memory: a strategy with ``recall`` below 1 forgets, with draws from its seat's stream. Its
+``Memory`` (``facts``, ``turn``: one row per game and seat, b * P + seat) is the strategy's own,
+kept across decisions and across both kernels. Per decision a policy draws one uniform per fact
+(every place, then every seat and kind), then its own uniforms (the places for a forgetful
+player's random pick, the places and two more for the guesser). The streams are counter-based
+(engine/chance.py), so a policy computes only the draws whose value can matter (not those of a
+fact neither fresh nor held, nor a pick it does not make) and moves the stream on past the
+others. The chances are float32, and compared with the knobs rounded to float32.
 """
 
 from __future__ import annotations
@@ -42,11 +37,11 @@ from safari_sim.games import animal_hunt as ah
 from safari_sim.games.animal_hunt import (CHOOSE, FIRST, FLIP, HAND_N, P_GROUND, P_KINDS,
                                          P_PLAYERS, PHASE, TURNS)
 
-from .animal_hunt import K_GUESSER, K_PROBER, K_REMEMBERER
+# the kernels below inline the game's rules: recompile them when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (ah.__file__,))
 
-# the kernel below inlines the game's rules: recompile it when they (or the engine) change
-refresh_cache(__file__, KERNEL_HELPERS + (ah.__file__, __file__.replace(
-    "_animal_hunt_compiled.py", "animal_hunt.py")))
+KINDS = ("rememberer", "prober", "guesser")
+K_REMEMBERER, K_PROBER, K_GUESSER = range(len(KINDS))
 
 ONE32 = np.float32(1.0)
 ZERO32 = np.float32(0.0)
@@ -56,18 +51,17 @@ ZERO32 = np.float32(0.0)
 def _u(base, i):
     """The i-th (0-based) of a block of draws of a seat stream that stood at ``base`` before
     it: what the (i + 1)-th call of chance.uniform returns (the stream is counter-based, so a
-    twin computes only the draws whose value it needs and moves the stream on by the block)."""
+    policy computes only the draws whose value it needs and moves the stream on by the block)."""
     z = mix(base + np.uint64(i + 1) * _GOLDEN)
     return np.float64(z >> _S11) * _TO_UNIT
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _first_true(b, ground, mk, first, unknown_only, ud, use_u, ng):
-    """first_true over the face-down places (``obs.down``), other than ``first`` (-1: none
-    excluded), only those not remembered when ``unknown_only``: the first one, or with the
-    uniforms of the block at ``ud`` (``use_u``, see ``_u``) the one of the largest u + 1.0 (ties:
-    the first). Returns (place, found);
-    place 0 when none is found, as numpy's argmax of an empty choice."""
+    """A face-down place (``obs.down``), other than ``first`` (-1: none excluded), only one
+    not remembered when ``unknown_only``: the first one, or with the uniforms of the block at
+    ``ud`` (``use_u``, see ``_u``) the one of the largest u + 1.0 (ties: the first). Returns
+    (place, found); place 0 when none is found."""
     best = 0
     best_v = 0.0
     found = False
@@ -85,7 +79,10 @@ def _first_true(b, ground, mk, first, unknown_only, ud, use_u, ng):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _unknown_place(b, ground, mk, first, ud, use_u, ng):
-    """first_unknown (first = -1) and other_unknown: a face-down place not remembered, else any."""
+    """A face-down place not remembered, else any (other than ``first``, -1: none excluded).
+    The first is as good as any for a perfect memory (no one has seen those places, which were
+    shuffled at the deal), not for a forgetful one: the first place it forgot is most likely
+    one everybody else remembers, so a forgetful player picks at random."""
     j, has = _first_true(b, ground, mk, first, True, ud, use_u, ng)
     if has:
         return j
@@ -95,7 +92,8 @@ def _unknown_place(b, ground, mk, first, ud, use_u, ng):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _candidates(b, p, hand, scored, cnt, cand, nk):
-    """candidates(): kinds not paired, not in this hand, not remembered at two places."""
+    """The kinds that may be in an opponent's hand (``cand``, and how many): not paired, not in
+    this hand, not remembered at two places of the hunting ground."""
     n = 0
     for k in range(nk):
         cand[k] = scored[b, k] < 0 and not hand[b, p, k] and cnt[k] < 2
@@ -106,8 +104,8 @@ def _candidates(b, p, hand, scored, cnt, cand, nk):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _rate(b, p, o, size, pp, nplayers):
-    """_rates() for the player o seats to the left: its hand size over the kinds it may hold
-    (float32, as numpy computes it)."""
+    """The chance that the player o seats to the left holds any one kind it may hold, when
+    ``size`` kinds may be in its hand: its hand size over that (float32)."""
     q = p + o
     q = q - nplayers if q >= nplayers else q
     h = pp[b, q, HAND_N]
@@ -116,8 +114,9 @@ def _rate(b, p, o, size, pp, nplayers):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _best_asked(b, p, fk, pp, cand, ncand, lk, chance, nplayers, nk):
-    """best_asked(ask_chance()): (offset of the opponent likeliest to hold the kind flipped this
-    turn, that chance), float32."""
+    """(offset of the opponent likeliest to hold the kind flipped this turn, that chance),
+    float32: each opponent not seen to lack it holds it alike, as many as its hand size over
+    the kinds it may hold; the chances of the kind add up to 1 at most."""
     k1 = max(fk, 0)
     total = ZERO32
     for o in range(nplayers):
@@ -142,8 +141,9 @@ def _best_asked(b, p, fk, pp, cand, ncand, lk, chance, nplayers, nk):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _pair_flip_or(b, p, hand, mk, cnt, otherwise, ng):
-    """pair_flip_or(): the match of a card in the hand (2), else one of a kind remembered twice
-    (1), at the first remembered place of the highest such value; else ``otherwise``."""
+    """The first card of a turn when a sure pair is remembered: the match of a card in the
+    hand (2), else one of a kind remembered twice (1), at the first remembered place of the
+    highest such value; else ``otherwise``."""
     best, best_at = 0, 0
     for j in range(ng):
         k = mk[j]
@@ -157,8 +157,8 @@ def _pair_flip_or(b, p, hand, mk, cnt, otherwise, ng):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _twin(b, p, hand, ground, mk, first, fk, ng):
-    """show_twin_or() before its ``otherwise``: the show action (ng) when the match is in the
-    hand, else the first remembered other place of the flipped kind; -1 for neither."""
+    """Once a card is face up: the show action (ng) when its match is in the hand, else the
+    first remembered other place of its kind; -1 for neither."""
     if hand[b, p, max(fk, 0)]:
         return ng
     for j in range(ng):
@@ -168,24 +168,29 @@ def _twin(b, p, hand, ground, mk, first, fk, ng):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _fact(learned, t0, t1, had, surv, seat_rs, row):
-    """One fact of Memory.recall_now: learned since the last update (fresh), or remembered
-    before, and surviving the turns since with probability recall ** age (one draw, always)."""
+def _fact(learned, t0, t1, had, surv, seat_rs, r):
+    """One remembered fact: learned since the last update (fresh), or remembered before, and
+    surviving the turns since with probability recall ** age (one draw from stream r, always)."""
     fresh = learned >= t0
     if not (fresh or had):
         # the draw is made (the stream moves on: it is counter-based, engine/chance.py) but its
         # value cannot matter, so it is not computed
-        seat_rs[row] += _GOLDEN
+        seat_rs[r] += _GOLDEN
         return False
-    u = uniform(seat_rs, row)
+    u = uniform(seat_rs, r)
     return u < surv[t1 - learned if fresh else t1 - t0]
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _remember(recall, surv, facts, mturn, row, seat_rs, b, p, t1, ground, known, seen, lack,
+def _remember(recall, surv, facts, mturn, row, seat_rs, r, b, p, t1, ground, known, seen, lack,
               asked, mk, lk, nplayers, nk, ng):
-    """Memory.recall_now: the kinds remembered at each place (``mk``, -1 none) and who is
-    remembered not to hold which kind (``lk``, rotated), updating the seat's memory row."""
+    """What seat p of game b remembers now: the kind at each place (``mk``, -1 none) and who is
+    remembered not to hold which kind (``lk``, rotated: offset o is seat p + o; seen asked for
+    it in vain, or asking for it), updating its memory row ``row`` (b * P + p) with draws from
+    stream ``r``. With a perfect memory, the public record itself (``obs.known``,
+    ``obs.not_holding >= 0``). A fact learned since the last update is remembered from that
+    turn on; one already remembered survives each turn since with probability recall; a place
+    whose card is gone is forgotten."""
     if recall >= 1.0:
         for j in range(ng):
             mk[j] = known[b, j]
@@ -199,7 +204,7 @@ def _remember(recall, surv, facts, mturn, row, seat_rs, b, p, t1, ground, known,
     for j in range(ng):
         # a place whose card is gone is forgotten
         keep = _fact(np.int64(seen[b, j]), t0, t1, facts[row, j] and ground[b, j] >= 0, surv,
-                     seat_rs, row)
+                     seat_rs, r)
         facts[row, j] = keep
         mk[j] = known[b, j] if keep else -1
     for o in range(nplayers):
@@ -208,18 +213,26 @@ def _remember(recall, surv, facts, mturn, row, seat_rs, b, p, t1, ground, known,
         for k in range(nk):
             f = ng + o * nk + k
             keep = _fact(np.int64(max(lack[b, q, k], asked[b, q, k])), t0, t1, facts[row, f],
-                         surv, seat_rs, row)
+                         surv, seat_rs, r)
             facts[row, f] = keep
             lk[o, k] = keep
     mturn[row] = t1
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def policy(kind, kp, surv, facts, mturn, seat_rs, b, p, g, pp, hand, ground, known, seen, lack,
-           asked, scored, params, mk, lk, cnt, cand, chance):
+def policy(kind, kp, surv, facts, mturn, seat_rs, r, b, p, g, pp, hand, ground, known, seen,
+           lack, asked, scored, params, mk, lk, cnt, cand, chance):
     """The action of policy ``kind`` (knobs ``kp``: recall, then ask_min | probe_min | ask) for
-    game b's player to move, p; ``surv``, ``facts`` and ``mturn`` are its Memory's. The rest
-    are scratch rows."""
+    game b's player to move, p, drawing from ``seat_rs[r]`` (its seat's stream); ``surv``,
+    ``facts`` and ``mturn`` are its Memory's. The rest are scratch rows.
+
+    Every policy shows the match when it holds it and flips the remembered twin of the card
+    face up. Rememberer: flips a remembered match of its hand, else a remembered twin, else a
+    card it does not remember (the first, or with a forgetful memory one at random); asks the
+    opponent likeliest to hold the match when that chance reaches ``ask_min``, else flips
+    another unknown card. Prober: also flips a remembered card an opponent holds the match of
+    with chance ``probe_min`` or more (to ask for it), and always asks. Guesser: flips at
+    random; asks a random opponent with chance ``ask``, else flips another card at random."""
     nplayers = params[P_PLAYERS]
     nk = params[P_KINDS]
     ng = params[P_GROUND]
@@ -229,14 +242,14 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, b, p, g, pp, hand, ground, kno
     first = g[b, FIRST] if phase == CHOOSE else -1
     fk = known[b, first] if first >= 0 else -1
     row = b * nplayers + p
-    _remember(recall, surv, facts, mturn, row, seat_rs, b, p, t1, ground, known, seen, lack,
+    _remember(recall, surv, facts, mturn, row, seat_rs, r, b, p, t1, ground, known, seen, lack,
               asked, mk, lk, nplayers, nk, ng)
-    # the strategy's own uniforms (HuntStrategy.draws), drawn for every decision alike
+    # the policy's own uniforms, drawn for every decision alike
     nd = ng + 2 if kind == K_GUESSER else (ng if recall < 1.0 else 0)
-    ud = seat_rs[row]   # the block's draws are computed where they are needed (``_u``)
-    seat_rs[row] += np.uint64(nd) * _GOLDEN
+    ud = seat_rs[r]   # the block's draws are computed where they are needed (``_u``)
+    seat_rs[r] += np.uint64(nd) * _GOLDEN
     use_u = nd > 0
-    # counts(): remembered face-down places of each kind (obs.known_count with a perfect memory)
+    # remembered face-down places of each kind (obs.known_count with a perfect memory)
     for k in range(nk):
         cnt[k] = 0
     for j in range(ng):
@@ -253,14 +266,15 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, b, p, g, pp, hand, ground, kno
         return ng + o if _u(ud, ng + 1) < kp[1] else flip
     ncand = _candidates(b, p, hand, scored, cnt, cand, nk)
     if phase == FLIP:
-        # pair_flip_or first: its ``otherwise`` is needed only when no sure pair is remembered
+        # _pair_flip_or first: its ``otherwise`` is needed only when no sure pair is remembered
         a = _pair_flip_or(b, p, hand, mk, cnt, -1, ng)
         if a >= 0:
             return a
         if kind == K_PROBER:
-            # holder_best: the chance that the likeliest opponent holds each kind remembered at a
-            # place; flip the place of the best one to ask for its match
-            for o in range(1, nplayers):   # _rates of the kinds each opponent may hold
+            # the chance that the likeliest opponent holds each kind remembered at a place (each
+            # holds each kind it may hold alike; the chances of a kind add up to 1 at most);
+            # flip the place of the best one to ask for its match
+            for o in range(1, nplayers):   # the rate of the kinds each opponent may hold
                 size = 0
                 for k2 in range(nk):
                     if cand[k2] and not lk[o, k2]:
@@ -300,13 +314,14 @@ def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, groun
     """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
     whose policy chose an illegal action (0: none)."""
     decisions = 0
+    nplayers = params[P_PLAYERS]
     for b in range(g.shape[0]):
         while mover[b] >= 0:  # the view of game b is current (init or the last action wrote it)
             p = mover[b]
             k = seating[b, p]
-            a = policy(kinds[k], kp[k], survive[k], facts[k], mturn[k], seat_rs, b, p, g, pp,
-                       hand, ground, known, seen, lack, asked, scored, params, mk, lk, cnt, cand,
-                       chance)
+            a = policy(kinds[k], kp[k], survive[k], facts[k], mturn[k], seat_rs, b * nplayers + p,
+                       b, p, g, pp, hand, ground, known, seen, lack, asked, scored, params, mk,
+                       lk, cnt, cand, chance)
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[0] = decisions
                 out[1] = b + 1
@@ -318,36 +333,137 @@ def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, groun
     out[0] = decisions
 
 
+class Memory:
+    """What one strategy remembers, per (game, seat) row b * P + seat: whether each fact (every
+    place, then every seat and kind) is remembered now (``facts``), and the turn of the row's
+    last update (``turn``); ``survive[a]`` = recall ** a, the chance that a fact lasts a turns.
+    Sized at the first decision (``size``); a perfect memory (recall 1) keeps nothing."""
+
+    def __init__(self, recall: float):
+        self.recall = float(recall)
+        # chance that a fact survives a turns: recall ** a (a table: cheaper than a power per fact)
+        self.survive = self.recall ** np.arange(1 << 15, dtype=np.float64)
+        self.facts = self.turn = None
+
+    def reset(self) -> None:
+        self.facts = self.turn = None
+
+    def size(self, state) -> None:
+        rows = state.g.shape[0] * int(state.params[P_PLAYERS])
+        nf = int(state.params[P_GROUND]) + int(state.params[P_PLAYERS]) * int(
+            state.params[P_KINDS])
+        if self.facts is None:
+            self.facts = np.zeros((rows, nf), np.bool_)
+            self.turn = np.zeros(rows, np.int32)
+        elif self.facts.shape != (rows, nf):   # the kernels do not check their indices
+            raise ValueError(f"a memory sized for {self.facts.shape} asked in a batch of "
+                             f"{rows} seat rows, {nf} facts: reset the strategy first")
+
+
+_NO_FACTS = np.zeros((1, 1), np.bool_)
+_NO_TURN = np.zeros(1, np.int32)
+
+
+def _memory_of(policy: tuple, state):
+    """(survive, facts, turn) of a policy's memory: its own arrays when it forgets, else
+    placeholders its kernel never reads."""
+    mem = policy[2] if len(policy) > 2 else None
+    if policy[1][0] < 1.0:
+        mem.size(state)
+        return mem.survive, mem.facts, mem.turn
+    return np.ones(1, np.float64), _NO_FACTS, _NO_TURN
+
+
+def _scratch(state):
+    ng, nk, nplayers = (int(state.params[i]) for i in (P_GROUND, P_KINDS, P_PLAYERS))
+    return (np.empty(ng, np.int64), np.empty((nplayers, nk), np.bool_), np.empty(nk, np.int64),
+            np.empty(nk, np.bool_), np.empty(nplayers, np.float32))
+
+
+@njit(cache=True, _nrt=False)
+def _decide(games, kind, kp, surv, facts, mturn, seat_rs, g, pp, hand, ground, known, seen,
+            lack, asked, scored, params, mover, mk, lk, cnt, cand, chance, out):
+    """The policy's action in each game of ``games`` for its player to move (what ``_play``
+    would choose there), drawing from ``seat_rs[i]`` for games[i]."""
+    for i in range(games.shape[0]):
+        b = games[i]
+        out[i] = policy(kind, kp, surv, facts, mturn, seat_rs, i, b, mover[b], g, pp, hand,
+                        ground, known, seen, lack, asked, scored, params, mk, lk, cnt, cand,
+                        chance)
+
+
+def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
+           legal: np.ndarray) -> np.ndarray:
+    """The actions of ``policy`` (kind, knobs, memory) in ``games`` of ``state``; ``seat_rs``
+    (uint64[n], row i: the stream of game games[i]'s mover) advanced by what it draws. The
+    policies read no legal mask: every action they choose is legal (``legal`` unused)."""
+    surv, facts, turn = _memory_of(policy, state)
+    out = np.zeros(len(games), np.int64)
+    _decide(np.ascontiguousarray(games, np.int64), np.int64(policy[0]),
+            np.asarray(policy[1], np.float64), surv, facts, turn, seat_rs, state.g, state.pp,
+            state.hand, state.ground, state.known, state.seen, state.lack, state.asked,
+            state.scored, state.params, state.mover, *_scratch(state), out)
+    return out
+
+
+@njit(cache=True, _nrt=False)
+def _recall(games, recall, surv, facts, mturn, seat_rs, g, ground, known, seen, lack, asked,
+            params, mover, mk, lk, known_out, lacks_out):
+    nplayers = params[P_PLAYERS]
+    for i in range(games.shape[0]):
+        b = games[i]
+        p = mover[b]
+        _remember(recall, surv, facts, mturn, b * nplayers + p, seat_rs, i, b, p,
+                  np.int64(g[b, TURNS]), ground, known, seen, lack, asked, mk, lk, nplayers,
+                  params[P_KINDS], params[P_GROUND])
+        for j in range(mk.shape[0]):
+            known_out[i, j] = mk[j]
+        for o in range(lk.shape[0]):
+            for k in range(lk.shape[1]):
+                lacks_out[i, o, k] = lk[o, k]
+
+
+def recall_now(state, games: np.ndarray, policy: tuple,
+               seat_rs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What the player to move in each game of ``games`` remembers now, as ``policy`` does at
+    the start of a decision (its memory updated, the same draws from ``seat_rs``, row i: game
+    games[i]'s mover): (known int8[n, G]: the kind remembered at each place, -1 none; lacks
+    bool[n, P, K], rotated: each player remembered not to hold each kind)."""
+    surv, facts, turn = _memory_of(policy, state)
+    ng, nk, nplayers = (int(state.params[i]) for i in (P_GROUND, P_KINDS, P_PLAYERS))
+    mk, lk = _scratch(state)[:2]
+    known = np.zeros((len(games), ng), np.int64)
+    lacks = np.zeros((len(games), nplayers, nk), np.bool_)
+    _recall(np.ascontiguousarray(games, np.int64), np.float64(policy[1][0]), surv, facts, turn,
+            seat_rs, state.g, state.ground, state.known, state.seen, state.lack, state.asked,
+            state.params, state.mover, mk, lk, known, lacks)
+    return known.astype(np.int8), lacks
+
+
 def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
     """Play a dealt (or part-played) batch to the end with ``policies`` [(kind, knobs, memory)]
     (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams, flat
-    row b * P + seat) is advanced in place as the numpy strategies would advance it; a
-    forgetful strategy's ``Memory`` arrays are read and left as the numpy strategy would."""
+    row b * P + seat) is advanced in place; a forgetful strategy's ``Memory`` is read for the
+    seats it holds and written back after, so either kernel may follow the other on the same
+    games."""
     batch, nplayers = seating.shape
     ng, nk = int(state.params[P_GROUND]), int(state.params[P_KINDS])
     nf = ng + nplayers * nk
     npol = len(policies)
-    kinds = np.array([k for k, _, _ in policies], np.int64)
-    kp = np.array([knobs for _, knobs, _ in policies], np.float64)
-    forgetful = [i for i, (_, knobs, _) in enumerate(policies) if knobs[0] < 1.0]
+    kinds = np.array([pol[0] for pol in policies], np.int64)
+    kp = np.array([pol[1] for pol in policies], np.float64)
+    forgetful = [i for i, pol in enumerate(policies) if pol[1][0] < 1.0]
     rows = batch * nplayers if forgetful else 1
     facts = np.zeros((npol, rows, nf if forgetful else 1), np.bool_)
     mturn = np.zeros((npol, rows), np.int32)
     survive = np.ones((npol, 1 << 15), np.float64)
     for i in forgetful:
-        mem = policies[i][2]
-        if mem.facts is None:   # as Memory.recall_now sizes it at its first observation
-            mem.facts = np.zeros((mem.batch * mem.players, nf), np.bool_)
-            mem.turn = np.zeros(mem.batch * mem.players, np.int32)
-        facts[i] = mem.facts
-        mturn[i] = mem.turn
-        survive[i] = mem.survive
+        survive[i], facts[i], mturn[i] = _memory_of(policies[i], state)
     out = np.zeros(2, np.int64)
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, survive, facts, mturn, seat_rs,
           state.g, state.pp, state.hand, state.ground, state.known, state.seen, state.lack,
           state.asked, state.scored, state.ducky, state.run, state.dr, state.ev, state.params,
-          state.mover, state.legal_, np.empty(ng, np.int64), np.empty((nplayers, nk), np.bool_),
-          np.empty(nk, np.int64), np.empty(nk, np.bool_), np.empty(nplayers, np.float32), out)
+          state.mover, state.legal_, *_scratch(state), out)
     # each policy's copy holds the rows of the seats it sits in: write back only those (one
     # strategy seated under two indices shares one Memory, which a whole copy would overwrite)
     seat_of = np.ascontiguousarray(seating, np.int64).reshape(-1)
@@ -356,6 +472,6 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
         mine = seat_of == i
         mem.facts[mine] = facts[i][mine]
         mem.turn[mine] = mturn[i][mine]
-    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])

@@ -1,17 +1,18 @@
-"""Jungle Thrills' shipped strategies as compiled scalar policies, and the kernel that plays
-whole games with them.
+"""Jungle Thrills' shipped strategies as compiled scalar policies (``KINDS``: their names, by
+number), their memory, and the kernels that play them: ``decide`` for the rows where one sits
+in the play loop, ``play_compiled`` for whole games when every seat holds one. Both call the
+same ``policy``.
 
-Each twin is the numpy strategy of the same name (strategies/jungle_thrills.py) written again
-for one game: the same memory (kept here in arrays the kernel owns for the batch, indexed
-[game, seat, ...] as ``Memory.facts``), the same forgetting, drawing the same uniforms in the
-same order from the seat stream of the player to move (``chance.uniform(seat_rs, b * P + seat)``,
-as ``SeatRandom`` row b does), and the same action. ``tests/test_jungle_thrills_compiled.py``
-plays the same games both ways and compares every statistic.
+Each strategy keeps its own memory (``Memory``: arrays indexed [game, seat, ...]) of the facts
+a perfect memory would hold: who holds each set and who refused which animal (first version),
+the animal of each pair in the centre (second). A remembered fact is forgotten with probability
+1 - recall after each turn, with uniforms drawn from the seat stream of the player to move.
 
-What a twin reads is what the mover's observation (``jungle_thrills.Obs``) holds, read from the
-state arrays in place; each read names its field. Nothing reads a face-down stack, its owner or
-the order of the cards in it (``stack``, ``zone``, ``tmp``), nor the game's own stream ``rs``.
-The rules are the game module's own: ``jungle_thrills.apply_action`` and ``write_decision``.
+What a policy reads is what the mover's observation (``jungle_thrills.Obs``) holds, read from
+the state arrays in place; each read names its field. Nothing reads a face-down stack, its
+owner or the order of the cards in it (``stack``, ``zone``, ``tmp``), nor the game's own stream
+``rs``: the knowledge test in ``tests/test_jungle_thrills.py`` holds it to that. The rules are
+the game module's own: ``jungle_thrills.apply_action`` and ``write_decision``.
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ from safari_sim.games import jungle_thrills as jt
 from safari_sim.games.jungle_thrills import (CARD, CLOCK, HELD, HUNT0, P_ANIMALS, P_PLAYERS,
                                              P_VERSION, PASS, S_HELD, TOTAL, WONPTS)
 
-from .jungle_thrills import K_GUESSER, K_LEADER, NPOW  # recall ** d below NPOW: a table
+# the kernels below inline the game's rules: recompile them when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (jt.__file__,))
 
-# the kernel below inlines the game's rules: recompile it when they (or the engine) change
-refresh_cache(__file__, KERNEL_HELPERS + (jt.__file__, __file__.replace(
-    "_jungle_thrills_compiled.py", "jungle_thrills.py")))
+KINDS = ("rememberer", "leader_hunter", "guesser")
+K_REMEMBERER, K_LEADER, K_GUESSER = range(len(KINDS))
+NPOW = 512      # recall ** d for d below NPOW: a table (``Memory.pw``)
 
 if config.DISABLE_JIT:  # plain Python: numpy warns on the wrap-around the streams rely on
     warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning, __name__)
@@ -43,9 +45,9 @@ KN_RECALL, KN_BOLD, KN_DECLINE, KN_CHASE = range(4)
 
 
 # ---- The seat stream, read ahead ---------------------------------------------------------------
-# A stream is counter-based (engine/chance.py: its n-th draw is mix(key + n * GOLDEN)), so a twin
-# that must make F draws may read the i-th of them without making the others, then move the
-# stream on by F: the same stream as F calls of chance.uniform, without computing the draws
+# A stream is counter-based (engine/chance.py: its n-th draw is mix(key + n * GOLDEN)), so a
+# policy that must make F draws may read the i-th of them without making the others, then move
+# the stream on by F: the same stream as F calls of chance.uniform, without computing the draws
 # whose value cannot matter (a fact not held, a candidate scored -inf).
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -63,11 +65,14 @@ def _skip(seat_rs, r, n):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _pow(pw, recall, d):
-    """recall ** d (float64), as numpy works it out for the strategy."""
+    """recall ** d (float64): the table below NPOW, the power beyond."""
     return pw[d] if 0 <= d < pw.shape[0] else recall ** np.float64(d)
 
 
-# ---- Memory: Memory.track for one game and seat --------------------------------------------
+# ---- Memory: the facts of one game and seat, updated at its decision --------------------------
+# A remembered fact is kept with probability recall ** (turns since the last update); a sighting
+# since then is learned with recall ** (turns since the sighting). Each update draws two uniforms
+# per fact (keep, then learn), whether or not their values matter.
 
 @njit(cache=True, inline="always", _nrt=False)
 def _off(q, p, nplayers):
@@ -84,7 +89,7 @@ def _set_fact(b, s, p, set_state, set_owner):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _track_sets(b, p, r, recall, pw, now, last, m, set_state, set_owner, set_since, seat_rs):
-    """Memory.track("sets"): fact obs.set_holder >= 0, dated obs.set_since, same
+    """The sets: fact obs.set_holder >= 0, dated obs.set_since, same
     obs.set_since <= last (a set that changed hands since is a new fact). Draws u[0, s] (keep
     what is remembered) then u[1, s] (learn what was seen since the last update)."""
     S = set_state.shape[1]
@@ -109,7 +114,7 @@ def _track_sets(b, p, r, recall, pw, now, last, m, set_state, set_owner, set_sin
 
 @njit(cache=True, inline="always", _nrt=False)
 def _track_refused(b, p, r, recall, pw, now, last, m, refused, nplayers, seat_rs):
-    """Memory.track("refused"): fact obs.refused >= 0 (rotated: offset o is seat p + o),
+    """The refusals: fact obs.refused >= 0 (rotated: offset o is seat p + o),
     dated obs.refused, same everywhere."""
     A = refused.shape[2]
     if recall >= 1.0:
@@ -147,7 +152,7 @@ def _pair_fact(b, j, pair, pair_formed, pair_seen, again):
 @njit(cache=True, inline="always", _nrt=False)
 def _track_pairs(b, p, r, recall, pw, now, last, m, pair, pair_formed, pair_seen, again,
                  seat_rs):
-    """Memory.track("pairs"): dated obs.pair_seen, same obs.pair_formed <= last (only read
+    """The pairs: dated obs.pair_seen, same obs.pair_formed <= last (only read
     where the fact holds, so where a pair lies: the observation's values there)."""
     M = pair.shape[1]
     if recall >= 1.0:
@@ -185,8 +190,8 @@ def _points(b, s, setc, card_value):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _standing(b, p, msets, pp, setc, set_owner, set_state, card_value, nplayers, held, stand):
-    """Leader.standing: obs.won_points + obs.total + the points of the sets it remembers each
-    player holding (int16, as numpy's einsum over int16 sums them) + half of obs.held_count."""
+    """The leader's standing of each player: obs.won_points + obs.total + the points of the
+    sets it remembers each player holding (summed in int16) + half of obs.held_count."""
     for o in range(nplayers):
         held[o] = 0
     for s in range(setc.shape[1]):
@@ -200,8 +205,8 @@ def _standing(b, p, msets, pp, setc, set_owner, set_state, card_value, nplayers,
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _guess(b, p, r, mref, legal, pp, nplayers, nanimals, by_stand, stand, seat_rs):
-    """JungleStrategy.guess: the target by its score (obs.held_count, or the leader's
+def _guess(b, p, r, lb, mref, legal, pp, nplayers, nanimals, by_stand, stand, seat_rs):
+    """A guess: the target by its score (obs.held_count, or the leader's
     standing), only those with a legal demand, ties at random; then an animal it does not
     remember that target refusing (obs.refused through its memory), if any is legal. Draws
     (P - 1) then A uniforms (_pick: argmax of score + u / 1000, where a -inf score needs no u)."""
@@ -209,7 +214,7 @@ def _guess(b, p, r, mref, legal, pp, nplayers, nanimals, by_stand, stand, seat_r
     for i in range(nplayers - 1):
         any_legal = False
         for x in range(nanimals):
-            if legal[b, i * nanimals + x]:
+            if legal[lb, i * nanimals + x]:
                 any_legal = True
                 break
         if not any_legal:
@@ -226,11 +231,11 @@ def _guess(b, p, r, mref, legal, pp, nplayers, nanimals, by_stand, stand, seat_r
     _skip(seat_rs, r, nplayers - 1)
     fresh = False
     for x in range(nanimals):
-        if legal[b, bo * nanimals + x] and not mref[b, p, bo + 1, x]:
+        if legal[lb, bo * nanimals + x] and not mref[b, p, bo + 1, x]:
             fresh = True
     best, bx = NEG, 0
     for x in range(nanimals):
-        ok = legal[b, bo * nanimals + x]
+        ok = legal[lb, bo * nanimals + x]
         if fresh and mref[b, p, bo + 1, x]:
             ok = False
         if ok:
@@ -242,14 +247,14 @@ def _guess(b, p, r, mref, legal, pp, nplayers, nanimals, by_stand, stand, seat_r
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _demand(kind, b, p, r, msets, mref, legal, pp, setc, set_owner, set_state, card_animal,
+def _demand(kind, b, p, r, lb, msets, mref, legal, pp, setc, set_owner, set_state, card_animal,
             card_value, nplayers, nanimals, held, stand, seat_rs):
     """demand: the guesser guesses at the biggest holder; the rememberer and the leader
     (demand_known) name the remembered set with the best score (its points; the leader: its
-    holder's standing, then points), and guess where they remember none (the guess is drawn
-    for every game, as numpy draws it for every row)."""
+    holder's standing, then points), and guess where they remember none (the guess's uniforms
+    are drawn in every game alike)."""
     if kind == K_GUESSER:
-        return _guess(b, p, r, mref, legal, pp, nplayers, nanimals, False, stand, seat_rs)
+        return _guess(b, p, r, lb, mref, legal, pp, nplayers, nanimals, False, stand, seat_rs)
     lead = kind == K_LEADER
     if lead:
         _standing(b, p, msets, pp, setc, set_owner, set_state, card_value, nplayers, held,
@@ -265,8 +270,8 @@ def _demand(kind, b, p, r, msets, mref, legal, pp, setc, set_owner, set_state, c
                 best, bs = v, s
     _skip(seat_rs, r, S)
     if bs < 0:
-        return _guess(b, p, r, mref, legal, pp, nplayers, nanimals, lead, stand, seat_rs)
-    # the guess numpy draws (and drops) for this game: its draws only
+        return _guess(b, p, r, lb, mref, legal, pp, nplayers, nanimals, lead, stand, seat_rs)
+    # the guess's uniforms, drawn and not needed
     _skip(seat_rs, r, nplayers - 1 + nanimals)
     # obs.demand_action(obs.set_holder, obs.set_animal)
     return (_off(set_owner[b, bs], p, nplayers) - 1) * nanimals + card_animal[setc[b, bs, 0]]
@@ -289,8 +294,8 @@ def _bold(kind, kp, b, p, pp, nplayers):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _hunt(kind, kp, b, p, r, mpairs, legal, g, pp, pair, card_animal, nplayers, seat_rs):
-    """JungleStrategy.hunt: a pair remembered to be of the card's animal (obs.pair_animal,
+def _hunt(kind, kp, b, p, r, lb, mpairs, legal, g, pp, pair, card_animal, nplayers, seat_rs):
+    """Hunting: a pair remembered to be of the card's animal (obs.pair_animal,
     obs.card_animal_now); else, with probability ``bold``, a pair it does not remember. Draws
     M uniforms (_pick), then one (bold) for every game."""
     c = g[b, CARD]  # obs.card
@@ -312,7 +317,7 @@ def _hunt(kind, kp, b, p, r, mpairs, legal, g, pp, pair, card_animal, nplayers, 
         maybe = _u(seat_rs, r, 1 + M) < _bold(kind, kp, b, p, pp, nplayers)
     _skip(seat_rs, r, M + 1)
     a = PASS
-    if (bmatch or maybe) and legal[b, HUNT0 + bj]:
+    if (bmatch or maybe) and legal[lb, HUNT0 + bj]:
         a = HUNT0 + bj
     return a
 
@@ -320,14 +325,16 @@ def _hunt(kind, kp, b, p, r, mpairs, legal, g, pp, pair, card_animal, nplayers, 
 # ---- One decision ------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always", _nrt=False)
-def policy(kind, kp, pw, b, p, last, msets, mref, mpairs, g, pp, pair, pair_formed, pair_seen,
-           setc, set_owner, set_state, set_since, refused, card_animal, card_value, params,
-           legal, held, stand, seat_rs):
-    """JungleStrategy.act for game b's player to move (seat p): update the memory, then
-    demand (first version) or hunt (second)."""
+def policy(kind, kp, pw, b, p, r, lb, last, msets, mref, mpairs, g, pp, pair, pair_formed,
+           pair_seen, setc, set_owner, set_state, set_since, refused, card_animal, card_value,
+           params, legal, held, stand, seat_rs):
+    """The action of policy ``kind`` (knobs ``kp``: recall, bold, decline, chase) for game b's
+    player to move (seat p), choosing among ``legal[lb]`` and drawing from ``seat_rs[r]``:
+    update the memory (``last``, ``msets``, ``mref``, ``mpairs``: [game, seat, ...]), then
+    demand (first version) or hunt (second). With rules.may_decline it declines a blind demand
+    (no set of another remembered, one held) with chance ``decline``."""
     nplayers = params[P_PLAYERS]
     nanimals = params[P_ANIMALS]
-    r = b * nplayers + p
     recall = kp[KN_RECALL]
     now = np.int64(g[b, CLOCK])  # obs.clock
     before = last[b, p]
@@ -339,11 +346,11 @@ def policy(kind, kp, pw, b, p, last, msets, mref, mpairs, g, pp, pair, pair_form
     else:
         _track_pairs(b, p, r, recall, pw, now, before, mpairs, pair, pair_formed, pair_seen,
                      kind == K_GUESSER, seat_rs)
-    last[b, p] = now  # Memory.tick
+    last[b, p] = now  # the clock of this update
     if params[P_VERSION] == 2:
-        return _hunt(kind, kp, b, p, r, mpairs, legal, g, pp, pair, card_animal, nplayers,
+        return _hunt(kind, kp, b, p, r, lb, mpairs, legal, g, pp, pair, card_animal, nplayers,
                      seat_rs)
-    a = _demand(kind, b, p, r, msets, mref, legal, pp, setc, set_owner, set_state,
+    a = _demand(kind, b, p, r, lb, msets, mref, legal, pp, setc, set_owner, set_state,
                 card_animal, card_value, nplayers, nanimals, held, stand, seat_rs)
     nd = (nplayers - 1) * nanimals
     if legal.shape[1] > nd:
@@ -352,7 +359,7 @@ def policy(kind, kp, pw, b, p, last, msets, mref, mpairs, g, pp, pair, pair_form
         for s in range(setc.shape[1]):
             if _known_set(b, s, p, msets, set_state, set_owner):
                 blind = False
-        if legal[b, nd] and blind and _u(seat_rs, r, 1) < kp[KN_DECLINE]:
+        if legal[lb, nd] and blind and _u(seat_rs, r, 1) < kp[KN_DECLINE]:
             a = nd
         _skip(seat_rs, r, 1)  # drawn for every game
     return a
@@ -364,17 +371,18 @@ def _play(seating, kinds, kp, pw, last, msets, mref, mpairs, seat_rs, g, pp, sta
           zone, zone_at, tmp, rs, ev, card_animal, card_value, params, fparams, dr, mover,
           legal, held, stand, out):
     """Play every game of the batch to its end; ``last``, ``msets``, ``mref``, ``mpairs`` are
-    the memory of every seat (Memory.last and .facts, row [b, s] that of the strategy in seat s
-    of game b). out[0]: decisions; out[1]: 1 + the first game whose policy chose an illegal
-    action (0: none)."""
+    the memory of every seat (``Memory.last`` and ``.facts``, row [b, s] that of the strategy
+    in seat s of game b). out[0]: decisions; out[1]: 1 + the first game whose policy chose an
+    illegal action (0: none)."""
     decisions = 0
     for b in range(g.shape[0]):
         while mover[b] >= 0:  # game b's decision is current (init or the last action wrote it)
             p = mover[b]
             k = seating[b, p]
-            a = policy(kinds[k], kp[k], pw[k], b, p, last, msets, mref, mpairs, g, pp, pair,
-                       pair_formed, pair_seen, setc, set_owner, set_state, set_since, refused,
-                       card_animal, card_value, params, legal, held, stand, seat_rs)
+            a = policy(kinds[k], kp[k], pw[k], b, p, b * params[P_PLAYERS] + p, b, last, msets,
+                       mref, mpairs, g, pp, pair, pair_formed, pair_seen, setc, set_owner,
+                       set_state, set_since, refused, card_animal, card_value, params, legal,
+                       held, stand, seat_rs)
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[1] = b + 1
                 out[0] = decisions
@@ -395,17 +403,77 @@ def _fill_powers(recall, pw):
 
 
 def _powers(recall: np.ndarray) -> np.ndarray:
-    """float64[K, NPOW]: recall[k] ** d, the powers Memory.track works out."""
+    """float64[K, NPOW]: recall[k] ** d (by the C library's scalar pow, the same on every
+    machine)."""
     pw = np.empty((len(recall), NPOW), np.float64)
-    _fill_powers(np.ascontiguousarray(recall), pw)
+    _fill_powers(np.ascontiguousarray(recall, np.float64), pw)
     return pw
 
 
-def _tracked(kind: int, version: int) -> tuple[str, ...]:
-    """The facts a strategy of ``kind`` keeps in this version (JungleStrategy.observe)."""
-    if version == 2:
-        return ("pairs",)
-    return ("refused",) if kind == K_GUESSER else ("sets", "refused")
+FACTS = ("sets", "refused", "pairs")
+
+
+def _shapes(state) -> dict:
+    B, P = state.g.shape[0], int(state.params[P_PLAYERS])
+    return {"sets": (B, P, state.setc.shape[1]), "refused": (B, P, P, state.refused.shape[2]),
+            "pairs": (B, P, state.pair.shape[1])}
+
+
+class Memory:
+    """What one strategy remembers, per game and seat: ``last`` (int64[B, P], the clock of the
+    seat's last update, -1 none) and ``facts`` (bool arrays [B, P, ...]: "sets" [S], "refused"
+    [P, A] rotated, "pairs" [M]); ``pw`` its powers of recall. Sized at the first decision."""
+
+    def __init__(self, recall: float):
+        self.recall = float(recall)
+        self.pw = _powers(np.array([self.recall]))[0]
+        self.last = None
+        self.facts: dict[str, np.ndarray] = {}
+
+    def reset(self) -> None:
+        self.last, self.facts = None, {}
+
+    def size(self, state) -> None:
+        shapes = _shapes(state)
+        if self.last is None:
+            self.last = np.full(shapes["sets"][:2], -1, np.int64)
+            self.facts = {name: np.zeros(shape, np.bool_) for name, shape in shapes.items()}
+        elif any(self.facts[name].shape != shape for name, shape in shapes.items()):
+            # the kernels do not check their indices
+            raise ValueError(f"a memory sized for {self.facts['refused'].shape[:2]} games and "
+                             "seats asked in another batch: reset the strategy first")
+
+
+@njit(cache=True, _nrt=False)
+def _decide(games, kind, kp, pw, last, msets, mref, mpairs, g, pp, pair, pair_formed, pair_seen,
+            setc, set_owner, set_state, set_since, refused, card_animal, card_value, params,
+            mover, legal, held, stand, seat_rs, out):
+    """The policy's action in each game of ``games`` for its player to move (what ``_play``
+    would choose there), among ``legal[i]`` and drawing from ``seat_rs[i]`` for games[i]."""
+    for i in range(games.shape[0]):
+        b = games[i]
+        out[i] = policy(kind, kp, pw, b, mover[b], i, i, last, msets, mref, mpairs, g, pp, pair,
+                        pair_formed, pair_seen, setc, set_owner, set_state, set_since, refused,
+                        card_animal, card_value, params, legal, held, stand, seat_rs)
+
+
+def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
+           legal: np.ndarray) -> np.ndarray:
+    """The actions of ``policy`` (kind, knobs, memory) in ``games`` of ``state``; ``seat_rs``
+    (uint64[n], row i: the stream of game games[i]'s mover) advanced by what it draws;
+    ``legal`` (bool[n, W]) what each may choose among."""
+    kind, knobs, mem = policy
+    mem.size(state)
+    P = int(state.params[P_PLAYERS])
+    out = np.zeros(len(games), np.int64)
+    _decide(np.ascontiguousarray(games, np.int64), np.int64(kind),
+            np.asarray(knobs, np.float64), mem.pw, mem.last, mem.facts["sets"],
+            mem.facts["refused"], mem.facts["pairs"], state.g, state.pp, state.pair,
+            state.pair_formed, state.pair_seen, state.setc, state.set_owner, state.set_state,
+            state.set_since, state.refused, state.card_animal, state.card_value, state.params,
+            state.mover, np.ascontiguousarray(legal, np.bool_), np.zeros(P, np.int64),
+            np.zeros(P, np.float64), seat_rs, out)
+    return out
 
 
 @njit(cache=True, _nrt=False)
@@ -420,45 +488,38 @@ def _copy_seats(seating, k, src, dst):
 
 def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
     """Play a dealt (or part-played) batch to the end with ``policies`` [(kind, knobs, memory)]
-    (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams) is
-    advanced in place as the numpy strategies' draws would advance it. The twins go on from
-    each strategy's own memory (its ``Memory`` from ``reset``: ``last`` and the ``facts`` it
-    tracks), read for the seats it holds and written back after, so either path may follow the
-    other on the same games."""
+    (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams, flat
+    row b * P + seat) is advanced in place. The policies go on from each strategy's own
+    ``Memory``, read for the seats it holds and written back after, so either kernel may
+    follow the other on the same games."""
     seating = np.ascontiguousarray(seating, np.int64)
     B, P = seating.shape
-    shapes = {"sets": (B, P, state.setc.shape[1]),
-              "refused": (B, P, P, state.refused.shape[2]),
-              "pairs": (B, P, state.pair.shape[1])}
-    version = int(state.params[jt.P_VERSION])
     last = np.full((B, P), -1, np.int64)
-    facts = {name: np.zeros(shape, np.bool_) for name, shape in shapes.items()}
-    mems = [(k, kind, mem) for k, (kind, _, mem) in enumerate(policies) if mem is not None]
+    facts = {name: np.zeros(shape, np.bool_) for name, shape in _shapes(state).items()}
     flat = lambda a: a.reshape(B, P, -1)  # noqa: E731 - a view: [B, P, F]
-    for k, kind, mem in mems:
+    mems = [(k, pol[2]) for k, pol in enumerate(policies)]
+    for k, mem in mems:
+        mem.size(state)
         _copy_seats(seating, k, flat(mem.last), flat(last))
-        for name in _tracked(kind, version):
-            if name in mem.facts:
-                _copy_seats(seating, k, flat(mem.facts[name]), flat(facts[name]))
-    kinds = np.array([k for k, _, _ in policies], np.int64)
-    kp = np.array([kn for _, kn, _ in policies], np.float64).reshape(len(policies), 4)
+        for name in FACTS:
+            _copy_seats(seating, k, flat(mem.facts[name]), flat(facts[name]))
+    kinds = np.array([pol[0] for pol in policies], np.int64)
+    kp = np.array([pol[1] for pol in policies], np.float64).reshape(len(policies), 4)
+    pw = np.stack([mem.pw for _, mem in mems])
     # new arrays, as step makes them: masks handed out before stay as they were
     state.mover = state.mover.copy()
     state.legal = state.legal.copy()
     out = np.zeros(2, np.int64)
-    _play(seating, kinds, kp, _powers(kp[:, KN_RECALL]), last, facts["sets"], facts["refused"],
-          facts["pairs"], seat_rs, state.g, state.pp, state.stack, state.pile, state.pair,
-          state.pair_formed, state.pair_seen, state.setc, state.set_owner, state.set_state,
-          state.set_since, state.refused, state.animal_won, state.zone, state.zone_at,
-          state.tmp, state.rs, state.ev, state.card_animal, state.card_value, state.params,
-          state.fparams, state.dr, state.mover, state.legal, np.zeros(P, np.int64),
-          np.zeros(P, np.float64), out)
-    for k, kind, mem in mems:
+    _play(seating, kinds, kp, pw, last, facts["sets"], facts["refused"], facts["pairs"], seat_rs,
+          state.g, state.pp, state.stack, state.pile, state.pair, state.pair_formed,
+          state.pair_seen, state.setc, state.set_owner, state.set_state, state.set_since,
+          state.refused, state.animal_won, state.zone, state.zone_at, state.tmp, state.rs,
+          state.ev, state.card_animal, state.card_value, state.params, state.fparams, state.dr,
+          state.mover, state.legal, np.zeros(P, np.int64), np.zeros(P, np.float64), out)
+    for k, mem in mems:
         _copy_seats(seating, k, flat(last), flat(mem.last))
-        for name in _tracked(kind, version):
-            if name not in mem.facts:
-                mem.facts[name] = np.zeros(shapes[name], np.bool_)  # as Memory.track makes it
+        for name in FACTS:
             _copy_seats(seating, k, flat(facts[name]), flat(mem.facts[name]))
-    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])

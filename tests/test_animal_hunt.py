@@ -16,7 +16,9 @@ from safari_sim.engine.protocol import RulesError, search_space
 from safari_sim.games import animal_hunt as ah
 from safari_sim.games import get_game
 from strategies import get_strategy
+import heuristics
 from clone_check import check_clone_plays_on
+from compiled_check import assert_same_games
 from mixed_play import assert_drama
 from worlds_check import check_worlds, play_out
 
@@ -525,7 +527,7 @@ def test_properties_over_random_games(players, variant):
                     for name, want in refs[b].public(int(mover[b])).items():
                         got = np.asarray(getattr(obs, name)[j]).tolist()
                         assert got == want, (name, b)
-                a = s.act(obs, legal[idx], SeatRandom(seat_rs, idx * players + mover[idx]))
+                a = heuristics.choose(s, G, st, idx, seat_rs, players)
                 assert legal[idx, a].all()
                 actions[idx] = a
         G.step(st, actions)
@@ -602,8 +604,7 @@ def check_hidden_cards_do_not_show(observe):
                 checked += 1
         legal = G.legal(st)
         a = np.zeros(B, np.int64)
-        a[live] = strat.act(G.observe(st, live).freeze(), legal[live],
-                            SeatRandom(keys.seat.reshape(-1).copy(), live * players))
+        a[live] = heuristics.ask(strat, G, st, live, keys.seat.reshape(-1).copy(), players)
         G.step(st, a)
     assert checked >= 50
 
@@ -669,26 +670,37 @@ def _memory_obs(n, seen_turn, turn):
     return st, G.observe(st, np.arange(n)).freeze()
 
 
+def _recall(strat, st, keys):
+    """What ``strat`` remembers in each game of ``st`` (seat 0 to move) at the start of a
+    decision, its memory updated (the compiled memory every decision begins with)."""
+    n = len(st.g)
+    rng = SeatRandom(keys, np.arange(n) * 3)
+    rs = rng.states()
+    known, lacks = strat.compiled().recall_now(st, np.arange(n), strat.policy(), rs)
+    rng.advance(rs)
+    return known, lacks
+
+
 def test_memory_forgets_each_fact_with_chance_one_minus_recall_per_turn():
     n = 4000
     strat = get_strategy(G.id, "rememberer")(recall=0.6)
     strat.reset(n, 3)
     keys = game_keys(1, 3, n).seat.reshape(-1).copy()
     st, obs = _memory_obs(n, 0, 2)
-    known, lacks = strat.memory.recall_now(obs, SeatRandom(keys, np.arange(n) * 3))
+    known, lacks = _recall(strat, st, keys)
     kept = (known[:, 0] == kind(MONKEY, 2)).mean()
     assert abs(kept - 0.36) < 4 * np.sqrt(0.36 * 0.64 / n)
     assert abs(lacks[:, 1, kind(LION, 1)].mean() - 0.36) < 4 * np.sqrt(0.36 * 0.64 / n)
     assert (known[:, 1:] == -1).all()       # nothing else was ever seen
     # three turns later, without seeing it again: 0.36 * 0.6**3 remain, and only those
     st2, obs2 = _memory_obs(n, 0, 5)
-    known2, _ = strat.memory.recall_now(obs2, SeatRandom(keys, np.arange(n) * 3))
+    known2, _ = _recall(strat, st2, keys)
     still = known2[:, 0] == kind(MONKEY, 2)
     assert not (still & (known[:, 0] < 0)).any()
     assert abs(still.mean() - 0.36 * 0.216) < 4 * np.sqrt(0.078 * 0.92 / n)
     # seen again now: remembered by all
     st3, obs3 = _memory_obs(n, 5, 5)
-    known3, _ = strat.memory.recall_now(obs3, SeatRandom(keys, np.arange(n) * 3))
+    known3, _ = _recall(strat, st3, keys)
     assert (known3[:, 0] == kind(MONKEY, 2)).all()
 
 
@@ -698,14 +710,14 @@ def test_perfect_memory_is_the_observation_and_no_memory_lasts_one_turn():
     st, obs = _memory_obs(n, 3, 3)
     perfect = get_strategy(G.id, "rememberer")(recall=1.0)
     perfect.reset(n, 3)
-    k, l = perfect.memory.recall_now(obs, SeatRandom(keys, np.arange(n) * 3))
+    k, l = _recall(perfect, st, keys)
     assert np.array_equal(k, obs.known) and np.array_equal(l, obs.not_holding >= 0)
     none = get_strategy(G.id, "rememberer")(recall=0.0)
     none.reset(n, 3)
-    k, _ = none.memory.recall_now(obs, SeatRandom(keys, np.arange(n) * 3))
+    k, _ = _recall(none, st, keys)
     assert (k[:, 0] == kind(MONKEY, 2)).all()           # seen this turn: still in mind
     st, obs = _memory_obs(n, 3, 4)
-    k, l = none.memory.recall_now(obs, SeatRandom(keys, np.arange(n) * 3))
+    k, l = _recall(none, st, keys)
     assert (k == -1).all() and not l.any()
 
 
@@ -713,8 +725,7 @@ def _decide(st, name, **params):
     s = get_strategy(G.id, name)(**params)
     s.reset(1, st.n_players)
     keys = game_keys(0, st.n_players, 1).seat.reshape(-1).copy()
-    return int(s.act(G.observe(st, np.array([0])).freeze(), G.legal(st)[[0]],
-                     SeatRandom(keys, np.array([int(G.to_move(st)[0])])))[0])
+    return int(heuristics.ask(s, G, st, [0], keys, st.n_players)[0])
 
 
 def test_rememberer_flips_a_remembered_match_then_a_twin_else_an_unknown_card():
@@ -857,11 +868,11 @@ def test_guesser_flips_at_random_and_asks_a_random_opponent_with_chance_ask():
     keys = game_keys(5, players, n).seat.reshape(-1).copy()
     s = get_strategy(G.id, "guesser")(ask=0.3)
     s.reset(n, players)
-    a = s.act(G.observe(st, np.arange(n)).freeze(), G.legal(st), SeatRandom(keys, np.arange(n) * 3))
+    a = heuristics.ask(s, G, st, np.arange(n), keys, players)
     freq = np.bincount(a, minlength=7) / n
     assert a.max() < 7 and np.allclose(freq, 1 / 7, atol=4 * np.sqrt(1 / 7 * 6 / 7 / n))
     G.step(st, np.full(n, 3))            # the lion 2: not in the hand, its twin never seen
-    a = s.act(G.observe(st, np.arange(n)).freeze(), G.legal(st), SeatRandom(keys, np.arange(n) * 3))
+    a = heuristics.ask(s, G, st, np.arange(n), keys, players)
     assert G.legal(st)[np.arange(n), a].all()
     asks = a > places(st)
     assert abs(asks.mean() - 0.3) < 4 * np.sqrt(0.21 / n)
@@ -981,8 +992,7 @@ def _strategy_positions(players, steps, batch=12, seed=0):
         for k, s in enumerate(strats):
             idx = live[(live + mover[live]) % 2 == k]
             if idx.size:
-                a[idx] = s.act(G.observe(st, idx).freeze(), G.legal(st)[idx],
-                               SeatRandom(seat_rs, idx * players + mover[idx]))
+                a[idx] = heuristics.ask(s, G, st, idx, seat_rs, players)
         G.step(st, a)
     return st
 
@@ -1181,3 +1191,227 @@ def test_running_score_mid_game_counts_piles_and_duckies_never_hands():
     act(st, show(st))
     assert G.running_score(st).tolist() == [[14, 2, 2]] == [_running_recount(st, 3)]
     assert G.to_move(st)[0] == 0     # the game goes on: hands still hold cards
+
+
+# ---- The compiled heuristics --------------------------------------------------------------------
+# Each shipped heuristic is one compiled policy (strategies/_animal_hunt_compiled.py): the
+# lockstep loop asks it for its rows (``decide``), a table of nothing else plays whole games in
+# ``play_compiled``; both must give the same games, the same memories and the same draws.
+
+# the three shipped heuristics, forgetful and with their knobs moved, and each at its defaults
+FORGETFUL = [("rememberer", {"recall": 0.8, "ask_min": 0.1}),
+             ("prober", {"recall": 0.9, "probe_min": 0.5}),
+             ("guesser", {"recall": 0.7, "ask": 0.3})]
+# ask_min 0.7: float32(0.7) < 0.7, and a chance of 7/10 lands on it (compared in float32)
+PERFECT = [("rememberer", {"ask_min": 0.7}), ("prober", {}), ("guesser", {})]
+SPECS = FORGETFUL + PERFECT
+
+
+def _strategies(specs=SPECS):
+    return [get_strategy(G.id, n)(**p) for n, p in specs]
+
+
+def _seating(players, games, n):
+    return (np.arange(players)[None, :] + np.arange(games)[:, None]) % n
+
+
+def _both_ways(players, rules, specs=SPECS, games=200, seed=9, log=False):
+    r = G.make_rules(rules)
+    keys = game_keys(seed, players, games)
+    out = []
+    for compiled in (True, False):
+        strats = _strategies(specs)
+        out.append(play_batch(G, r, players, strats, _seating(players, games, len(strats)),
+                              keys, log=log, compiled=compiled))
+    return out
+
+
+def _assert_same(fast, slow):
+    assert_same_games(fast, slow, ("g", "pp", "hand", "ground", "known", "seen", "lack", "asked",
+                                   "scored", "ducky", "rs"))
+
+
+@pytest.mark.parametrize("players,rules", [
+    (2, {}),
+    (3, {}),
+    (4, {}),
+    (3, {"pair_turns_again": False, "empty_hand_ends": "turn", "ducky_points": 3}),
+    (4, {"animals": 4, "numbers": 5, "hand_sizes": [8, 6, 4], "last_pair_takes_ducky": False}),
+])
+def test_the_lockstep_loop_plays_the_heuristics_as_the_whole_game_kernel_does(players, rules):
+    """The three heuristics, forgetful with their knobs moved and perfect, at one table: the
+    whole-game kernel and the lockstep loop (each heuristic's ``decide`` for its rows) give the
+    same games, to the last state array and seat stream."""
+    from safari_sim.engine.play import _compiled_play
+
+    assert _compiled_play(_strategies()) is not None     # the whole-game kernel is taken
+    fast, slow = _both_ways(players, rules)
+    assert fast.times["observe"] == 0.0 and fast.times["strategies"] == 0.0
+    assert slow.times["strategies"] > 0.0
+    _assert_same(fast, slow)
+    stats = slow.outcome.stats
+    for k in ("pairs_shown", "pairs_asked", "pairs_flipped", "asks_failed"):
+        assert stats[k].sum() > 0, k
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_memories_and_seat_streams_end_the_same(players):
+    """30 steps in lockstep (the memories filled), then the rest of the batch compiled, against
+    all of it in lockstep: the games, the memories and the streams end the same (the way a
+    search plays its worlds out, from the middle of games)."""
+    from safari_sim.engine.play import play_on
+
+    r = G.make_rules()
+    games = 48
+    keys = game_keys(5, players, games)
+    ends = []
+    for compiled in (True, False):
+        st = G.init(r, players, keys.deal)
+        strats = _strategies(FORGETFUL)
+        for s in strats:
+            s.reset(games, players)
+        seat_rs = keys.seat.reshape(-1).copy()
+        seating = _seating(players, games, len(strats))
+        with pytest.raises(RuntimeError, match="still running"):
+            play_on(G, st, strats, seating, seat_rs, compiled=False, max_steps=30)
+        assert all(s.memory.facts.any() for s in strats)
+        n = play_on(G, st, strats, seating, seat_rs, compiled=compiled)
+        ends.append((n, st, seat_rs, [(s.memory.facts.copy(), s.memory.turn.copy())
+                                      for s in strats]))
+    (n1, a, rs1, m1), (n2, b, rs2, m2) = ends
+    assert n1 == n2 > 0
+    for name in ("g", "pp", "hand", "ground", "known", "lack", "asked", "dr"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert np.array_equal(rs1, rs2)
+    for (f1, t1), (f2, t2) in zip(m1, m2):
+        assert np.array_equal(f1, f2) and np.array_equal(t1, t2)
+
+
+def test_the_fused_kernel_writes_the_same_log():
+    fast, slow = _both_ways(3, {}, games=6, log=True)
+    _assert_same(fast, slow)
+    for b in range(6):
+        assert G.describe(fast.state, b) == G.describe(slow.state, b)
+
+
+def _play_in_batches(players, specs, size, compiled, games=24, seed=11):
+    """Games 0..games-1 played with ``play_on`` in batches of ``size`` (each batch dealt from
+    ``keys.take``, its strategies reset for it): every state array, the seat streams and the
+    strategies' memories, joined in game order (a memory row is b * P + seat, so the rows of
+    consecutive batches join into the rows of the whole batch)."""
+    from safari_sim.engine.play import play_on
+
+    r = G.make_rules()
+    keys = game_keys(seed, players, np.arange(games))
+    parts = []
+    for f in range(0, games, size):
+        idx = np.arange(f, min(f + size, games))
+        part = keys.take(idx)
+        st = G.init(r, players, part.deal)
+        strats = _strategies(specs)
+        for s in strats:
+            s.reset(len(idx), players)
+        seat_rs = part.seat.reshape(-1).copy()
+        seating = (np.arange(players)[None, :] + idx[:, None]) % len(strats)
+        play_on(G, st, strats, seating, seat_rs, compiled=compiled)
+        arrays = {name: getattr(st, name) for name in ("g", "pp", "hand", "ground", "known",
+                                                       "seen", "lack", "asked", "scored",
+                                                       "ducky", "dr", "rs")}
+        arrays["seat_rs"] = seat_rs
+        nf = int(st.params[ah.P_GROUND]) + players * int(st.params[ah.P_KINDS])
+        for i, s in enumerate(strats):
+            if s.memory.recall < 1.0:   # not sized when the strategy never sat in this batch
+                none = s.memory.facts is None
+                arrays[f"facts{i}"] = np.zeros((len(idx) * players, nf), bool) if none \
+                    else s.memory.facts
+                arrays[f"turn{i}"] = np.zeros(len(idx) * players, np.int32) if none \
+                    else s.memory.turn
+        parts.append((arrays, G.outcome(st)))
+    joined = {k: np.concatenate([a[k] for a, _ in parts]) for k in parts[0][0]}
+    for name in ("score", "turns"):
+        joined[name] = np.concatenate([getattr(o, name) for _, o in parts])
+    return joined
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_heuristics_play_each_game_the_same_in_any_batch(players):
+    """Forgetful and perfect, seated in rotation: games 0..23 in batches of 1, 5 and 24,
+    compiled, end exactly as the whole batch played in lockstep: the games, the scores, the
+    seat streams and every seat's memory row (a memory or stream indexed by anything but the
+    batch row and seat, or scratch left over from another game, would show here)."""
+    ref = _play_in_batches(players, SPECS, 24, compiled=False)
+    assert any(k.startswith("facts") and ref[k].any() for k in ref)   # memories were used
+    for compiled, size in ((True, 24), (True, 5), (True, 1), (False, 5), (False, 1)):
+        got = _play_in_batches(players, SPECS, size, compiled=compiled)
+        assert set(got) == set(ref)
+        for k in ref:
+            assert np.array_equal(got[k], ref[k]), (compiled, size, k)
+
+
+def test_one_strategy_seated_under_two_indices_keeps_one_memory():
+    """The same forgetful instance at two seating indices (one Memory): the kernel keeps a copy
+    per index, and the memory it leaves is every seat's, as the lockstep loop leaves it."""
+    from safari_sim.engine.play import play_on
+
+    players, n = 3, 10
+    keys = game_keys(3, players, np.arange(n))
+    out = []
+    for compiled in (True, False):
+        s = get_strategy(G.id, "rememberer")(recall=0.8)
+        s.reset(n, players)
+        st = G.init(G.make_rules(), players, keys.deal)
+        seat_rs = keys.seat.reshape(-1).copy()
+        play_on(G, st, [s, s], _seating(players, n, 2), seat_rs, compiled=compiled)
+        out.append((G.outcome(st).score, seat_rs, s.memory.facts.copy(), s.memory.turn.copy()))
+    (a, rs1, f1, t1), (b, rs2, f2, t2) = out
+    assert f2.any()
+    assert np.array_equal(a, b) and np.array_equal(rs1, rs2)
+    assert np.array_equal(f1, f2) and np.array_equal(t1, t2)
+
+
+def test_a_heuristic_has_no_act():
+    with pytest.raises(TypeError, match="compiled heuristic"):
+        get_strategy(G.id, "prober")().act(None, None, None)
+
+
+def _scramble(st, games, rng):
+    """What the seat to move in each game cannot see (the other hands, the places nobody has
+    seen, the copy labels in the ground) dealt again as it could be."""
+    return _permute_hidden(st, games, rng, moves=40)
+
+
+def _scramble_memory(players):
+    def scramble(strat, games, movers, rng):
+        """Every other seat's memory row of these games drawn at random."""
+        mem = strat.memory
+        if mem.facts is None:
+            return
+        for b, p in zip(games, movers):
+            for q in range(players):
+                if q != p:
+                    r = b * players + q
+                    mem.facts[r] = rng.random(mem.facts.shape[1]) < 0.5
+                    mem.turn[r] = rng.integers(0, mem.turn[r] + 1)
+    return scramble
+
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {"pair_turns_again": False}),
+                                           (4, {"animals": 4, "numbers": 5,
+                                                "hand_sizes": [8, 6, 4]})])
+def test_every_heuristic_acts_only_on_what_its_seat_may_know(players, rules):
+    """The other hands and the unseen places dealt again, and the other seats' memories drawn
+    at random, at every decision: no heuristic's action (forgetful or perfect) changes."""
+    checked = heuristics.check_knowledge(G, G.make_rules(rules), players, _strategies(),
+                                         _scramble, games=8,
+                                         scramble_memory=_scramble_memory(players))
+    assert checked > 2000
+
+
+def test_the_knowledge_check_catches_a_policy_that_reads_an_unseen_place():
+    def unseen_kind(st, b):
+        hidden = np.flatnonzero((st.ground[b] >= 0) & (st.known[b] < 0))
+        return int(st.ground[b, hidden[0]]) % K if hidden.size else 0
+
+    heuristics.leaky_policy_is_caught(G, G.make_rules(), 3,
+                                      get_strategy(G.id, "rememberer")(recall=0.8), unseen_kind,
+                                      _scramble, games=4)

@@ -12,12 +12,14 @@ import sys
 import numpy as np
 import pytest
 
-from safari_sim.engine.chance import SeatRandom, deal_keys, game_keys, shuffle_row
+from safari_sim.engine.chance import deal_keys, game_keys, shuffle_row, uniform
 from safari_sim.engine.play import play_batch
 from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
 from safari_sim.games import jungle_thrills as jt
 from strategies import get_strategy
+
+import heuristics
 
 G = get_game("jungle_thrills")
 LION, TIGER, ELEPHANT, MONKEY, HIPPO, GIRAFFE, ZEBRA = range(7)
@@ -278,13 +280,13 @@ def test_a_cautious_player_declines_a_blind_demand_when_it_may():
     r, st = position(players=3, may_decline=True, stacks={0: [H(0)], 1: [c(ZEBRA, 0)],
                                                            2: [c(ZEBRA, 2)]},
                      held={0: [animal_set(HIPPO)], 1: [animal_set(TIGER)]})
-    rng = SeatRandom(deal_keys(1, 5).copy(), np.array([0]))
+    rs = game_keys(5, 3, 1).seat.reshape(-1).copy()
     blind = get_strategy(G.id, "rememberer")(recall=0.0, decline=1.0)
     blind.reset(1, 3)
-    assert blind.act(obs(st), G.legal(st), rng)[0] == 2 * 7
+    assert heuristics.ask(blind, G, st, [0], rs, 3)[0] == 2 * 7
     sure = get_strategy(G.id, "rememberer")(recall=1.0, decline=1.0)
     sure.reset(1, 3)
-    assert sure.act(obs(st), G.legal(st), rng)[0] == demand(1, TIGER)
+    assert heuristics.ask(sure, G, st, [0], rs, 3)[0] == demand(1, TIGER)
 
 
 # ---- The asking phase --------------------------------------------------------------------------
@@ -623,8 +625,7 @@ def test_properties_over_random_games(players, version):
         for k, s in enumerate(strats):
             idx = live[seating[live, mv[live]] == k]
             if idx.size:
-                o = G.observe(st, idx).freeze()
-                a = s.act(o, legal[idx], SeatRandom(seat_rs, idx * players + mv[idx]))
+                a = heuristics.choose(s, G, st, idx, seat_rs, players)
                 assert legal[idx, a].all()
                 actions[idx] = a
         G.step(st, actions)
@@ -930,31 +931,32 @@ def test_observation_is_rotated_and_carries_the_public_history():
 def test_perfect_memory_demands_the_right_set_and_no_memory_guesses():
     r, st = position(players=3, stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)]},
                      held={1: [animal_set(TIGER)], 2: [(c(LION, 4), c(LION, 5), c(LION, 3))]})
-    o = obs(st)
-    rng = SeatRandom(deal_keys(1, 5).copy(), np.array([0]))
+    assert mover(st) == 0
     perfect = get_strategy(G.id, "rememberer")(recall=1.0)
     perfect.reset(1, 3)
-    assert perfect.act(o, G.legal(st), rng)[0] == demand(2, LION)   # the richer set (8 to 6)
+    rs = game_keys(5, 3, 1).seat.reshape(-1).copy()
+    assert heuristics.ask(perfect, G, st, [0], rs, 3)[0] == demand(2, LION)   # the richer set
     hits = 0
     for seed in range(60):
         blank = get_strategy(G.id, "rememberer")(recall=0.0)
         blank.reset(1, 3)
-        a = blank.act(o, G.legal(st), SeatRandom(deal_keys(1, seed).copy(), np.array([0])))[0]
+        a = heuristics.ask(blank, G, st, [0], game_keys(seed, 3, 1).seat.reshape(-1).copy(),
+                           3)[0]
         hits += a in (demand(2, LION), demand(1, TIGER))
     assert 0 < hits < 40
 
 
 def test_forgetting_follows_recall_to_the_power_of_the_turns_passed():
-    r, st = position(players=3, stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)]},
-                     held={1: [animal_set(TIGER)]})
-    o = obs(st)
-    assert o.clock[0] == 1 and o.set_since[0, 0] == 0
     n = 4000
-    many = o.take(np.zeros(n, np.int64))
-    object.__setattr__(many, "game", np.arange(n))
+    st = G.init(R1, 3, deal_keys(n, 0))
+    for b in range(n):   # n copies of one position
+        G.position(st, b, stacks={0: [H(0)], 1: [c(ZEBRA, 0)], 2: [c(ZEBRA, 2)]},
+                   held={1: [animal_set(TIGER)]})
+    o = G.observe(st, np.arange(n))
+    assert (o.clock == 1).all() and (o.set_since[:, 0] == 0).all() and (o.seat == 0).all()
     s = get_strategy(G.id, "rememberer")(recall=0.5)
     s.reset(n, 3)
-    s.act(many, np.repeat(G.legal(st), n, axis=0), SeatRandom(deal_keys(n, 1).copy(), np.arange(n)))
+    heuristics.ask(s, G, st, np.arange(n), game_keys(1, 3, n).seat.reshape(-1).copy(), 3)
     kept = s.mem.facts["sets"][:, 0, 0].mean()
     assert abs(kept - 0.5) < 0.04   # one turn since the set was made
 
@@ -1158,8 +1160,7 @@ def test_drama_columns_equal_a_recount_from_the_running_scores(version, rounds, 
         if live.size == 0:
             break
         actions = np.zeros(B, np.int64)
-        actions[live] = strat.act(G.observe(st, live).freeze(), G.legal(st)[live],
-                                  SeatRandom(seat_rs, live * players + mv[live]))
+        actions[live] = heuristics.ask(strat, G, st, live, seat_rs, players)
         G.step(st, actions)
         for b in live:
             now = _running(st, b, players, r)
@@ -1254,3 +1255,179 @@ def test_running_score_mid_game_counts_won_sets_and_the_finished_games(held_coun
     act(st, demand(2, LION))            # P0's Hunter: P2 hands over the lions, won outright
     assert G.running_score(st).tolist() == [[20 + 12, 31 + 6 * held_count, 7]] == recount()
     assert mover(st) >= 0                # the game goes on
+
+
+# ---- The compiled heuristics --------------------------------------------------------------------
+# Each shipped heuristic is one compiled policy (strategies/_jungle_thrills_compiled.py): the
+# lockstep loop asks it for its rows (``decide``), a table of nothing else plays whole games in
+# ``play_compiled``; both must give the same games, the same memories and the same draws.
+
+from safari_sim.engine.play import _compiled_play, play_on  # noqa: E402
+from strategies import _jungle_thrills_compiled as compiled  # noqa: E402
+
+# the three shipped heuristics with their knobs moved (perfect and no memory among them)
+SPECS = [("rememberer", {"recall": 0.9, "bold": 0.45, "decline": 0.3}),
+         ("leader_hunter", {"recall": 0.7, "bold": 0.2, "decline": 0.8, "chase": 0.1}),
+         ("guesser", {"recall": 0.85, "bold": 0.6, "decline": 0.5}),
+         ("rememberer", {"recall": 1.0}),
+         ("guesser", {"recall": 0.0, "bold": 0.9})]
+
+RULES = [{}, {"version": 2}, {"may_decline": True, "next_turn": "asker",
+          "asking_ends": "no_demand", "set_handed_over": "first"},
+         {"version": 2, "hunt_first": False, "rounds": 2},
+         {"held_count_at_end": True, "asking_ends": "sole_holder", "missed_calls": 0.1},
+         {"animals": 5, "animal_values": [1, 2, 3], "hunter_cards": 3, "rounds": None,
+          "target": 40}]
+
+
+def _strats(specs=SPECS):
+    return [get_strategy(G.id, n)(**p) for n, p in specs]
+
+
+def _seating(players, n, k):
+    return (np.arange(players)[None, :] + np.arange(n)[:, None]) % k
+
+
+def _both(rules, players, specs=SPECS, n=160, seed=3, prefix=0):
+    """Play the same games compiled and through the lockstep loop (after ``prefix`` lockstep
+    steps for both); returns, per path, the state, decisions, strategies and seat streams."""
+    r = G.make_rules(rules)
+    keys = game_keys(seed, players, n)
+    seating = _seating(players, n, len(specs))
+    out = []
+    for fast in (True, False):
+        st = G.init(r, players, keys.deal)
+        strats = _strats(specs)
+        for s in strats:
+            s.reset(n, players)
+        rs = keys.seat.reshape(-1).copy()
+        if prefix:
+            with pytest.raises(RuntimeError, match="still running"):  # stopped part-way
+                play_on(G, st, strats, seating, rs, max_steps=prefix, compiled=False)
+            assert (st.mover >= 0).any()
+        d = play_on(G, st, strats, seating, rs, compiled=fast)
+        out.append((st, d, strats, rs))
+    return out
+
+
+def _same_games(fast, slow):
+    (fs, fd, fstr, frs), (ss, sd, sstr, srs) = fast, slow
+    assert fd == sd
+    assert (fs.mover < 0).all() and (ss.mover < 0).all()
+    fo, so = G.outcome(fs), G.outcome(ss)
+    assert np.array_equal(fo.score, so.score)
+    assert np.array_equal(fo.turns, so.turns)
+    assert set(fo.stats) == set(so.stats)
+    for k in so.stats:
+        assert np.array_equal(fo.stats[k], so.stats[k], equal_nan=True), k
+    assert np.array_equal(fs.dr, ss.dr)
+    # the same draws from every seat's stream, to the last one
+    assert np.array_equal(frs, srs)
+    # and the same memory left in every strategy
+    for a, b in zip(fstr, sstr):
+        assert np.array_equal(a.mem.last, b.mem.last)
+        assert set(a.mem.facts) == set(b.mem.facts) == set(compiled.FACTS)
+        for name in compiled.FACTS:
+            assert np.array_equal(a.mem.facts[name], b.mem.facts[name]), name
+
+
+@pytest.mark.parametrize("rules", RULES)
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_the_lockstep_loop_plays_the_heuristics_as_the_whole_game_kernel_does(players, rules):
+    """The three heuristics, knobs moved, at one table: the whole-game kernel and the lockstep
+    loop (each heuristic's ``decide`` for its rows) give the same games, draws and memories."""
+    fast, slow = _both(rules, players)
+    _same_games(fast, slow)
+    st, decisions = slow[0], slow[1]
+    assert decisions > 0
+    o = G.outcome(st)
+    if G.make_rules(rules).version == 1:
+        assert o.stats["demands"].sum() > 0
+    else:
+        assert o.stats["hunts_won"].sum() > 0
+
+
+@pytest.mark.parametrize("rules", [{}, {"version": 2}])
+def test_compiled_play_goes_on_from_a_game_the_loop_began(rules):
+    """Part-played by the lockstep loop, finished by the kernel: the memory the loop built is
+    the one the kernel goes on with."""
+    fast, slow = _both(rules, 3, prefix=4)
+    _same_games(fast, slow)
+
+
+def test_play_batch_takes_the_compiled_path_for_the_shipped_table():
+    strats = _strats()
+    assert _compiled_play(strats) is not None
+    assert _compiled_play([strats[0], get_strategy(G.id, "random")()]) is None
+    r = G.make_rules()
+    seating = _seating(3, 64, len(strats))
+    a = play_batch(G, r, 3, strats, seating, game_keys(8, 3, 64))
+    b = play_batch(G, r, 3, _strats(), seating, game_keys(8, 3, 64), compiled=False)
+    assert a.times["observe"] == 0.0 and b.times["strategies"] > 0.0   # the kernel played a
+    assert a.decisions == b.decisions
+    assert np.array_equal(a.outcome.score, b.outcome.score)
+    with pytest.raises(TypeError, match="compiled heuristic"):
+        strats[0].act(None, None, None)
+
+
+def test_reading_a_stream_ahead_gives_its_next_draws():
+    rs = np.array([5, 77, 2**63 + 9], np.uint64)
+    ahead = [compiled._u(rs, 1, i) for i in range(1, 9)]
+    copy = rs.copy()
+    drawn = [uniform(copy, 1) for _ in range(8)]
+    assert ahead == drawn
+    compiled._skip(rs, 1, 8)
+    assert np.array_equal(rs, copy)
+
+
+def test_the_powers_table_is_the_c_librarys_pow():
+    import math
+
+    recall = np.array([0.95, 0.8, 0.123456789])
+    pw = compiled._powers(recall)
+    d = np.arange(compiled.NPOW, dtype=np.float64)
+    for k, x in enumerate(recall):
+        assert np.array_equal(pw[k], [math.pow(x, v) for v in d])   # the C library's pow
+        assert compiled._pow(pw[k], x, 3 * compiled.NPOW) == x ** float(3 * compiled.NPOW)
+
+
+def _scramble(st, games, rng):
+    """What no seat sees (the face-down stacks: their cards, sizes kept) dealt again."""
+    return _permute_stacks(st, rng, games)
+
+
+def _scramble_memory(strat, games, movers, rng):
+    """Every other seat's memory of these games drawn at random."""
+    mem = strat.mem
+    if mem.last is None:
+        return
+    for b, p in zip(games, movers):
+        for q in range(mem.last.shape[1]):
+            if q != p:
+                mem.last[b, q] = rng.integers(-1, max(int(mem.last[b, q]), 0) + 1)
+                for m in mem.facts.values():
+                    m[b, q] = rng.random(m[b, q].shape) < 0.5
+
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {"version": 2}),
+                                           (4, {"may_decline": True, "next_turn": "asker"}),
+                                           (5, {"version": 2, "hunt_first": False}),
+                                           (6, {"animals": 5, "hunter_cards": 3})])
+def test_every_heuristic_acts_only_on_what_its_seat_may_know(players, rules):
+    """The face-down stacks dealt again, and the other seats' memories drawn at random, at
+    every decision: no heuristic's action changes."""
+    checked = heuristics.check_knowledge(G, G.make_rules(rules), players, _strats(), _scramble,
+                                         games=24, scramble_memory=_scramble_memory)
+    assert checked > 1500
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_knowledge_check_catches_a_policy_that_reads_its_next_card(version):
+    def next_card(st, b):
+        p = int(G.to_move(st)[b])
+        n = int(st.pp[b, p, jt.NSTACK])
+        return int(st.stack[b, p, n - 1]) if n else 0
+
+    heuristics.leaky_policy_is_caught(G, G.make_rules(version=version), 3,
+                                      get_strategy(G.id, "rememberer")(), next_card, _scramble,
+                                      games=4)
