@@ -25,8 +25,9 @@ mover's observation (``herds.Obs``, built by ``herds._observe``) holds:
 - ``legal[lb]``: the legal mask the strategy is given (``decide``: the one handed to it).
 
 Never another seat's hand, the deck's order, ``poss`` or the give zone's owner: the knowledge
-test (tests/test_herds_compiled.py) deals what the mover cannot see again at every decision and
-requires the same actions. These policies draw nothing from the seats' streams.
+test (tests/test_herds.py) deals what the mover cannot see again at every decision and requires
+the same actions; tests/test_herds_compiled.py plays the same games through ``decide`` in the
+lockstep loop and through ``play_compiled``. These policies draw nothing from the seats' streams.
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ def _claim(b, mode, hand_weight, legal, lb, vhand, vowner, vpos, params):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _sum5(x0, x1, x2, x3, x4):
-    """numpy's sum of five values along a short last axis: in order."""
+    """The sum of five values, added in order (as the strategies were measured with)."""
     return (((x0 + x1) + x2) + x3) + x4
 
 
@@ -112,8 +112,8 @@ def _spread(pmf, w, sv, s):
 @njit(cache=True, inline="always", _nrt=False)
 def line_effect(b, expect, small, vhand, vplayed, vline, vif, deck_total, racing, params, powq,
                 pow1q, own, other, pmf, sv, u):
-    """What the line gives each ducky in game b: own[v] the move of a card numbered v + 1 played now, other[v, d]
-    what the cards already in the line then give ducky d."""
+    """What the line gives each ducky in game b: own[v] the move of a card numbered v + 1
+    played now, other[v, d] what the cards already in the line then give ducky d."""
     m = np.int64(small[V_TO_PLAY, b])   # obs.to_play
     if not expect or m <= 0:
         for v in range(NV):
@@ -327,8 +327,8 @@ def _play(seating, kinds, kp, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, d
         while mover[b] >= 0:  # the view of game b is current (init or the last action wrote it)
             k = seating[b, mover[b]]
             a = policy(kinds[k], kp[k], b, legal, b, small, vhand, vplayed, vline, vpos, vowner,
-                       vif, deck_total, in_play, racing, points, params, powq, pow1q, own, other, pmf,
-                       sv, u, sc, P)
+                       vif, deck_total, in_play, racing, points, params, powq, pow1q, own, other,
+                       pmf, sv, u, sc, P)
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[1] = b + 1
                 return

@@ -19,7 +19,8 @@ from safari_sim.games import herds as H
 from strategies import get_strategy
 from strategies.base import random_legal
 
-from heuristics import check_knowledge as check_heuristics_knowledge, choose, leaky_policy_is_caught
+from heuristics import check_knowledge as check_heuristics_knowledge
+from heuristics import choose, leaky_policy_is_caught
 
 G = get_game("herds")
 ELE, LION, MONKEY, TIGER, ZEBRA, EXP = range(6)
