@@ -105,7 +105,7 @@ elif WHAT == "forbidden":
                 rows = live[seating[live, mover[live]] == k]
                 if rows.size:
                     rng = SeatRandom(seat_rs, rows * P + mover[rows])
-                    actions[rows] = s.act(G.observe(st, rows).freeze(), lg[rows].copy(), rng)
+                    actions[rows] = s.decide(st, rows, rng, lg[rows].copy())
             G.step(st, actions)
         print(P, "played under", reading, ": step twos", step2, "with a printed-legal trade "
               "that 'grows' forbids", forbidden, round(forbidden / step2, 4),

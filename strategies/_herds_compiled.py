@@ -1,27 +1,33 @@
-"""Herds' shipped strategies as compiled scalar policies, and the kernel that plays whole games
-with them.
+"""Herds' shipped strategies as compiled scalar policies (``KINDS``: their names, by number),
+and the kernels that play them: ``decide`` for the rows where one sits in the play loop,
+``play_compiled`` for whole games when every seat holds one.
 
-Each policy is the numpy strategy of the same name (strategies/herds.py: ``choose`` with its
-``card_values``, pass scores and receiver) written again for ONE game b, and returns the same
-action: tests/test_herds_compiled.py plays the same games both ways and compares them. A table
-where every seat holds one of these plays each game from its deal to its end inside ``_play``; the
-rules are the game module's own ``apply_action`` (no second copy here).
+The strategies share one decision procedure (``policy``): every card valued for the player's
+own hand (``_card_table``: it grows a herd of the side, or sits next to held cards of its
+animal), a one-for-one trade planned at step two (the best grassland card for the held card of
+the same number valued least), step three's swap, grow, lay and done, and step four's card and
+receiver; they differ in their knobs, the sprinter's focus animal, the blocker's pass scores and
+receiver. The rules are the game module's own ``apply_action`` (no second copy here).
 
-What a twin reads. For speed it reads game b's state arrays directly, but only what the mover's
-observation (``herds.Obs``, built by ``herds._observe``) holds:
+What a policy reads. For speed it reads game b's state arrays directly, but only what the
+mover's observation (``herds.Obs``, built by ``herds._observe``) holds:
 
-- ``zone[b, c] == Z_HAND0 + p`` (p = g[b, CUR], the mover): ``obs.hand`` and ``obs.hand_table``
-  (the mover's own hand); ``obs.hand_sizes[:, 0]`` is its count;
-- ``zone[b, c] == Z_GRASS``: ``obs.grass`` (face up);
+- ``zone[b, c] == Z_HAND0 + p`` (p = g[b, CUR], the mover): the mover's own hand (``obs.hand``,
+  ``obs.hand_table``, its count ``obs.hand_sizes[:, 0]``);
+- ``zone[b, c] == Z_GRASS``: ``obs.grass`` (face up); ``zone[b, c] == Z_GIVE`` at the trade's
+  take: the cards the mover itself gave;
 - ``g[b, HN]``, ``hsuit``, ``hown``, ``hlo``, ``hhi`` for herds h < HN: ``obs.herd_suit``,
   ``obs.herd_side`` (hown == the mover's side), ``obs.herd_lo``/``herd_hi`` and ``obs.want``
   (the public herds);
-- ``NCARDS - g[b, POS]``: ``obs.deck_left``; ``team_total[b, side]``: ``obs.totals``;
-  ``g[b, PHASE]``: ``obs.kind``; ``params`` (players, teams): ``obs.n_players``, ``obs.teams``;
-- ``legal[b]``: the legal mask the strategy is given.
+- ``NCARDS - g[b, POS]``: ``obs.deck_left``; ``g[b, GSUM]``: ``obs.give_sum``;
+  ``team_total[b, side]``: ``obs.totals``; ``g[b, PHASE]``: ``obs.kind``; ``params`` (players,
+  teams): ``obs.n_players``, ``obs.teams``;
+- ``legal[lb]``: the legal mask the strategy is given (``decide``: the one handed to it).
 
-Never another seat's hand, the deck's order, ``poss`` or the give zone's owner. These policies
-draw nothing from the seats' streams (their numpy ``act`` never touches ``rng``).
+Never another seat's hand, the deck's order, ``poss`` or the give zone's owner: the knowledge
+test (tests/test_herds.py) deals what the mover cannot see again at every decision and requires
+the same actions; tests/test_herds_compiled.py plays the same games through ``decide`` in the
+lockstep loop and through ``play_compiled``. These policies draw nothing from the seats' streams.
 """
 
 from __future__ import annotations
@@ -36,22 +42,23 @@ from safari_sim.games.herds import (A_CARD0, A_DECK, A_DONE, A_GIVE_DONE, A_GROW
                                     GSUM, K_PASS, K_RECV, K_STEP2, K_TAKE, NCARDS, OVER,
                                     P_PLAYERS, PHASE, POS, Z_GIVE, Z_GRASS, Z_HAND0)
 
-from .herds import K_BLOCKER, K_COLLECTOR, K_SPRINTER, NEG
+# the kernels below inline the game's rules: recompile them when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (hg.__file__,))
 
-# the kernel below inlines the game's rules: recompile it when they (or the engine) change
-refresh_cache(__file__, KERNEL_HELPERS + (hg.__file__, __file__.replace(
-    "_herds_compiled.py", "herds.py")))
+KINDS = ("collector", "blocker", "sprinter")
+K_COLLECTOR, K_BLOCKER, K_SPRINTER = range(len(KINDS))
+NEG = -1e9
 
-# knob columns of kp[k] (strategies/herds.py, policy())
+# knob columns of kp[k] (strategies/herds.py, knobs())
 KP_TAKE, KP_TRADE, KP_LAY_DECK, KP_LAY_HAND, KP_WILD, KP_EXTRA = range(6)
 NKP = 6  # KP_EXTRA: the blocker's ``block``, the sprinter's ``focus_bonus``
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _first_legal(b, legal):
-    """np.argmax of the legal row: the first legal action."""
+def _first_legal(lb, legal):
+    """The first legal action of legal row ``lb``."""
     for a in range(legal.shape[1]):
-        if legal[b, a]:
+        if legal[lb, a]:
             return a
     return 0
 
@@ -160,12 +167,12 @@ def _score(mode, c, table, focus, bonus, want):
 
 
 @njit(cache=True, _nrt=False)
-def _pick_cards(b, legal, mode, table, focus, bonus, want):
-    """A_CARD0 + _pick(score, legal[:, A_CARD0:A_CARD0 + NCARDS]): the first best legal card
-    (NEG where not legal; the knobs are finite, so no score is NaN)."""
+def _pick_cards(lb, legal, mode, table, focus, bonus, want):
+    """A_CARD0 + the first legal card (of legal row ``lb``) with the best score (NEG where not
+    legal)."""
     best, bv = 0, NEG
     for c in range(NCARDS):
-        x = _score(mode, c, table, focus, bonus, want) if legal[b, A_CARD0 + c] else NEG
+        x = _score(mode, c, table, focus, bonus, want) if legal[lb, A_CARD0 + c] else NEG
         if c == 0 or x > bv:
             best, bv = c, x
     return A_CARD0 + best
@@ -190,10 +197,10 @@ def _leader_offset(b, p, g, team_total, params):
 
 
 @njit(cache=True, _nrt=False)
-def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, params, ht, want,
-           table):
+def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, lb, params, ht,
+           want, table):
     """The action of policy ``kind`` (K_COLLECTOR, K_BLOCKER, K_SPRINTER) with knobs ``kp`` for
-    game b's player to move: ``choose`` of strategies/herds.py for one game."""
+    game b's player to move, choosing among the actions of row ``lb`` of ``legal``."""
     p = g[b, CUR]
     ph = g[b, PHASE]
     nplayers = params[P_PLAYERS]
@@ -201,11 +208,11 @@ def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, param
     if ph == K_RECV:
         o = _leader_offset(b, p, g, team_total, params) if kind == K_BLOCKER else 1
         a = A_RECV0 + o - 1
-        return a if legal[b, a] else _first_legal(b, legal)
+        return a if legal[lb, a] else _first_legal(lb, legal)
     nhand = _hand_table(b, p, zone, ht)
     if ph == K_HERD:  # swap, then grow, then lay (when the holding knobs allow), then done
         for e in range(6):
-            if legal[b, A_SWAP0 + e]:
+            if legal[lb, A_SWAP0 + e]:
                 return A_SWAP0 + e
         wild = kp[KP_WILD] != 0.0
         for h in range(g[b, HN]):
@@ -213,19 +220,19 @@ def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, param
             animal = s < 5
             lo = hlo[b, h] - 1
             hi = hhi[b, h] + 1
-            if legal[b, A_GROW0 + 2 * h]:
+            if legal[lb, A_GROW0 + 2 * h]:
                 if (animal and lo >= 0 and ht[s * 6 + lo] > 0) or s == EXPLORER or wild:
                     return A_GROW0 + 2 * h
-            if legal[b, A_GROW0 + 2 * h + 1]:
+            if legal[lb, A_GROW0 + 2 * h + 1]:
                 if (animal and hi <= 5 and ht[s * 6 + hi] > 0) or s == EXPLORER or wild:
                     return A_GROW0 + 2 * h + 1
         if NCARDS - g[b, POS] <= kp[KP_LAY_DECK] or nhand >= kp[KP_LAY_HAND]:
             for a in range(A_NEW0, A_GROW0):
-                if legal[b, a]:
+                if legal[lb, a]:
                     return a
-        if legal[b, A_DONE]:
+        if legal[lb, A_DONE]:
             return A_DONE
-        return _first_legal(b, legal)
+        return _first_legal(lb, legal)
     # the card values (steps two and four, the trade)
     if ph == K_TAKE:  # valued with the hand of step two: the given cards back in it
         for c in range(NCARDS):
@@ -263,22 +270,22 @@ def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, param
                     grows = True
             ok = ok and grows and nhand >= 2
         if ph == K_GIVE:  # the planned card, then "trade these"
-            if legal[b, A_GIVE_DONE] and g[b, GSUM] > 0:
+            if legal[lb, A_GIVE_DONE] and g[b, GSUM] > 0:
                 return A_GIVE_DONE
-            if legal[b, A_CARD0 + give]:
+            if legal[lb, A_CARD0 + give]:
                 return A_CARD0 + give
-            return _pick_cards(b, legal, 1, table, focus, bonus, want)
-        if legal[b, A_TRADE] and ok and bv >= kp[KP_TRADE]:
+            return _pick_cards(lb, legal, 1, table, focus, bonus, want)
+        if legal[lb, A_TRADE] and ok and bv >= kp[KP_TRADE]:
             return A_TRADE
         a = A_CARD0 + best if bv >= kp[KP_TAKE] else A_DECK
-        return a if legal[b, a] else _first_legal(b, legal)
+        return a if legal[lb, a] else _first_legal(lb, legal)
     if ph == K_TAKE:  # the most valuable card that still completes the total
-        return _pick_cards(b, legal, 0, table, focus, bonus, want)
+        return _pick_cards(lb, legal, 0, table, focus, bonus, want)
     if ph == K_PASS:
         if kind == K_BLOCKER:  # pass_scores: -val - block * opponent_use
-            return _pick_cards(b, legal, 2, table, focus, kp[KP_EXTRA], want)
-        return _pick_cards(b, legal, 1, table, focus, bonus, want)  # least_valued
-    return _first_legal(b, legal)
+            return _pick_cards(lb, legal, 2, table, focus, kp[KP_EXTRA], want)
+        return _pick_cards(lb, legal, 1, table, focus, bonus, want)  # least_valued
+    return _first_legal(lb, legal)
 
 
 @njit(cache=True, _nrt=False)
@@ -291,7 +298,7 @@ def _play(seating, kinds, kp, g, pp, team_total, deck, zone, hsuit, hown, hlo, h
     for b in range(g.shape[0]):
         while g[b, PHASE] != OVER:  # legal[b] is current (init or the last action wrote it)
             k = seating[b, g[b, CUR]]
-            a = policy(kinds[k], kp[k], b, g, zone, hsuit, hown, hlo, hhi, team_total, legal,
+            a = policy(kinds[k], kp[k], b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, b,
                        params, ht, want, table)
             if a < 0 or a >= nact or not legal[b, a]:
                 out[1] = b + 1
@@ -310,13 +317,42 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     kinds = np.array([k for k, _ in policies], np.int64)
     kp = np.zeros((len(policies), NKP), np.float64)
     for i, (_, knobs) in enumerate(policies):
-        kp[i, :len(knobs)] = knobs
+        kp[i] = _knob_row(knobs)
     st = state
     out = np.zeros(2, np.int64)
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, st.g, st.pp, st.team_total, st.deck,
           st.zone, st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc,
           np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params, st.poss,
           st.dr, np.zeros(36, np.int64), np.zeros((2, 36), np.bool_), np.zeros(36, np.float64), out)
-    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])
+
+
+def _knob_row(knobs) -> np.ndarray:
+    row = np.zeros(NKP, np.float64)
+    row[:len(knobs)] = knobs
+    return row
+
+
+@njit(cache=True, _nrt=False)
+def _decide(games, kind, kp, g, zone, hsuit, hown, hlo, hhi, team_total, legal, params, ht, want,
+            table, out):
+    """The policy's action in each game of ``games`` (what ``_play`` would choose there), with
+    row i of ``legal`` (game games[i]) as its legal mask."""
+    for i in range(games.shape[0]):
+        out[i] = policy(kind, kp, games[i], g, zone, hsuit, hown, hlo, hhi, team_total, legal, i,
+                        params, ht, want, table)
+
+
+def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
+           legal: np.ndarray) -> np.ndarray:
+    """The actions of ``policy`` (kind, knobs) in ``games`` of ``state``; ``seat_rs`` unused
+    (these policies draw nothing), ``legal`` (bool[n, W]) what each may choose among."""
+    st = state
+    out = np.zeros(len(games), np.int64)
+    _decide(np.ascontiguousarray(games, np.int64), np.int64(policy[0]), _knob_row(policy[1]),
+            st.g, st.zone, st.hsuit, st.hown, st.hlo, st.hhi, st.team_total,
+            np.ascontiguousarray(legal, np.bool_), st.params, np.zeros(36, np.int64),
+            np.zeros((2, 36), np.bool_), np.zeros(36, np.float64), out)
+    return out

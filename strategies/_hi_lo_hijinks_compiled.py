@@ -1,13 +1,14 @@
-"""Hi-Lo Hijinks' shipped strategies as compiled scalar policies, and the kernel that plays
-whole games with them.
+"""Hi-Lo Hijinks' shipped strategies as compiled scalar policies (``KINDS``: their names, by
+number), and the kernels that play them: ``decide`` for the rows where one sits in the play
+loop, ``play_compiled`` for whole games when every seat holds one.
 
-Each policy is the numpy strategy of the same name (``strategies/hi_lo_hijinks.py``) written
-again for ONE game b, and returns the same action: ``tests/test_hi_lo_hijinks_compiled.py`` plays
-the same games both ways and compares every outcome column. A play is scored from the very same
-look-up tables the numpy strategies use (``_play_table``, ``_take_delta``), so the float32 scores
-and their ties are the same numbers, not a re-derivation.
+A play is scored from one look-up table per strategy (``_play_table``, built with numpy for its
+knobs) by the take's cost (``_take_delta`` for the majority reading), the stack's state and the
+card; the legal play with the best score is played, the lowest action on ties. After a match
+the reversal (``_narrower``), the gift (``_give_worst``) and the giver's receiver (``_leader``)
+follow the strategy's knobs.
 
-What a twin reads (straight from the state arrays, for speed), and the observation field each
+What a policy reads (straight from the state arrays, for speed), and the observation field each
 read stands for; nothing else (never another hand, never the deck's order):
 
 - ``g[b, CUR]`` (``obs.seat``), ``g[b, PHASE]`` (``obs.kind``), ``g[b, MSTACK]``
@@ -18,15 +19,17 @@ read stands for; nothing else (never another hand, never the deck's order):
   (``obs.higher``), ``slen`` (``obs.stack_len``), ``stype`` (``obs.stack_types``);
 - ``ptype[b, q]`` (``obs.piles``, rotated as the observation rotates them; ``obs.standing`` is
   counted from them);
-- ``legal[b]``: the legal mask the lockstep loop hands the strategy (``game.legal``).
+- ``legal[lb]``: the legal mask the strategy is given (``decide``: the one handed to it).
 
-None of the three draws from its seat stream (the numpy ones never touch ``rng``), so
-``play_compiled`` leaves ``seat_rs`` as it is, as the lockstep loop would; none keeps memory.
+The knowledge test (``tests/test_hi_lo_hijinks.py``) deals the cards the mover cannot see again
+at every decision and requires the same actions. None of the three draws from its seat stream,
+so ``play_compiled`` and ``decide`` leave ``seat_rs`` as it is; none keeps memory.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 from numba import njit
@@ -38,14 +41,81 @@ from safari_sim.games.hi_lo_hijinks import (CUR, END, F_EXP_TYPE, F_TIE_DISCARD,
                                             P_KEEP, P_NAK, P_PLAYERS, P_VALUES, PHASE, PLAY, POS,
                                             REVERSE)
 
-from .hi_lo_hijinks import (COST0, K_DUMPER, K_GIVER, K_SAFE, MAXC, NCOST, _play_table,
-                            _take_delta)
+# the kernels below inline the game's rules: recompile them when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (hl.__file__,))
 
-# the kernel below inlines the game's rules: recompile it when they (or the engine) change
-refresh_cache(__file__, KERNEL_HELPERS + (hl.__file__, __file__.replace(
-    "_hi_lo_hijinks_compiled.py", "hi_lo_hijinks.py")))
+KINDS = ("safe", "dumper", "giver")
+K_SAFE, K_DUMPER, K_GIVER = range(len(KINDS))
 
-# knobs (kp[i, ...]) by kind, as each class's ``policy()`` gives them
+# Take costs are looked up clipped to [-COST0, NCOST - COST0 - 1]: beyond that range (a take of
+# more than 40 cards) every take is as bad as the next.
+NCOST, COST0 = 64, 16
+
+
+# A dump scores DUMP (an explorer card) or 2 * DUMP (an animal card) plus at most +-500 for its
+# distance and its clipped take cost: animal dumps come first, then explorer dumps, then every
+# other play (wanted plays score a few steps around 0, takes -100 - 10 * cost).
+DUMP = 1000.0
+
+
+# Pile counts are looked up clipped to MAXC - 1 (no type has more cards with the rules' limits).
+MAXC = 37
+
+
+@functools.lru_cache(maxsize=None)
+def _take_delta(tie_discards: bool) -> np.ndarray:
+    """int16[MAXC, MAXC, MAXC]: by (the player's cards of a type, the most any other player
+    has, cards of that type taken), how much the take adds to the player's count once the
+    majority of the type is discarded."""
+    m = np.arange(MAXC)[:, None, None]
+    best = np.arange(MAXC)[None, :, None]
+    s = np.arange(MAXC)[None, None, :]
+
+    def counted(x):
+        lead = (x >= best) if tie_discards else (x > best)
+        return np.where(lead & (x > 0), 0, x)
+
+    out = (counted(np.minimum(m + s, MAXC - 1)) - counted(m)).astype(np.int16)
+    out.flags.writeable = False
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _play_table(animals: int, values: int, match_bonus: float, explorer_cost: float,
+                dump_from: float, dump_explorers: bool, spoil: float) -> np.ndarray:
+    """float32[2, 2, NCOST, 2 * values, 2, values]: the score of a play, by (the player lacks
+    the ducky, the stack may be dumped on, take cost + COST0, stack state, explorer card, number).
+
+    A wanted card scores ``-distance to the top - spoil * numbers the stack wants after it``
+    (+ ``match_bonus`` on a match: with ``spoil`` 0 a match, at distance 0, comes first anyway;
+    a positive ``spoil`` plays the card that leaves the next player least room); a card not
+    wanted ``-100 - 10 * cost - distance``; on a stack that may be dumped on, a card at least
+    ``dump_from`` from being wanted scores ``2 * DUMP + distance - 10 * cost`` instead, above every
+    other play (an explorer card only with ``dump_explorers``, and ``DUMP`` less: after every
+    animal card that can be dumped, whatever the takes cost); an explorer card
+    costs ``explorer_cost`` more when the player lacks the ducky."""
+    c = np.arange(2 * values)
+    top = (c % values + 1)[:, None, None]
+    hi = (c >= values)[:, None, None]
+    num = np.arange(1, values + 1)[None, None, :]
+    expl = np.array([0, 1])[None, :, None]
+    wanted = np.where(hi, num >= top, num <= top)
+    dist = np.abs(num - top).astype(np.float64)
+    room = np.where(hi, values - num + 1, num)                     # numbers wanted after it
+    base = -dist + match_bonus * (num == top) - spoil * room        # [2V, 2, V]
+    cost = (np.arange(NCOST) - COST0)[:, None, None, None]
+    take = -100.0 - 10.0 * cost - dist                               # [NCOST, 2V, 2, V]
+    dumps = (dist >= dump_from) & ((expl == 0) | dump_explorers)
+    dump = np.where(dumps, DUMP * (2 - expl) + dist - 10.0 * cost, take)
+    out = np.empty((2, 2, NCOST, 2 * values, 2, values), np.float32)
+    for lacks in (0, 1):
+        for dumpable, t in ((0, take), (1, dump)):
+            out[lacks, dumpable] = np.where(wanted, base, t) - lacks * explorer_cost * expl
+    out.flags.writeable = False
+    return out
+
+
+# knobs (kp[i, ...]) by kind, as each class's ``knobs()`` gives them
 # safe:   match_bonus, explorer_cost, spoil, majority, reverse, give
 # dumper: max_stack, until_deck, worst_at_least, match_bonus, explorer_cost, dump_explorers, spoil
 # giver:  match_bonus, explorer_cost, spoil, explorer_first, at_least, target is 'leader'
@@ -54,16 +124,19 @@ NKNOBS = 7
 
 @njit(cache=True, inline="always", _nrt=False)
 def _choose_play(b, p, kind, kp, tab, g, hand, stack, slen, higher, stype, ptype, tdelta, legal,
-                 params, base):
-    """``scored_play``: the legal play with the best score in ``tab`` (``play_scores``' table,
-    rows of 2 * values), the lowest action on ties. ``base`` (int64[T]) is scratch."""
+                 lb, params, base):
+    """The play (legal in row ``lb`` of ``legal``) with the best score in ``tab``
+    (``_play_table``, rows of 2 * values), the lowest action on ties: the wanted card closest
+    to the top, else the take that adds least to the player's count (the majority reading for
+    the dumper, the giver and a safe player with ``majority``). ``base`` (int64[T]) is
+    scratch."""
     nplayers = params[P_PLAYERS]
     nanimals = params[P_ANIMALS]
     values = params[P_VALUES]
     v2 = 2 * values
     ntypes = nanimals + (1 if params[P_FLAGS] & F_EXP_TYPE else 0)
     majority = kind != K_SAFE or kp[3] != 0.0
-    if majority:  # take_costs: obs.piles[0] (the mover's) and the most any other pile has
+    if majority:  # the mover's pile of each type and the most any other pile has
         for t in range(ntypes):
             mine = min(np.int64(ptype[b, p, t]), MAXC - 1)
             most = np.int64(0)
@@ -90,11 +163,11 @@ def _choose_play(b, p, kind, kp, tab, g, hand, stack, slen, higher, stype, ptype
             cost = n
         cost = min(max(cost, -COST0), NCOST - COST0 - 1) + COST0
         dumpable = 1 if early and n <= kp[0] else 0
-        code = np.int64(higher[b, s]) * values + stack[b, s, n - 1] % values  # stack_codes
+        code = np.int64(higher[b, s]) * values + stack[b, s, n - 1] % values  # stack state
         row = ((lacks * 2 + dumpable) * NCOST + cost) * v2 + code
         a0 = s * v2
         for j in range(v2):
-            if legal[b, a0 + j]:
+            if legal[lb, a0 + j]:
                 x = tab[row, j]
                 if x > best:
                     best = x
@@ -104,7 +177,8 @@ def _choose_play(b, p, kind, kp, tab, g, hand, stack, slen, higher, stype, ptype
 
 @njit(cache=True, inline="always", _nrt=False)
 def _leader(b, p, g, ptype, params):
-    """``leader_offset``: the opponent with the lowest ``obs.standing``, the nearest on ties."""
+    """The offset of the opponent with the lowest ``obs.standing`` (best placed now), the
+    nearest to the left on ties."""
     nplayers = params[P_PLAYERS]
     ntypes = params[P_ANIMALS] + (1 if params[P_FLAGS] & F_EXP_TYPE else 0)
     tie = params[P_FLAGS] & F_TIE_DISCARD
@@ -135,7 +209,8 @@ def _leader(b, p, g, ptype, params):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _narrower(b, g, stack, slen, higher, params):
-    """``narrower``: reversing the matched stack leaves it fewer numbers it wants."""
+    """Whether reversing the matched stack leaves it fewer numbers it wants (a harder stack for
+    the next player)."""
     values = params[P_VALUES]
     s = max(g[b, MSTACK], 0)
     top = np.int64(stack[b, s, slen[b, s] - 1] % values + 1)
@@ -145,9 +220,9 @@ def _narrower(b, g, stack, slen, higher, params):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _give_worst(b, p, offset, explorer_first, at_least, hand, stack, slen, higher, params):
-    """``give_worst``: the card farthest from being wanted (``card_badness``; explorer cards
-    first when ``explorer_first``) to the player ``offset`` to the left, none if nearer than
-    ``at_least``."""
+    """Give the card farthest from being wanted (an explorer card counts its nearest stack;
+    explorer cards first when ``explorer_first``) to the player ``offset`` to the left, none if
+    nearer than ``at_least``."""
     nplayers = params[P_PLAYERS]
     nanimals = params[P_ANIMALS]
     values = params[P_VALUES]
@@ -175,16 +250,17 @@ def _give_worst(b, p, offset, explorer_first, at_least, hand, stack, slen, highe
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def policy(kind, kp, tab, b, g, hand, stack, slen, higher, stype, ptype, tdelta, legal, params,
-           base):
-    """The action of policy ``kind`` with knobs ``kp`` for game b's player to move."""
+def policy(kind, kp, tab, b, g, hand, stack, slen, higher, stype, ptype, tdelta, legal, lb,
+           params, base):
+    """The action of policy ``kind`` with knobs ``kp`` for game b's player to move (legal
+    actions: row ``lb`` of ``legal``)."""
     p = g[b, CUR]
     ph = g[b, PHASE]
     if ph == PLAY:
         return _choose_play(b, p, kind, kp, tab, g, hand, stack, slen, higher, stype, ptype,
-                            tdelta, legal, params, base)
+                            tdelta, legal, lb, params, base)
     keep = params[P_KEEP]
-    target = 1  # Giver._target: the leader, or the next player
+    target = 1  # the giver's receiver: the leader, or the next player
     if kind == K_GIVER and kp[5] != 0.0:
         target = _leader(b, p, g, ptype, params)
     if ph == REVERSE:
@@ -217,7 +293,7 @@ def _play(seating, kinds, kp, tabs, tdelta, base, g, pp, deck, hand, stack, slen
         while mover[b] >= 0:  # mover and legal of game b are current (init or the last action)
             k = seating[b, mover[b]]
             a = policy(kinds[k], kp[k], tabs[k], b, g, hand, stack, slen, higher, stype, ptype,
-                       tdelta, legal, params, base)
+                       tdelta, legal, b, params, base)
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[1] = b + 1
                 return
@@ -232,8 +308,14 @@ def _play(seating, kinds, kp, tabs, tdelta, base, g, pp, deck, hand, stack, slen
     out[0] = decisions
 
 
+def _knob_row(knobs) -> np.ndarray:
+    row = np.zeros(NKNOBS, np.float64)
+    row[:len(knobs)] = knobs
+    return row
+
+
 def _table(rules, kind: int, knobs) -> np.ndarray:
-    """float32[rows, 2 * values]: the numpy strategy's own play table for these knobs."""
+    """float32[rows, 2 * values]: the play table (``_play_table``) for these knobs."""
     if kind == K_DUMPER:
         _, _, dump_from, mb, ec, dump_explorers, spoil = knobs
         args = (mb, ec, dump_from, bool(dump_explorers), spoil)
@@ -253,7 +335,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     kinds = np.array([k for k, _ in policies], np.int64)
     kp = np.zeros((len(policies), NKNOBS), np.float64)
     for i, (_, knobs) in enumerate(policies):
-        kp[i, :len(knobs)] = knobs
+        kp[i] = _knob_row(knobs)
     tabs = np.ascontiguousarray(np.stack([_table(r, k, kn) for k, kn in policies]))
     tdelta = _take_delta(r.majority_tie == "discard").reshape(-1)
     st = state
@@ -267,7 +349,33 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           st.higher, st.stype, st.pile, st.ptype, st.pub, st.known, st.dr, st.ev, st.kind_total,
           st.params, v.mover, v.legal, v.small, v.deck_left, v.hand, v.board, v.stack_types,
           v.piles, v.hand_sizes, v.unseen, out)
-    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])
 
+
+
+@njit(cache=True, _nrt=False)
+def _decide(games, kind, kp, tab, tdelta, base, g, hand, stack, slen, higher, stype, ptype,
+            legal, params, out):
+    """The policy's action in each game of ``games`` (what ``_play`` would choose there), with
+    row i of ``legal`` (game games[i]) as its legal mask."""
+    for i in range(games.shape[0]):
+        out[i] = policy(kind, kp, tab, games[i], g, hand, stack, slen, higher, stype, ptype,
+                        tdelta, legal, i, params, base)
+
+
+def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
+           legal: np.ndarray) -> np.ndarray:
+    """The actions of ``policy`` (kind, knobs) in ``games`` of ``state``; ``seat_rs`` unused
+    (these policies draw nothing), ``legal`` (bool[n, W]) what each may choose among."""
+    r = state.rules
+    kind, knobs = int(policy[0]), policy[1]
+    st = state
+    out = np.zeros(len(games), np.int64)
+    _decide(np.ascontiguousarray(games, np.int64), np.int64(kind), _knob_row(knobs),
+            np.ascontiguousarray(_table(r, kind, knobs)),
+            _take_delta(r.majority_tie == "discard").reshape(-1),
+            np.zeros(r.animals + 1, np.int64), st.g, st.hand, st.stack, st.slen, st.higher,
+            st.stype, st.ptype, np.ascontiguousarray(legal, np.bool_), st.params, out)
+    return out

@@ -1,17 +1,22 @@
-"""Safari Sprint's shipped strategies as compiled scalar policies, and the kernel that plays
-whole games with them.
+"""Safari Sprint's shipped strategies as compiled scalar policies (``KINDS``: their names, by
+number), and the kernels that play them: ``decide`` for the rows where one sits in the play
+loop, ``play_compiled`` for whole games when every seat holds one.
 
-Each policy is the numpy strategy of the same name (``strategies/safari_sprint.py``) written
-again for one game b, and returns the same action: ``tests/test_safari_sprint_compiled.py``
-plays the same games both ways and compares them to the last statistic. A twin reads only the
-arrays the game's ``write_view`` fills for the player to move (``safari_sprint.View``: the
-numbers the observation holds, never the state) and the rules' public constants; the comment at
-each read names the observation field it is. None of these strategies draws from its stream or
-keeps memory.
+Two decisions: while choosing, the claim (``_claim``: each animal on its highest legal space,
+scored by the ``claim`` knob); in a round, the card to play, scored with what the line gives
+every ducky if it is played now (``line_effect``; with ``expect_later`` each card's spot is an
+expectation over the players still to play, from the numbers of the cards not seen) by the
+backer (``_backer``), the spoiler (``_spoiler``) or the projector (``_projector``).
 
-Floating point is kept bit for bit: every sum is taken in the order numpy takes it (its sum over
-a short last axis adds in order, which the tests check against numpy itself), and the powers of the card odds come from tables numpy computes
-(``np.power``), since a compiled ``q ** 2`` may be ``q * q``, which differs in the last bit.
+A policy reads only the arrays the game's ``write_view`` fills for the player to move
+(``safari_sprint.View``: the numbers the observation holds, never the state) and the rules'
+public constants; the comment at each read names the observation field it is. The knowledge
+test (``tests/test_safari_sprint.py``) deals what the mover cannot see again at every decision
+and requires the same actions. None of these strategies draws from its stream or keeps memory.
+
+Every sum of an expected move adds its five terms in order, and the powers of the card odds
+come from tables numpy computes (``pow_tables``: ``np.power``; a compiled ``q ** 2`` may be
+``q * q``, which differs in the last bit), as the strategies were measured with.
 """
 
 from __future__ import annotations
@@ -28,14 +33,18 @@ from safari_sim.games.safari_sprint import (CLAIM, CLAIM0, EXPLORER, F_EARLIER_A
                                             P_EXTRA, P_FLAGS, P_PLAYERS, P_ROUNDS, P_S, V_KIND,
                                             V_LINE_LEN, V_MINE, V_RCARD, V_ROUND, V_TO_PLAY)
 
-from .safari_sprint import (_COMB, CLAIM_HAND, CLAIM_LEADER, CLAIM_SPACE, K_BACKER, K_PROJECTOR,
-                            K_SPOILER, NEG)
+# the kernels below inline the game's rules: recompile them when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (ss.__file__,))
 
-# the kernel below inlines the game's rules: recompile it when they (or the engine) change
-refresh_cache(__file__, KERNEL_HELPERS + (ss.__file__, __file__.replace(
-    "_safari_sprint_compiled.py", "safari_sprint.py")))
+KINDS = ("backer", "spoiler", "projector")
+K_BACKER, K_SPOILER, K_PROJECTOR = range(len(KINDS))
+CLAIM_MODES = ("hand", "space", "leader")  # the ``claim`` knob, by number
+CLAIM_HAND, CLAIM_SPACE, CLAIM_LEADER = range(len(CLAIM_MODES))
+NEG = -1e9
+_COMB = np.array([[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3, 1, 0],
+                  [1, 4, 6, 4, 1]], np.float64)  # C(m, j), m players still to play (0-4)
 
-# knobs kp[k, ...] of policy k (``policy()`` in strategies/safari_sprint.py)
+# knobs kp[k, ...] of policy k (``knobs()`` in strategies/safari_sprint.py)
 KN_CLAIM, KN_HAND_WEIGHT, KN_EXPECT = 0, 1, 2
 KN_A, KN_B, KN_C, KN_D, KN_E = 3, 4, 5, 6, 7   # the strategy's own knobs, in Params order
 NKNOBS = 8
@@ -45,22 +54,25 @@ FAR = -(1 << 30)
 # ---- choosing -------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always", _nrt=False)
-def _claim(b, mode, hand_weight, legal, vhand, vowner, vpos, params):
-    """claim_actions for game b: each animal on its highest legal space, scored."""
+def _claim(b, mode, hand_weight, legal, lb, vhand, vowner, vpos, params):
+    """The claim for game b (legal actions: row ``lb`` of ``legal``): each animal on its highest
+    legal space, scored by ``mode`` (``CLAIM_MODES``): 'hand' the animal whose cards the hand is
+    strongest in (unclaimed first), 'space' the highest free space, 'leader' the claimed animal
+    furthest ahead when one can be taken."""
     S = params[P_S]
     extra = params[P_EXTRA]          # obs.extra_card
     any_claimed_free = False
     for a in range(5):
         if vowner[b, a] >= 0:        # obs.owner
             for s in range(S):
-                if legal[b, CLAIM0 + a * S + s]:
+                if legal[lb, CLAIM0 + a * S + s]:
                     any_claimed_free = True
     best_a, best_score, best_sp = 0, -np.inf, S
     for a in range(5):
         top = S                      # highest legal space (1-based); S where none
         free = False
         for s in range(S - 1, -1, -1):
-            if legal[b, CLAIM0 + a * S + s]:
+            if legal[lb, CLAIM0 + a * S + s]:
                 top = s + 1
                 free = True
                 break
@@ -82,11 +94,11 @@ def _claim(b, mode, hand_weight, legal, vhand, vowner, vpos, params):
     return CLAIM0 + best_a * S + best_sp - 1
 
 
-# ---- a round: LineEffect --------------------------------------------------------------------
+# ---- a round: what the line gives each ducky ------------------------------------------------
 
 @njit(cache=True, inline="always", _nrt=False)
 def _sum5(x0, x1, x2, x3, x4):
-    """numpy's sum of five values along a short last axis: in order."""
+    """The sum of five values, added in order (as the strategies were measured with)."""
     return (((x0 + x1) + x2) + x3) + x4
 
 
@@ -100,8 +112,8 @@ def _spread(pmf, w, sv, s):
 @njit(cache=True, inline="always", _nrt=False)
 def line_effect(b, expect, small, vhand, vplayed, vline, vif, deck_total, racing, params, powq,
                 pow1q, own, other, pmf, sv, u):
-    """LineEffect for game b: own[v] the move of a card numbered v + 1 played now, other[v, d]
-    what the cards already in the line then give ducky d."""
+    """What the line gives each ducky in game b: own[v] the move of a card numbered v + 1
+    played now, other[v, d] what the cards already in the line then give ducky d."""
     m = np.int64(small[V_TO_PLAY, b])   # obs.to_play
     if not expect or m <= 0:
         for v in range(NV):
@@ -154,8 +166,8 @@ def _thrift(b, small, params, thrift):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _backer(b, kp, small, legal, params, own, other, sc):
-    """Backer.play: the best of three choices by number (its own animal's card, a rival's, the
+def _backer(b, kp, small, legal, lb, params, own, other, sc):
+    """The backer: the best of three choices by number (its own animal's card, a rival's, the
     explorer's), in that order on ties."""
     rw, ew = kp[KN_A], kp[KN_B]
     th = _thrift(b, small, params, kp[KN_C])
@@ -163,13 +175,13 @@ def _backer(b, kp, small, legal, params, own, other, sc):
     for v in range(NV):
         to_animals = (((other[v, 0] + other[v, 1]) + other[v, 2]) + other[v, 3]) + other[v, 4]
         base = ((1 + rw) * other[v, mine] - rw * to_animals) - ew * other[v, EXPLORER]
-        sc[v] = (base + own[v]) - th * (v + 1) if legal[b, mine * NV + v] else NEG
+        sc[v] = (base + own[v]) - th * (v + 1) if legal[lb, mine * NV + v] else NEG
         rival_ok = False
         for a in range(EXPLORER):
-            if a != mine and legal[b, a * NV + v]:
+            if a != mine and legal[lb, a * NV + v]:
                 rival_ok = True
         sc[NV + v] = base - rw * own[v] if rival_ok else NEG
-        sc[2 * NV + v] = base - ew * own[v] if legal[b, EXPLORER * NV + v] else NEG
+        sc[2 * NV + v] = base - ew * own[v] if legal[lb, EXPLORER * NV + v] else NEG
     best, best_i = -np.inf, 0
     for i in range(3 * NV):
         if sc[i] > best:
@@ -180,7 +192,7 @@ def _backer(b, kp, small, legal, params, own, other, sc):
     if c == 2:
         return EXPLORER * NV + v
     for a in range(EXPLORER):  # a rival card of that number: the first rival suit holding one
-        if a != mine and legal[b, a * NV + v]:
+        if a != mine and legal[lb, a * NV + v]:
             return a * NV + v
     return v
 
@@ -197,8 +209,9 @@ def _lead(b, mine, vpos, in_play):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _spoiler(b, kp, small, legal, vpos, vif, in_play, params, own, other, sc, sv):
-    """Spoiler.score."""
+def _spoiler(b, kp, small, legal, lb, vpos, vif, in_play, params, own, other, sc, sv):
+    """The spoiler's score of every card type into sc: the leading rival held back, a ducky
+    landed on it, its highest card held (``hold``), its own 6s saved (``save_six``)."""
     lw, ow, pb, hold, save_six = kp[KN_A], kp[KN_B], kp[KN_C], kp[KN_D], kp[KN_E]
     mine = max(np.int64(small[V_MINE, b]), 0)
     lead = _lead(b, mine, vpos, in_play)
@@ -216,13 +229,13 @@ def _spoiler(b, kp, small, legal, vpos, vif, in_play, params, own, other, sc, sv
     if hold != 0.0:
         top = NV - 1
         for v in range(NV - 1, -1, -1):
-            if legal[b, lead * NV + v]:
+            if legal[lb, lead * NV + v]:
                 top = v
                 break
         n_legal = 0
         for t in range(NTYPES):
-            n_legal += legal[b, t]
-        if legal[b, lead * NV + top] and n_legal > 1:
+            n_legal += legal[lb, t]
+        if legal[lb, lead * NV + top] and n_legal > 1:
             sc[lead * NV + top] -= 1e6
     if save_six != 0.0 and small[V_ROUND, b] < params[P_ROUNDS] - save_six:
         sc[mine * NV + NV - 1] -= 1e5
@@ -230,7 +243,9 @@ def _spoiler(b, kp, small, legal, vpos, vif, in_play, params, own, other, sc, sv
 
 @njit(cache=True, inline="always", _nrt=False)
 def _projector(b, kp, small, vpos, in_play, points, params, own, other, sc, P):
-    """Projector.score."""
+    """The projector's score of every card type into sc: the place (race points) the line so
+    far gives its animal, then the margin; before the last ``late_only`` rounds the spaces
+    gained over the rivals."""
     mw, late_only = kp[KN_A], kp[KN_B]
     mine = max(np.int64(small[V_MINE, b]), 0)
     top = points.shape[0] - 1                 # obs.race_points
@@ -271,32 +286,33 @@ def _projector(b, kp, small, vpos, in_play, points, params, own, other, sc, P):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _pick(b, sc, legal):
-    """pick: the best-scored legal card."""
+def _pick(lb, sc, legal):
+    """The best-scored legal card (row ``lb`` of ``legal``), the first on ties."""
     best, best_t = -np.inf, 0
     for t in range(NTYPES):
-        x = sc[t] - (0.0 if legal[b, t] else 1e9)
+        x = sc[t] - (0.0 if legal[lb, t] else 1e9)
         if x > best:
             best, best_t = x, t
     return best_t
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def policy(kind, kp, b, legal, small, vhand, vplayed, vline, vpos, vowner, vif, deck_total,
+def policy(kind, kp, b, legal, lb, small, vhand, vplayed, vline, vpos, vowner, vif, deck_total,
            in_play, racing, points, params, powq, pow1q, own, other, pmf, sv, u, sc, P):
-    """The action of policy ``kind`` with knobs ``kp`` for game b's player to move."""
+    """The action of policy ``kind`` with knobs ``kp`` for game b's player to move (legal
+    actions: row ``lb`` of ``legal``)."""
     if small[V_KIND, b] == CLAIM:                                  # obs.kind
-        return _claim(b, np.int64(kp[KN_CLAIM]), kp[KN_HAND_WEIGHT], legal, vhand, vowner,
+        return _claim(b, np.int64(kp[KN_CLAIM]), kp[KN_HAND_WEIGHT], legal, lb, vhand, vowner,
                       vpos, params)
     line_effect(b, kp[KN_EXPECT] != 0.0, small, vhand, vplayed, vline, vif, deck_total, racing,
                 params, powq, pow1q, own, other, pmf, sv, u)
     if kind == K_BACKER:
-        return _backer(b, kp, small, legal, params, own, other, sc)
+        return _backer(b, kp, small, legal, lb, params, own, other, sc)
     if kind == K_SPOILER:
-        _spoiler(b, kp, small, legal, vpos, vif, in_play, params, own, other, sc, sv)
+        _spoiler(b, kp, small, legal, lb, vpos, vif, in_play, params, own, other, sc, sv)
     else:
         _projector(b, kp, small, vpos, in_play, points, params, own, other, sc, P)
-    return _pick(b, sc, legal)
+    return _pick(lb, sc, legal)
 
 
 @njit(cache=True, _nrt=False)
@@ -310,9 +326,9 @@ def _play(seating, kinds, kp, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, d
     for b in range(g.shape[0]):
         while mover[b] >= 0:  # the view of game b is current (init or the last action wrote it)
             k = seating[b, mover[b]]
-            a = policy(kinds[k], kp[k], b, legal, small, vhand, vplayed, vline, vpos, vowner, vif,
-                       deck_total, in_play, racing, points, params, powq, pow1q, own, other, pmf,
-                       sv, u, sc, P)
+            a = policy(kinds[k], kp[k], b, legal, b, small, vhand, vplayed, vline, vpos, vowner,
+                       vif, deck_total, in_play, racing, points, params, powq, pow1q, own, other,
+                       pmf, sv, u, sc, P)
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[1] = b + 1
                 return
@@ -328,7 +344,7 @@ def _play(seating, kinds, kp, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, d
 @functools.lru_cache(maxsize=None)
 def pow_tables(cards: int) -> tuple[np.ndarray, np.ndarray]:
     """float64[cards + 1, cards + 1, 5] each: q ** j and (1 - q) ** j for q = num / max(den, 1),
-    computed by numpy as LineEffect computes them (the same np.power)."""
+    computed by numpy (np.power)."""
     num = np.arange(cards + 1, dtype=np.float64)
     q = num[:, None] / np.maximum(num, 1.0)[None, :]
     j = np.arange(5)
@@ -372,7 +388,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           st.deck_types, st.xtypes, st.racing, st.points, st.params, deck_total, in_play, powq,
           pow1q, v.mover, v.legal, v.small, v.hand, v.played, v.line, v.pos, v.owner, v.seen,
           v.total, v.ifplay, *scratch(), out)
-    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])
 
@@ -380,21 +396,25 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
 @njit(cache=True, _nrt=False)
 def _decide(games, kind, kp, legal, small, vhand, vplayed, vline, vpos, vowner, vif, deck_total,
             in_play, racing, points, params, powq, pow1q, own, other, pmf, sv, u, sc, P, out):
+    """The policy's action in each game of ``games`` (what ``_play`` would choose there, from
+    the view the game keeps current), with row i of ``legal`` (game games[i]) as its mask."""
     for i in range(games.shape[0]):
-        out[i] = policy(kind, kp, games[i], legal, small, vhand, vplayed, vline, vpos, vowner,
+        out[i] = policy(kind, kp, games[i], legal, i, small, vhand, vplayed, vline, vpos, vowner,
                         vif, deck_total, in_play, racing, points, params, powq, pow1q, own, other,
                         pmf, sv, u, sc, P)
 
 
-def decide(state, games: np.ndarray, policy_: tuple) -> np.ndarray:
-    """The twin's actions for ``games`` of ``state`` as they stand (the tests compare them with
-    the numpy strategy's, decision by decision)."""
-    kinds, kp = knob_table([policy_])
+def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
+           legal: np.ndarray) -> np.ndarray:
+    """The actions of ``policy`` (kind, knobs) in ``games`` of ``state``; ``seat_rs`` unused
+    (these policies draw nothing), ``legal`` (bool[n, W]) what each may choose among."""
+    kinds, kp = knob_table([policy])
     st, v = state, state.view
     deck_total = np.ascontiguousarray(st.deck_total_ro, np.int64)
     powq, pow1q = pow_tables(int(deck_total.sum()))
     out = np.zeros(len(games), np.int64)
-    _decide(np.asarray(games, np.int64), kinds[0], kp[0], v.legal, v.small, v.hand, v.played,
-            v.line, v.pos, v.owner, v.ifplay, deck_total, np.ascontiguousarray(st.in_play_ro),
-            st.racing, st.points, st.params, powq, pow1q, *scratch(), out)
+    _decide(np.ascontiguousarray(games, np.int64), kinds[0], kp[0],
+            np.ascontiguousarray(legal, np.bool_), v.small, v.hand, v.played, v.line, v.pos,
+            v.owner, v.ifplay, deck_total, np.ascontiguousarray(st.in_play_ro), st.racing,
+            st.points, st.params, powq, pow1q, *scratch(), out)
     return out

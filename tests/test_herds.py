@@ -19,6 +19,9 @@ from safari_sim.games import herds as H
 from strategies import get_strategy
 from strategies.base import random_legal
 
+from heuristics import check_knowledge as check_heuristics_knowledge
+from heuristics import choose, leaky_policy_is_caught
+
 G = get_game("herds")
 ELE, LION, MONKEY, TIGER, ZEBRA, EXP = range(6)
 
@@ -596,8 +599,7 @@ def random_games(players, n, seed, strategies=None, **overrides):
             a[live] = random_legal(lg[live], rng)
         else:
             s = strategies[steps % len(strategies)]
-            obs = G.observe(st, live).freeze()
-            a[live] = s.act(obs, lg[live].copy(), rng)
+            a[live] = choose(s, G, st, live, seat_rs, players)
         assert lg[live, a[live]].all()
         before = {b: (G.herds(st, b), int(st.g[b, H.HANDNO]), st.team_total[b].copy(),
                       G.zones(st, b), int(st.g[b, H.PHASE]), int(mover[b])) for b in live}
@@ -817,13 +819,13 @@ def check_knowledge(st, b):
             assert not hands or zn - H.Z_HAND0 in hands, (s, x, hands, zn)
 
 
-def permute_hidden(st, games):
+def permute_hidden(st, games, rng=None):
     """A copy of ``st`` in which, for the seat to move in each of ``games``, the cards it cannot
     see are permuted consistently with what it knows: the ones it knows nothing of among their
     places (the deck's order and the other hands), the ones known to be in one of some hands
     among the others known the same way; the ones whose place it knows stay."""
     perm = G.clone(st, np.arange(len(st.rs)))
-    rng = np.random.default_rng(8)
+    rng = np.random.default_rng(8) if rng is None else rng
     for b in games:
         s = int(G.to_move(st)[b])
         pos = int(perm.g[b, H.POS])
@@ -851,6 +853,39 @@ def permute_hidden(st, games):
             perm.g[b, H.PCARD] = rng.integers(0, 66)
         check_zones(perm, b)
     return perm
+
+
+def _scramble(st, games, rng):
+    """What the seat to move in each of ``games`` cannot see, dealt again as it cannot tell
+    (``permute_hidden``: the other hands and the deck, within what it knows of them)."""
+    return permute_hidden(st, games, rng)
+
+
+HEURISTICS = [("collector", {}), ("blocker", {}), ("sprinter", {}),
+              ("collector", {"wild_grow": True, "lay_deck": 40, "take_at": 1.0}),
+              ("blocker", {"block": 1.0, "lay_min_hand": 5})]
+
+
+@pytest.mark.parametrize("players,rules", [(2, {"target_score": 30}),
+                                           (3, {"trade_explorer": "any", "target_score": 30}),
+                                           (4, {"target_score": 30}),
+                                           (4, {"teams_at_four": False, "target_score": 30})])
+def test_every_heuristic_acts_only_on_what_its_seat_may_know(players, rules):
+    """The other hands and the deck dealt again at every decision (as the mover cannot tell):
+    no heuristic's action changes."""
+    strats = [get_strategy(G.id, n)(**p) for n, p in HEURISTICS]
+    n = check_heuristics_knowledge(G, G.make_rules(rules), players, strats, _scramble,
+                                   games=6, max_steps=700)
+    assert n > 4000
+
+
+def test_the_knowledge_check_catches_a_policy_that_reads_the_deck():
+    def next_card(st, b):
+        return st.deck[b, st.g[b, H.POS]] if st.g[b, H.POS] < H.NCARDS else 0
+
+    leaky_policy_is_caught(G, G.make_rules(target_score=30), 3,
+                           get_strategy(G.id, "collector")(), next_card, _scramble, games=6,
+                           max_steps=300)
 
 
 def _random_steps(players, n, steps, seed, log=True, **rules):
@@ -1016,8 +1051,7 @@ def strategy_steps(players, B, seed, max_steps=100_000):
             return
         yield st, step, live, mv[live]
         a = np.zeros(B, np.int64)
-        a[live] = strats[step % 3].act(G.observe(st, live).freeze(), G.legal(st)[live],
-                                       SeatRandom(seat_rs, live * players + mv[live]))
+        a[live] = choose(strats[step % 3], G, st, live, seat_rs, players)
         G.step(st, a)
 
 

@@ -1,6 +1,8 @@
-"""Herds' compiled twins (strategies/_herds_compiled.py): the same games as the numpy strategies
-through the lockstep loop, bit for bit, at every player count, with knobs moved off their
-defaults and rules changed; and where a twin must not be used."""
+"""Herds' shipped heuristics, each one compiled policy (strategies/_herds_compiled.py): the
+whole-game kernel and the lockstep loop (each heuristic's ``decide`` for its rows) play the same
+games, bit for bit, at every player count, with knobs moved off their defaults and rules changed;
+a user's strategy built on one is played through its own ``act``. (That each acts only on what
+its seat may know: tests/test_herds.py, next to the permutation of hidden cards.)"""
 
 from __future__ import annotations
 
@@ -58,18 +60,18 @@ def _same(fast, slow):
     (4, {"partners": "beside", "end_tie": "play_on", "trade_explorer": "grows",
          "target_score": 30}),
 ])
-def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rules):
+def test_the_lockstep_loop_plays_the_heuristics_as_the_whole_game_kernel_does(players, rules):
     """Mixed tables of the three heuristics, knobs moved: the whole-game kernel and the lockstep
     loop give the same games, to the last statistic, drama number and state array."""
     fast, slow = _both(players, rules)
     _same(fast, slow)
     st = slow.outcome.stats
-    # the positions the twins' branches answer all came up
+    # the positions the policies' branches answer all came up
     assert st["trades"].sum() > 0 and st["swaps"].sum() > 0 and st["grows"].sum() > 0
     assert st["lead_changes"].sum() > 0
 
 
-def test_compiled_twins_keep_the_same_event_log():
+def test_the_two_paths_keep_the_same_event_log():
     fast, slow = _both(3, {"target_score": 30}, B=30, seed=3, log=True)
     _same(fast, slow)
     assert fast.state.g[:, H.NEV].min() > 100
@@ -82,30 +84,39 @@ def test_one_heuristic_in_every_seat_is_played_compiled_too():
         _same(fast, slow)
 
 
-def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
-    class Greedier(Collector):
+def test_a_user_strategy_built_on_a_heuristic_is_played_through_its_act():
+    """A subclass that writes its own ``act`` is a numpy strategy like any user's: never played
+    by the whole-game kernel, and its act is what plays."""
+    class FirstLegal(Collector):
+        reads_state = False
+
         def act(self, obs, legal, rng):
             return np.argmax(legal, axis=1)
 
-    assert Collector().compiled_policy() is not None
-    assert Blocker().compiled_policy() is not None
-    assert Sprinter().compiled_policy() is not None
-    assert Greedier().compiled_policy() is None
-    assert _compiled_play([Collector(), Greedier()]) is None
+        def compiled_policy(self):
+            return None
+
+    for cls in (Collector, Blocker, Sprinter):
+        assert cls().compiled_policy() is not None
+    assert _compiled_play([Collector(), FirstLegal()]) is None
     assert _compiled_play([Collector(), get_strategy(G.id, "random")()]) is None
-    # a knob no twin follows (numpy's NaN and infinity rules): the lockstep loop plays it
-    assert Sprinter(focus_bonus=float("inf")).compiled_policy() is None
-    assert Blocker(block=float("nan")).compiled_policy() is None
-    assert _compiled_play([Collector(), Blocker(block=float("nan"))]) is None
+    seating = np.array([[0, 1]] * 20)
+    r = G.make_rules(target_score=20)
+    mine = play_batch(G, r, 2, [FirstLegal(), Collector()], seating, game_keys(3, 2, 20))
+    theirs = play_batch(G, r, 2, [Collector(), Collector()], seating, game_keys(3, 2, 20))
+    assert not np.array_equal(mine.outcome.score, theirs.outcome.score)
+    with pytest.raises(TypeError, match="compiled heuristic"):
+        Collector().act(None, None, None)
 
 
-def test_the_receiver_twin_follows_the_leader_at_three_and_four_players():
+def test_the_blockers_receiver_follows_the_leader_at_three_players():
     """The blocker passes to the leading opponent: with a leader other than the left
-    neighbour, the twin's receivers agree with the numpy strategy's (the games above check it
-    as a whole; this checks that such passes happen)."""
+    neighbour, the two paths' receivers agree (the games above check it as a whole; this checks
+    that such passes happen)."""
     fast, slow = _both(3, {}, specs=[("blocker", {"block": 0.5})], B=30, seed=21, log=True)
     _same(fast, slow)
     ev = slow.state.ev
     passes = ev[..., 0] == H.E_PASS
     seat, to = ev[..., 1][passes], ev[..., 3][passes]
     assert ((to - seat) % 3 == 2).any() and ((to - seat) % 3 == 1).any()
+

@@ -19,6 +19,7 @@ from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
 from safari_sim.games import hi_lo_hijinks as hl
 from strategies import get_strategy
+from heuristics import ask, check_knowledge, choose, leaky_policy_is_caught
 from mixed_play import (assert_drama, check_clone_plays_the_same, check_search_space,
                         mixed_actions, play_mixed)
 from worlds_check import check_worlds
@@ -662,6 +663,53 @@ def test_the_permutation_check_catches_a_leaky_observation(leak):
         check_hidden_cards_do_not_show(leaky, 3)
 
 
+
+def _permute_hidden(st, games, rng):
+    """What the seat to move in each of ``games`` cannot see (the other hands, the deck), dealt
+    again among those places, the hands keeping their sizes; the views of those games
+    recomputed."""
+    mover = G.to_move(st)
+    for b in games:
+        p = int(mover[b])
+        others = [q for q in range(st.n_players) if q != p]
+        sizes = [int(st.pp[b, q, hl.HAND_LEN]) for q in others]
+        pos, end = int(st.g[b, hl.POS]), int(st.g[b, hl.END])
+        hidden = list(st.deck[b, pos:end]) + [k for q in others for k in
+                                              np.repeat(np.arange(36), st.hand[b, q])]
+        perm = rng.permutation(np.array(hidden, np.int64))
+        st.deck[b, pos:end] = perm[:end - pos]
+        i = end - pos
+        for q, n in zip(others, sizes):
+            st.hand[b, q] = np.bincount(perm[i:i + n], minlength=36)
+            i += n
+    G._refresh(st, np.asarray(games, np.int64), fresh=False)
+    return st
+
+
+HEURISTICS = [("safe", {}), ("dumper", {}), ("giver", {}),
+              ("safe", {"majority": True, "spoil": 0.5}),
+              ("dumper", {"until_deck": 0, "max_stack": 7}),
+              ("giver", {"target": "next", "at_least": 0.0})]
+
+
+@pytest.mark.parametrize("players,rules", [(2, {}), (3, {"hand_size": 3, "draw_per_turn": 2}),
+                                           (4, {"majority_tie": "discard",
+                                                "explorer_own_type": False})])
+def test_every_heuristic_acts_only_on_what_its_seat_may_know(players, rules):
+    """The other hands and the deck dealt again at every decision: no heuristic's action
+    changes."""
+    strats = [get_strategy(G.id, n)(**p) for n, p in HEURISTICS]
+    assert check_knowledge(G, G.make_rules(rules), players, strats, _permute_hidden,
+                           games=16) > 4000
+
+
+def test_the_knowledge_check_catches_a_policy_that_reads_the_next_card():
+    def next_card(st, b):
+        return st.deck[b, st.g[b, hl.POS]] if st.g[b, hl.POS] < st.g[b, hl.END] else 0
+
+    leaky_policy_is_caught(G, R, 3, get_strategy(G.id, "safe")(), next_card, _permute_hidden,
+                           games=8)
+
 def test_observation_counts_what_is_unseen():
     st = position(hands={0: [K(LION, 2), E(4)]}, piles={1: [K(LION, 6)]})
     o = obs0(st)
@@ -703,8 +751,7 @@ def test_properties_over_random_games(players, rules):
         for k, s in enumerate(strats):
             idx = live[seating[live, mover[live]] == k]
             if idx.size:
-                a = s.act(G.observe(st, idx), legal[idx],
-                          SeatRandom(seat_rs, idx * players + mover[idx]))
+                a = choose(s, G, st, idx, seat_rs, players)
                 assert legal[idx, a].all()
                 actions[idx] = a
         before = {b: snap(st, b) for b in live[::5]}
@@ -733,9 +780,8 @@ def test_properties_over_random_games(players, rules):
 
 def _act(name, st, **params):
     s = get_strategy(G.id, name)(**params)
-    o = G.observe(st, np.array([0])).freeze()
     legal = G.legal(st)
-    a = s.act(o, legal, SeatRandom(np.arange(8, dtype=np.uint64), np.array([0])))
+    a = ask(s, G, st, [0], np.arange(8, dtype=np.uint64), st.n_players)
     assert legal[0, a[0]]
     return int(a[0])
 

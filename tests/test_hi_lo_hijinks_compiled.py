@@ -1,5 +1,8 @@
-"""Hi-Lo Hijinks' compiled twins (strategies/_hi_lo_hijinks_compiled.py): the whole-game kernel
-and the lockstep loop play the same games, decision for decision, to the last statistic."""
+"""Hi-Lo Hijinks' shipped heuristics, each one compiled policy
+(strategies/_hi_lo_hijinks_compiled.py): the whole-game kernel and the lockstep loop (each
+heuristic's ``decide`` for its rows) play the same games, decision for decision, to the last
+statistic; a user's strategy built on one is played through its own ``act``. (That each acts only
+on what its seat may know: tests/test_hi_lo_hijinks.py.)"""
 
 from __future__ import annotations
 
@@ -7,12 +10,14 @@ import numpy as np
 import pytest
 
 from tests.compiled_check import assert_same_games
-from safari_sim.engine.chance import SeatRandom, game_keys
+from safari_sim.engine.chance import game_keys
 from safari_sim.engine.play import _compiled_play, play_batch
 from safari_sim.games import get_game
 from safari_sim.games import hi_lo_hijinks as hl
 from strategies import get_strategy
 from strategies.hi_lo_hijinks import Dumper, Giver, Safe
+
+from heuristics import choose
 
 G = get_game("hi_lo_hijinks")
 
@@ -29,11 +34,11 @@ SPECS = [("safe", {}), ("dumper", {}), ("giver", {}),
 
 
 def both_ways(rules, players, strats, seating, keys):
-    """The same games played by the twins and by the lockstep loop; asserts every outcome column
-    and the decision count equal, returns (compiled, lockstep) results."""
+    """The same games played by the whole-game kernel and by the lockstep loop; asserts every
+    outcome column and the decision count equal, returns (compiled, lockstep) results."""
     fast = play_batch(G, rules, players, strats, seating, keys)
     slow = play_batch(G, rules, players, strats, seating, keys, compiled=False)
-    assert fast.times["observe"] == 0.0 and slow.times["observe"] > 0.0  # the two paths
+    assert fast.times["strategies"] == 0.0 and slow.times["strategies"] > 0.0  # the two paths
     assert_same_games(fast, slow)
     return fast, slow
 
@@ -47,7 +52,7 @@ def both_ways(rules, players, strats, seating, keys):
     (2, {"values": 8, "copies": 3, "higher_up_to": 4, "draw_per_turn": 2}),
     (3, {"reverse_on_match": False, "animals": 4, "values": 5}),
 ])
-def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rules):
+def test_the_lockstep_loop_plays_the_heuristics_as_the_whole_game_kernel_does(players, rules):
     """Mixed tables of the shipped heuristics with their knobs moved: the whole-game kernel
     and the lockstep loop give the same games, every outcome column, the drama and the
     decision count; the state they leave is the same too."""
@@ -64,7 +69,7 @@ def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rul
         assert np.array_equal(getattr(fast.state, f), getattr(slow.state, f)), f
     assert np.array_equal(fast.state.view.mover, slow.state.view.mover)
     assert (fast.state.view.mover == -1).all()
-    # the games went through every decision the twins answer
+    # the games went through every decision the policies answer
     st = slow.outcome.stats
     assert st["matches"].sum() > 0 and st["stacks_taken"].sum() > 0
     assert st["explorer_plays"].sum() > 0 or r.younger
@@ -74,7 +79,7 @@ def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rul
         assert st["cards_given"].sum() > 0
 
 
-def test_each_twin_alone_plays_the_same_games():
+def test_each_heuristic_alone_plays_the_same_games():
     """One heuristic in every seat (the bench's `same` row), each of the three."""
     for name, params in SPECS[:6]:
         strats = [get_strategy(G.id, name)(**params)]
@@ -83,41 +88,33 @@ def test_each_twin_alone_plays_the_same_games():
         both_ways(G.make_rules(), 3, strats, seating, keys)
 
 
-def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
-    class Greedier(Safe):
-        def play(self, obs, legal, rng):
-            return np.argmax(legal[:, :2 * obs.nak], axis=1)
+def test_a_user_strategy_built_on_a_heuristic_is_played_through_its_act():
+    """A subclass that writes its own ``act`` is a numpy strategy like any user's: never played
+    by the whole-game kernel, and its act is what plays."""
+    class FirstLegal(Safe):
+        reads_state = False
 
-    class Stubborn(Dumper):
-        def reverse(self, obs):
-            return np.zeros(len(obs.game), bool)
-
-    class Generous(Safe):
-        def give(self, obs, legal, rng):
-            return np.full(len(obs.game), 2 * obs.nak + 2)
-
-    class Mine(Giver):
         def act(self, obs, legal, rng):
-            return super().act(obs, legal, rng)
+            return np.argmax(legal, axis=1)
 
-    class Aimed(Giver):
-        def _target(self, obs):
-            return np.ones(len(obs.game), np.int64)
+        def compiled_policy(self):
+            return None
 
     for cls in (Safe, Dumper, Giver):
         assert cls().compiled_policy() is not None
-    for cls in (Greedier, Stubborn, Generous, Mine, Aimed):
-        assert cls().compiled_policy() is None, cls.__name__
-    assert _compiled_play([Safe(), Greedier()]) is None
+    assert _compiled_play([Safe(), FirstLegal()]) is None
     assert _compiled_play([Safe(), get_strategy(G.id, "random")()]) is None
-    # a knob the twin does not follow: no twin, the lockstep path
-    assert Safe(spoil=float("inf")).compiled_policy() is None
-    assert Giver(match_bonus=float("nan")).compiled_policy() is None
+    seating = np.array([[0, 1]] * 40)
+    mine = play_batch(G, G.make_rules(), 2, [FirstLegal(), Safe()], seating, game_keys(3, 2, 40))
+    theirs = play_batch(G, G.make_rules(), 2, [Safe(), Safe()], seating, game_keys(3, 2, 40))
+    assert not np.array_equal(mine.outcome.score, theirs.outcome.score)
+    with pytest.raises(TypeError, match="compiled heuristic"):
+        Safe().act(None, None, None)
 
 
-def test_a_part_played_batch_is_played_on_by_the_twins():
+def test_a_part_played_batch_is_played_on_by_the_kernel():
     """play_on from a state the lockstep loop has already advanced (as search's play-outs
-    start): the twins take every game on from where it stands."""
+    start): the whole-game kernel takes every game on from where it stands."""
     from safari_sim.engine.play import play_on
 
     strats = [get_strategy(G.id, n)(**p) for n, p in SPECS[:3]]
@@ -137,8 +134,7 @@ def test_a_part_played_batch_is_played_on_by_the_twins():
         for k, s in enumerate(strats):
             idx = obs_rows[who == k]
             if idx.size:
-                acts[idx] = s.act(G.observe(st, idx).freeze(), G.legal(st)[idx],
-                                  SeatRandom(seat_rs, idx * P + mover[idx]))
+                acts[idx] = choose(s, G, st, idx, seat_rs, P)
         n += obs_rows.size
         G.step(st, acts)
     n += play_on(G, st, strats, seating, seat_rs)

@@ -19,6 +19,7 @@ from safari_sim.engine.protocol import RulesError
 from safari_sim.games import get_game
 from safari_sim.games import safari_sprint as ss
 from strategies import get_strategy
+from heuristics import ask, check_knowledge, choose, leaky_policy_is_caught
 from mixed_play import (assert_drama, check_clone_plays_the_same, check_search_space,
                         mixed_actions, play_mixed)
 from worlds_check import check_worlds
@@ -624,8 +625,7 @@ def run_checked(players, rules, n_games, seed):
         for k, s in enumerate(strats):
             idx = live[seating[live, mover[live]] == k]
             if idx.size:
-                a = np.asarray(s.act(G.observe(st, idx).freeze(), legal[idx],
-                                     SeatRandom(seat_rs, idx * players + mover[idx])))
+                a = choose(s, G, st, idx, seat_rs, players)
                 assert legal[idx, a].all(), "a strategy chose an illegal action"
                 actions[idx] = a
         before = {}
@@ -861,10 +861,8 @@ def test_pure_python_mode_plays_the_same_series():
 
 def decide(st, name, **params):
     s = get_strategy(G.id, name)(**params)
-    b = np.array([0])
     keys = game_keys(0, st.n_players, 1)
-    rng = SeatRandom(keys.seat.reshape(-1).copy(), b * st.n_players + G.to_move(st)[b])
-    return int(s.act(G.observe(st, b).freeze(), G.legal(st)[b], rng)[0])
+    return int(ask(s, G, st, [0], keys.seat.reshape(-1).copy(), st.n_players)[0])
 
 
 def last_to_play(seat0_hand, **rules):
@@ -942,7 +940,20 @@ def test_strategies_beat_random():
     assert min(share[:3]) > share[3] and np.mean(share[:3]) > share[3] + 0.05
 
 
-# ---- audit: the cards still to come (strategies' LineEffect) --------------------------------
+# ---- audit: the cards still to come (the policies' line_effect) ----------------------------
+
+def line_effect(st, b, expect_later):
+    """(own[6], other[6, 6]) of the compiled policies' ``line_effect`` in game b: the move of a
+    card of each number played now, and what the line's cards then give each ducky."""
+    from strategies import _safari_sprint_compiled as C
+    v = st.view
+    deck_total = np.ascontiguousarray(st.deck_total_ro, np.int64)
+    powq, pow1q = C.pow_tables(int(deck_total.sum()))
+    own, other, pmf, sv, u, _, _ = C.scratch()
+    C.line_effect(b, expect_later, v.small, v.hand, v.played, v.line, v.ifplay, deck_total,
+                  st.racing, st.params, powq, pow1q, own, other, pmf, sv, u)
+    return own, other
+
 
 def ref_expected_moves(line, values, unseen, to_play, tie_order):
     """Plain reference for the strategies' look-ahead: every number of each later card drawn
@@ -978,23 +989,22 @@ def _line_in_play_order(st, b=0):
 @pytest.mark.parametrize("tie_order", ["later_ahead", "earlier_ahead"])
 @pytest.mark.parametrize("played", [0, 1, 2])
 def test_line_effect_counts_the_cards_still_to_come(tie_order, played):
-    from strategies.safari_sprint import LineEffect
     r, st = example_position(tie_order=tie_order)
     for t in (card(X, 5), card(ZEBRA, 3))[:played]:
         act(st, t)
     o = G.observe(st, np.array([0]))
-    eff = LineEffect(o, True)
+    eff_own, eff_other = line_effect(st, 0, True)
     values = r.racing_cards[0]
     own, other = ref_expected_moves(_line_in_play_order(st), values, o.unseen[0].tolist(),
                                     int(o.to_play[0]), tie_order)
-    assert np.allclose(eff.own[0], own)
-    assert np.allclose(eff.other[0], other)
+    assert np.allclose(eff_own, own)
+    assert np.allclose(eff_other, other)
     # without the look-ahead: the line as it stands (the game's ifplay)
-    flat = LineEffect(o, False)
-    assert np.array_equal(flat.own[0], o.ifplay[0, :, 6])
+    flat_own, _ = line_effect(st, 0, False)
+    assert np.array_equal(flat_own, o.ifplay[0, :, 6])
     if played == 0 and tie_order == "later_ahead":
         # the first to play: a 1 surely ends last (every later card goes ahead of it)
-        assert eff.own[0, 0] == pytest.approx(values[3])
+        assert eff_own[0] == pytest.approx(values[3])
 
 
 def test_backer_playing_first_plays_its_high_card():
@@ -1007,6 +1017,28 @@ def test_backer_playing_first_plays_its_high_card():
     assert G.to_move(st)[0] == 0
     assert decide(st, "backer", thrift=0.0) == card(ELEPHANT, 6)
     assert decide(st, "backer", thrift=0.0, expect_later=False) == card(ELEPHANT, 1)
+
+
+def backer_scores(st, o, games, p):
+    """float[n, 36]: the backer's choice scored for every card type in ``games`` (``o``: the
+    observation of the live games, in order): its own animal's moves count 1, a rival's
+    -rival_weight, the explorer's -explorer_weight, and an own card spends thrift per number
+    (none in a race's last round)."""
+    rows = {int(b): i for i, b in enumerate(o.game)}
+    out = np.zeros((len(games), 36))
+    for n, b in enumerate(games):
+        i = rows[int(b)]
+        own, other = line_effect(st, int(b), p.expect_later)
+        mine = max(int(o.mine[i]), 0)
+        w = np.where(o.in_play, -p.rival_weight, 0.0)
+        w[X] = -p.explorer_weight
+        w[mine] = 1.0
+        thrift = p.thrift if o.round[i] < o.rounds - 1 else 0.0
+        for t in range(36):
+            d, v = t // 6, t % 6
+            out[n, t] = (other[v] * w).sum() + w[d] * own[v] - (thrift * (v + 1) if d == mine
+                                                                 else 0.0)
+    return out
 
 
 def test_backer_fast_play_is_the_best_of_its_score():
@@ -1023,9 +1055,9 @@ def test_backer_fast_play_is_the_best_of_its_score():
         o = G.observe(st, live).freeze()
         playing = np.flatnonzero(o.kind == ss.PLAY)
         if playing.size:
-            sub = o.take(playing)
-            got = backer.play(sub, lg[playing], None)
-            sc = np.where(lg[playing, :36], backer.score(sub, lg[playing], None), -np.inf)
+            got = ask(backer, G, st, live[playing], seat_rs.copy(), players)
+            sc = np.where(lg[playing, :36], backer_scores(st, o, live[playing], backer.params),
+                          -np.inf)
             assert lg[playing, got].all()
             assert np.allclose(sc[np.arange(playing.size), got], sc.max(axis=1))
             checked += playing.size
@@ -1113,6 +1145,36 @@ def permute_for_mover(st, rng):
     G._refresh(cp, cp.all_games)
     return cp
 
+
+
+def _scramble(st, games, rng):
+    """What the seat to move in each game cannot see (``permute_for_mover``), dealt again."""
+    return permute_for_mover(st, rng)
+
+
+HEURISTICS = [("backer", {}), ("spoiler", {}), ("projector", {}),
+              ("backer", {"claim": "leader", "expect_later": False}),
+              ("spoiler", {"expect_later": True, "save_six": 2, "claim": "space"}),
+              ("projector", {"late_only": 3, "expect_later": True})]
+
+
+@pytest.mark.parametrize("players,rules", [(3, {}), (4, {"reset_deal": "keep"}),
+                                           (5, {"extra_card": 0, "tie_order": "earlier_ahead"})])
+def test_every_heuristic_acts_only_on_what_its_seat_may_know(players, rules):
+    """The other hands, the explorer cards set aside and the face-down racing cards dealt again
+    at every decision: no heuristic's action changes."""
+    strats = [get_strategy(G.id, n)(**p) for n, p in HEURISTICS]
+    assert check_knowledge(G, G.make_rules(rules), players, strats, _scramble, games=8) > 4000
+
+
+def test_the_knowledge_check_catches_a_policy_that_reads_a_hidden_card():
+    def next_hand(st, b):  # the next seat's lowest card held
+        q = (int(G.to_move(st)[b]) + 1) % st.n_players
+        held = np.flatnonzero(st.hand[b, q])
+        return held[0] if held.size else 0
+
+    leaky_policy_is_caught(G, G.make_rules(), 3, get_strategy(G.id, "backer")(), next_hand,
+                           _scramble, games=6)
 
 def _play_some(players, steps, B, seed, rules=None):
     return play_mixed(G, G.make_rules(rules or {}), players, ("backer", "random", "spoiler"), B,

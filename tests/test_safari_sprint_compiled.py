@@ -1,5 +1,8 @@
-"""Safari Sprint's compiled twins (strategies/_safari_sprint_compiled.py): the same games as the
-numpy strategies, bit for bit, whole games and decision by decision."""
+"""Safari Sprint's shipped heuristics, each one compiled policy
+(strategies/_safari_sprint_compiled.py): the whole-game kernel and the lockstep loop (each
+heuristic's ``decide`` for its rows) play the same games, bit for bit; a user's strategy built on
+one is played through its own ``act``. (That each acts only on what its seat may know:
+tests/test_safari_sprint.py, next to the permutation of hidden cards.)"""
 
 from __future__ import annotations
 
@@ -13,7 +16,6 @@ from strategies import _safari_sprint_compiled as compiled
 from strategies import get_strategy
 from strategies.safari_sprint import Backer, Projector, Spoiler
 from compiled_check import assert_same_games
-from mixed_play import mixed_actions
 
 G = get_game("safari_sprint")
 
@@ -61,7 +63,7 @@ def play_both_ways(players, rules, specs=SPECS, B=160, seed=9):
     (5, {"explorer_lead_dealer": "left", "race_points": (9, 5, 3, 2, 1, 0),
          "animals": ("lion", "monkey", "tiger", "zebra", "elephant")}),
 ])
-def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rules):
+def test_the_lockstep_loop_plays_the_heuristics_as_the_whole_game_kernel_does(players, rules):
     slow = play_both_ways(players, rules)
     assert slow.outcome.stats["steals"].sum() > 0 or rules.get("steals") is False
     assert slow.outcome.stats["lead_changes"].sum() > 0
@@ -70,59 +72,6 @@ def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rul
 def test_the_benchmark_table_plays_the_same_games():
     from strategies.safari_sprint import BENCHMARK
     play_both_ways(BENCHMARK["players"], {}, [(n, p) for n, p in BENCHMARK["mix"]], B=120)
-
-
-def _positions(players, rules, seed, B=160, steps=(0, 2, 5, 9, 17, 30, 47, 70, 101)):
-    """States of random mixed play (the numpy strategies and random) at several step counts."""
-    r = G.make_rules(rules)
-    strats = strategies() + [get_strategy(G.id, "random")()]
-    keys = game_keys(seed, players, B)
-    seat_rs = keys.seat.reshape(-1).copy()
-    st = G.init(r, players, keys.deal)
-    for step in range(max(steps) + 1):
-        live = np.flatnonzero(G.to_move(st) >= 0)
-        if live.size == 0:
-            return
-        if step in steps:
-            yield st, live
-        G.step(st, mixed_actions(G, st, strats, seat_rs, players))
-
-
-@pytest.mark.parametrize("players,rules", [(3, {}), (4, {"tie_order": "earlier_ahead"}),
-                                           (5, {"extra_card": 0, "track_end": "stop"})])
-def test_each_twin_decides_as_its_numpy_strategy(players, rules):
-    """Decision by decision, on all the observed games and on subsets of them (a numpy strategy
-    sees only the games where its seat moves; its shortcuts, e.g. no player still to play in any
-    of them, must not change an answer)."""
-    strats = strategies()
-    rng = np.random.default_rng(players)
-    checked = 0
-    for st, live in _positions(players, rules, seed=players):
-        legal = G.legal(st)
-        subsets = [live, live[rng.random(live.size) < 0.2], live[:1],
-                   live[G.observe(st, live).to_play == 0]]
-        for idx in subsets:
-            if idx.size == 0:
-                continue
-            obs = G.observe(st, idx).freeze()
-            for s in strats:
-                want = s.act(obs, legal[idx], None)
-                got = compiled.decide(st, idx, s.compiled_policy())
-                bad = np.flatnonzero(want != got)
-                assert bad.size == 0, (s.label, s.params, idx[bad[:5]], want[bad[:5]],
-                                       got[bad[:5]])
-                checked += idx.size
-    assert checked > 10_000
-
-
-def test_numpy_sums_a_short_last_axis_in_order():
-    """The twins add the five terms of each expected move in order: numpy's own order for these
-    shapes (a numpy that summed pairwise here would change the last bit: this test says so)."""
-    rng = np.random.default_rng(0)
-    for n in (1, 3, 64, 4096):
-        x = rng.random((n, 6, 5))
-        seq = (((x[..., 0] + x[..., 1]) + x[..., 2]) + x[..., 3]) + x[..., 4]
-        assert np.array_equal(x.sum(axis=2), seq)
 
 
 def test_power_tables_are_numpys_powers():
@@ -137,40 +86,40 @@ def test_power_tables_are_numpys_powers():
     assert not np.array_equal(q ** np.full(q.shape, 2), q * q)
 
 
-def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
-    class Louder(Backer):
-        def play(self, obs, legal, rng):
-            return super().play(obs, legal, rng)
+def test_a_user_strategy_built_on_a_heuristic_is_played_through_its_act():
+    """A subclass that writes its own ``act`` is a numpy strategy like any user's: never played
+    by the whole-game kernel, and its act is what plays."""
+    class FirstLegal(Backer):
+        reads_state = False
 
-    class Rescored(Spoiler):
-        def score(self, obs, legal, rng):
-            return -super().score(obs, legal, rng)
-
-    class Acting(Projector):
         def act(self, obs, legal, rng):
-            return super().act(obs, legal, rng)
+            return np.argmax(legal, axis=1)
 
-    class OwnTwin(Rescored):
-        def policy(self):
-            return Spoiler.policy(self)
+        def compiled_policy(self):
+            return None
 
-    for s in (Backer(), Spoiler(), Projector(), OwnTwin()):
+    for s in (Backer(), Spoiler(), Projector()):
         assert s.compiled_policy() is not None
-    for s in (Louder(), Rescored(), Acting()):
-        assert s.compiled_policy() is None
-    assert _compiled_play([Backer(), Rescored()]) is None
+    assert _compiled_play([Backer(), FirstLegal()]) is None
     assert _compiled_play([Backer(), get_strategy(G.id, "random")()]) is None
     assert _compiled_play([Backer(), Spoiler(), Projector()]) is not None
+    seating = np.array([[0, 1, 1]] * 20)
+    r = G.make_rules()
+    mine = play_batch(G, r, 3, [FirstLegal(), Backer()], seating, game_keys(3, 3, 20))
+    theirs = play_batch(G, r, 3, [Backer(), Backer()], seating, game_keys(3, 3, 20))
+    assert not np.array_equal(mine.outcome.score, theirs.outcome.score)
+    with pytest.raises(TypeError, match="compiled heuristic"):
+        Backer().act(None, None, None)
 
 
-def test_a_changed_twin_changes_the_games():
-    """The comparison can fail: a twin with one knob moved (the numpy strategy's left as it is)
-    plays other games."""
+def test_a_changed_whole_game_policy_changes_the_games():
+    """The comparison can fail: a heuristic whose whole-game policy has one knob moved (the
+    policy its ``decide`` plays in the lockstep loop left as it is) plays other games."""
     strats = strategies(SPECS[:3])
 
     class Off(Spoiler):
-        def policy(self):
-            kind, knobs = super().policy()
+        def compiled_policy(self):
+            kind, knobs = self.policy()
             return kind, knobs[:3] + (knobs[3] + 0.8,) + knobs[4:]
 
     strats[1] = Off()
