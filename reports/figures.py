@@ -72,15 +72,18 @@ def _pct_axis(ax, axis: str = "x") -> None:
     (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(matplotlib.ticker.FuncFormatter(_pct_tick))
 
 
-def win_rates(rates: pl.DataFrame, fair: float, order: list, label: str = "strategy", title: str = "") -> str:
-    """Horizontal bars with 95% intervals and the fair share; ``label`` names the rows."""
+def win_rates(rates: pl.DataFrame, fair: float, order: list, label: str = "strategy", title: str = "",
+              seat_name=None) -> str:
+    """Horizontal bars with 95% intervals and the fair share; ``label`` names the rows
+    (``seat_name(seat)`` the seats' labels: a team variant's teams)."""
+    seat_name = seat_name or seat_label
     with plt.rc_context(STYLE):
         n = len(rates)
         fig, ax = plt.subplots(figsize=(5.6, 0.34 * n + 0.9))
         y = np.arange(n)[::-1]
         r = rates["rate"].to_numpy()
         err = np.vstack([r - rates["lo"].to_numpy(), rates["hi"].to_numpy() - r])
-        names = [seat_label(s) for s in rates["seat"]] if label == "seat" else [plain(x) for x in rates[label]]
+        names = [plain(seat_name(s)) for s in rates["seat"]] if label == "seat" else [plain(x) for x in rates[label]]
         ax.barh(y, r, color=[colour_of(k, order) for k in rates[label]], height=0.6, alpha=0.85)
         ax.errorbar(r, y, xerr=err, fmt="none", ecolor="black", capsize=3, lw=1)
         ax.axvline(fair, color=FAIR, ls="--", lw=1)
@@ -106,15 +109,17 @@ def _step(ax, hist: pl.DataFrame, col: str, name: str) -> None:
 
 
 def score_histograms(by_strategy: pl.DataFrame, by_seat: pl.DataFrame, score_name: str,
-                     lower_score_wins: bool, order: list) -> str:
-    """Score distribution per strategy (left) and per seat (right), as shares of games."""
+                     lower_score_wins: bool, order: list, seat_name=None, teams: bool = False) -> str:
+    """Score distribution per strategy (left) and per seat (right), as shares of games; with
+    ``teams`` per pair of partners and per team (``seat_name`` labels the teams)."""
+    seat_name = seat_name or seat_label
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(1, 2, figsize=(7.6, 2.9), sharey=True)
-        for ax, hist, key, title in ((axes[0], by_strategy, "strategy", "by strategy"),
-                                     (axes[1], by_seat, "seat", "by seat")):
+        for ax, hist, key, title in ((axes[0], by_strategy, "strategy", "by partners" if teams else "by strategy"),
+                                     (axes[1], by_seat, "seat", "by team" if teams else "by seat")):
             for (val,), h in hist.sort(key, "bin").group_by(key, maintain_order=True):
                 if key == "seat":
-                    _step(ax, h, colour(val), seat_label(val))
+                    _step(ax, h, colour(val), plain(seat_name(val)))
                 else:
                     _step(ax, h, colour_of(val, order), plain(val))
             panel_title(ax, plain(f"{score_name} {title}"))
@@ -125,9 +130,11 @@ def score_histograms(by_strategy: pl.DataFrame, by_seat: pl.DataFrame, score_nam
         return to_data_uri(fig)
 
 
-def game_shape(margin: pl.DataFrame, length: pl.DataFrame, score_name: str) -> str:
-    """Winning margin and the length of games (turns, and rounds when the game has them)."""
-    panels = [("margin", margin, plain(f"winning margin ({score_name})"))]
+def game_shape(margin: pl.DataFrame, length: pl.DataFrame, score_name: str, teams: bool = False) -> str:
+    """Winning margin (with ``teams``: between the winning team and the next) and the length of
+    games (turns, and rounds when the game has them)."""
+    what = "margin between teams" if teams else "winning margin"
+    panels = [("margin", margin, plain(f"{what} ({score_name})"))]
     if len(length):
         for stat in ("turns", "rounds"):
             h = length.filter(pl.col("statistic") == stat)
