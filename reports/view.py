@@ -106,7 +106,9 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
                                    seat_name=seat_name),
         "scores": figures.score_histograms(t["hist_strategy"].filter(pl.col("variant_id") == vid),
                                            t["hist_seat"].filter(pl.col("variant_id") == vid), score_name, lower, order,
-                                           seat_name=seat_name, teams=bool(members)),
+                                           seat_name=(lambda k: f"{words.seat_label(k)} team"
+                                                      + (" (starts)" if k == 0 else "")) if members else None,
+                                           teams=bool(members)),
         "games": figures.game_shape(t["hist_margin"].filter(pl.col("variant_id") == vid),
                                     t["hist_length"].filter(pl.col("variant_id") == vid)
                                     if len(t["hist_length"]) else t["hist_length"], score_name,
