@@ -106,9 +106,17 @@ def rules_diff(exp_a: dict[str, Any], exp_b: dict[str, Any]) -> pl.DataFrame:
                         schema=["variant", "what", "before", "after"], orient="row")
 
 
-def _summaries(lf: pl.LazyFrame) -> pl.DataFrame:
+def _summaries(lf: pl.LazyFrame, experiment: dict[str, Any] | None = None) -> pl.DataFrame:
     """Per variant: rows (measure, kind, n, mean, var) for each headline number; ``var`` is the
-    sampling variance of the mean clustered by deal (design.cluster_means)."""
+    sampling variance of the mean clustered by deal (design.cluster_means). A variant played in
+    teams is read as teams (``teams.team_frame``): its partners' win rates and the first team's."""
+    from . import teams
+
+    lf = teams.with_teams(lf, experiment)
+    lay = teams.layout(lf)
+    team_labels = set(lf.filter(pl.col("variant_id").is_in(lay["variant_id"].to_list()))
+                      .select(pl.col("variant").unique()).collect()["variant"].to_list()) if len(lay) else set()
+    lf = teams.team_frame(lf, lay)
     win = cluster_means(lf, pl.col("win"), ["variant", "strategy"])
     score = cluster_means(lf, pl.col("score"), ["variant", "strategy"])
     first = cluster_means(lf, pl.col("win"), ["variant"], ["_lineup", "strategy"], where=pl.col("seat") == 0)
@@ -119,7 +127,8 @@ def _summaries(lf: pl.LazyFrame) -> pl.DataFrame:
     for r in score.iter_rows(named=True):
         rows.append((r["variant"], f"mean score: {r['strategy']}", "mean", r["n"], r["mean"], r["var"]))
     for r in first.iter_rows(named=True):
-        rows.append((r["variant"], "first seat's win rate", "share", r["n"], r["mean"], r["var"]))
+        what = "first team's win rate" if r["variant"] in team_labels else "first seat's win rate"
+        rows.append((r["variant"], what, "share", r["n"], r["mean"], r["var"]))
     for r in turns.iter_rows(named=True):
         rows.append((r["variant"], "mean turns per game", "mean", r["n"], r["mean"], r["var"]))
     return pl.DataFrame(rows, schema=["variant", "measure", "kind", "n", "mean", "var"], orient="row")
@@ -138,7 +147,7 @@ def moved(before: str | Path, after: str | Path, level: float = LEVEL) -> tuple[
     exp_a, exp_b = load_experiment(before), load_experiment(after)
     check_comparable(exp_a, exp_b)
     pairs = pair_variants(exp_a, exp_b)
-    sa, sb = _summaries(scan(before)), _summaries(scan(after))
+    sa, sb = _summaries(scan(before), exp_a), _summaries(scan(after), exp_b)
     z = z_value()
     rows = []
     for va, vb in pairs:
