@@ -337,7 +337,9 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
     units = set(t["seat_advantage"]["unit"].to_list()) if "unit" in t["seat_advantage"].columns else {"seat"}
     # "the first seat", or where partners play as teams "the first team" (the team of seat 0)
     first = {frozenset({"seat"}): "first seat", frozenset({"team"}): "first team"}.get(
-        frozenset(units), "first seat (or, where partners play, first team)")
+        frozenset(units), "first seat or team")
+    firsts = {"first seat": "first seat's", "first team": "first team's"}.get(
+        first, "first seat's (in teams, the first team's)")
     if n_var == 1:
         seat = t["seat_advantage"].row(0, named=True)
         v = seat["verdict"]
@@ -355,7 +357,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
                     "in the same seat and seat and strategy cannot be told apart."])
     else:
         lo_row, hi_row = head.sort("edge").row(0, named=True), head.sort("edge").row(-1, named=True)
-        out.append(["Across the ", f"{n_var} variants the {first}'s edge goes from "
+        out.append(["Across the ", f"{n_var} variants the {firsts} edge goes from "
                     f"{signed_points(lo_row['edge'])} percentage points (", _strong(lo_row["variant"]), f") to "
                     f"{signed_points(hi_row['edge'])} percentage points (", _strong(hi_row["variant"]), ")."])
         differ = head.filter(pl.col("outcome") == "differ")["variant"].to_list()
@@ -372,7 +374,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
         bal = t["balance"].filter(pl.col("outcome") != "no verdict")
         tied = stats.tied_with_best(bal, "abs_edge", "abs_edge_lo", "abs_edge_hi")
         b = tied.row(0, named=True)
-        out.append([f"Most balanced {seats}: ", _strong(b["variant"]), f", where the {first}'s edge is "
+        out.append([f"Most balanced {seats}: ", _strong(b["variant"]), f", where the {firsts} edge is "
                     f"{signed_points(b['edge'])} percentage points (its size: "
                     f"{_pp_interval(b['abs_edge_lo'], b['abs_edge_hi'])})", *_tied_words(tied, "edge"), "."])
     if n_var > 1:

@@ -160,9 +160,20 @@ def _x_positions(values: list, numeric: list) -> tuple[np.ndarray, list[str] | N
     return np.asarray([labels.index(v) for v in values], dtype=float), labels
 
 
-def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.DataFrame, order: list) -> str:
+def _fair_line(ax, x: np.ndarray, fair: np.ndarray) -> None:
+    """The fair share, dashed: one level, or where it moves with the variant (teams in some
+    variants, one over the teams; players in others) a line through each variant's own."""
+    if np.allclose(fair, fair[0]):
+        ax.axhline(float(fair[0]), color=FAIR, ls="--", lw=1)
+    else:
+        ax.plot(x, fair, color=FAIR, ls="--", lw=1)
+
+
+def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.DataFrame, order: list,
+                 first: str = "first seat") -> str:
     """Headline numbers against one swept value, with 95% bands; one line per value of the other
-    swept keys (line style), strategies by colour."""
+    swept keys (line style), strategies by colour; ``first``: "first seat", or where variants
+    play in teams "first team" ("first seat or team" when some do)."""
     panels = ["seat", "strategies"] + (["turns"] if "turns_mean" in head.columns else []) \
         + (["margin"] if "margin_mean" in head.columns else [])
     groups = head.group_by(other_keys, maintain_order=True) if other_keys else [((), head)]
@@ -184,7 +195,7 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
                     y, lo, hi = (g[c].to_numpy()[sort] for c in ("first_rate", "first_lo", "first_hi"))
                     ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour(0))
                     ax.fill_between(x, lo, hi, color=colour(0), alpha=0.2, lw=0)
-                    ax.axhline(float(g["fair"][0]), color=FAIR, ls="--", lw=1)
+                    _fair_line(ax, x, g["fair"].to_numpy()[sort])
                 elif panel == "strategies":
                     r = rates.join(g.select("variant_id"), on="variant_id")
                     for (name,), s in r.group_by("strategy", maintain_order=True):
@@ -193,7 +204,7 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
                         c = colour_of(name, order)
                         ax.plot(x, y, ls=ls, marker="o", ms=3, color=c, label=plain(name) if ls == "-" else None)
                         ax.fill_between(x, lo, hi, color=c, alpha=0.18, lw=0)
-                    ax.axhline(float(g["fair"][0]), color=FAIR, ls="--", lw=1)
+                    _fair_line(ax, x, g["fair"].to_numpy()[sort])
                 else:
                     col = "turns" if panel == "turns" else "margin"
                     y = g[f"{col}_mean"].to_numpy()[sort]
@@ -202,7 +213,8 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
                     ax.fill_between(x, y - e, y + e, color=colour(2 if panel == "turns" else 3), alpha=0.2, lw=0)
             if tag:  # the line style stands for the other swept values: a neutral legend entry
                 legend_styles.append(Line2D([], [], color="#444444", ls=ls, label=tag))
-        titles = {"seat": "first seat's win rate", "strategies": "win rate per strategy",
+        titles = {"seat": f"{first}'s win rate" if first != "first seat or team" else "first seat's (team's) win rate",
+                  "strategies": "win rate per strategy",
                   "turns": "mean turns per game", "margin": "mean winning margin"}
         for ax, panel in zip(axes, panels):
             panel_title(ax, titles[panel])

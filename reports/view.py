@@ -158,7 +158,8 @@ def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
     if len(variants) > 1 and keys:
         for k in keys:
             sweep_figs.append({"key": k, "uri": figures.sweep_figure(k, [o for o in keys if o != k],
-                                                                     t["headlines"], t["win_rates"], order)})
+                                                                     t["headlines"], t["win_rates"], order,
+                                                                     first=_first_unit(t))})
     context = {
         "experiment": experiment,
         "title": experiment.get("name") or "experiment",
