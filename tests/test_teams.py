@@ -307,7 +307,8 @@ def test_herds_four_players_report_reads_teams(tmp_path):
         "--quiet")
     df = pl.read_parquet(out / "chunks" / "v000" / "*.parquet")
     assert df.filter(pl.col("game") == 0).sort("seat")["team"].to_list() == [0, 1, 0, 1]
-    assert json.loads((out / "experiment.json").read_text())["variants"][0]["teams"] == [0, 1, 0, 1]
+    record = json.loads((out / "experiment.json").read_text())
+    assert record["variants"][0]["teams"] == [0, 1, 0, 1] and record["teams"] is True
     html = (out / "report.html").read_text()
     bullets = summary_bullets(html)
     assert re.match(r"The team that plays first \(1st and 3rd seats\) (has no edge that these games can show|"

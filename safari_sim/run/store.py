@@ -146,6 +146,8 @@ def experiment_record(exp: Any, raw: dict[str, Any]) -> dict[str, Any]:
         "pool": [s.model_dump() for s in spec.pool],
         "variants": [_with_teams(v.to_json(), exp.game.teams(v.rules, spec.players))
                      for v in exp.variants],
+        # whether any variant plays in teams (then the dataset has a ``team`` column)
+        "teams": any(exp.game.teams(v.rules, spec.players) is not None for v in exp.variants),
         "fingerprint": exp.fingerprint(),
         "versions": versions(),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -42,9 +42,11 @@ JOIN = " + "  # between partners' names in a pair's name
 def with_teams(lf: pl.LazyFrame, experiment: dict[str, Any] | None = None) -> pl.LazyFrame:
     """``lf`` with a ``team`` column where the experiment plays in teams: the dataset's own, or
     for a run made before the runner wrote it, each variant's ``teams`` from experiment.json
-    (or the game's ``Game.teams`` of the variant's resolved rules). Unchanged otherwise."""
-    if "team" in lf.collect_schema() or not experiment:
-        return lf
+    (or the game's ``Game.teams`` of the variant's resolved rules). Unchanged otherwise, and
+    without asking the game when experiment.json says ``"teams": false`` (every run since the
+    column)."""
+    if "team" in lf.collect_schema() or not experiment or experiment.get("teams") is False:
+        return lf  # (a run that records "teams": false plays none: no need to ask the game)
     players = int(experiment.get("players") or 0)
     rows = []
     for v in experiment.get("variants") or []:
