@@ -19,7 +19,7 @@ from scipy.stats import t as student_t
 
 from .design import LEVEL, cluster_means, holm, seat_test, z_pvalue
 from .intervals import CONFIDENCE, games_to_halve, wilson, z_value
-from .words import seat_test_sentence, seat_verdict, team_test_sentence, team_verdict
+from .words import seat_test_sentence, seat_verdict, team_verdict
 
 
 def win_rates(lf: pl.LazyFrame, by: str = "strategy") -> pl.DataFrame:
@@ -116,7 +116,7 @@ def seat_advantage(lf: pl.LazyFrame, seats: pl.DataFrame | None = None, seating:
             "unit": "team" if vid in members else "seat",
             "verdict": (team_verdict(outcome, first, far, fair, members[vid], seating) if vid in members
                         else seat_verdict(outcome, first, far, fair, seating)),
-            "test_sentence": (team_test_sentence if vid in members else seat_test_sentence)(
-                outcome, t["statistic"], t["df"], t["p_value"], t["p_adjusted"], family),
+            "test_sentence": seat_test_sentence(outcome, t["statistic"], t["df"], t["p_value"], t["p_adjusted"],
+                                                family, teams=vid in members),
         })
     return pl.DataFrame(rows, schema_overrides={"variant_id": pl.Int16})

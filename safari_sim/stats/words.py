@@ -124,19 +124,28 @@ def seat_verdict(outcome: str, first: dict, furthest: dict, fair: float, seating
 
 
 def seat_test_sentence(outcome: str, statistic: float, df: int, p: float, p_adjusted: float | None = None,
-                       family: int = 1) -> str:
-    """The test of all seats together, in words, agreeing with the verdict's ``outcome``."""
+                       family: int = 1, teams: bool = False) -> str:
+    """The test of all seats together, in words, agreeing with the verdict's ``outcome``; with
+    ``teams`` the test of the teams' places in the turn order (the seat test on teams)."""
     if outcome == "no verdict":
+        if teams:
+            return ("No test of the team that plays first: the same partners always played first, so the "
+                    "order's effect and the partners' are the same number.")
         return ("No test of equal seats: every strategy kept one seat, so the seat's effect and the "
                 "strategy's are the same number.")
-    what = (f"a score test of seat with the strategies accounted for, games of one deal counted "
-            f"together (χ² = {statistic:.1f} on {df} df)")
+    what = ("a score test of the team's place in the turn order with the partners accounted for" if teams
+            else "a score test of seat with the strategies accounted for")
+    what += f", games of one deal counted together (χ² = {statistic:.1f} on {df} df)"
     adjusted = ""
     if family > 1 and p_adjusted is not None:
         adjusted = f", adjusted {pvalue(p_adjusted)} after Holm's correction for the {family} variants"
-    verdict = ("the seats are not equally placed to win" if outcome == "differ"
-               else "no evidence that the seats differ")
-    return f"Against equal seats, {what}: {pvalue(p)}{adjusted}, so {verdict}."
+    if teams:
+        verdict = ("the teams are not equally placed to win" if outcome == "differ"
+                   else "no evidence that the team that plays first has an edge")
+    else:
+        verdict = ("the seats are not equally placed to win" if outcome == "differ"
+                   else "no evidence that the seats differ")
+    return f"Against {'teams equally placed' if teams else 'equal seats'}, {what}: {pvalue(p)}{adjusted}, so {verdict}."
 
 
 # ---- teams (stats/teams.py): partners win together --------------------------------------------
@@ -178,19 +187,3 @@ def team_verdict(outcome: str, first: dict, furthest: dict, fair: float, members
     return (f"the teams are not equally placed to win, though {who} is itself within reach of fair: "
             f"{wins}; the {team_label(int(furthest['seat']), members[int(furthest['seat'])])} is "
             f"furthest from fair at {pct(furthest['rate'])} ({signed_points(gap)} percentage points)")
-
-
-def team_test_sentence(outcome: str, statistic: float, df: int, p: float, p_adjusted: float | None = None,
-                       family: int = 1) -> str:
-    """The test of the teams' places in the turn order, in words, agreeing with ``outcome``."""
-    if outcome == "no verdict":
-        return ("No test of the team that plays first: the same partners always played first, so the "
-                "order's effect and the partners' are the same number.")
-    what = (f"a score test of the team's place in the turn order with the partners accounted for, games "
-            f"of one deal counted together (χ² = {statistic:.1f} on {df} df)")
-    adjusted = ""
-    if family > 1 and p_adjusted is not None:
-        adjusted = f", adjusted {pvalue(p_adjusted)} after Holm's correction for the {family} variants"
-    verdict = ("the teams are not equally placed to win" if outcome == "differ"
-               else "no evidence that the team that plays first has an edge")
-    return f"Against teams equally placed, {what}: {pvalue(p)}{adjusted}, so {verdict}."
