@@ -320,6 +320,14 @@ def head_to_head_sentence(h2h: pl.DataFrame) -> list:
             f"{which}."]
 
 
+def first_unit(seat_advantage: pl.DataFrame) -> str:
+    """What "first" is across the variants: "first seat", or where partners play as teams "first
+    team" (the team of seat 0), or "first seat or team" when some variants play in teams."""
+    units = set(seat_advantage["unit"].to_list()) if "unit" in seat_advantage.columns else {"seat"}
+    return {frozenset({"seat"}): "first seat", frozenset({"team"}): "first team"}.get(frozenset(units),
+                                                                                      "first seat or team")
+
+
 def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[list]:
     """The "what this says" bullets. Each bullet is a list of parts: plain strings, or
     {"strong": text} for names, so the template can escape everything and still emphasise.
@@ -334,10 +342,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
     fair = 1 / players
     games = int(head["games"].max())
     fixed = (head["outcome"] == "no verdict").all()
-    units = set(t["seat_advantage"]["unit"].to_list()) if "unit" in t["seat_advantage"].columns else {"seat"}
-    # "the first seat", or where partners play as teams "the first team" (the team of seat 0)
-    first = {frozenset({"seat"}): "first seat", frozenset({"team"}): "first team"}.get(
-        frozenset(units), "first seat or team")
+    first = first_unit(t["seat_advantage"])
     firsts = {"first seat": "first seat's", "first team": "first team's"}.get(
         first, "first seat's (in teams, the first team's)")
     if n_var == 1:

@@ -13,7 +13,7 @@ from safari_sim.stats import caps, drama, words
 from safari_sim.stats.sweep import sweep_value_text
 
 from . import figures
-from .compute import compute_tables, summarise
+from .compute import compute_tables, first_unit, summarise
 from .tournament import design_view
 
 
@@ -87,8 +87,7 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
     # a variant played in teams: its "seats" are the teams in turn order (stats/teams.py)
     lay = _rows(t.get("teams", pl.DataFrame()), vid)
     members = lay[0]["members"] if lay else None
-    seat_name = ((lambda k: words.team_label(k, members[k])[:-1] + ("; starts)" if k == 0 else ")"))
-                 if members else figures.seat_label)
+    seat_name = (lambda k: words.team_label(k, members[k], starts=k == 0)) if members else figures.seat_label
     names = rates["strategy"].to_list()
     h2h = {(r["strategy"], r["opponent"]): {**r, "style": _cell_colour(r["rate"])} for r in _rows(t["head_to_head"], vid)}
     score_name = experiment.get("score_name") or "score"
@@ -121,7 +120,6 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
         "players": lay[0]["players"] if members else seat["players"], "games": seat["games"], "fair": fair,
         "partners": bool(members), "teams": len(members) if members else 0,
         "team_size": max(len(m) for m in members) if members else 1,
-        "first_team": words.seats_text(members[0]) if members else "",
         "rates": rates.to_dicts(),
         "seat_rates": [{**r, "name": seat_name(r["seat"])} for r in seat_rates.to_dicts()],
         "seat": {**seat, "verdict": seat["verdict"][0].upper() + seat["verdict"][1:]},
@@ -138,14 +136,6 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
     }
 
 
-def _first_unit(t: dict[str, pl.DataFrame]) -> str:
-    """What the sweep tables' "first ..." column holds: the first seat, or in variants played in
-    teams the first team (the team of seat 0)."""
-    units = set(t["seat_advantage"]["unit"].to_list()) if "unit" in t["seat_advantage"].columns else {"seat"}
-    return {frozenset({"seat"}): "first seat", frozenset({"team"}): "first team"}.get(frozenset(units),
-                                                                                      "first seat or team")
-
-
 def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
     """Compute every table and lay them out for the template."""
     t = compute_tables(lf, experiment)
@@ -159,7 +149,7 @@ def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
         for k in keys:
             sweep_figs.append({"key": k, "uri": figures.sweep_figure(k, [o for o in keys if o != k],
                                                                      t["headlines"], t["win_rates"], order,
-                                                                     first=_first_unit(t))})
+                                                                     first=first_unit(t["seat_advantage"]))})
     context = {
         "experiment": experiment,
         "title": experiment.get("name") or "experiment",
@@ -171,7 +161,7 @@ def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
         "lower_score_wins": bool(experiment.get("lower_score_wins")),
         "summary": summarise(t, experiment),
         "any_teams": bool(len(t.get("teams", pl.DataFrame()))),
-        "first_unit": _first_unit(t),
+        "first_unit": first_unit(t["seat_advantage"]),
         "variants": variants,
         "sweep_keys": keys,
         "headlines": t["headlines"].to_dicts(),

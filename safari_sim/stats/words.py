@@ -157,9 +157,10 @@ def seats_text(seats: list[int]) -> str:
     return f"{body} seat" + ("s" if len(names) > 1 else "")
 
 
-def team_label(position: int, seats: list[int]) -> str:
-    """A team by its place in the turn order: '1st team (1st and 3rd seats)'."""
-    return f"{seat_label(position)} team ({seats_text(seats)})"
+def team_label(position: int, seats: list[int], starts: bool = False) -> str:
+    """A team by its place in the turn order: '1st team (1st and 3rd seats)', with ``starts``
+    '1st team (1st and 3rd seats; starts)'."""
+    return f"{seat_label(position)} team ({seats_text(seats)}{'; starts' if starts else ''})"
 
 
 def team_verdict(outcome: str, first: dict, furthest: dict, fair: float, members: list[list[int]],
