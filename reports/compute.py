@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from safari_sim import stats
-from safari_sim.stats import caps, drama
+from safari_sim.stats import caps, drama, teams
 from safari_sim.stats.words import ci, digits_for, interval, number, pct, points, pvalue, signed, signed_points
 
 
@@ -39,13 +39,19 @@ def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl
     lower = bool(experiment.get("lower_score_wins", False))
     seating = experiment.get("seating") or "rotate"
     t: dict[str, pl.DataFrame] = {}
-    lf = stats.with_design(lf)
+    # A variant played in teams is read as teams: one row per team per game (stats/teams.py),
+    # so every table below is the teams' (partners' wins together, a fair share of one over the
+    # teams, the team that plays first, the margin and ties between teams); the per-player
+    # statistics come from the player rows.
+    players_lf = teams.with_teams(lf, experiment)
+    t["teams"] = teams.layout(players_lf)
+    lf = stats.with_design(teams.team_frame(players_lf, t["teams"]))
     t["variants"] = stats.variants(lf)
     names = stats.strategies(lf)
     # "above / below fair" is one question per strategy and variant: Holm over all of them
     t["win_rates"] = stats.versus_fair(stats.win_rates(lf, "strategy"))
     t["seat_rates"] = stats.seat_win_rates(lf)
-    t["seat_advantage"] = stats.seat_advantage(lf, t["seat_rates"], seating)
+    t["seat_advantage"] = stats.seat_advantage(lf, t["seat_rates"], seating, teams=t["teams"])
     t["seat_rates"] = seat_rows_versus(t["seat_rates"], t["seat_advantage"])
     games = stats.pairs.rank_tables(lf, names)  # one group-by over games for both, or by slices
     t["head_to_head"] = stats.head_to_head(lf, names, games)
@@ -69,7 +75,7 @@ def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl
     t["hist_length"] = pl.concat(
         [stats.histogram(games, c, by=None).with_columns(pl.lit(c).alias("statistic"))
          for c in per_game if c in ("turns", "rounds")] or [pl.DataFrame()], how="diagonal")
-    t["seat_stats"] = stats.seat_statistics(lf, "strategy")
+    t["seat_stats"] = stats.seat_statistics(players_lf.drop("team", strict=False), "strategy")
     t["sweep"] = stats.sweep_table(experiment)
     t["headlines"] = stats.headlines(t["win_rates"], t["seat_advantage"], t["length"], t["margin"])
     if len(t["sweep"].columns) > 1:
@@ -235,15 +241,22 @@ def duplicate_sentence(rates: pl.DataFrame, h2h: pl.DataFrame, games: int) -> li
     return ["".join(parts) + "."]
 
 
-def order_sentences(rates: pl.DataFrame, h: dict, fair: float, players: int) -> list[list]:
+def order_sentences(rates: pl.DataFrame, h: dict, fair: float, players: int, partners: bool = False) -> list[list]:
     """Which strategy wins most and least, from one variant's win rates: a strategy is singled
     out only when no other's interval overlaps its own; strategies whose intervals overlap the
     best's (or the worst's) are named together, and when every interval overlaps every other
-    at both ends none is named as winning most or least."""
+    at both ends none is named as winning most or least. With ``partners`` the rows are pairs of
+    partners (a team variant's ``teams.team_frame``) and ``players`` the number of teams."""
     rates = rates.sort("rate", descending=True)
     best, worst = rates.row(0, named=True), rates.row(-1, named=True)
     top = rates.filter(pl.col("hi") >= best["lo"])  # strategies whose interval reaches the best's
     bottom = rates.filter(pl.col("lo") <= worst["hi"]).sort("rate")
+    noun = "pair of partners" if partners else "strategy"
+    table = f"{players} teams" if partners else f"{players} players"
+
+    def win(names: list) -> str:  # a pair of partners is plural: "blocker + patient win"
+        return "win" if partners or len(names) > 1 else "wins"
+
     spread = (f"the spread between best and worst is {points(h['spread'])} percentage points (interval "
               f"{_pp_interval(h['spread_lo'], h['spread_hi'])})")
     if len(top) == len(rates) and len(bottom) == len(rates):
@@ -253,33 +266,35 @@ def order_sentences(rates: pl.DataFrame, h: dict, fair: float, players: int) -> 
         if above or below:
             fairness = [f"; against a fair share of {pct(fair)} (Holm-corrected), "]
             if above:
-                fairness += [*_names(above), " win" + ("s" if len(above) == 1 else ""), " more"]
+                fairness += [*_names(above), " " + win(above), " more"]
             if below:
-                fairness += [" and " if above else "", *_names(below), " win" + ("s" if len(below) == 1 else ""),
-                             " less"]
+                fairness += [" and " if above else "", *_names(below), " " + win(below), " less"]
         spread = spread.replace("best and worst", "the highest and lowest estimate")
-        return [["No strategy is shown to win more or less often than another: the win-rate intervals of ",
+        return [[f"No {noun} is shown to win more or less often than another: the win-rate intervals of ",
                  *_names(rates["strategy"].to_list()), f" all overlap (no order between them; estimates "
                  f"{interval(worst['rate'], best['rate'])})", *fairness, f"; {spread}."]]
     out: list[list] = []
+    as_partners = ["As partners, "] if partners else []
     if best["versus"] == "above fair":
         if len(top) == 1:
-            lead = [_strong(best["strategy"]), " wins most often: "]
+            lead = [*as_partners, _strong(best["strategy"]), f" {win([1])} most often: "]
         else:
-            lead = [*_names(top["strategy"].to_list()), " win most often, their intervals overlapping (no order "
-                    "between them); the best estimate, ", _strong(best["strategy"]), ", wins "]
-        out.append([*lead, f"{share_of_games(best['rate'], best['lo'], best['hi'], int(best['games']), 'its', '')}"
-                    f", against a fair share of {pct(fair)} with {players} players."])
+            lead = [*as_partners, *_names(top["strategy"].to_list()), " win most often, their intervals "
+                    "overlapping (no order between them); the best estimate, ", _strong(best["strategy"]),
+                    f", {win([1])} "]
+        out.append([*lead, f"{share_of_games(best['rate'], best['lo'], best['hi'], int(best['games']), 'their' if partners else 'its', '')}"
+                    f", against a fair share of {pct(fair)} with {table}."])
     else:
-        out.append(["No strategy wins detectably more than its fair share of "
+        out.append([f"No {noun} wins detectably more than its fair share of "
                     f"{pct(fair)}; the highest estimate, ", _strong(best["strategy"]),
-                    f", wins {pct(best['rate'])} {ci(best['lo'], best['hi'])}."])
+                    f", {win([1])} {pct(best['rate'])} {ci(best['lo'], best['hi'])}."])
     if worst["strategy"] != best["strategy"]:
         if len(bottom) == 1:
-            low = [_strong(worst["strategy"]), f" wins least: {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
+            low = [_strong(worst["strategy"]), f" {win([1])} least: {pct(worst['rate'])} "
+                   f"{ci(worst['lo'], worst['hi'])}"]
         else:
             low = [*_names(bottom["strategy"].to_list()), " win least, their intervals overlapping; the lowest, ",
-                   _strong(worst["strategy"]), f", wins {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
+                   _strong(worst["strategy"]), f", {win([1])} {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
         out.append([*low, f"; {spread}."])
     return out
 
@@ -305,6 +320,14 @@ def head_to_head_sentence(h2h: pl.DataFrame) -> list:
             f"{which}."]
 
 
+def first_unit(seat_advantage: pl.DataFrame) -> str:
+    """What "first" is across the variants: "first seat", or where partners play as teams "first
+    team" (the team of seat 0), or "first seat or team" when some variants play in teams."""
+    units = set(seat_advantage["unit"].to_list()) if "unit" in seat_advantage.columns else {"seat"}
+    return {frozenset({"seat"}): "first seat", frozenset({"team"}): "first team"}.get(frozenset(units),
+                                                                                      "first seat or team")
+
+
 def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[list]:
     """The "what this says" bullets. Each bullet is a list of parts: plain strings, or
     {"strong": text} for names, so the template can escape everything and still emphasise.
@@ -319,11 +342,18 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
     fair = 1 / players
     games = int(head["games"].max())
     fixed = (head["outcome"] == "no verdict").all()
+    first = first_unit(t["seat_advantage"])
+    firsts = {"first seat": "first seat's", "first team": "first team's"}.get(
+        first, "first seat's (in teams, the first team's)")
     if n_var == 1:
-        out += order_sentences(t["win_rates"], head.row(0, named=True), fair, players)
         seat = t["seat_advantage"].row(0, named=True)
         v = seat["verdict"]
-        out.append([v[0].upper() + v[1:] + "."])
+        partners = seat.get("unit") == "team"
+        if partners:  # the headline: does the team that plays first have an edge?
+            out.append([v[0].upper() + v[1:] + "."])
+        out += order_sentences(t["win_rates"], head.row(0, named=True), fair, players, partners)
+        if not partners:
+            out.append([v[0].upper() + v[1:] + "."])
         h2h = t["head_to_head"]
         if len(h2h) and players > 2:  # with two players head to head is the win rate again
             out.append(head_to_head_sentence(h2h))
@@ -332,23 +362,24 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
                     "in the same seat and seat and strategy cannot be told apart."])
     else:
         lo_row, hi_row = head.sort("edge").row(0, named=True), head.sort("edge").row(-1, named=True)
-        out.append(["Across the ", f"{n_var} variants the first seat's edge goes from "
+        out.append(["Across the ", f"{n_var} variants the {firsts} edge goes from "
                     f"{signed_points(lo_row['edge'])} percentage points (", _strong(lo_row["variant"]), f") to "
                     f"{signed_points(hi_row['edge'])} percentage points (", _strong(hi_row["variant"]), ")."])
         differ = head.filter(pl.col("outcome") == "differ")["variant"].to_list()
         tested = int((head["outcome"] != "no verdict").sum())
         correction = f"testing each variant with the strategies accounted for, Holm-corrected for the {tested} variants"
+        seats = {"first seat": "seats", "first team": "teams"}.get(first, "seats (or teams)")
         if differ:
-            out.append(["The seats are not equally placed to win in ", f"{len(differ)} of {tested} variants (",
+            out.append([f"The {seats} are not equally placed to win in ", f"{len(differ)} of {tested} variants (",
                         correction, "): ", *_names(differ),
                         *(["; in the other" + ("s" if tested - len(differ) > 1 else "")
                            + " there is no evidence that they differ."] if tested > len(differ) else ["."])])
         else:
-            out.append([f"There is no evidence that the seats differ in any of the {tested} variants ({correction})."])
+            out.append([f"There is no evidence that the {seats} differ in any of the {tested} variants ({correction})."])
         bal = t["balance"].filter(pl.col("outcome") != "no verdict")
         tied = stats.tied_with_best(bal, "abs_edge", "abs_edge_lo", "abs_edge_hi")
         b = tied.row(0, named=True)
-        out.append(["Most balanced seats: ", _strong(b["variant"]), f", where the first seat's edge is "
+        out.append([f"Most balanced {seats}: ", _strong(b["variant"]), f", where the {firsts} edge is "
                     f"{signed_points(b['edge'])} percentage points (its size: "
                     f"{_pp_interval(b['abs_edge_lo'], b['abs_edge_hi'])})", *_tied_words(tied, "edge"), "."])
     if n_var > 1:

@@ -72,15 +72,18 @@ def _pct_axis(ax, axis: str = "x") -> None:
     (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(matplotlib.ticker.FuncFormatter(_pct_tick))
 
 
-def win_rates(rates: pl.DataFrame, fair: float, order: list, label: str = "strategy", title: str = "") -> str:
-    """Horizontal bars with 95% intervals and the fair share; ``label`` names the rows."""
+def win_rates(rates: pl.DataFrame, fair: float, order: list, label: str = "strategy", title: str = "",
+              seat_name=None) -> str:
+    """Horizontal bars with 95% intervals and the fair share; ``label`` names the rows
+    (``seat_name(seat)`` the seats' labels: a team variant's teams)."""
+    seat_name = seat_name or seat_label
     with plt.rc_context(STYLE):
         n = len(rates)
         fig, ax = plt.subplots(figsize=(5.6, 0.34 * n + 0.9))
         y = np.arange(n)[::-1]
         r = rates["rate"].to_numpy()
         err = np.vstack([r - rates["lo"].to_numpy(), rates["hi"].to_numpy() - r])
-        names = [seat_label(s) for s in rates["seat"]] if label == "seat" else [plain(x) for x in rates[label]]
+        names = [plain(seat_name(s)) for s in rates["seat"]] if label == "seat" else [plain(x) for x in rates[label]]
         ax.barh(y, r, color=[colour_of(k, order) for k in rates[label]], height=0.6, alpha=0.85)
         ax.errorbar(r, y, xerr=err, fmt="none", ecolor="black", capsize=3, lw=1)
         ax.axvline(fair, color=FAIR, ls="--", lw=1)
@@ -106,15 +109,17 @@ def _step(ax, hist: pl.DataFrame, col: str, name: str) -> None:
 
 
 def score_histograms(by_strategy: pl.DataFrame, by_seat: pl.DataFrame, score_name: str,
-                     lower_score_wins: bool, order: list) -> str:
-    """Score distribution per strategy (left) and per seat (right), as shares of games."""
+                     lower_score_wins: bool, order: list, seat_name=None, teams: bool = False) -> str:
+    """Score distribution per strategy (left) and per seat (right), as shares of games; with
+    ``teams`` per pair of partners and per team (``seat_name`` labels the teams)."""
+    seat_name = seat_name or seat_label
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(1, 2, figsize=(7.6, 2.9), sharey=True)
-        for ax, hist, key, title in ((axes[0], by_strategy, "strategy", "by strategy"),
-                                     (axes[1], by_seat, "seat", "by seat")):
+        for ax, hist, key, title in ((axes[0], by_strategy, "strategy", "by partners" if teams else "by strategy"),
+                                     (axes[1], by_seat, "seat", "by team" if teams else "by seat")):
             for (val,), h in hist.sort(key, "bin").group_by(key, maintain_order=True):
                 if key == "seat":
-                    _step(ax, h, colour(val), seat_label(val))
+                    _step(ax, h, colour(val), plain(seat_name(val)))
                 else:
                     _step(ax, h, colour_of(val, order), plain(val))
             panel_title(ax, plain(f"{score_name} {title}"))
@@ -125,9 +130,11 @@ def score_histograms(by_strategy: pl.DataFrame, by_seat: pl.DataFrame, score_nam
         return to_data_uri(fig)
 
 
-def game_shape(margin: pl.DataFrame, length: pl.DataFrame, score_name: str) -> str:
-    """Winning margin and the length of games (turns, and rounds when the game has them)."""
-    panels = [("margin", margin, plain(f"winning margin ({score_name})"))]
+def game_shape(margin: pl.DataFrame, length: pl.DataFrame, score_name: str, teams: bool = False) -> str:
+    """Winning margin (with ``teams``: between the winning team and the next) and the length of
+    games (turns, and rounds when the game has them)."""
+    what = "margin between teams" if teams else "winning margin"
+    panels = [("margin", margin, plain(f"{what} ({score_name})"))]
     if len(length):
         for stat in ("turns", "rounds"):
             h = length.filter(pl.col("statistic") == stat)
@@ -153,9 +160,20 @@ def _x_positions(values: list, numeric: list) -> tuple[np.ndarray, list[str] | N
     return np.asarray([labels.index(v) for v in values], dtype=float), labels
 
 
-def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.DataFrame, order: list) -> str:
+def _fair_line(ax, x: np.ndarray, fair: np.ndarray) -> None:
+    """The fair share, dashed: one level, or where it moves with the variant (teams in some
+    variants, one over the teams; players in others) a line through each variant's own."""
+    if np.allclose(fair, fair[0]):
+        ax.axhline(float(fair[0]), color=FAIR, ls="--", lw=1)
+    else:
+        ax.plot(x, fair, color=FAIR, ls="--", lw=1)
+
+
+def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.DataFrame, order: list,
+                 first: str = "first seat") -> str:
     """Headline numbers against one swept value, with 95% bands; one line per value of the other
-    swept keys (line style), strategies by colour."""
+    swept keys (line style), strategies by colour; ``first``: "first seat", or where variants
+    play in teams "first team" ("first seat or team" when some do)."""
     panels = ["seat", "strategies"] + (["turns"] if "turns_mean" in head.columns else []) \
         + (["margin"] if "margin_mean" in head.columns else [])
     groups = head.group_by(other_keys, maintain_order=True) if other_keys else [((), head)]
@@ -177,7 +195,7 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
                     y, lo, hi = (g[c].to_numpy()[sort] for c in ("first_rate", "first_lo", "first_hi"))
                     ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour(0))
                     ax.fill_between(x, lo, hi, color=colour(0), alpha=0.2, lw=0)
-                    ax.axhline(float(g["fair"][0]), color=FAIR, ls="--", lw=1)
+                    _fair_line(ax, x, g["fair"].to_numpy()[sort])
                 elif panel == "strategies":
                     r = rates.join(g.select("variant_id"), on="variant_id")
                     for (name,), s in r.group_by("strategy", maintain_order=True):
@@ -186,7 +204,7 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
                         c = colour_of(name, order)
                         ax.plot(x, y, ls=ls, marker="o", ms=3, color=c, label=plain(name) if ls == "-" else None)
                         ax.fill_between(x, lo, hi, color=c, alpha=0.18, lw=0)
-                    ax.axhline(float(g["fair"][0]), color=FAIR, ls="--", lw=1)
+                    _fair_line(ax, x, g["fair"].to_numpy()[sort])
                 else:
                     col = "turns" if panel == "turns" else "margin"
                     y = g[f"{col}_mean"].to_numpy()[sort]
@@ -195,7 +213,8 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
                     ax.fill_between(x, y - e, y + e, color=colour(2 if panel == "turns" else 3), alpha=0.2, lw=0)
             if tag:  # the line style stands for the other swept values: a neutral legend entry
                 legend_styles.append(Line2D([], [], color="#444444", ls=ls, label=tag))
-        titles = {"seat": "first seat's win rate", "strategies": "win rate per strategy",
+        titles = {"seat": f"{first}'s win rate" if first != "first seat or team" else "first seat's (team's) win rate",
+                  "strategies": "win rate per strategy",
                   "turns": "mean turns per game", "margin": "mean winning margin"}
         for ax, panel in zip(axes, panels):
             panel_title(ax, titles[panel])

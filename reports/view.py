@@ -9,11 +9,11 @@ from typing import Any
 
 import polars as pl
 
-from safari_sim.stats import caps, drama
+from safari_sim.stats import caps, drama, words
 from safari_sim.stats.sweep import sweep_value_text
 
 from . import figures
-from .compute import compute_tables, summarise
+from .compute import compute_tables, first_unit, summarise
 from .tournament import design_view
 
 
@@ -84,6 +84,10 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
     seat_rates = t["seat_rates"].filter(pl.col("variant_id") == vid)
     seat = _rows(t["seat_advantage"], vid)[0]
     fair = seat["fair"]
+    # a variant played in teams: its "seats" are the teams in turn order (stats/teams.py)
+    lay = _rows(t.get("teams", pl.DataFrame()), vid)
+    members = lay[0]["members"] if lay else None
+    seat_name = (lambda k: words.team_label(k, members[k], starts=k == 0)) if members else figures.seat_label
     names = rates["strategy"].to_list()
     h2h = {(r["strategy"], r["opponent"]): {**r, "style": _cell_colour(r["rate"])} for r in _rows(t["head_to_head"], vid)}
     score_name = experiment.get("score_name") or "score"
@@ -97,29 +101,36 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
         stop_line = None
     figs = {
         "win_rates": figures.win_rates(rates, fair, order),
-        "seats": figures.win_rates(seat_rates, fair, list(range(seat["players"])), label="seat"),
+        "seats": figures.win_rates(seat_rates, fair, list(range(seat["players"])), label="seat",
+                                   seat_name=seat_name),
         "scores": figures.score_histograms(t["hist_strategy"].filter(pl.col("variant_id") == vid),
-                                           t["hist_seat"].filter(pl.col("variant_id") == vid), score_name, lower, order),
+                                           t["hist_seat"].filter(pl.col("variant_id") == vid), score_name, lower, order,
+                                           seat_name=(lambda k: f"{words.seat_label(k)} team"
+                                                      + (" (starts)" if k == 0 else "")) if members else None,
+                                           teams=bool(members)),
         "games": figures.game_shape(t["hist_margin"].filter(pl.col("variant_id") == vid),
                                     t["hist_length"].filter(pl.col("variant_id") == vid)
-                                    if len(t["hist_length"]) else t["hist_length"], score_name),
+                                    if len(t["hist_length"]) else t["hist_length"], score_name,
+                                    teams=bool(members)),
     }
     return {
         "id": vid, "label": meta.get("label", str(vid)), "sweep": {k: sweep_value_text(v) for k, v in
                                                                   (meta.get("sweep") or {}).items()},
         "strategies": meta.get("strategies") or experiment.get("strategies") or [],
-        "players": seat["players"], "games": seat["games"], "fair": fair,
+        "players": lay[0]["players"] if members else seat["players"], "games": seat["games"], "fair": fair,
+        "partners": bool(members), "teams": len(members) if members else 0,
+        "team_size": max(len(m) for m in members) if members else 1,
         "rates": rates.to_dicts(),
-        "seat_rates": [{**r, "name": figures.seat_label(r["seat"])} for r in seat_rates.to_dicts()],
+        "seat_rates": [{**r, "name": seat_name(r["seat"])} for r in seat_rates.to_dicts()],
         "seat": {**seat, "verdict": seat["verdict"][0].upper() + seat["verdict"][1:]},
         "names": names, "h2h": h2h, "h2h_halve": max((c["games_to_halve"] for c in h2h.values()), default=0), "ratings": _rows(t["ratings"], vid),
         "scores_strategy": _rows(t["scores_strategy"], vid),
-        "scores_seat": [{**r, "name": figures.seat_label(r["seat"])} for r in _rows(t["scores_seat"], vid)],
+        "scores_seat": [{**r, "name": seat_name(r["seat"])} for r in _rows(t["scores_seat"], vid)],
         "margin": margin[0] if margin else None,
         "safety_stops": stop_line,
         "length": _rows(t["length"], vid),
         "stat_cols": stat_cols, "stat_rows": stat_rows,
-        "drama": [{**r, "sentence": drama.sentence(r, score_unit(experiment))}
+        "drama": [{**r, "sentence": drama.sentence(r, score_unit(experiment), teams=bool(members))}
                   for r in _rows(t.get("drama", pl.DataFrame()), vid)],
         "figures": figs,
     }
@@ -137,7 +148,8 @@ def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
     if len(variants) > 1 and keys:
         for k in keys:
             sweep_figs.append({"key": k, "uri": figures.sweep_figure(k, [o for o in keys if o != k],
-                                                                     t["headlines"], t["win_rates"], order)})
+                                                                     t["headlines"], t["win_rates"], order,
+                                                                     first=first_unit(t["seat_advantage"]))})
     context = {
         "experiment": experiment,
         "title": experiment.get("name") or "experiment",
@@ -148,6 +160,8 @@ def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
         "rate_tests": len(t["win_rates"]),
         "lower_score_wins": bool(experiment.get("lower_score_wins")),
         "summary": summarise(t, experiment),
+        "any_teams": bool(len(t.get("teams", pl.DataFrame()))),
+        "first_unit": first_unit(t["seat_advantage"]),
         "variants": variants,
         "sweep_keys": keys,
         "headlines": t["headlines"].to_dicts(),

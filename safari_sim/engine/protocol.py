@@ -185,6 +185,14 @@ class Game(abc.ABC):
     def n_actions(self, rules: Any, n_players: int) -> int:
         ...
 
+    def teams(self, rules: Any, n_players: int) -> np.ndarray | None:
+        """Who is partnered: int[P], the team number of each seat (partners share one; numbered
+        in the order of their first seat, so seat 0's team is 0), or None when every player
+        plays for themselves (the default). The runner writes it as the dataset's ``team``
+        column and the report then reads teams, not players: a team's win is its partners'
+        shares together, against a fair share of one over the number of teams."""
+        return None
+
     def action_name(self, rules: Any, n_players: int, action: int) -> str:
         return f"action {action}"
 

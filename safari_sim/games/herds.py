@@ -1500,6 +1500,13 @@ class Herds(Game):
                 np.zeros((n, w.n_players), np.int32), int(tries))
         return w
 
+    def teams(self, rules: Rules, n_players: int) -> np.ndarray | None:
+        """Partners at four players (``teams_at_four``): 0+2 and 1+3, or 0+1 and 2+3 with
+        ``partners: beside``; None otherwise (every player for themselves)."""
+        if not (rules.teams_at_four and n_players == 4):
+            return None
+        return np.array([p // 2 if rules.partners == "beside" else p % 2 for p in range(4)])
+
     def sides(self, state: State) -> np.ndarray:
         """The side (team, or the seat itself) of each seat."""
         P = state.n_players

@@ -99,7 +99,22 @@ class ChunkTask:
     seed: int
     path: str
     fingerprint: str
+    # each seat's team (engine.protocol.Game.teams), or None: no ``team`` column. When any
+    # variant of the experiment plays in teams, every variant writes the column (a variant
+    # without teams: each seat its own team), so the chunks share one schema.
+    teams: tuple[int, ...] | None = None
     measures: tuple[str, ...] = ()     # the designer's measures, FILE.py:FUNCTION
+
+
+def variant_teams(exp: Experiment) -> dict[int, tuple[int, ...] | None]:
+    """Each variant's team of each seat (``Game.teams`` of its rules), for the ``team`` column:
+    None for every variant when none plays in teams, else the seats themselves where one does
+    not."""
+    p = exp.spec.players
+    found = {v.id: exp.game.teams(v.rules, p) for v in exp.variants}
+    if all(t is None for t in found.values()):
+        return {vid: None for vid in found}
+    return {vid: tuple(int(x) for x in (range(p) if t is None else t)) for vid, t in found.items()}
 
 
 def plan(exp: Experiment) -> list[ChunkTask]:
@@ -109,6 +124,7 @@ def plan(exp: Experiment) -> list[ChunkTask]:
         per_chunk -= per_chunk % spec.players
     tasks = []
     fp = exp.fingerprint()
+    teams = variant_teams(exp)
     chunks = range(math.ceil(spec.games / per_chunk))
     # with a stopping rule, chunk-major (every variant's chunk 0, then chunk 1...): the rule is
     # checked after each round of chunks
@@ -122,7 +138,7 @@ def plan(exp: Experiment) -> list[ChunkTask]:
             seating=spec.seating, variant=v.label, variant_id=v.id, chunk=c,
             first_game=first, n_games=min(per_chunk, spec.games - first),
             batch=spec.parallel.batch, seed=spec.seed,
-            path=str(store.chunk_path(exp.output, v.id, c)), fingerprint=fp,
+            path=str(store.chunk_path(exp.output, v.id, c)), fingerprint=fp, teams=teams[v.id],
             measures=tuple(spec.measures)))
     return tasks
 
@@ -192,7 +208,7 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
         tables.append(store.chunk_table(task.variant, task.variant_id, first, names, seating,
                                         res.outcome, meta,
                                         deal_numbers(task.seating, task.players,
-                                                     np.arange(first, first + n))))
+                                                     np.arange(first, first + n)), task.teams))
     table = pa.concat_tables(tables, promote_options="permissive")
     store.write_chunk(Path(task.path), store.with_metadata(table, meta))
     played = task.n_games - (kept.num_rows // task.players if kept is not None else 0)

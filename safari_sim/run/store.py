@@ -30,9 +30,10 @@ def chunk_path(output: Path, variant_id: int, chunk: int) -> Path:
 
 def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str],
                 seating: np.ndarray, outcome: Any, metadata: dict[str, Any],
-                deals: np.ndarray | None = None) -> pa.Table:
+                deals: np.ndarray | None = None, teams: Any = None) -> pa.Table:
     """Long form: row (g * P + s) is seat s of game g; ``deals`` names each game's deal
-    (default: its own number)."""
+    (default: its own number); ``teams`` (int[P], ``Game.teams``) adds the ``team`` column,
+    each seat's team, after ``seat``."""
     n, p = outcome.score.shape
     game = np.repeat(np.arange(first_game, first_game + n, dtype=np.int64), p)
     deal = game if deals is None else np.repeat(np.asarray(deals, np.int64), p)
@@ -47,6 +48,7 @@ def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str]
         "game": game,
         "deal": deal,
         "seat": seat,
+        **({"team": np.asarray(teams, np.int8)[seat]} if teams is not None else {}),
         "strategy": strategy,
         "score": outcome.score.reshape(-1).astype(np.float64),
         "rank": outcome.rank.reshape(-1).astype(np.int16),
@@ -68,7 +70,7 @@ def with_metadata(table: pa.Table, metadata: dict[str, Any]) -> pa.Table:
 
 # Columns whose min/max statistics let a lazy scan skip files (which variant, games, seats,
 # strategies a file holds); the others' statistics cost writing time and skip nothing.
-STATS_COLUMNS = ("variant", "variant_id", "game", "deal", "seat", "strategy", "players")
+STATS_COLUMNS = ("variant", "variant_id", "game", "deal", "seat", "team", "strategy", "players")
 
 
 def _encoding(name: str, kind: pa.DataType, column: pa.ChunkedArray) -> str | None:
@@ -142,13 +144,21 @@ def experiment_record(exp: Any, raw: dict[str, Any]) -> dict[str, Any]:
         # the swept keys as the variants name them (zip's keys one by one; `lineup` for tables)
         "sweep_keys": list(dict.fromkeys(k for v in exp.variants for k in v.sweep)),
         "pool": [s.model_dump() for s in spec.pool],
-        "variants": [v.to_json() for v in exp.variants],
+        "variants": [_with_teams(v.to_json(), exp.game.teams(v.rules, spec.players))
+                     for v in exp.variants],
+        # whether any variant plays in teams (then the dataset has a ``team`` column)
+        "teams": any(exp.game.teams(v.rules, spec.players) is not None for v in exp.variants),
         "fingerprint": exp.fingerprint(),
         # the designer's own measures: the dataset columns named after their functions
         "measures": [m.rsplit(":", 1)[-1] for m in spec.measures],
         "versions": versions(),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
+
+
+def _with_teams(variant: dict[str, Any], teams: Any) -> dict[str, Any]:
+    """A variant's record, with ``teams`` (each seat's team) when its players play in teams."""
+    return variant if teams is None else {**variant, "teams": [int(t) for t in teams]}
 
 
 def write_json(path: Path, record: dict[str, Any]) -> None:

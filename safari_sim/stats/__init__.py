@@ -9,6 +9,7 @@
     stats.moved("results/a", "results/b")   # what changed between two runs, and what moved
     stats.tournament(lf)           # a pool's strategies rated across all tables, the best and how sure
     stats.neighbour_test(lf)       # under permute: does who sits on a strategy's right matter
+    stats.teams.team_frame(lf)     # a game played in teams as one row per team per game
 
 Every table has a ``variant_id`` column (0 when there is no sweep).
 """
@@ -24,6 +25,7 @@ from .sweep import headlines, most_balanced, spread_intervals, sweep_table, tied
 from .wins import seat_advantage, seat_win_rates, versus_fair, win_rates
 from .neighbours import neighbour_test
 from .tournament import tournament
+from . import teams
 
 __all__ = [
     "DatasetError", "chunk_files", "load_experiment", "per_game_columns", "scan", "stat_columns", "variants",
@@ -34,5 +36,5 @@ __all__ = [
     "distribution", "game_length", "histogram", "one_row_per_game", "seat_statistics", "winning_margin",
     "headlines", "most_balanced", "spread_intervals", "sweep_table", "tied_with_best",
     "seat_advantage", "seat_win_rates", "versus_fair", "win_rates",
-    "neighbour_test", "tournament",
+    "neighbour_test", "tournament", "teams",
 ]

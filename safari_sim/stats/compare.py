@@ -122,10 +122,20 @@ def points_available(exp: dict[str, Any], variant: dict[str, Any]) -> float | No
         return None
 
 
-def _summaries(lf: pl.LazyFrame, measures: list[str] = ()) -> pl.DataFrame:
+def _summaries(lf: pl.LazyFrame, experiment: dict[str, Any] | None = None,
+               measures: list[str] = ()) -> pl.DataFrame:
     """Per variant: rows (measure, kind, n, mean, var) for each headline number and each of the
     designer's ``measures`` (dataset columns); ``var`` is the sampling variance of the mean
-    clustered by deal (design.cluster_means)."""
+    clustered by deal (design.cluster_means). A variant played in teams is read as teams
+    (``teams.team_frame``): its partners' win rates and the first team's."""
+    from . import teams
+
+    players_lf = lf
+    lf = teams.with_teams(lf, experiment)
+    lay = teams.layout(lf)
+    team_labels = set(lf.filter(pl.col("variant_id").is_in(lay["variant_id"].to_list()))
+                      .select(pl.col("variant").unique()).collect()["variant"].to_list()) if len(lay) else set()
+    lf = teams.team_frame(lf, lay)
     win = cluster_means(lf, pl.col("win"), ["variant", "strategy"])
     score = cluster_means(lf, pl.col("score"), ["variant", "strategy"])
     first = cluster_means(lf, pl.col("win"), ["variant"], ["_lineup", "strategy"], where=pl.col("seat") == 0)
@@ -136,11 +146,12 @@ def _summaries(lf: pl.LazyFrame, measures: list[str] = ()) -> pl.DataFrame:
     for r in score.iter_rows(named=True):
         rows.append((r["variant"], f"mean score: {r['strategy']}", "mean", r["n"], r["mean"], r["var"]))
     for r in first.iter_rows(named=True):
-        rows.append((r["variant"], "first seat's win rate", "share", r["n"], r["mean"], r["var"]))
+        what = "first team's win rate" if r["variant"] in team_labels else "first seat's win rate"
+        rows.append((r["variant"], what, "share", r["n"], r["mean"], r["var"]))
     for r in turns.iter_rows(named=True):
         rows.append((r["variant"], "mean turns per game", "mean", r["n"], r["mean"], r["var"]))
     for m in measures:  # a per-game column repeats on each seat's row: the mean is the same
-        for r in cluster_means(lf, pl.col(m), ["variant"]).iter_rows(named=True):
+        for r in cluster_means(players_lf, pl.col(m), ["variant"]).iter_rows(named=True):
             rows.append((r["variant"], f"mean {m}", "mean", r["n"], r["mean"], r["var"]))
     return pl.DataFrame(rows, schema=["variant", "measure", "kind", "n", "mean", "var"], orient="row")
 
@@ -159,7 +170,7 @@ def moved(before: str | Path, after: str | Path, level: float = LEVEL) -> tuple[
     check_comparable(exp_a, exp_b)
     pairs = pair_variants(exp_a, exp_b)
     measures = [m for m in exp_a.get("measures") or [] if m in (exp_b.get("measures") or [])]
-    sa, sb = _summaries(scan(before), measures), _summaries(scan(after), measures)
+    sa, sb = _summaries(scan(before), exp_a, measures), _summaries(scan(after), exp_b, measures)
     z = z_value()
     rows = []
     for va, vb in pairs:

@@ -14,8 +14,8 @@ from typing import Any
 import polars as pl
 
 CORE = ("variant", "variant_id", "game", "seat", "strategy", "score", "rank", "win", "players", "turns")
-# Columns that identify rather than measure (a deal id shared by duplicated deals).
-IDENTIFIERS = ("deal",)
+# Columns that identify rather than measure (a deal id shared by duplicated deals, a team).
+IDENTIFIERS = ("deal", "team")
 GAME_KEY = ["variant_id", "game"]
 
 

@@ -50,33 +50,35 @@ def table(lf: pl.LazyFrame) -> pl.DataFrame:
             .select("variant_id", "statistic", pl.exclude("variant_id", "statistic")))
 
 
-def sentence(row: dict, unit: str = "points") -> str:
-    """One plain sentence for one variant's row of ``table``."""
+def sentence(row: dict, unit: str = "points", teams: bool = False) -> str:
+    """One plain sentence for one variant's row of ``table``; with ``teams`` the sides are teams
+    (the kernels keep a team's one score: partners do not lead against each other)."""
     c, n, mean = row["statistic"], row["n"] or 0, row["mean"]
+    winner, winners = ("winning team", "winning teams") if teams else ("winner", "winners")
     if not n:
-        return f"{c}: no game with a sole winner to measure."
+        return f"{c}: no game with a sole {winner} to measure."
     median = row["q50"]
     if c == "lead_changes":
         return (f"The lead changes hands {number(mean, 2)} times a game on average (median "
                 f"{number(median, 1)}, 90% of games at most {number(row['q90'], 1)}); in "
                 f"{pct(row['zero'])} of games it never changes.")
     if c == "lead_from":
-        first = ("no winner leads from the first score on" if row["zero"] == 0 else
-                 f"{pct(row['zero'])} of winners lead from the first score on")
-        return (f"The winner takes the lead for good {pct(mean)} of the way through the game on "
-                f"average (median {pct(median)}); {first}, and in a quarter of games the winner "
+        first = (f"no {winner} leads from the first score on" if row["zero"] == 0 else
+                 f"{pct(row['zero'])} of {winners} lead from the first score on")
+        return (f"The {winner} takes the lead for good {pct(mean)} of the way through the game on "
+                f"average (median {pct(median)}); {first}, and in a quarter of games the {winner} "
                 f"only goes ahead for good after {pct(row['q75'])} of the game.")
     if c == "comeback":
         behind = 1 - row["zero"]
-        return (f"{pct(behind)} of winners were behind at some point; the largest deficit a winner "
+        return (f"{pct(behind)} of {winners} were behind at some point; the largest deficit a {winner} "
                 f"overcame averages {number(mean, 2)} {unit} (median {number(median, 1)}; in a tenth of "
                 f"games {number(row['q90'], 1)} or more).")
     if c == "margin":
-        return (f"The winner finishes {number(mean, 2)} {unit} ahead of the best other player on "
-                f"average (median {number(median, 1)}; a quarter of games are won by "
+        return (f"The {winner} finishes {number(mean, 2)} {unit} ahead of the best other "
+                f"{'team' if teams else 'player'} on average (median {number(median, 1)}; a quarter of games are won by "
                 f"{number(row['q25'], 1)} or less).")
     return f"{c}: mean {number(mean, 2)}."
 
 
-def sentences(rows: list[dict], unit: str = "points") -> list[str]:
-    return [sentence(r, unit) for r in rows]
+def sentences(rows: list[dict], unit: str = "points", teams: bool = False) -> list[str]:
+    return [sentence(r, unit, teams) for r in rows]

@@ -19,7 +19,7 @@ from scipy.stats import t as student_t
 
 from .design import LEVEL, cluster_means, holm, seat_test, z_pvalue
 from .intervals import CONFIDENCE, games_to_halve, wilson, z_value
-from .words import seat_test_sentence, seat_verdict
+from .words import seat_test_sentence, seat_verdict, team_verdict
 
 
 def win_rates(lf: pl.LazyFrame, by: str = "strategy") -> pl.DataFrame:
@@ -72,13 +72,18 @@ def seat_win_rates(lf: pl.LazyFrame) -> pl.DataFrame:
 
 
 def seat_advantage(lf: pl.LazyFrame, seats: pl.DataFrame | None = None, seating: str | None = None,
-                   level: float = LEVEL) -> pl.DataFrame:
+                   level: float = LEVEL, teams: pl.DataFrame | None = None) -> pl.DataFrame:
     """Per variant: the test of equal seats (strategies accounted for, see ``design.seat_test``),
     the first seat's edge with its interval and one ``outcome`` that every sentence follows:
     "differ", "no evidence" or "no verdict" (seat and strategy cannot be told apart, as under
     fixed seating). With several variants the p-values are Holm-adjusted over them
     (``p_adjusted``) before the outcome is read. ``verdict`` and ``test_sentence`` say it.
+
+    On a ``teams.team_frame`` a team variant's "seats" are its teams in turn order: pass its
+    ``teams.layout`` as ``teams`` and the test is the first team's (``unit`` "team"), said as
+    the answer to "does the team that plays first have an edge?".
     """
+    members = {} if teams is None else dict(teams.select("variant_id", "members").iter_rows())
     seats = seat_win_rates(lf) if seats is None else seats
     tests = seat_test(lf)
     n_var = len(tests)
@@ -108,8 +113,10 @@ def seat_advantage(lf: pl.LazyFrame, seats: pl.DataFrame | None = None, seating:
             "first_rate": first["rate"], "first_lo": first["lo"], "first_hi": first["hi"], "fair": fair,
             "edge": first["rate"] - fair, "edge_lo": first["lo"] - fair, "edge_hi": first["hi"] - fair,
             "max_seat_gap": float(gap.max()), "games_to_halve": int(first["games_to_halve"]),
-            "verdict": seat_verdict(outcome, first, far, fair, seating),
+            "unit": "team" if vid in members else "seat",
+            "verdict": (team_verdict(outcome, first, far, fair, members[vid], seating) if vid in members
+                        else seat_verdict(outcome, first, far, fair, seating)),
             "test_sentence": seat_test_sentence(outcome, t["statistic"], t["df"], t["p_value"], t["p_adjusted"],
-                                                family),
+                                                family, teams=vid in members),
         })
     return pl.DataFrame(rows, schema_overrides={"variant_id": pl.Int16})

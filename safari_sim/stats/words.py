@@ -124,16 +124,67 @@ def seat_verdict(outcome: str, first: dict, furthest: dict, fair: float, seating
 
 
 def seat_test_sentence(outcome: str, statistic: float, df: int, p: float, p_adjusted: float | None = None,
-                       family: int = 1) -> str:
-    """The test of all seats together, in words, agreeing with the verdict's ``outcome``."""
+                       family: int = 1, teams: bool = False) -> str:
+    """The test of all seats together, in words, agreeing with the verdict's ``outcome``; with
+    ``teams`` the test of the teams' places in the turn order (the seat test on teams)."""
     if outcome == "no verdict":
+        if teams:
+            return ("No test of the team that plays first: the same partners always played first, so the "
+                    "order's effect and the partners' are the same number.")
         return ("No test of equal seats: every strategy kept one seat, so the seat's effect and the "
                 "strategy's are the same number.")
-    what = (f"a score test of seat with the strategies accounted for, games of one deal counted "
-            f"together (χ² = {statistic:.1f} on {df} df)")
+    what = ("a score test of the team's place in the turn order with the partners accounted for" if teams
+            else "a score test of seat with the strategies accounted for")
+    what += f", games of one deal counted together (χ² = {statistic:.1f} on {df} df)"
     adjusted = ""
     if family > 1 and p_adjusted is not None:
         adjusted = f", adjusted {pvalue(p_adjusted)} after Holm's correction for the {family} variants"
-    verdict = ("the seats are not equally placed to win" if outcome == "differ"
-               else "no evidence that the seats differ")
-    return f"Against equal seats, {what}: {pvalue(p)}{adjusted}, so {verdict}."
+    if teams:
+        verdict = ("the teams are not equally placed to win" if outcome == "differ"
+                   else "no evidence that the team that plays first has an edge")
+    else:
+        verdict = ("the seats are not equally placed to win" if outcome == "differ"
+                   else "no evidence that the seats differ")
+    return f"Against {'teams equally placed' if teams else 'equal seats'}, {what}: {pvalue(p)}{adjusted}, so {verdict}."
+
+
+# ---- teams (stats/teams.py): partners win together --------------------------------------------
+
+def seats_text(seats: list[int]) -> str:
+    """[0, 2] -> '1st and 3rd seats'; [0, 1, 2] -> '1st, 2nd and 3rd seats'."""
+    names = [seat_label(int(s)) for s in seats]
+    body = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"{body} seat" + ("s" if len(names) > 1 else "")
+
+
+def team_label(position: int, seats: list[int], starts: bool = False) -> str:
+    """A team by its place in the turn order: '1st team (1st and 3rd seats)', with ``starts``
+    '1st team (1st and 3rd seats; starts)'."""
+    return f"{seat_label(position)} team ({seats_text(seats)}{'; starts' if starts else ''})"
+
+
+def team_verdict(outcome: str, first: dict, furthest: dict, fair: float, members: list[list[int]],
+                 seating: str | None = None) -> str:
+    """The answer to "does the team that plays first have an edge?", in one sentence with its
+    interval, from the same ``outcome`` as the seat verdict (``first`` and ``furthest`` are rows
+    of the teams' win rates, ``members`` the seats of each team in turn order)."""
+    rate, lo, hi = first["rate"], first["lo"], first["hi"]
+    who = f"the team that plays first ({seats_text(members[0])})"
+    wins = f"it wins {pct(rate)} {ci(lo, hi)} of its games against a fair {pct(fair)}"
+    if outcome == "no verdict":
+        why = ("seating is fixed, so the same partners always play first"
+               if seating in (None, "fixed") else "the same partners always play first")
+        return (f"there is no verdict on whether {who} has an edge: {why}, and the first team's win rate "
+                f"is those partners' win rate; team order and partners cannot be told apart (rotate or "
+                f"duplicate the seating to measure it)")
+    if outcome == "no evidence":
+        return f"{who} has no edge that these games can show: {wins}"
+    edge = rate - fair
+    if lo > fair or hi < fair:
+        if edge > 0:
+            return f"{who} has an edge: {wins}, {points(edge)} percentage points more"
+        return f"{who} is at a disadvantage: {wins}, {points(edge)} percentage points less"
+    gap = furthest["rate"] - fair
+    return (f"the teams are not equally placed to win, though {who} is itself within reach of fair: "
+            f"{wins}; the {team_label(int(furthest['seat']), members[int(furthest['seat'])])} is "
+            f"furthest from fair at {pct(furthest['rate'])} ({signed_points(gap)} percentage points)")
