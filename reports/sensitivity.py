@@ -18,12 +18,14 @@ from .render import environment, html_to_pdf
 
 
 def _measure_order(effects: pl.DataFrame) -> list[str]:
-    present = set(effects["measure"].to_list()) if len(effects) else set()
-    return [m for m in sens.MEASURES if m in present]
+    present = list(dict.fromkeys(effects["measure"].to_list())) if len(effects) else []
+    # the shipped measures in their order, then the designer's own (measures: in the file)
+    return [m for m in sens.MEASURES if m in present] + [m for m in present
+                                                          if m not in sens.MEASURES]
 
 
 def _scale(m: str) -> float:
-    return 100.0 if sens.MEASURES[m][1] == "share" else 1.0
+    return 100.0 if sens.MEASURES.get(m, (m, 'count'))[1] == "share" else 1.0
 
 
 def tornado(effects: pl.DataFrame, m: str, unit: str) -> str:
@@ -48,7 +50,7 @@ def tornado(effects: pl.DataFrame, m: str, unit: str) -> str:
         ax.set_yticks(range(len(order)), [figures.plain(n) for n in order])
         ax.grid(axis="y", visible=False)
         u = sens.unit_of(m, unit)
-        ax.set_xlabel(figures.plain(f"change of the {sens.MEASURES[m][0]}" + (f" ({u})" if u else "")))
+        ax.set_xlabel(figures.plain(f"change of the {sens.MEASURES.get(m, (m, 'count'))[0]}" + (f" ({u})" if u else "")))
         from matplotlib.patches import Patch
 
         ax.legend(handles=[Patch(color=figures.colour(0), label="one step down"),
@@ -73,7 +75,7 @@ def morris_bars(effects: pl.DataFrame, m: str, unit: str) -> str:
         ax.set_yticks(y, [figures.plain(n) for n in e["field"]])
         ax.grid(axis="y", visible=False)
         u = sens.unit_of(m, unit)
-        ax.set_xlabel(figures.plain(f"mu*: mean |change| of the {sens.MEASURES[m][0]} over the field's range"
+        ax.set_xlabel(figures.plain(f"mu*: mean |change| of the {sens.MEASURES.get(m, (m, 'count'))[0]} over the field's range"
                                     + (f" ({u})" if u else "")))
         fig.tight_layout()
         return figures.to_data_uri(fig)
@@ -87,7 +89,7 @@ def build_sensitivity_report(res: sens.Screening, formats: Sequence[str] = ("htm
         fig = tornado(effects, m, res.score_unit) if res.method == "oat" else morris_bars(effects, m, res.score_unit)
         order = sens.ranked_fields(rows)
         rows = rows.with_columns(pl.col("field").replace_strict({f: i for i, f in enumerate(order)}).alias("_o"))
-        measures.append({"key": m, "words": sens.MEASURES[m][0], "unit": sens.unit_of(m, res.score_unit),
+        measures.append({"key": m, "words": sens.MEASURES.get(m, (m, 'count'))[0], "unit": sens.unit_of(m, res.score_unit),
                          "scale": _scale(m), "figure": fig, "rows": rows.sort("_o").to_dicts(),
                          "any": bool(rows["detectable"].any())})
     context = {

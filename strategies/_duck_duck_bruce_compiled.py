@@ -205,7 +205,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           state.rs, state.row, state.row_at, state.nest, state.best, state.seen, state.ev,
           state.card_suit, state.card_value, state.die, state.suit_total, state.params,
           v.mover, v.legal, v.small, v.counts, v.nests, v.total, v.row_mask, state.drama, out)
-    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+    if out[1]:  # pragma: no cover - a compiled policy that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])
 

@@ -236,7 +236,7 @@ class Ismcts(Strategy):
             rollout.reset(n, P)
             # the tree part (the seat by the tree, the others by the rollout strategy), until
             # every world has left its tree; then the rest by the rollout strategy alone (its
-            # compiled twin, where it has one, plays it in one kernel)
+            # compiled policy, where it is one, plays it in one kernel)
             # (with ``depth``, every world plays the root action and then ``depth`` steps, the
             # tree part's included, whatever else is in the batch)
             steps = [0]

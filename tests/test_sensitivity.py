@@ -310,3 +310,20 @@ def test_a_point_of_another_experiment_is_kept_aside_only_with_replace(tmp_path)
     assert [n for n in names if ".previous-" not in n] == ["base", "decoy=1", "decoy=3"]
     assert sorted(n.split(".previous-")[0] for n in names if ".previous-" in n) == ["base", "decoy=1", "decoy=3"]
     assert json.loads((out / "points" / "base" / "experiment.json").read_text())["seed"] == 4
+
+
+def test_a_designers_measure_is_screened_like_the_others(tmp_path):
+    """measures: [FILE.py:FUNCTION] in the experiment: its column is a measure of the screening,
+    with effects, sentences and a table in the report (here twice the game length, so its
+    effects are twice the length's)."""
+    (tmp_path / "m.py").write_text("def double_length(game):\n    return 2 * game.turns\n")
+    path = experiment(tmp_path, games=600, measures=["m.py:double_length"])
+    r = invoke("sensitivity", path, "--fields", "length,decoy", "--output", tmp_path / "out")
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "out" / "sensitivity.html").read_text()
+    mine, turns = rows(html, "double_length"), rows(html, "turns")
+    assert mine and len(mine) == len(turns)
+    by = {(t["field"], round(t["effect"], 6)) for t in turns}
+    assert {(m["field"], round(m["effect"] / 2, 6)) for m in mine} == by
+    assert any(m["detectable"] for m in mine if m["field"].startswith("length"))
+    assert "double_length" in " ".join(r.output.split())

@@ -304,11 +304,12 @@ class Estimates:
     games: int
 
 
-def _per_deal(lf: pl.LazyFrame, deals: np.ndarray | None) -> tuple[np.ndarray, dict[str, np.ndarray], list[str], int]:
-    """Per deal sums of what the measures need; rows in the order of ``deals``."""
+def _per_deal(lf: pl.LazyFrame, deals: np.ndarray | None, extra: list[str] = ()) -> tuple[np.ndarray, dict[str, np.ndarray], list[str], int]:
+    """Per deal sums of what the measures need; rows in the order of ``deals``. ``extra``: the
+    designer's own measures (per-game dataset columns), measured as the drama numbers are."""
     schema = lf.collect_schema()
     deal = pl.col("deal") if "deal" in schema else pl.col("game")
-    drama = [c for c in DRAMA if c in schema]
+    drama = [c for c in list(DRAMA) + list(extra) if c in schema]
     seat0 = lf.filter(pl.col("seat") == 0).select(
         deal.alias("_d"), pl.col("win").alias("_e"), pl.col("turns").cast(pl.Float64).alias("_t"),
         *[pl.col(c).cast(pl.Float64).fill_nan(None).alias(c) for c in drama])
@@ -361,8 +362,11 @@ def estimates(folders: list[Path], seed: int = 0, reps: int = REPS) -> Estimates
     paired bootstrap replicates."""
     from . import scan
 
-    deals, first, drama, players = _per_deal(scan(folders[0]), None)
-    per = [(first, drama)] + [_per_deal(scan(f), deals)[1:3] for f in folders[1:]]
+    from .dataset import load_experiment
+
+    extra = load_experiment(folders[0]).get("measures") or []
+    deals, first, drama, players = _per_deal(scan(folders[0]), None, extra)
+    per = [(first, drama)] + [_per_deal(scan(f), deals, extra)[1:3] for f in folders[1:]]
     common = [c for c in drama if all(c in d for _, d in per)]
     rng = np.random.default_rng([seed, 14])
     weights = np.vstack([np.ones(len(deals)), rng.poisson(1.0, (reps, len(deals)))]).astype(np.float64)
@@ -510,12 +514,14 @@ def _field_sentences(effects: pl.DataFrame, head: Callable[[str, pl.DataFrame], 
         if not len(real):
             out.append(f"{head(name, e)}: no detectable effect on any measure.")
             continue
-        order = list(MEASURES)
+        measured = list(dict.fromkeys(e["measure"].to_list()))
+        order = list(MEASURES) + [m for m in measured if m not in MEASURES]  # a designer's last
+        words = lambda m: MEASURES.get(m, (m,))[0]  # noqa: E731
         shown = sorted(set(real["measure"].to_list()), key=order.index)
-        none = sorted(set(e["measure"].to_list()) - set(shown), key=order.index)
-        parts = [MEASURES[m][0] + " " + ", ".join(part(r) for r in real.filter(pl.col("measure") == m)
-                                                  .iter_rows(named=True)) for m in shown]
-        tail = (f"; no detectable effect on {', '.join(MEASURES[m][0] for m in none)}" if none else "")
+        none = sorted(set(measured) - set(shown), key=order.index)
+        parts = [words(m) + " " + ", ".join(part(r) for r in real.filter(pl.col("measure") == m)
+                                            .iter_rows(named=True)) for m in shown]
+        tail = (f"; no detectable effect on {', '.join(words(m) for m in none)}" if none else "")
         out.append(f"{head(name, e)}: " + "; ".join(parts) + tail + ".")
     return out
 
