@@ -1,16 +1,17 @@
-"""Paper Safari's shipped strategies as compiled scalar policies, and the kernel that plays whole
-matches with them.
+"""Paper Safari's shipped strategies as compiled scalar policies (``KINDS``: their names, by
+number), and the kernels that play them: ``decide`` for the rows where one sits in the play
+loop, ``play_compiled`` (``_play``) for whole matches when every seat holds one. Both call the
+one ``policy``, so both play the very same heuristic.
 
-Each policy is the numpy strategy of the same name (``strategies/paper_safari.py``: ``View``,
-``View.delta``, ``View.estimates``, ``decide`` and the three ``act``) written again for ONE game,
-reading only what the mover's observation holds, and returns the same action:
-``tests/test_paper_safari_compiled.py`` plays the same matches both ways and compares them. The
-rules are not written again here: ``_play`` calls the game's own ``apply_action`` and
+All of them value a slot the same way: a known card at its value, a card never seen at the
+average of the cards not yet seen, and a column whose two known cards are equal at 0. The rules
+are not written again here: ``_play`` calls the game's own ``apply_action`` and
 ``write_legal``, the per-game functions its batch ``step`` and ``legal`` call.
 
-What a twin reads from the state, and the observation field each read stands for (the mover is
-seat p = ``g[b, CUR]``; it never reads another seat's face-down cards, its own unknown ones, the
-held card of anyone else, or the deck):
+What a policy reads from the state, and the observation field each read stands for (the mover
+is seat p = ``g[b, CUR]``; it never reads another seat's face-down cards, its own unknown ones,
+the held card of anyone else, or the deck; ``tests/test_paper_safari.py`` deals those again at
+every decision and requires the same actions):
 
 - ``g[b, PHASE]`` (``obs.kind``), ``g[b, HELD]`` (``obs.held``: the mover's own drawn card),
   ``g[b, RTURNS]`` (``obs.round_turns``), ``g[b, DISC_N]`` and ``disc[b, :DISC_N]`` (the public
@@ -21,15 +22,10 @@ held card of anyone else, or the deck):
 - ``base`` (the box's cards: ``obs.unseen`` is the box less every card this player can locate),
   ``card_value`` (``obs.card_value``) and ``params`` (the rules: ``obs.rows``, ``obs.cols``,
   ``obs.pair_zero_min``, the table size);
-- the legal mask of game b (``legal``), written by the game's ``write_legal``.
+- the legal mask of game b (``lg``): ``write_legal``'s in ``_play``, the one handed to
+  ``decide`` there.
 
-These policies draw nothing from the seat streams (nor do the numpy ones).
-
-Floating point: the numpy ``View`` averages the unseen cards with a matrix product, whose order
-of summation is BLAS's; here the sum is taken another way. The two agree to the bit when every
-partial sum is exact, which holds for whole card values and a ``safari_worth`` that is a multiple
-of 2**-20 (0.5, 1.25, ...): ``policy()`` gives no twin for any other ``safari_worth`` (0.3), and
-such a strategy plays through ``act``.
+These policies draw nothing from the seat streams.
 """
 
 from __future__ import annotations
@@ -43,11 +39,11 @@ from safari_sim.games.paper_safari import (CUR, DECK, DISC_N, DISCARD, DRAW, HEL
                                           P_CARDS, P_COLS, P_FLAGS, P_PLAYERS, P_ROWS, P_SLOTS,
                                           PEEK, PHASE, PLACE, REVEAL, RTURNS, SLOT0, TAKE)
 
-from .paper_safari import K_CLOSER, K_COLUMN_MATCHER, K_THRESHOLD
+# the kernels below inline the game's rules: recompile them when they (or the engine) change
+refresh_cache(__file__, KERNEL_HELPERS + (ps.__file__,))
 
-# the kernel below inlines the game's rules: recompile it when they (or the engine) change
-refresh_cache(__file__, KERNEL_HELPERS + (ps.__file__, __file__.replace(
-    "_paper_safari_compiled.py", "paper_safari.py")))
+KINDS = ("threshold", "column_matcher", "closer")
+K_THRESHOLD, K_COLUMN_MATCHER, K_CLOSER = range(len(KINDS))
 
 # knobs: kp[k, ...]
 KB_KEEP, KB_SAFARI, KB_PATIENCE, KB_A, KB_B = range(5)   # A: match_bonus | margin; B: rush
@@ -56,7 +52,7 @@ NKNOBS = 5
 
 @njit(cache=True, inline="always", _nrt=False)
 def _first_slot(lg, nslots):
-    """first_slot(legal): the first legal slot action."""
+    """The first legal slot action (turning up at setup, or the card to look at)."""
     for k in range(nslots):
         if lg[SLOT0 + k]:
             return SLOT0 + k
@@ -66,7 +62,8 @@ def _first_slot(lg, nslots):
 @njit(cache=True, inline="always", _nrt=False)
 def _seen_sum(b, q, own, grid, up, known, card_value, rows, cols, eq, seen):
     """obs.seen_sum and obs.hidden of player q as the mover sees it (``own``: q is the mover):
-    the seen cards added up (the game's ``seen_total``), and how many it has not seen."""
+    the seen cards added up (the game's ``seen_total``, as the observation does), and how many
+    it has not seen."""
     hidden = 0
     for k in range(rows * cols):
         if up[b, q, k] or (own and known[b, q, k]):
@@ -84,7 +81,15 @@ def policy(kind, kp, tv, tv_total, b, g, grid, up, known, disc, card_value, para
            val, kn, fd, score, match, seen):
     """The action of policy ``kind`` (knobs ``kp``, card values as it plans them ``tv``: the
     Safari at ``safari_worth``; ``tv_total``: the box's cards added up in ``tv``) for game b's
-    player to move; ``lg`` holds game b's legal mask. The rest are scratch rows."""
+    player to move; ``lg`` holds game b's legal mask. The rest are scratch rows.
+
+    The card weighed is the discard top while drawing, else the card in hand. ``score[k]`` is
+    the change of the mover's score if it went into slot k (negative is good; a face-down slot
+    gains the impatience bonus ``urge``: per ``patience`` laps of the round, 1 point, and
+    keep_below rises by as much), ``match[k]`` whether that makes a new equal column. Then:
+    draw: take the discard if wanted and some slot scores below 0; place: exchange with the best
+    slot likewise, else discard (when allowed); Elephant: look only when the Elephant would not
+    hurt in a known slot (looking forces the exchange)."""
     nplayers = params[P_PLAYERS]
     nslots = params[P_SLOTS]
     phase = g[b, PHASE]
@@ -95,7 +100,7 @@ def policy(kind, kp, tv, tv_total, b, g, grid, up, known, disc, card_value, para
     cols = params[P_COLS]
     eq = ps._eq_mode(params[P_FLAGS])
     zmin = np.inf if eq == 0 else (-np.inf if eq == 2 else 0.0)
-    # View: impatience, and the card being weighed (the discard top while drawing, else held)
+    # impatience, and the card being weighed (the discard top while drawing, else held)
     urge = np.float64(g[b, RTURNS]) / (np.float64(nplayers) * kp[KB_PATIENCE])
     keep_below = kp[KB_KEEP] + urge
     dn = g[b, DISC_N]
@@ -103,8 +108,8 @@ def policy(kind, kp, tv, tv_total, b, g, grid, up, known, disc, card_value, para
     held = g[b, HELD]
     card = top if phase == DRAW else held
     cv = tv[max(card, 0)]
-    # mean_unseen: the box less the held card, the discard pile and every card this player sees
-    # (exact sums: see the module's docstring)
+    # the mean unseen value: the box less the held card, the discard pile and every card this
+    # player sees
     cnt = params[P_CARDS] - dn
     tot = tv_total
     if held >= 0:
@@ -128,7 +133,8 @@ def policy(kind, kp, tv, tv_total, b, g, grid, up, known, disc, card_value, para
         fd[k] = not up[b, p, k]
         if fd[k]:
             nfd += 1
-    # View.delta(card value)
+    # the score of each slot (a placement that swaps a card of an equal column for its twin, a
+    # Tarzan for a Tarzan, makes no new one)
     any_match = False
     for k in range(nslots):
         x = val[k]
@@ -154,7 +160,7 @@ def policy(kind, kp, tv, tv_total, b, g, grid, up, known, disc, card_value, para
         want = want or any_match
     elif kind == K_CLOSER:
         margin = kp[KB_A]
-        # View.estimates: seen cards, and the mean unseen value for each card not seen
+        # expected score of every grid: seen cards, and the mean unseen value for each not seen
         ss, hid = _seen_sum(b, p, True, grid, up, known, card_value, rows, cols, eq, seen)
         est0 = ss + hid * mean
         best_other = np.inf
@@ -172,7 +178,6 @@ def policy(kind, kp, tv, tv_total, b, g, grid, up, known, disc, card_value, para
             wins = est0 + (d + urge * f) + margin < best_other
             score[k] = np.inf if finish and not wins else d - rush * f
         want = want or ahead
-    # decide
     slot = 0
     best = score[0]
     for k in range(1, nslots):
@@ -193,29 +198,26 @@ def policy(kind, kp, tv, tv_total, b, g, grid, up, known, disc, card_value, para
     return _first_slot(lg, nslots)
 
 
-@njit(cache=True)
-def _play(seating, kinds, kp, tvs, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev,
-          params, dr, nactions, out):
-    """Play every match of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none)."""
-    nslots = params[P_SLOTS]
+@njit(cache=True, _nrt=False)
+def _setup(kinds, tvs, base, params, tv_total, partner):
+    """Each policy's box total in its planned card values, and each slot's column partner (the
+    other row; 2 rows in the printed game)."""
     rows = params[P_ROWS]
     cols = params[P_COLS]
-    npol = kinds.shape[0]
-    tv_total = np.zeros(npol, np.float64)
-    for k in range(npol):
+    for k in range(kinds.shape[0]):
+        tv_total[k] = 0.0
         for i in range(base.shape[0]):
             tv_total[k] += tvs[k, base[i]]
-    partner = np.empty(nslots, np.int64)
-    for k in range(nslots):
+    for k in range(params[P_SLOTS]):
         partner[k] = ((k // cols + 1) % rows) * cols + k % cols
-    lg = np.zeros(nactions, np.bool_)
-    val = np.empty(nslots, np.float64)
-    kn = np.empty(nslots, np.bool_)
-    fd = np.empty(nslots, np.bool_)
-    score = np.empty(nslots, np.float64)
-    match = np.empty(nslots, np.bool_)
-    seen = np.empty(nslots, np.int64)
+
+
+@njit(cache=True)
+def _play(seating, kinds, kp, tvs, tv_total, partner, g, pp, grid, up, known, deck, disc, base,
+          card_value, rs, ev, params, dr, lg, val, kn, fd, score, match, seen, out):
+    """Play every match of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
+    whose policy chose an illegal action (0: none)."""
+    nactions = lg.shape[0]
     decisions = 0
     for b in range(g.shape[0]):
         while g[b, PHASE] != OVER:
@@ -233,21 +235,61 @@ def _play(seating, kinds, kp, tvs, g, pp, grid, up, known, deck, disc, base, car
     out[0] = decisions
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
-    """Play a dealt (or part-played) batch to the end with ``policies`` [(kind, knobs)]
-    (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams) is
-    unused: these policies draw nothing."""
+@njit(cache=True, _nrt=False)
+def _decide(games, kp, tvs, tv_total, partner, legal, g, grid, up, known, disc, card_value,
+            params, lg, val, kn, fd, score, match, seen, kinds, out):
+    """The policy's action in each game of ``games`` (what ``_play`` would choose there), with
+    ``legal`` (row i: games[i]) as the legal mask."""
+    for i in range(games.shape[0]):
+        for a in range(lg.shape[0]):
+            lg[a] = a < legal.shape[1] and legal[i, a]
+        out[i] = policy(kinds[0], kp[0], tvs[0], tv_total[0], games[i], g, grid, up, known, disc,
+                        card_value, params, partner, lg, val, kn, fd, score, match, seen)
+
+
+def _prepare(state, policies: list):
+    """The arrays the kernels read for ``policies`` [(kind, knobs)]: kinds, knobs, planned card
+    values (the Safari, the last type, at ``safari_worth``), box totals, partners, scratch."""
     nt = len(state.card_value)
+    nslots = int(state.params[P_SLOTS])
     kinds = np.array([k for k, _ in policies], np.int64)
     kp = np.zeros((len(policies), NKNOBS), np.float64)
     tvs = np.repeat(state.card_value.astype(np.float64)[None, :], len(policies), axis=0)
     for i, (_, knobs) in enumerate(policies):
         kp[i, :len(knobs)] = knobs
-        tvs[i, nt - 1] = kp[i, KB_SAFARI]   # the Safari (the last type) as the policy plans it
+        tvs[i, nt - 1] = kp[i, KB_SAFARI]
+    tv_total = np.zeros(len(policies), np.float64)
+    partner = np.empty(nslots, np.int64)
+    _setup(kinds, tvs, state.base, state.params, tv_total, partner)
+    scratch = (np.zeros(ps.SLOT0 + nslots, np.bool_), np.empty(nslots, np.float64),
+               np.empty(nslots, np.bool_), np.empty(nslots, np.bool_),
+               np.empty(nslots, np.float64), np.empty(nslots, np.bool_),
+               np.empty(nslots, np.int64))
+    return kinds, kp, tvs, tv_total, partner, scratch
+
+
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+    """Play a dealt (or part-played) batch to the end with ``policies`` [(kind, knobs)]
+    (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams) is
+    unused: these policies draw nothing."""
+    kinds, kp, tvs, tv_total, partner, scratch = _prepare(state, policies)
     out = np.zeros(2, np.int64)
-    _play(np.ascontiguousarray(seating, np.int64), kinds, kp, tvs, state.g, state.pp, state.grid,
-          state.up, state.known, state.deck, state.disc, state.base, state.card_value, state.rs,
-          state.ev, state.params, state.dr, ps.SLOT0 + int(state.params[P_SLOTS]), out)
-    if out[1]:  # pragma: no cover - a compiled twin that disagrees with the rules
+    _play(np.ascontiguousarray(seating, np.int64), kinds, kp, tvs, tv_total, partner, state.g,
+          state.pp, state.grid, state.up, state.known, state.deck, state.disc, state.base,
+          state.card_value, state.rs, state.ev, state.params, state.dr, *scratch, out)
+    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])
+
+
+def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
+           legal: np.ndarray) -> np.ndarray:
+    """The actions of ``policy`` (kind, knobs) in ``games`` of ``state``; ``seat_rs`` unused
+    (these policies draw nothing), ``legal`` (bool[n, W]) what each may choose among."""
+    kinds, kp, tvs, tv_total, partner, scratch = _prepare(state, [policy])
+    games = np.ascontiguousarray(games, np.int64)
+    out = np.zeros(len(games), np.int64)
+    _decide(games, kp, tvs, tv_total, partner, np.ascontiguousarray(legal, np.bool_), state.g,
+            state.grid, state.up, state.known, state.disc, state.card_value, state.params,
+            *scratch, kinds, out)
+    return out

@@ -1,10 +1,13 @@
-"""Savannah's shipped strategies as compiled scalar policies, and the kernel that plays whole
-games with them.
+"""Savannah's shipped strategies as compiled scalar policies (``KINDS``: their names, by number),
+and the kernels that play them: ``decide`` for the rows where one sits in the play loop,
+``play_compiled`` (``_play``) for whole games when every seat holds one. Both call the one
+``policy`` (and ``_noisy``), so both play the very same heuristic.
 
-Each policy is the numpy strategy of the same name (strategies/savannah.py) written again for one
-game b, and returns the same action: tests/test_savannah_compiled.py plays the same games both
-ways and compares them. A policy reads only what the mover's observation (``game.Obs``) holds,
-from the state's arrays for speed:
+Every decision is a choice in the mover's candidate list (each legal placement with the points
+it scores now; in a claim, which drawn card to keep, with the most that card could score now):
+a policy scores the candidates and takes the best one, the first on ties. A policy reads only
+what the mover may know, from the state's arrays (``tests/test_savannah.py`` deals what it cannot
+see again at every decision and requires the same actions):
 
 - ``g[b, KIND]``, ``g[b, PHASE]``, ``g[b, N_CAND]``: ``obs.kind``, ``obs.phase``, ``obs.n_cand``;
 - ``cand_pts[b]``, ``cand_cell[b]``, ``cand_card[b]`` (first N_CAND): ``obs.points``,
@@ -13,18 +16,18 @@ from the state's arrays for speed:
 - ``up_count[b]``, ``copies``: ``obs._up_count``, ``obs._copies``;
 - ``board[b]`` (face-up cards, BLOCKED where a face-down card lies, never which card, and the open
   spaces, which follow from the face-up cards): ``obs.grid``; the open spaces' list ``fr[b]``
-  and the card types each may take (``sc[b]``, kept with it): worked out from ``obs.grid`` by
-  the numpy lookahead. The lookahead plays in thought on ``board[b]`` and puts it back as it
-  was.
+  and the card types each may take (``sc[b]``, kept with it), which follow from ``obs.grid``.
+  The lookahead plays in thought on ``board[b]`` and puts it back as it was;
+- the legal mask it is handed (greedy's choice and a noisy move are among its actions: in the
+  play loop the first N_CAND candidates, narrower where a search asks its prior).
 
 Never the other hands, the piles or the face-down cards' identities (``fd_card``). The lookahead
-is the same code the numpy strategies run (``lookahead.threat_row``, ``new_unplayable_row``); the
-rules are ``turn.apply_action``, the one copy the batch step kernel runs too.
+is the game's (``lookahead.threat_one``, ``unplayable_one``, the code its ``threat`` and
+``new_unplayable`` run for an observation); the rules are ``turn.apply_action``, the one copy the
+batch step kernel runs too.
 """
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 from numba import njit
@@ -36,23 +39,23 @@ from safari_sim.games.savannah import lookahead as LA
 from safari_sim.games.savannah import turn as T
 from safari_sim.games.savannah.turn import P_S
 
-from .savannah import K_CAUTIOUS, K_GREEDY, K_SPACE_MAKER
-
 _TYPE = np.array([(c // 12) * 6 + c % 6 for c in range(128)], np.int64)   # a card id's type
 
-# the kernel below inlines the game's rules and lookahead: recompile it when they change
-refresh_cache(__file__, KERNEL_HELPERS + (T.__file__, _grid.__file__, LA.__file__,
-                                          os.path.join(os.path.dirname(__file__), "savannah.py")))
+# the kernels below inline the game's rules and lookahead: recompile them when they change
+refresh_cache(__file__, KERNEL_HELPERS + (T.__file__, _grid.__file__, LA.__file__))
+
+KINDS = ("greedy", "cautious", "space_maker")
+K_GREEDY, K_CAUTIOUS, K_SPACE_MAKER = range(len(KINDS))
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _first_best_int(pts, n):
-    """greedy: argmax of where(legal, points, -1), the first on ties (-1: the numpy strategy
-    would pick a padding entry, which only points below -1 everywhere can make)."""
+def _first_best_int(pts, n, lg):
+    """greedy: the best of the points of the legal candidates (``lg``), -1 for the others, the
+    first on ties (-1: points below -1 everywhere, where no candidate is taken)."""
     best = 0
-    bv = np.int64(pts[0])
+    bv = np.int64(pts[0]) if lg[0] else np.int64(-1)
     for j in range(1, n):
-        v = np.int64(pts[j])
+        v = np.int64(pts[j]) if j < lg.shape[0] and lg[j] else np.int64(-1)
         if v > bv:
             bv = v
             best = j
@@ -61,7 +64,7 @@ def _first_best_int(pts, n):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _first_best_plus(pts, extra, w, n):
-    """best_of(points + w * extra): the first best-valued candidate, in float64 as numpy."""
+    """The first candidate of the best points + w * extra, in float64."""
     best = 0
     bv = np.float64(pts[0]) + w * np.float64(extra[0])
     for j in range(1, n):
@@ -74,7 +77,7 @@ def _first_best_plus(pts, extra, w, n):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _first_best_minus(pts, extra, w, n):
-    """best_of(points - w * extra): the first best-valued candidate, in float64 as numpy."""
+    """The first candidate of the best points - w * extra, in float64."""
     best = 0
     bv = np.float64(pts[0]) - w * np.float64(extra[0])
     for j in range(1, n):
@@ -88,7 +91,7 @@ def _first_best_minus(pts, extra, w, n):
 @njit(cache=True, inline="always", _nrt=False)
 def _beats(p, w, t, bv, tie):
     """Whether points p less w times threat t is chosen over the best value bv so far (``tie``:
-    a candidate that ties it wins, coming first), in float64 as numpy."""
+    a candidate that ties it wins, coming first), in float64."""
     v = np.float64(p) - w * np.float64(t)
     return v > bv or (v == bv and tie)
 
@@ -112,11 +115,13 @@ def _limit(p, w, bv, tie):
 @njit(cache=True, inline="always", _nrt=False)
 def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was, spaces, qd, pos,
               sc):
-    """best_of(points - w * threat): the threat is never negative, so a candidate scores at
-    most its points; candidates are looked at by points, the most first, and once the points
-    left are below the best value found none can beat it (on a tie the first candidate wins, as
-    numpy's argmax). Only the candidates that might win are worked out, and each threat only
-    until it is large enough to lose (``_limit``): the same choice."""
+    """The first candidate of the best points - w * threat (``lookahead.threat_one``: the most
+    the next player could score, with a card this player has not seen, at the spaces this play
+    changes). The threat is never negative, so a candidate scores at most its points;
+    candidates are looked at by points, the most first, and once the points left are below the
+    best value found none can beat it (on a tie the first candidate wins). Only the candidates
+    that might win are worked out, and each threat only until it is large enough to lose
+    (``_limit``): the same choice as working out every one."""
     S = prm[P_S]
     top = np.int64(pts[0])
     low = top
@@ -150,7 +155,8 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
 
 @njit(cache=True, inline="always", _nrt=False)
 def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, pos, sc, w, hib):
-    """best_of(points + w * new_unplayable), the first on ties, as ``_first_best_plus`` of
+    """The first candidate of the best points + w * new unplayable spaces (anywhere on the
+    table, ``lookahead.unplayable_one``), as ``_first_best_plus`` of
     ``lookahead.new_unplayable_given``'s numbers, working out only the candidates that might
     win: a card makes at most ``hi`` = 4 + only[t] spaces unplayable (4 when it is not the last
     copy of its type t), and fl(p + fl(w * k)) never falls as k grows (w >= 0: rounding is
@@ -192,8 +198,12 @@ def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, 
 
 @njit(cache=True, inline="always", _nrt=False)
 def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand_cell, cand_card,
-           cand_pts, prm, buf, gone, was, spaces, owas, only, qd, pos, hib):
-    """The action of policy ``kind`` with knob ``knob`` for game b's player to move."""
+           cand_pts, prm, buf, gone, was, spaces, owas, only, qd, pos, hib, lg):
+    """The action of policy ``kind`` with knob ``knob`` for game b's player to move, among the
+    actions ``lg`` (its legal mask) allows. greedy: the most points now. cautious: points now
+    minus ``knob`` times the threat (a claim: greedy's value). space_maker: in phase one, points
+    now plus ``knob`` for each space the play makes unplayable (phase two and claims: greedy's
+    value)."""
     n = g[b, T.N_CAND]
     pts = cand_pts[b]
     place = g[b, T.KIND] == T.PLACE
@@ -228,7 +238,7 @@ def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand
             owas[t] = left == 1          # last_copy
         # only[t]: the open spaces that may take no available type but t, from the open list
         # and its cached masks (the spaces next to a face-up card; with touch_face_down the list
-        # also holds spaces next to face-down cards only, left out as the numpy strategy does)
+        # also holds spaces next to face-down cards only, left out as ``only_types`` does)
         S = prm[P_S]
         nf = T._spaces(b, g, board, fr, sc, S)
         F = sc.shape[1] >> 1
@@ -247,8 +257,32 @@ def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand
             pos[fr[b, i]] = 0
         return a
     if kind == K_GREEDY:
-        return _first_best_int(pts, n)
+        return _first_best_int(pts, n, lg)
     return _first_best_plus(pts, pts, 0.0, n)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _noisy(a, noise, seat_rs, row, lg):
+    """With ``noise``, a random legal action (of ``lg``) instead of ``a`` with that chance: two
+    draws from the mover's stream (``seat_rs[row]``) at every decision, whether or not it goes
+    wild, so how many numbers a game's stream gives never depends on its batch. The pick is the
+    int(u * count)-th legal action."""
+    if noise <= 0:
+        return a
+    u_wild = uniform(seat_rs, row)
+    u_pick = uniform(seat_rs, row)
+    if u_wild < noise:
+        count = 0
+        for j in range(lg.shape[0]):
+            count += lg[j]
+        pick = np.int64(u_pick * np.float64(count))
+        for j in range(lg.shape[0]):
+            if lg[j]:
+                if pick == 0:
+                    return np.int64(j)
+                pick -= 1
+        return np.int64(lg.shape[0])
+    return a
 
 
 @njit(cache=True, _nrt=False)
@@ -266,17 +300,8 @@ def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_
             k = seating[b, mover]
             a = policy(kinds[k], knobs[k, 0], b, g, board, up_count, copies, hand, hand_n, fr, sc,
                        cand_cell, cand_card, cand_pts, prm, buf, gone, was, spaces, owas, only,
-                       qd, pos, hib)
-            noise = knobs[k, 1]
-            if noise > 0:
-                # savannah.with_noise: rng.random(n) < noise, then random_legal's rng.random(n)
-                # times the legal count (the first N_CAND entries), truncated: two draws from
-                # the mover's stream at every decision, whether or not it goes wild
-                row = b * P + mover
-                u_wild = uniform(seat_rs, row)
-                u_pick = uniform(seat_rs, row)
-                if u_wild < noise:
-                    a = np.int64(u_pick * np.float64(g[b, T.N_CAND]))
+                       qd, pos, hib, legal[b])
+            a = _noisy(a, knobs[k, 1], seat_rs, b * P + mover, legal[b])
             if a < 0 or a >= g[b, T.N_CAND] or not legal[b, a]:
                 out[1] = b + 1
                 return
@@ -287,26 +312,60 @@ def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_
     out[0] = decisions
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
-    """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
-    returns the decisions made. ``seat_rs`` (the seats' streams, advanced in place) gives the
-    draws of a strategy with ``noise``; the others draw nothing."""
+def _scratch(state):
+    return (np.zeros(state.cand_pts.shape[1], np.int64), np.zeros(16, np.int64),
+            np.zeros(16, np.int8), np.zeros(LA._MAXW, np.int64), np.zeros(36, np.int8),
+            np.zeros(36, np.int64), np.zeros((4, LA.Q_WIDTH), np.int64),
+            # pos: 1 + a space's index in the open list
+            np.zeros(state.board.shape[1], np.int32), np.zeros(36, np.float64))
+
+
+def _knobs(policies: list):
     kinds = np.array([k for k, _ in policies], np.int64)
     knobs = np.array([(kn[0], kn[1]) for _, kn in policies], np.float64).reshape(-1, 2)
-    buf = np.zeros(state.cand_pts.shape[1], np.int64)
-    gone = np.zeros(16, np.int64)
-    was = np.zeros(16, np.int8)
-    spaces = np.zeros(LA._MAXW, np.int64)
-    owas = np.zeros(36, np.int8)
-    only = np.zeros(36, np.int64)
-    qd = np.zeros((4, LA.Q_WIDTH), np.int64)
-    pos = np.zeros(state.board.shape[1], np.int32)    # 1 + a space's index in the open list
-    hib = np.zeros(36, np.float64)
+    return kinds, knobs
+
+
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+    """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
+    returns the decisions made. ``seat_rs`` (the seats' streams, flat: row b * P + seat,
+    advanced in place) gives the draws of a strategy with ``noise``; the others draw nothing."""
+    kinds, knobs = _knobs(policies)
     out = np.zeros(2, np.int64)
-    _play(np.ascontiguousarray(seating, np.int64), kinds, knobs, *state.arrays(), buf, gone, was,
-          spaces, owas, only, qd, pos, hib, seat_rs, out)
+    _play(np.ascontiguousarray(seating, np.int64), kinds, knobs, *state.arrays(),
+          *_scratch(state), seat_rs, out)
     if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
         raise RuntimeError("savannah: a game broke a proven bound: a bug, please report")
     if out[1]:
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
     return int(out[0])
+
+
+@njit(cache=True, _nrt=False)
+def _decide(games, kind, knob, noise, legal, g, board, up_count, copies, hand, hand_n, fr, sc,
+            cand_cell, cand_card, cand_pts, prm, buf, gone, was, spaces, owas, only, qd, pos,
+            hib, seat_rs, out):
+    """The policy's action in each game of ``games`` (what ``_play`` would choose there), with
+    ``legal`` (row i: games[i]) as the legal mask and ``seat_rs[i]`` as the mover's stream."""
+    for i in range(games.shape[0]):
+        a = policy(kind, knob, games[i], g, board, up_count, copies, hand, hand_n, fr, sc,
+                   cand_cell, cand_card, cand_pts, prm, buf, gone, was, spaces, owas, only, qd,
+                   pos, hib, legal[i])
+        out[i] = _noisy(a, noise, seat_rs, i, legal[i])
+
+
+def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
+           legal: np.ndarray) -> np.ndarray:
+    """The actions of ``policy`` (kind, knobs) in ``games`` of ``state``; ``seat_rs`` (uint64[n],
+    row i: game games[i]'s mover, advanced in place) gives a noisy policy's draws, ``legal``
+    (bool[n, W]) what each may choose among."""
+    kinds, knobs = _knobs([policy])
+    games = np.ascontiguousarray(games, np.int64)
+    out = np.zeros(len(games), np.int64)
+    _decide(games, kinds[0], knobs[0, 0], knobs[0, 1], np.ascontiguousarray(legal, np.bool_),
+            state.g, state.board, state.up_count, state.copies, state.hand, state.hand_n,
+            state.fr, state.sc, state.cand_cell, state.cand_card, state.cand_pts, state.prm,
+            *_scratch(state), seat_rs, out)
+    if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
+        raise RuntimeError("savannah: a game broke a proven bound: a bug, please report")
+    return out

@@ -1,54 +1,31 @@
 """Savannah strategies: how people play the grid game.
 
-Every decision is a choice in the observation's candidate list (each legal placement with the
-points it scores now; in a claim, which drawn card to keep, with the most that card could score
-now), so a strategy scores the candidates and takes the best one.
+Every decision is a choice in the mover's candidate list (each legal placement with the points
+it scores now; in a claim, which drawn card to keep, with the most that card could score now),
+so a strategy scores the candidates and takes the best one. Each is a compiled policy, written
+once in ``_savannah_compiled.py`` (``KINDS``); this module names them, with their knobs.
 """
 
 from __future__ import annotations
 
-import functools
-
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from safari_sim.games.savannah import lookahead
-from safari_sim.games.savannah.game import Obs
-
-from .base import Strategy, random_legal
+from .base import Heuristic
 
 
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def best_of(value: np.ndarray, obs: Obs) -> np.ndarray:
-    """Index of the best-valued candidate (the first on ties); padding never wins."""
-    return np.argmax(np.where(obs.valid, value, -np.inf), axis=1)
-
-
-def with_noise(choice: np.ndarray, noise: float, legal: np.ndarray, rng) -> np.ndarray:
-    if noise <= 0:
-        return choice
-    # every draw is one row per observed game, and every game draws both numbers whether or not
-    # it goes wild: how many numbers a game's seat stream gives never depends on its batch
-    wild = rng.random(len(choice)) < noise
-    return np.where(wild, random_legal(legal, rng), choice)
-
-
-class SavannahStrategy(Strategy):
-    """The shipped strategies also have compiled twins (``policy``: a kind and knobs for
-    ``_savannah_compiled.policy``), so a table of them plays whole games in one kernel; a
-    subclass that overrides ``act`` is played through ``act`` unless it also overrides
-    ``policy``. The knobs are (the strategy's own knob, ``noise``): the twin makes
-    ``with_noise``'s two draws from the mover's seat stream."""
+class SavannahStrategy(Heuristic):
+    """The knobs a policy reads are (the strategy's own knob, ``noise``): with noise the policy
+    makes two draws from the mover's seat stream at every decision."""
 
     game = "savannah"
+    kernels = "strategies._savannah_compiled"
 
-    play_compiled = staticmethod(lambda *a, **k: _compiled().play_compiled(*a, **k))
-
-    def _twin(self, kind: int, knob: float):
-        return (kind, (float(knob), float(self.params.noise)))
+    def knobs(self) -> tuple[float, float]:
+        return (0.0, float(self.params.noise))
 
 
 class Greedy(SavannahStrategy):
@@ -59,15 +36,6 @@ class Greedy(SavannahStrategy):
         noise: float = Field(0.0, ge=0, le=1,
                              description="chance of a random legal move instead (a distracted "
                                          "player)")
-
-    def act(self, obs: Obs, legal, rng):
-        pts = obs.points
-        # padding entries may hold stale numbers: the legal mask rules them out
-        choice = np.argmax(np.where(legal[:, :obs.width], pts, -1), axis=1)
-        return with_noise(choice, self.params.noise, legal, rng)
-
-    def policy(self):
-        return self._twin(K_GREEDY, 0.0)
 
 
 class Cautious(SavannahStrategy):
@@ -83,15 +51,8 @@ class Cautious(SavannahStrategy):
                                            "(0 = greedy)")
         noise: float = Field(0.0, ge=0, le=1, description="chance of a random legal move")
 
-    def act(self, obs: Obs, legal, rng):
-        value = obs.points.astype(np.float64)
-        place = obs.kind == 0
-        if place.any() and self.params.caution > 0:
-            value = value - self.params.caution * lookahead.threat(obs) * place[:, None]
-        return with_noise(best_of(value, obs), self.params.noise, legal, rng)
-
-    def policy(self):
-        return self._twin(K_CAUTIOUS, self.params.caution)
+    def knobs(self):
+        return (float(self.params.caution), float(self.params.noise))
 
 
 class SpaceMaker(SavannahStrategy):
@@ -108,25 +69,8 @@ class SpaceMaker(SavannahStrategy):
                                                "and a card choice)")
         noise: float = Field(0.0, ge=0, le=1, description="chance of a random legal move")
 
-    def act(self, obs: Obs, legal, rng):
-        value = obs.points.astype(np.float64)
-        hunt = (obs.kind == 0) & (obs.phase == 1)
-        if hunt.any() and self.params.space_value > 0:
-            value = value + self.params.space_value * lookahead.new_unplayable(obs) * hunt[:, None]
-        return with_noise(best_of(value, obs), self.params.noise, legal, rng)
-
-    def policy(self):
-        return self._twin(K_SPACE_MAKER, self.params.space_value)
-
-
-K_GREEDY, K_CAUTIOUS, K_SPACE_MAKER = range(3)
-
-
-@functools.lru_cache(maxsize=None)
-def _compiled():
-    from . import _savannah_compiled as mod  # numba: compiled on first use
-
-    return mod
+    def knobs(self):
+        return (float(self.params.space_value), float(self.params.noise))
 
 
 STRATEGIES = [Greedy, Cautious, SpaceMaker]

@@ -19,6 +19,7 @@ from safari_sim.engine.protocol import RulesError, search_space
 from safari_sim.games import get_game
 from safari_sim.games import paper_safari as ps
 from strategies import get_strategy
+from heuristics import ask, check_knowledge, choose, leaky_policy_is_caught
 from mixed_play import assert_drama, check_search_space
 from worlds_check import check_worlds
 
@@ -872,8 +873,7 @@ def _play_against_the_book(rules, players, strategies, batch, seed):
         for seat, strat in enumerate(strats):
             idx = live[mover[live] == seat]
             if idx.size:
-                acts[idx] = strat.act(G.observe(st, idx), legal[idx],
-                                      SeatRandom(seat_rs, idx * players + seat))
+                acts[idx] = choose(strat, G, st, idx, seat_rs, players)
         tables = {}
         for b in live:
             t = Table(st, b)
@@ -1025,6 +1025,44 @@ def test_the_hidden_card_checks_catch_a_leak():
         observation_does_not_depend_on_hidden_cards(own_grid)
 
 
+def _scramble(st, games, rng):
+    """``permuted`` for the seat to move in each game of ``games``."""
+    return permuted(st, games, G.to_move(st)[games], rng)
+
+
+KNOWLEDGE_SPECS = [("threshold", {}), ("column_matcher", {}), ("closer", {}),
+           ("closer", {"margin": -1.0, "rush": 2.0, "safari_worth": 0.3}),
+           ("column_matcher", {"match_bonus": 5.0, "keep_below": 5.0, "patience": 2.0})]
+
+
+@pytest.mark.parametrize("players,rules", [
+    (2, {}),
+    (3, {"elephant_look": True, "initial_face_up": 0}),
+    (4, {"rows": 3, "cols": 2, "equal_negatives_zero": False, "chain_face_up": False}),
+    (5, {"initial_face_up": 2, "wins_needed": 1}),
+])
+def test_every_heuristic_acts_only_on_what_its_seat_may_know(players, rules):
+    """At every decision, every card the mover cannot see (the others' face-down cards, its
+    own unseen ones, the deck) dealt again among those places, and the others' looks changed:
+    no heuristic's action changes (rules that hide more or less: no card up at the start,
+    Elephant looks, a 3-row grid, face-down chain cards)."""
+    strats = [get_strategy(G.id, n)(**p) for n, p in KNOWLEDGE_SPECS]
+    assert check_knowledge(G, G.make_rules(rules), players, strats, _scramble,
+                           games=16) > 4000
+
+
+def test_the_knowledge_check_catches_a_policy_that_reads_the_deck():
+    def deck_top(st, b):
+        return st.deck[b, st.g[b, ps.DECK_N] - 1] if st.g[b, ps.DECK_N] > 0 else 0
+
+    def own_hidden(st, b):   # the mover's own first card, seen or not
+        return st.grid[b, st.g[b, ps.CUR], 0]
+
+    for peek in (deck_top, own_hidden):
+        leaky_policy_is_caught(G, R, 3, get_strategy(G.id, "threshold")(), peek, _scramble,
+                               games=6, max_steps=300)
+
+
 def test_a_table_that_never_turns_cards_up_is_stopped_by_the_cap():
     # first_legal always draws from the deck and throws the card away
     r = G.make_rules({"max_round_turns": 40})
@@ -1052,16 +1090,13 @@ def test_column_matcher_does_not_swap_a_tarzan_for_its_twin():
     gr = [[TARZAN] + grid(5, 6) + [TARZAN] + grid(7, 8), grid(0, 1, 2, 3, 4, 5)]
     up = [[True, False, False, True, False, False], [True] + [False] * 5]
     r, st = position(gr, up=up, discard=[TARZAN])
-    legal = G.legal(st)
     matcher = get_strategy("paper_safari", "column_matcher")()
-    a = matcher.act(obs_of(st), legal, SeatRandom(deal_keys(2, 0), np.array([0])))
-    assert a.tolist() == [ps.DECK]
+    assert ask(matcher, G, st, [0], deal_keys(2, 0), 2).tolist() == [ps.DECK]
     # a Tarzan that does make a new equal column is still taken
     gr = [[TARZAN] + grid(5, 6, 7, 8, 2), grid(0, 1, 2, 3, 4, 5)]
     up = [[True] + [False] * 5, [True] + [False] * 5]
     r, st = position(gr, up=up, discard=[TARZAN])
-    assert matcher.act(obs_of(st), G.legal(st), SeatRandom(deal_keys(2, 0), np.array([0]))
-                       ).tolist() == [ps.TAKE]
+    assert ask(matcher, G, st, [0], deal_keys(2, 0), 2).tolist() == [ps.TAKE]
 
 
 def test_no_tarzan_loops_between_the_shipped_heuristics():
@@ -1151,8 +1186,7 @@ def test_worlds_of_random_positions(players, rules):
         for seat, strat in enumerate(strats):
             idx = live[mover[live] == seat]
             if idx.size:
-                acts[idx] = strat.act(G.observe(st, idx), legal[idx],
-                                      SeatRandom(seat_rs, idx * players + seat))
+                acts[idx] = choose(strat, G, st, idx, seat_rs, players)
         G.step(st, acts)
     assert checked >= 3
     assert pub > 0 or rules != SMALL_DECK    # worlds of a deck made from the discards

@@ -18,6 +18,7 @@ from safari_sim.games.savannah.rules import card_name
 from strategies import get_strategy
 from strategies.base import random_legal
 
+from heuristics import ask, check_knowledge, choose, leaky_policy_is_caught
 from mixed_play import assert_drama, check_search_space
 from worlds_check import check_worlds
 
@@ -819,8 +820,11 @@ def play_against_reference(rules, players, B, seed, chooser):
             break
         legal = G.legal(st)
         a = np.zeros(B, np.int64)
-        a[live] = chooser(G.observe(st, live).freeze(), legal[live],
-                          SeatRandom(seat_rs, live * players + mv[live]))
+        if hasattr(chooser, "act"):   # a strategy, asked as the play loop asks it
+            a[live] = choose(chooser, G, st, live, seat_rs, players)
+        else:
+            a[live] = chooser(G.observe(st, live).freeze(), legal[live],
+                              SeatRandom(seat_rs, live * players + mv[live]))
         moves = []
         o = G.observe(st, live)
         for i, b in enumerate(live):
@@ -893,7 +897,7 @@ def test_every_step_against_the_reference(players, rules, seed):
 def test_strategies_against_the_reference():
     for who in ("greedy", "cautious", "space_maker", "random"):
         s = get_strategy("savannah", who)()
-        play_against_reference(R, 3, 4, 11, s.act)
+        play_against_reference(R, 3, 4, 11, s)
 
 
 def test_the_trace_tells_the_claims_as_they_were():
@@ -924,8 +928,7 @@ def hidden_information_is_absent(observe):
     for _ in range(200):
         if st.g[0, T.N_FD] > 0 and st.g[0, T.KIND] == T.PLACE and st.g[0, T.PHASE] == T.ONE:
             break
-        o = G.observe(st, np.array([0]))
-        G.step(st, strat.act(o, G.legal(st)[[0]], SeatRandom(seat_rs, G.to_move(st) + 0)))
+        G.step(st, ask(strat, G, st, [0], seat_rs, 2))
     assert st.g[0, T.N_FD] > 0
     import copy
     st2 = copy.deepcopy(st)
@@ -1205,13 +1208,12 @@ def test_strategies_take_their_best_value():
     from safari_sim.games.savannah import lookahead
     st = example_b()
     o = G.observe(st, np.array([0])).freeze()
-    lg = G.legal(st)[[0]]
-    rng = SeatRandom(game_keys(0, 3, 1).seat.reshape(-1).copy(), np.array([0]))
+    rs = game_keys(0, 3, 1).seat.reshape(-1).copy()
     n = int(o.n_cand[0])
-    g = get_strategy("savannah", "greedy")().act(o, lg, rng)
+    g = ask(get_strategy("savannah", "greedy")(), G, st, [0], rs, 3)
     assert o.points[0, g[0]] == o.points[0, :n].max() == 6
     th = lookahead.threat(o)[0, :n]
-    k = get_strategy("savannah", "cautious")(caution=10.0).act(o, lg, rng)
+    k = ask(get_strategy("savannah", "cautious")(caution=10.0), G, st, [0], rs, 3)
     value = o.points[0, :n] - 10.0 * th
     assert k[0] == int(np.argmax(value)) and k[0] != g[0]
     # Debra's 3-Elephant at (1,1) scores 4 but opens a row and a column of elephants
@@ -1229,9 +1231,46 @@ def test_strategies_take_their_best_value():
          == (0, 0)][0]
     sm = lookahead.new_unplayable(o)[0]
     assert sm[j] == 1
-    pick = get_strategy("savannah", "space_maker")(space_value=10.0).act(o, G.legal(st)[[0]], rng)
+    pick = ask(get_strategy("savannah", "space_maker")(space_value=10.0), G, st, [0], rs, 3)
     value = o.points[0, :o.n_cand[0]] + 10.0 * sm[:o.n_cand[0]]
     assert pick[0] == int(np.argmax(value))
+
+
+def _scramble(st, games, rng):
+    """``permuted`` (below) for the seat to move in each game of ``games``."""
+    return permuted(st, games, G.to_move(st)[games], rng)
+
+
+KNOWLEDGE_SPECS = [("greedy", {}), ("cautious", {}), ("space_maker", {}),
+                   ("cautious", {"caution": 2.0, "noise": 0.1}),
+                   ("space_maker", {"space_value": 4.0, "noise": 0.2}), ("greedy", {"noise": 0.3})]
+
+
+@pytest.mark.parametrize("players,rules", [
+    (2, {}), (3, {}),
+    (2, {"buried_on_table": "own", "opening_draw": True}),
+    (3, {"buried_on_table": "all", "touch_face_down": False, "max_claims": 1}),
+])
+def test_every_heuristic_acts_only_on_what_its_seat_may_know(players, rules):
+    """At every decision, the cards the mover cannot see (the other hands, both piles, the
+    face-down cards others buried) dealt again among those places: no heuristic's action
+    changes, nor what it draws (rules that hide more or less: buried cards on the table for
+    their owner or everyone, an opening draw, one claim)."""
+    strats = [get_strategy(G.id, n)(**p) for n, p in KNOWLEDGE_SPECS]
+    assert check_knowledge(G, G.make_rules(rules), players, strats, _scramble, games=8) > 2000
+
+
+def test_the_knowledge_check_catches_a_policy_that_reads_a_hidden_card():
+    def other_hand(st, b):
+        q = (int(st.g[b, T.CUR]) + 1) % st.n_players
+        return st.hand[b, q, 0] if st.hand_n[b, q] else 0
+
+    def pile_top(st, b):
+        return st.pile2[b, st.g[b, T.N2] - 1] if st.g[b, T.N2] else 0
+
+    for peek in (other_hand, pile_top):
+        leaky_policy_is_caught(G, R, 2, get_strategy(G.id, "cautious")(), peek, _scramble,
+                               games=3, max_steps=200)
 
 
 # ---- Worlds for search (issue 16) ---------------------------------------------------------------
@@ -1439,8 +1478,8 @@ def test_noisy_strategies_play_a_game_the_same_in_any_batch():
     n = 24
     keys = game_keys(3, 3, np.arange(n))
     seating = (np.arange(3)[None, :] + np.arange(n)[:, None]) % 3
-    # the numpy strategies (the compiled twins play each game on its own: tests/
-    # test_savannah_compiled.py compares them with these)
+    # the lockstep loop, each heuristic deciding for its rows of the batch (the whole-game
+    # kernel plays each game on its own: tests/test_savannah_compiled.py compares the two)
     whole = play_batch(game, game.make_rules(), 3, strats, seating, keys, compiled=False)
     parts = [play_batch(game, game.make_rules(), 3, strats, seating[f:f + 5],
                         keys.take(np.arange(f, min(f + 5, n))), compiled=False)

@@ -1,5 +1,6 @@
-"""Savannah's compiled twins (strategies/_savannah_compiled.py): the same games as the numpy
-strategies through the lockstep loop, bit for bit, and no twin where a strategy was changed."""
+"""Savannah's compiled heuristics (strategies/_savannah_compiled.py): the whole-game kernel and
+the lockstep loop (each heuristic's ``decide`` for its rows) play the same games, bit for bit;
+each knob matters; a user strategy built on a heuristic is played through its own ``act``."""
 
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ from safari_sim.engine.play import _compiled_play, play_batch
 from safari_sim.games import get_game
 from strategies import get_strategy
 
+from heuristics import ask
+
 G = get_game("savannah")
 
 SPECS = [("greedy", {}), ("cautious", {"caution": 0.9}), ("space_maker", {"space_value": 2.5}),
-         ("cautious", {}), ("space_maker", {"space_value": 0.4}), ("cautious", {"caution": 3.0})]
+         ("cautious", {}), ("space_maker", {"space_value": 0.4}), ("cautious", {"caution": 3.0}),
+         ("greedy", {"noise": 0.3}), ("cautious", {"caution": 1.2, "noise": 0.05}),
+         ("space_maker", {"noise": 0.15})]
 
 
 @pytest.mark.parametrize("players,rules", [
@@ -24,9 +29,10 @@ SPECS = [("greedy", {}), ("cautious", {"caution": 0.9}), ("space_maker", {"space
          "buried_on_table": "all"}),
     (3, {"explorer_cards": False, "hand_size": 4, "all_different_less": 0, "removal_point": 2}),
 ])
-def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rules):
-    """The three shipped heuristics, mixed at one table with their knobs moved: the whole-game
-    kernel and the lockstep loop give the same games, to the last statistic."""
+def test_the_lockstep_loop_plays_the_heuristics_as_the_whole_game_kernel_does(players, rules):
+    """The three shipped heuristics, mixed at one table with their knobs moved (noise too: two
+    seat draws at every decision, a draw out of step would change the games): the whole-game
+    kernel and the lockstep loop give the same games, to the last statistic and board."""
     strats = [get_strategy(G.id, n)(**p) for n, p in SPECS]
     B = 120
     seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(strats)
@@ -47,34 +53,19 @@ def test_compiled_twins_play_the_same_games_as_the_numpy_strategies(players, rul
     assert slow.outcome.stats["lead_changes"].sum() > 0
 
 
-NOISY = [("greedy", {"noise": 0.3}), ("cautious", {"caution": 1.2, "noise": 0.05}),
-         ("space_maker", {"noise": 0.15}), ("greedy", {})]
+def test_noise_changes_the_games():
+    noisy = [get_strategy(G.id, n)(**p) for n, p in SPECS[6:]]
+    quiet = [get_strategy(G.id, n)() for n, _ in SPECS[6:]]
+    B, P = 60, 3
+    seating = (np.arange(P)[None, :] + np.arange(B)[:, None]) % 3
+    a, b = (play_batch(G, G.make_rules(), P, s, seating, game_keys(8, P, B)).outcome.score
+            for s in (noisy, quiet))
+    assert not np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("players,rules", [(2, {}), (3, {}), (3, {"buried_on_table": "own"})])
-def test_noisy_twins_play_the_same_games_and_draws_as_the_numpy_strategies(players, rules):
-    """With ``noise`` the twins make with_noise's two seat draws at every decision: the same
-    games and decision count both ways (a draw out of step would change the games), and the
-    noise changes the games."""
-    from compiled_check import assert_same_games
-
-    strats = [get_strategy(G.id, n)(**p) for n, p in NOISY]
-    B = 90
-    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % len(strats)
-    r = G.make_rules(rules)
-    fast = play_batch(G, r, players, strats, seating, game_keys(8, players, B))
-    assert fast.times["strategies"] == 0.0      # the kernel ran
-    slow = play_batch(G, r, players, strats, seating, game_keys(8, players, B), compiled=False)
-    assert_same_games(fast, slow, ("board",))
-    quiet = [get_strategy(G.id, n)(**{k: v for k, v in p.items() if k != "noise"})
-             for n, p in NOISY]
-    assert not np.array_equal(
-        play_batch(G, r, players, quiet, seating, game_keys(8, players, B)).outcome.score,
-        fast.outcome.score)
-
-
-def test_the_twins_choose_differently_from_each_other():
-    """Each twin's knob matters (a twin that ignored it would still match a table of defaults)."""
+def test_the_heuristics_choose_differently_from_each_other():
+    """Each heuristic's knob matters (one that ignored it would still match a table of
+    defaults), and a knob at 0 is greedy."""
     B, P = 60, 3
     r = G.make_rules()
     scores = {}
@@ -93,32 +84,61 @@ def test_the_twins_choose_differently_from_each_other():
         assert not np.array_equal(scores[name, a], scores[name, b])
 
 
-def test_a_changed_strategy_is_not_played_by_its_compiled_twin():
+def test_a_user_strategy_built_on_a_heuristic_is_played_through_its_act():
+    """A subclass that writes its own ``act`` is a numpy strategy like any user's: never
+    played by the whole-game kernel, and its act is what plays."""
     from strategies.savannah import Cautious, Greedy
 
     class Lazy(Greedy):
+        reads_state = False
+
         def act(self, obs, legal, rng):
             return np.zeros(len(obs.game), np.int64)
 
-    class Own(Cautious):
-        def act(self, obs, legal, rng):
-            return super().act(obs, legal, rng)
-
-        def policy(self):
-            return super().policy()
+        def compiled_policy(self):
+            return None
 
     assert Greedy().compiled_policy() is not None
-    assert Lazy().compiled_policy() is None
-    assert Own().compiled_policy() is not None   # it says its twin still holds
     assert _compiled_play([Greedy(), Lazy()]) is None
     assert _compiled_play([Greedy(), get_strategy(G.id, "random")()]) is None
-    # noise has a twin too (the same two seat draws at every decision)
     assert Greedy(noise=0.1).compiled_policy() is not None
     assert _compiled_play([Greedy(), Cautious(noise=0.2)]) is not None
     B, P = 30, 2
-    res = play_batch(G, G.make_rules(), P, [Lazy(), Greedy()], np.tile([0, 1], (B, 1)),
-                     game_keys(1, P, B))
+    seating = np.tile([0, 1], (B, 1))
+    res = play_batch(G, G.make_rules(), P, [Lazy(), Greedy()], seating, game_keys(1, P, B))
     assert res.times["strategies"] > 0          # played through act
+    ref = play_batch(G, G.make_rules(), P, [Greedy(), Greedy()], seating, game_keys(1, P, B))
+    assert not np.array_equal(res.outcome.score, ref.outcome.score)
+    with pytest.raises(TypeError, match="compiled heuristic"):
+        Greedy().act(None, None, None)
+
+
+def test_a_policy_chooses_among_the_legal_mask_it_is_handed():
+    """A search asks its prior again with the actions already chosen taken out of the mask:
+    greedy then takes the best of those left, and a noisy move is one of them."""
+    from safari_sim.games.savannah import turn as T
+
+    P, B = 3, 16
+    st = G.init(G.make_rules(), P, game_keys(4, P, B).deal)
+    rng = np.random.default_rng(0)
+    for _ in range(9):
+        G.step(st, (rng.random(B) * np.maximum(st.g[:, T.N_CAND], 1)).astype(np.int64))
+    games = np.flatnonzero((G.to_move(st) >= 0) & (st.g[:, T.N_CAND] > 2))
+    assert games.size > 5
+    legal = np.take(G.legal(st), games, axis=0)
+    rs = game_keys(4, P, B).seat.reshape(-1).copy()
+    greedy = get_strategy(G.id, "greedy")()
+    first = ask(greedy, G, st, games, rs, P)
+    narrowed = legal.copy()
+    narrowed[np.arange(len(games)), first] = False
+    second = ask(greedy, G, st, games, rs, P, legal=narrowed)
+    pts = np.take(st.cand_pts, games, axis=0)[:, :legal.shape[1]].astype(np.int64)
+    assert narrowed[np.arange(len(games)), second].all()
+    assert (pts[np.arange(len(games)), second] == np.where(narrowed, pts, -1).max(axis=1)).all()
+    wild = get_strategy(G.id, "cautious")(noise=1.0)
+    only = np.zeros_like(legal)
+    only[:, 1] = True
+    assert (ask(wild, G, st, games, rs, P, legal=only) == 1).all()
 
 
 @pytest.mark.parametrize("players,rules", [(2, {}), (3, {}), (3, {"touch_face_down": False}),

@@ -560,7 +560,7 @@ def _init(g, pp, grid, up, known, deck, disc, base, rs, ev, params):
 @njit(cache=True, inline="always")
 def apply_action(b, a, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params, dr):
     """Action ``a`` of the player to move in game b (not over). The one copy of the rules of a
-    decision: the batch ``_step`` and the compiled twins' whole-game kernel
+    decision: the batch ``_step`` and the compiled heuristics' whole-game kernel
     (strategies/_paper_safari_compiled.py) both call it."""
     nplayers = params[P_PLAYERS]
     nslots = params[P_SLOTS]
@@ -673,7 +673,7 @@ def _legal(g, up, params, nactions):
 def seen_total(seen, card_value, rows, cols, eq):
     """What the seen cards of one grid (types by slot, -1 unseen) add up to, equal seen cards of
     a column counting 0 (``eq``: see ``_eq_mode``): the observation's ``seen_sum``, also read by
-    the compiled twins."""
+    the compiled heuristics."""
     total = 0
     for k in range(rows * cols):
         c = seen[k]
