@@ -259,7 +259,8 @@ def _print_moved(before: Path, after: Path) -> None:
         out.print(t)
     else:
         out.print("the two runs have the same rules, strategies and settings", highlight=False)
-    for r in diff.filter(diff["what"].str.starts_with("points available")).iter_rows(named=True):
+    rescaled = [r for r in diff.iter_rows(named=True) if r["what"].startswith("points available")]
+    for r in rescaled:
         out.print(f"the rules change the points a game shares out ({r['before']} -> {r['after']}, "
                   f"{r['variant']}): a mean score moves with them, so each is also shown as a "
                   f"share of the points available", highlight=False)

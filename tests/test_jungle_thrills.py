@@ -639,6 +639,15 @@ def test_properties_over_random_games(players, version):
     if version == 1:
         assert (out.score.sum(axis=1) == 84).all()
     assert np.allclose(out.win.sum(axis=1), 1)
+    # the measures, recounted from the final position: pairs left in the centre, and the
+    # points of every animal card less the players' scores
+    for b in range(B):
+        left = [slot for slot in st.pair[b].tolist() if slot[0] >= 0]
+        assert out.stats["pairs_stranded"][b] == len(left)
+        assert out.stats["points_unwon"][b] == 7 * sum(r.animal_values) - sum(out.score[b])
+        assert out.stats["points_unwon"][b] >= sum(int(st.card_value[c]) for s_ in left for c in s_)
+    if version == 1:
+        assert (out.stats["pairs_stranded"] == 0).all() and (out.stats["points_unwon"] == 0).all()
 
 
 # ---- A reference game in plain Python ----------------------------------------------------------

@@ -1128,6 +1128,11 @@ class JungleThrills(Game):
                 "hunts": pp[:, :, HUNTS].copy(),
                 "hunts_won": pp[:, :, HUNTS_WON].copy(),
                 "held_at_end": pp[:, :, HELD_END].copy(),
+                # the designer's measures of an ending (docs/rules/jungle_thrills.md, "Measures"):
+                # pairs left face down that nothing completed, and the points nobody won
+                "pairs_stranded": (state.pair[:, :, 0] >= 0).sum(axis=1).astype(np.int16),
+                "points_unwon": (self.points_available(state.rules, state.n_players)
+                                 - total.sum(axis=1)),
                 **drama_stats(state.dr, total, win, False),
             },
         )
