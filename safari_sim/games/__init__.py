@@ -35,15 +35,28 @@ def get_game(game_id: str) -> Game:
 def _refresh_caches(game_id: str) -> None:
     """A game's kernels inline the engine's chance and event helpers: recompile them when those
     changed (engine/jit.py says why)."""
+    import re
     from pathlib import Path
 
-    from ..engine.jit import refresh_cache
+    from ..engine.jit import KERNEL_HELPERS, refresh_cache
 
     here = Path(__file__).parent
     files = [here / f"{game_id}.py"] if (here / f"{game_id}.py").exists() else \
         sorted((here / game_id).glob("*.py"))
     for f in files:
-        refresh_cache(f)
+        text = f.read_text()
+        # a module that keeps its own cache (its own deps: Savannah's turn, worlds, lookahead)
+        # must not be stamped here with fewer: two stamps for one file would each find the
+        # other's and delete its kernels on every import
+        if "refresh_cache(__file__" in text:
+            continue
+        # a package's module depends on the siblings it imports too (their constants and
+        # kernels are compiled into its own)
+        near = {m for pair in re.findall(r"^from \.(\w*) import \(?(\w+)", text, re.M)
+                for m in pair if m}
+        refresh_cache(f, KERNEL_HELPERS + tuple(f.with_name(f"{m}.py") for m in sorted(near)
+                                                if f.with_name(f"{m}.py").exists()
+                                                and f.with_name(f"{m}.py") != f))
 
 
 def all_games() -> dict[str, Game]:

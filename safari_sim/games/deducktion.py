@@ -630,7 +630,8 @@ def write_view(b, g, pp, loc, qdeck, params, mover, legal):
             legal[b, A_TARGET + o - 1] = True
     elif ph == QUESTION:
         i = g[b, QPOS]
-        _legal_questions(b, qdeck[b, i], qdeck[b, i + 1], qdeck[b, i + 2], legal)
+        _legal_questions(b, np.int64(qdeck[b, i]), np.int64(qdeck[b, i + 1]),
+                         np.int64(qdeck[b, i + 2]), legal)
     else:  # PASS (from the own hand, before looking) or GIVE (from the cards received)
         for c in range(NC):
             legal[b, A_CARD + c] = loc[b, c] == p

@@ -390,6 +390,11 @@ def _witness(b, p, t, m, k, kind, excl, cand, give_open, zone):
     return c < 60 and zone[b, c] == Z_GRASS and c != cand  # W_TAKE: animals only
 
 
+# the helpers below are called with literal and int32 arguments at some sites: each distinct
+# argument type is a kernel numba compiles again, so every site passes int64 (_I)
+_I = np.int64
+
+
 @njit(cache=True, _nrt=False)
 def _new_herd_trade(b, p, e, excl, cand, g0, need, zone):
     """Whether a trade can still be completed in which explorer e (number e+1) is the only
@@ -457,7 +462,7 @@ def _new_herd_trade(b, p, e, excl, cand, g0, need, zone):
 def _any_new_herd_trade(b, p, excl, g0, need, zone):
     """_new_herd_trade for some explorer in the grassland (none taken yet)."""
     for e in range(6):
-        if zone[b, 60 + e] == Z_GRASS and _new_herd_trade(b, p, e, excl, -1, g0, need, zone):
+        if zone[b, 60 + e] == Z_GRASS and _new_herd_trade(b, p, e, excl, _I(-1), g0, need, zone):
             return True
     return False
 
@@ -667,7 +672,8 @@ def _step2_options(b, p, g, zone, hown, hlo, hhi, legal, params, write):
         if zone[b, c] == Z_GRASS:
             if c >= 60 and params[P_FLAGS] & F_GRASSMUST and params[P_FLAGS] & F_MUSTGROW \
                     and not _explorer_grows(b, team, c - 60, g, hown, hlo, hhi) \
-                    and not (playable and _new_herd_trade(b, p, c - 60, -1, c, 0, 0, zone)):
+                    and not (playable and _new_herd_trade(b, p, c - 60, _I(-1), c, _I(0), _I(0),
+                                                          zone)):
                 continue
             k += 1
             if write:
@@ -676,7 +682,7 @@ def _step2_options(b, p, g, zone, hown, hlo, hhi, legal, params, write):
     gw0, gw1, gw2, gw3 = _sums_of(ac + ec)
     hw0, hw1, hw2, hw3 = _whole_sums_of(ac, ec, params)
     if _can_give(_hand_values(b, p, zone), 0, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3) or \
-            (playable and _any_new_herd_trade(b, p, -1, 0, -1, zone)):
+            (playable and _any_new_herd_trade(b, p, _I(-1), _I(0), _I(-1), zone)):
         k += 1
         if write:
             legal[b, A_TRADE] = True
@@ -770,7 +776,8 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
             playable = params[P_FLAGS] & F_PLAYABLE
             for c in range(NCARDS):
                 if zone[b, c] == z and ((ok >> (c % 6 + 1)) & 1 or (
-                        playable and _any_new_herd_trade(b, p, c, g[b, GSUM] + c % 6 + 1, -1,
+                        playable and _any_new_herd_trade(b, p, c, _I(g[b, GSUM] + c % 6 + 1),
+                                                         _I(-1),
                                                          zone))):
                     legal[b, A_CARD0 + c] = True
             if g[b, GSUM] > 0:
@@ -778,7 +785,8 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                     done = _has(gw0, gw1, gw2, gw3, g[b, GSUM])
                 else:  # the whole hand is given
                     done = _has(hw0, hw1, hw2, hw3, g[b, GSUM])
-                if done or (playable and _any_new_herd_trade(b, p, -1, 0, g[b, GSUM], zone)):
+                if done or (playable and _any_new_herd_trade(b, p, _I(-1), _I(0), _I(g[b, GSUM]),
+                                                             zone)):
                     legal[b, A_GIVE_DONE] = True
             return
         if ph == K_TAKE:
@@ -833,15 +841,16 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                     if v > need or zone[b, c] != Z_GRASS or legal[b, A_CARD0 + c]:
                         continue
                     if c >= 60:
-                        ok = ntaken == 0 and _new_herd_trade(b, p, c - 60, -1, c, 0, need - v,
+                        ok = ntaken == 0 and _new_herd_trade(b, p, c - 60, _I(-1), c, _I(0),
+                                                             _I(need - v),
                                                              zone)
                     elif ntaken == 1:
-                        ok = _new_herd_trade(b, p, taken, -1, c, 0, need - v, zone)
+                        ok = _new_herd_trade(b, p, _I(taken), _I(-1), c, _I(0), _I(need - v), zone)
                     elif ntaken == 0:
                         ok = False
                         for e in range(6):
                             if zone[b, 60 + e] == Z_GRASS and _new_herd_trade(
-                                    b, p, e, -1, c, 0, need - v, zone):
+                                    b, p, e, _I(-1), c, _I(0), _I(need - v), zone):
                                 ok = True
                                 break
                     else:

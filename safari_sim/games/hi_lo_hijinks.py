@@ -257,7 +257,7 @@ def _play(b, p, k, s, g, pp, hand, stack, slen, higher, stype, pile, ptype, pub,
 
 # ---- Ending the Game / Scoring and Winning ------------------------------------------------------
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _count(b, g, pp, ptype, params, col):
     """Each type's majority holder discards it (ties: `majority_tie`); the rest counts, plus the
     explorer points for the ducky's holder: into pp[b, :, col] (DISCARDED as it goes)."""
@@ -304,7 +304,7 @@ def _score(b, g, pp, ptype, ev, params):
                   1 if g[b, HOLDER] == p else 0)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _finish_turn(b, g, pp, deck, hand, ptype, dr, ev, params):
     """Draw a card (`draw_per_turn`) if the deck has any, then the next player to the left with
     cards in hand; the game ends when every hand is empty. The running score (what each pile
