@@ -62,15 +62,24 @@ def load_module(path_s: str, base_dir: Path | None = None, what: str = "file"):
     return sys.modules[modname]
 
 
+def load_named(spec: str, base_dir: Path | None, what: str, form: str):
+    """(module, file, name) of ``path/to/file.py:NAME``; ValueError with one plain message."""
+    if ":" not in spec:
+        raise ValueError(f"'{spec}' should be path/to/file.py:{form}")
+    path_s, name = spec.rsplit(":", 1)
+    try:
+        return load_module(path_s, base_dir, what), path_s, name
+    except (FileNotFoundError, ImportError) as e:
+        raise ValueError(str(e)) from e
+
+
 def load_user_strategy(spec: str, base_dir: Path | None = None) -> type[Strategy]:
     """``path/to/bots.py:Name``, a Strategy subclass or a per-game function (``per_game``); a
     relative path is taken from ``base_dir``."""
-    if ":" not in spec:
-        raise StrategyNotFound(f"'{spec}' should be path/to/file.py:Name (a class or a function)")
-    path_s, cls_name = spec.rsplit(":", 1)
     try:
-        mod = load_module(path_s, base_dir, "strategy file")
-    except (FileNotFoundError, ImportError) as e:
+        mod, path_s, cls_name = load_named(spec, base_dir, "strategy file",
+                                           "Name (a class or a function)")
+    except ValueError as e:
         raise StrategyNotFound(str(e)) from e
     cls = getattr(mod, cls_name, None)
     if cls is None:

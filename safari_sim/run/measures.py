@@ -34,14 +34,11 @@ CORE = ("variant", "variant_id", "game", "deal", "seat", "strategy", "score", "r
 
 def load_measure(spec: str, base_dir: Path | None) -> Callable[[Any], Any]:
     """The function ``spec`` names (``path/to/file.py:FUNCTION``, relative to ``base_dir``)."""
-    from strategies import load_module
+    from strategies import load_named
 
-    if ":" not in spec:
-        raise MeasureError(f"'{spec}' should be path/to/file.py:FUNCTION")
-    path_s, name = spec.rsplit(":", 1)
     try:
-        mod = load_module(path_s, base_dir, "measure file")
-    except (FileNotFoundError, ImportError) as e:
+        mod, path_s, name = load_named(spec, base_dir, "measure file", "FUNCTION")
+    except ValueError as e:
         raise MeasureError(str(e)) from None
     fn = getattr(mod, name, None)
     if fn is None or not callable(fn):
