@@ -336,7 +336,8 @@ def _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, ca
 @njit(cache=True, _nrt=False)
 def _init(g, pp, deck, rs, row_at, best, seen, ev, row, nest, card_suit, card_value, params, dr):
     for b in range(g.shape[0]):
-        _start_round(b, g, pp, deck, rs, row_at, best, seen, ev, params, 0)
+        _start_round(b, g, pp, deck, rs, row_at, best, seen, ev, params,
+                     np.int64(0))
         _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params,
                 dr)
 
@@ -509,11 +510,12 @@ def apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_
             taken = 0
             if face >= k:
                 pp[b, p, WON] += 1
-                taken = _take_random(b, t, p, k, g, pp, nest, best, ev, card_suit, card_value,
-                                     params[P_SUITS], rs)
+                # int64 seats at both sites: one specialization of _take_random, not two
+                taken = _take_random(b, t, np.int64(p), k, g, pp, nest, best, ev, card_suit,
+                                     card_value, params[P_SUITS], rs)
             elif face < 0:
                 pp[b, p, BACKFIRED] += 1
-                taken = -_take_random(b, p, t, -face, g, pp, nest, best, ev, card_suit,
+                taken = -_take_random(b, np.int64(p), t, -face, g, pp, nest, best, ev, card_suit,
                                       card_value, params[P_SUITS], rs)
             log_event(ev, g, NEV, b, E_STEAL, p, t, k, face, taken)
         _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr)

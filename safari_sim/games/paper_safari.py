@@ -539,8 +539,9 @@ def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, p
     if closer < 0 and g[b, RTURNS] >= params[P_CAP]:
         g[b, CAPPED] += 1
         log_event(ev, g, NEV, b, E_CAP, -1, g[b, RTURNS], 0, 0, 0)
-        _end_round(b, -1, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, params,
-                   dr)
+        # int64, not Literal[int](-1): one specialization of _end_round (and _start_round)
+        _end_round(b, np.int64(-1), g, pp, grid, up, known, deck, disc, base, card_value, rs, ev,
+                   params, dr)
     elif closer >= 0:
         if closer != p:   # only a Tarzan chain turns up another player's cards
             g[b, CHAIN_CLOSED] += 1
@@ -554,7 +555,7 @@ def _end_turn(b, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev, p
 @njit(cache=True)
 def _init(g, pp, grid, up, known, deck, disc, base, rs, ev, params):
     for b in range(g.shape[0]):
-        _start_round(b, 0, g, grid, up, known, deck, disc, base, rs, ev, params)
+        _start_round(b, np.int64(0), g, grid, up, known, deck, disc, base, rs, ev, params)
 
 
 @njit(cache=True, inline="always")
