@@ -166,20 +166,6 @@ def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev
             else:
                 a = choose_policy(kind, kp[k, 0], kp[k, 1], b, g, pp, row, best, seen,
                                   card_suit, card_value, suit_total, params, nbruce)
-                if kind == K_STOP_AT and a == DRAW:
-                    # stop_at's takes go straight to the rules (a take is always legal) until it
-                    # banks, the turn passes or a Bruce comes up: no return to this loop per card
-                    who = g[b, CUR]
-                    while a == DRAW:
-                        ddb.apply_action(b, DRAW, g, pp, deck, rs, row, row_at, nest, best, seen,
-                                         ev, card_suit, card_value, die, params, dr)
-                        decisions += 1
-                        if g[b, PHASE] != CHOOSE or g[b, CUR] != who:
-                            break
-                        a = choose_policy(kind, kp[k, 0], kp[k, 1], b, g, pp, row, best, seen,
-                                          card_suit, card_value, suit_total, params, nbruce)
-                    if a == DRAW:
-                        continue
             if not ddb.is_legal(ph, a, params, n_actions):
                 out[1] = b + 1
                 return
