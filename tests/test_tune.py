@@ -545,3 +545,25 @@ def test_column_objectives_skip_nan_and_weighted_sums_combine():
     e = m.measure(terms[0])
     assert w.value == pytest.approx(2.0 * e.value - 0.5 * lead.value)
     assert w.se == pytest.approx(math.hypot(2.0 * e.se, 0.5 * lead.se))
+
+
+def test_a_designers_measure_is_an_objective(tmp_path):
+    """A column of the experiment's own measures (measures: [FILE.py:FUNCTION]) is a column the
+    tuner accepts and maximises; a misspelled one is refused with the measure among the columns."""
+    from safari_sim.tune.config import TuneError, load_tune
+
+    (tmp_path / "m.py").write_text("def long_game(game):\n    return game.turns\n")
+    (tmp_path / "exp.yaml").write_text(
+        "game: duck_duck_bruce\nplayers: 3\ngames: 300\nseed: 2\nrules: {rounds: 1}\n"
+        "strategies: [{name: a, use: stop_at}, {name: b, use: card_counter}]\n"
+        "measures: [m.py:long_game]\nparallel: {jobs: 1, batch: 300}\n"
+        "sweep: {}\n".replace("players: 3", "players: 2"))
+    text = ("name: t\nexperiment: exp.yaml\nsearch:\n  rules.bruce_cards:\nobjectives:\n"
+            "  - {kind: column, column: COL, direction: maximize}\nbudget: 600\nrungs: [300]\n"
+            "confirm: {top: 1, games: 300}\noutput: out\n")
+    (tmp_path / "t.yaml").write_text(text.replace("COL", "long_game"))
+    t = load_tune(tmp_path / "t.yaml")
+    assert t.objectives[0].column == "long_game"
+    (tmp_path / "t2.yaml").write_text(text.replace("COL", "long_gam"))
+    with pytest.raises(TuneError, match="did you mean 'long_game'"):
+        load_tune(tmp_path / "t2.yaml")

@@ -321,7 +321,10 @@ def _columns(tune: Tune) -> list[str]:
     strats = build_strategies(exp.game.id, [s.model_dump() for s in v.strategies], str(exp.base_dir))
     res = play_batch(exp.game, v.rules, p, strats, seating_plan(exp.spec.seating, p, 0, 1),
                      batch_keys(exp.spec.seed, 0, exp.spec.seating, p, 0, 1))
-    return [*BASE_COLUMNS, *res.outcome.stats]
+    from ..run.config import measure_names
+
+    # the designer's own measures are columns too (named after their functions)
+    return [*BASE_COLUMNS, *res.outcome.stats, *measure_names(exp.spec.measures)]
 
 
 def _objective(o: ObjectiveSpec, where: str, names: list[str], columns: list[str] | None,
