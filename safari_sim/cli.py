@@ -601,6 +601,10 @@ def bench(
                                   "tournaments cost per game against rotation (CPU time, run path)"),
     cold: bool = typer.Option(False, "--cold", help="instead: what a first run costs on an empty "
                               "numba cache (CPU and wall seconds per game, and warming all ten)"),
+    against: Optional[Path] = typer.Option(None, "--against", help="instead: this checkout's "
+                                           "figures paired with another checkout's (a folder "
+                                           "holding safari-sim), run in turn, and new / old"),
+    rounds: int = typer.Option(3, "--rounds", min=1, help="with --against: runs of each tree"),
 ) -> None:
     """Games/s and decisions/s per core against the cost of dealing, and the 2-worker speed-up."""
     import json
@@ -612,7 +616,15 @@ def bench(
     if game is not None:
         _game_or_fail(game)
     wide = Console(width=max(out.width, 110))
-    if cold:
+    if against is not None:
+        from .bench_against import against_table
+
+        try:
+            rows = against_table(wide, against, only=game, rounds=rounds, seconds=seconds,
+                                 batch=batch)
+        except ValueError as e:
+            fail(str(e))
+    elif cold:
         rows = cold_table(wide, only=game)
     elif seatings:
         rows = seating_table(wide, batch=batch, only=game, seconds=seconds)
