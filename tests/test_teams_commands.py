@@ -80,3 +80,32 @@ def test_neighbour_test_of_equal_partners_finds_nothing():
     n = neighbour_test(df.lazy())
     assert n["partners"] and n["testable"] and n["p_value"] > 0.001
     assert "no evidence that who partners whom matters" in neighbour_sentence(n)
+
+
+def test_until_reads_teams(tmp_path):
+    """``until: {interval}`` holds the pairs of partners' intervals; ``until: {compare: [a, b]}``
+    compares the teams a and b play in, on the games where they are opponents, by the teams'
+    win rates (a's team wins 60% against b's here, a difference of 20 points, not 10)."""
+    import re
+    from types import SimpleNamespace
+
+    from safari_sim.run.until import check
+    from safari_sim.stats.wins import win_rates
+
+    df = permuted_team_games(3000, {"a": 1.5, "b": 1.0, "c": 1.0, "d": 1.0}, rng=7)
+    path = tmp_path / "g.parquet"
+    df.write_parquet(path)
+    widest = win_rates(teams.team_frame(df.lazy())).select((pl.col("hi") - pl.col("lo")) / 2).max().item()
+    spec = SimpleNamespace(until=SimpleNamespace(interval=0.05, compare=None, alpha=0.05))
+    why = check(spec, [path], 3000, 1)
+    assert why == (f"every win-rate interval of a pair of partners is within +-5.0 percentage points "
+                   f"(the widest +-{100 * widest:.1f})"), why
+    spec = SimpleNamespace(until=SimpleNamespace(interval=None, compare=["a", "b"], alpha=0.05))
+    why = check(spec, [path], 3000, 1)
+    opponents = (df.filter(pl.col("strategy").is_in(["a", "b"])).group_by("game")
+                 .agg(pl.col("team").n_unique().alias("k")).filter(pl.col("k") == 2).height)
+    m = re.match(r"the team a plays in wins more than the team b plays in, by (\d+\.\d) \+- \d+\.\d percentage "
+                 r"points \(([\d,]+) deals where they were opponents\)", why)
+    assert m, why
+    assert int(m.group(2).replace(",", "")) == opponents < 3000
+    assert abs(float(m.group(1)) - 20) < 7
