@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from safari_sim.stats import teams
 from safari_sim.stats.neighbours import neighbour_sentence, neighbour_test
 from safari_sim.stats.tournament import best_sentence, is_tournament, tournament
 
@@ -39,15 +40,18 @@ def design_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, Any]:
     if is_tournament(experiment):
         from .view import _cell_colour  # late: view imports this module
 
-        t = tournament(lf)
+        # in a team game the unit is a pair of partners (stats/teams.py)
+        team_lf, lay = teams.read_as_teams(lf, experiment)
+        t = tournament(team_lf)
         cells = {(r["strategy"], r["opponent"]): {**r, "style": _cell_colour(r["rate"])}
                  for r in t["matrix"].to_dicts()}
-        verdict = best_sentence(t)
+        verdict = best_sentence(t, teams=bool(len(lay)))
         out["tournament"] = {"ratings": t["ratings"].to_dicts(), "names": t["names"], "cells": cells,
-                             "best": t["best"], "verdict": verdict}
+                             "best": t["best"], "verdict": verdict,
+                             "partners": bool(len(lay))}
         out["bullets"].append(["Tournament: ", *verdict])
     if experiment.get("seating") == "permute":
-        n = neighbour_test(lf)
+        n = neighbour_test(lf, experiment)
         out["neighbours"] = {**n, "sentence": neighbour_sentence(n)}
         out["bullets"].append([out["neighbours"]["sentence"]])
     return out

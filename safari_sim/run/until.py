@@ -3,6 +3,11 @@
 Checked after each round of chunks (chunk c of every variant), in chunk order, on the games of
 chunks 0 .. c only, so where a run stops depends on its seed alone, never on how many workers
 played it or in what order chunks finished; a resumed run stops at the same chunk.
+
+A game played in teams is read as teams (stats/teams.py): ``interval`` holds every pair of
+partners' win rate (against a fair 50% with two teams), and ``compare: [A, B]`` compares the
+teams A and B play in, on the games where they are opponents (partners win and lose together:
+a game where they partner each other says nothing), each game's difference 1 or -1.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..stats import sequential
+from ..stats import sequential, teams
 from ..stats.words import points
 from ..stats.wins import win_rates
 
@@ -20,16 +25,22 @@ def check(spec, paths: list[Path], budget_deals: int, n_variants: int) -> str | 
     """Why the run can stop on the games in ``paths`` (None: not yet)."""
     lf = pl.scan_parquet([str(p) for p in paths])
     u = spec.until
+    lay = teams.layout(lf)
     if u.interval is not None:
-        rates = win_rates(lf)
+        rates = win_rates(teams.team_frame(lf, lay))
         half = ((rates["hi"] - rates["lo"]) / 2).max()
         if half <= u.interval:
             # shares' differences are percentage points, as everywhere in the project
-            return (f"every win-rate interval is within +-{points(u.interval)} percentage points "
+            what = "every win-rate interval of a pair of partners" if len(lay) else "every win-rate interval"
+            return (f"{what} is within +-{points(u.interval)} percentage points "
                     f"(the widest +-{points(half)})")
         return None
     a, b = u.compare
-    both = (lf.filter(pl.col("strategy").cast(pl.Utf8).is_in([a, b]))
+    rows = lf.filter(pl.col("strategy").cast(pl.Utf8).is_in([a, b]))
+    if len(lay):  # each one's win its team's; the games where they partner each other left out
+        rows = (teams.team_wins(lf, lay).filter(pl.col("strategy").cast(pl.Utf8).is_in([a, b]))
+                .filter(pl.col("team").n_unique().over("variant_id", "game") == 2))
+    both = (rows
             .group_by("variant_id", "variant", "deal", "game")
             .agg((pl.col("win") * (pl.col("strategy").cast(pl.Utf8) == a)).sum().alias("wa"),
                  (pl.col("win") * (pl.col("strategy").cast(pl.Utf8) == b)).sum().alias("wb"),
@@ -47,6 +58,11 @@ def check(spec, paths: list[Path], budget_deals: int, n_variants: int) -> str | 
         if side is None:
             return None
         win, lose = (a, b) if side == "A" else (b, a)
+        if len(lay):
+            words.append(f"the team {win} plays in wins more than the team {lose} plays in, by {points(mean)} "
+                         f"+- {points(r)} percentage points ({part.height:,} deals where they were opponents"
+                         f"{'' if n_variants == 1 else ', ' + str(label)})")
+            continue
         words.append(f"{win} wins more than {lose} by {points(mean)} +- {points(r)} percentage points "
                      f"({part.height:,} deals{'' if n_variants == 1 else ', ' + str(label)})")
     return "; ".join(words) + f" (always-valid {1 - u.alpha:.0%} confidence sequence)"

@@ -13,6 +13,12 @@ neighbour) cell U = sum over rows of (1[neighbour] - share of that neighbour in 
 strategy-and-seat) e. The win shares of a game sum to 1, so one strategy per table (its last) is
 left out, as is one neighbour per strategy; the covariance of U is taken from the deals' sums
 (cluster-robust) and U' V^-1 U is chi-square on the rank of V.
+
+In a game played in teams the neighbour that matters is the partner: a strategy's team wins or
+loses with it. There the test is of a strategy's team's win rate by its partner (the same model,
+the partner in place of the right-hand neighbour, a row's win its team's: 1 when its team wins):
+does who partners whom matter? Under ``permute`` every strategy partners every other equally
+often; under ``rotate`` partners never change and there is nothing to test.
 """
 
 from __future__ import annotations
@@ -21,28 +27,42 @@ import numpy as np
 import polars as pl
 from scipy.stats import chi2
 
+from . import teams as team_rows
 from .design import LEVEL, _index
 from .words import pvalue
 
 
-def right_neighbours(lf: pl.LazyFrame) -> pl.LazyFrame:
-    """The rows with ``right``: the strategy in the seat just before (seat - 1, wrapping)."""
+def right_neighbours(lf: pl.LazyFrame, lay: pl.DataFrame | None = None) -> pl.LazyFrame:
+    """The rows with ``right``: the strategy in the seat just before (seat - 1, wrapping); in a
+    variant of ``lay`` (``teams.layout``) the partner instead (the next seat of the same team,
+    wrapping), and ``win`` the team's."""
+    lay = team_rows.layout(lf) if lay is None else lay
     schema = lf.collect_schema()
     deal = pl.col("deal") if "deal" in schema else pl.col("game")
-    d = lf.select(pl.col("variant_id").cast(pl.Int64), pl.col("game").cast(pl.Int64), deal.cast(pl.Int64).alias("_deal"),
-                  pl.col("seat").cast(pl.Int64), pl.col("players").cast(pl.Int64), pl.col("strategy"),
-                  pl.col("win").cast(pl.Float64))
-    prev = d.select("variant_id", "game", ((pl.col("seat") + 1) % pl.col("players")).alias("seat"),
-                    pl.col("strategy").alias("right"))
-    return d.join(prev, on=["variant_id", "game", "seat"], how="left")
+    d = team_rows.team_wins(lf, lay).select(
+        pl.col("variant_id").cast(pl.Int64), pl.col("game").cast(pl.Int64), deal.cast(pl.Int64).alias("_deal"),
+        pl.col("seat").cast(pl.Int64), pl.col("strategy"), pl.col("win").cast(pl.Float64))
+    d = d.join(lf.select(pl.col("variant_id").cast(pl.Int64), pl.col("players").cast(pl.Int64)).unique().lazy(),
+               on="variant_id")
+    # whose strategy is a row's "right": the seat before it, or its partner
+    pairs = [(vid, s, m[(i + 1) % len(m)]) for vid, members in lay.select("variant_id", "members").iter_rows()
+             for m in members for i, s in enumerate(m)]
+    teamed = pl.DataFrame(pairs, schema={"variant_id": pl.Int64, "seat": pl.Int64, "_other": pl.Int64}, orient="row")
+    d = d.join(teamed.lazy(), on=["variant_id", "seat"], how="left").with_columns(
+        pl.col("_other").fill_null((pl.col("seat") - 1) % pl.col("players")))
+    other = d.select("variant_id", "game", pl.col("seat").alias("_other"), pl.col("strategy").alias("right"))
+    return d.join(other, on=["variant_id", "game", "_other"], how="left").drop("_other")
 
 
-def neighbour_test(lf: pl.LazyFrame) -> dict:
+def neighbour_test(lf: pl.LazyFrame, experiment: dict | None = None) -> dict:
     """The test over all variants together: statistic, df, p_value, games, the largest cell
     (strategy, right, rate with that neighbour, rate otherwise) and ``testable`` (false when
-    fewer than three players or no strategy ever changes its neighbour)."""
-    d = right_neighbours(lf).collect()
-    out = {"testable": False, "statistic": float("nan"), "df": 0, "p_value": float("nan"),
+    fewer than three players or no strategy ever changes its neighbour). ``partners``: the
+    dataset plays in teams and ``right`` is the partner (the module's doc)."""
+    lf = team_rows.with_teams(lf, experiment)
+    lay = team_rows.layout(lf)
+    d = right_neighbours(lf, lay).collect()
+    out = {"testable": False, "statistic": float("nan"), "df": 0, "p_value": float("nan"), "partners": bool(len(lay)),
            "games": int(d.select(pl.struct("variant_id", "game").n_unique()).item()) if len(d) else 0}
     if not len(d) or int(d["players"].max()) < 3:
         return out
@@ -95,7 +115,10 @@ def neighbour_test(lf: pl.LazyFrame) -> dict:
 
 
 def neighbour_sentence(t: dict, level: float = LEVEL) -> str:
-    """One sentence: whether who sits on a strategy's right changes how often it wins."""
+    """One sentence: whether who sits on a strategy's right (in a team game: who partners it)
+    changes how often it wins."""
+    if t.get("partners"):
+        return _partner_sentence(t, level)
     if not t["testable"]:
         return "Who sits next to whom cannot be tested here (fewer than three players, or neighbours never change)."
     test = f"a test of each strategy's win rate by its right-hand neighbour, seats and tables accounted for: " \
@@ -105,3 +128,16 @@ def neighbour_sentence(t: dict, level: float = LEVEL) -> str:
                 f"({test}); the largest effect: {t['strategy']} wins {t['rate']:.1%} with {t['right']} on its right "
                 f"against {t['rate_other']:.1%} with the others.")
     return f"There is no evidence that who sits next to whom matters ({test})."
+
+
+def _partner_sentence(t: dict, level: float) -> str:
+    if not t["testable"]:
+        return ("Who partners whom cannot be tested here: partners never change (under seating: rotate a "
+                "table's partners stay together; seating: permute pairs every strategy with every other).")
+    test = (f"a test of each strategy's team win rate by its partner, seats and tables accounted for: "
+            f"chi-square {t['statistic']:.1f} on {t['df']} df, {pvalue(t['p_value'])}")
+    if t["p_value"] < level:
+        return (f"Partners matter: how often a strategy's team wins depends on who partners it ({test}); the "
+                f"largest effect: {t['strategy']}'s team wins {t['rate']:.1%} with {t['right']} as partner "
+                f"against {t['rate_other']:.1%} with its other partners.")
+    return f"There is no evidence that who partners whom matters ({test})."

@@ -154,3 +154,40 @@ def team_of_seats(members: list[list[int]]) -> np.ndarray:
     for k, seats in enumerate(members):
         out[seats] = k
     return out
+
+
+def read_as_teams(lf: pl.LazyFrame, experiment: dict[str, Any] | None = None) -> tuple[pl.LazyFrame, pl.DataFrame]:
+    """(the dataset as the report reads it, its ``layout``): ``team_frame`` where some variant
+    plays in teams, the player rows otherwise. The one entry point of the commands that compare
+    win rates (until, tune, sensitivity, the tournament), so that each reads teams as the report
+    does."""
+    lf = with_teams(lf, experiment)
+    lay = layout(lf)
+    return team_frame(lf, lay), lay
+
+
+def team_wins(lf: pl.LazyFrame, lay: pl.DataFrame | None = None) -> pl.LazyFrame:
+    """The player rows with each player's ``win`` its team's (the partners' shares together: 1
+    when its team wins) and ``players`` the number of teams, for the variants of ``layout``;
+    the other variants' rows as they are. So a strategy's win rate is how often the team it
+    plays in wins, against a fair share of one over the teams (50% for two): a strategy of a
+    team game read on its own (tune's best response, until's comparison, skill's best). The
+    ``team`` column is kept (who is whose partner)."""
+    lay = layout(lf) if lay is None else lay
+    if not len(lay):
+        return lf
+    schema = lf.collect_schema()
+    place = pl.DataFrame([(vid, s, k, n) for vid, n, members in lay.select("variant_id", "teams", "members").iter_rows()
+                          for k, seats in enumerate(members) for s in seats],
+                         schema={"variant_id": schema["variant_id"], "seat": schema["seat"], "_pos": pl.Int8,
+                                 "_teams": pl.Int8}, orient="row")
+    return (lf.join(place.lazy(), on=["variant_id", "seat"], how="left", maintain_order="left")
+            .with_columns(pl.when(pl.col("_pos").is_null()).then(pl.col("win").cast(pl.Float64))
+                          .otherwise(pl.col("win").cast(pl.Float64).sum().over(*GAME_KEY, "_pos")).alias("win"),
+                          pl.col("_teams").cast(schema["players"]).fill_null(pl.col("players")).alias("players"))
+            .drop("_pos", "_teams"))
+
+
+def plays_in_teams(lf: pl.LazyFrame) -> bool:
+    """Whether any variant of the dataset plays in teams."""
+    return bool(len(layout(lf)))

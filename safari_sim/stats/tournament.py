@@ -15,6 +15,12 @@ from it one comparison per pair of its players (a tie between two counts half).
 - **The best**: the strategy with the highest rating, the share of resamples in which it rates
   highest, and the interval of its lead over each other strategy. Strategies whose lead interval
   reaches 0 are tied with it.
+
+A game played in teams is rated on its ``teams.team_frame``: the unit is a pair of partners
+("blocker + collector"), one finishing order of teams per game. A pair meets only the pairs its
+tables seat against it: under ``rotate`` a table's partners never change (one pairing a table),
+so the pairs may fall into groups that never met (``best["groups"]``), whose ratings cannot be
+compared; ``permute`` plays every pairing at every table.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+
+from scipy.sparse.csgraph import connected_components
 
 from .words import pct
 from .pairs import ELO, bradley_terry, head_to_head, rank_table, strategies
@@ -122,6 +130,8 @@ def tournament(lf: pl.LazyFrame, resamples: int = RESAMPLES, seed: int = 0) -> d
     lead = boot[:, best:best + 1] - boot
     lead_lo, lead_hi = np.quantile(lead, [q, 1 - q], axis=0)
     tied = (lead_lo <= 0) & (np.arange(n) != best)
+    # who met whom: pairs of partners in a team game may fall into groups that never met
+    groups, label = connected_components(per.sum(axis=0) + per.sum(axis=0).T > 0, directed=False)
     ratings = pl.DataFrame({
         "strategy": names, "rating": ELO * theta, "rating_lo": ELO * lo, "rating_hi": ELO * hi,
         "se": ELO * boot.std(axis=0, ddof=1), "best_share": share,
@@ -133,15 +143,19 @@ def tournament(lf: pl.LazyFrame, resamples: int = RESAMPLES, seed: int = 0) -> d
     return {"ratings": ratings, "matrix": matrix, "names": order,
             "best": {"strategy": names[best], "share": float(share[best]),
                      "tied": [names[k] for k in np.flatnonzero(tied)],
-                     "tables": int(np.unique(table).size), "resamples": resamples}}
+                     "tables": int(np.unique(table).size), "resamples": resamples,
+                     "groups": int(groups), "met": [names[k] for k in np.flatnonzero(label == label[best])]}}
 
 
-def best_sentence(t: dict[str, Any]) -> list:
-    """The verdict on the best strategy, in parts (plain strings and {"strong": name})."""
+def best_sentence(t: dict[str, Any], teams: bool = False) -> list:
+    """The verdict on the best strategy, in parts (plain strings and {"strong": name}); with
+    ``teams`` on the pairs of partners of a team game."""
     b = t["best"]
     r = t["ratings"]
     first = r.row(0, named=True)
     share = f"it rates best in {pct(b['share'])} of {b['resamples']} resamples of the games"
+    if teams:
+        return _best_pair_sentence(t, first, share)
     if b["tied"]:
         second = r.filter(pl.col("strategy").is_in(b["tied"])).row(0, named=True)
         parts = [{"strong": b["strategy"]}, f" rates highest across the {b['tables']} tables "
@@ -161,3 +175,26 @@ def best_sentence(t: dict[str, Any]) -> list:
                      f"(interval {second['lead_lo']:.0f} to {second['lead_hi']:.0f})")
     parts.append(f"; {share}.")
     return parts
+
+
+def _best_pair_sentence(t: dict[str, Any], first: dict, share: str) -> list:
+    """The verdict of a team tournament: the best pair of partners, and which pairs it is rated
+    against (only those in its group when the pairs never all met)."""
+    b = t["best"]
+    r = t["ratings"]
+    head = [{"strong": b["strategy"]}, f" are the best partners across the {b['tables']} tables "
+            f"({first['rating']:+.0f} Elo, rated as pairs of partners: one finishing order of teams a game)"]
+    if b.get("groups", 1) > 1:
+        others = [s for s in b["met"] if s != b["strategy"]]
+        return [*head, f"; but the {len(r)} pairs fall into {b['groups']} groups that never played each other "
+                f"(partners never change at a table under rotate seating; seating: permute plays every pairing), "
+                f"so it is rated against {', '.join(others) or 'no other pair'} only, and {share}."]
+    if b["tied"]:
+        tied = ", ".join(b["tied"])
+        second = r.filter(pl.col("strategy").is_in(b["tied"])).row(0, named=True)
+        return [*head, f", but tied with {tied}: its lead over {second['strategy']} is {second['lead']:.0f} Elo "
+                f"points (interval {second['lead_lo']:+.0f} to {second['lead_hi']:+.0f}, which reaches 0), and {share}."]
+    second = r.row(1, named=True) if len(r) > 1 else None
+    lead = (f", ahead of the next pair, {second['strategy']}, by {second['lead']:.0f} Elo points "
+            f"(interval {second['lead_lo']:.0f} to {second['lead_hi']:.0f})") if second else ""
+    return [*head, lead, f"; {share}."]

@@ -1,0 +1,111 @@
+"""Team games are games of teams (issue 30) in every command that reads win rates: the tournament
+over a pool, the neighbour test, ``until:``, ``tune``, ``sensitivity`` and ``skill``.
+
+Synthetic team games with a known truth (four players in two teams, partners across: seats 0+2
+and 1+3), and Herds at four players run as a user runs it, with few games.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from safari_sim.stats import teams
+
+ROOT = Path(__file__).resolve().parents[1]
+TEAM = np.array([0, 1, 0, 1])
+
+
+def permuted_team_games(games: int, strengths: dict[str, float], rng: int = 1) -> pl.DataFrame:
+    """Player rows of ``games`` games of four strategies in two teams (partners across), seated
+    by a random permutation each game; a team wins with odds the product of its partners'
+    strengths (partners tie for first: each holds half a win, as the runner writes them)."""
+    rng = np.random.default_rng(rng)
+    names = list(strengths)
+    p = 4
+    strat = np.argsort(rng.random((games, p)), axis=1)
+    logw = np.log(np.array([strengths[n] for n in names]))[strat]
+    key = np.stack([logw[:, TEAM == k].sum(axis=1) for k in (0, 1)], axis=1) + rng.gumbel(size=(games, 2))
+    score = (20.0 + 4.0 * key)[:, TEAM]
+    rank = 1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)
+    first = rank == 1
+    win = first / first.sum(axis=1, keepdims=True)
+    g = np.arange(games)
+    return pl.DataFrame({
+        "variant": ["base"] * (games * p), "variant_id": np.zeros(games * p, np.int16),
+        "game": np.repeat(g, p), "deal": np.repeat(g, p), "seat": np.tile(np.arange(p), games).astype(np.int8),
+        "team": np.tile(TEAM, games).astype(np.int8),
+        "strategy": np.array(names, dtype=object)[strat.reshape(-1)].tolist(),
+        "score": score.reshape(-1), "rank": rank.reshape(-1).astype(np.int16), "win": win.reshape(-1),
+        "players": np.full(games * p, p, np.int8), "turns": np.full(games * p, 30, np.int32),
+    })
+
+
+def test_team_wins_are_the_partners_together():
+    df = permuted_team_games(200, {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0})
+    tw = teams.team_wins(df.lazy()).collect()
+    assert set(tw["win"].unique().to_list()) == {0.0, 1.0}  # a team wins or loses, partners alike
+    assert tw["players"].unique().to_list() == [2]
+    assert tw.group_by("game").agg(pl.col("win").sum())["win"].unique().to_list() == [2.0]
+
+
+def test_tournament_rates_pairs_and_neighbours_are_partners():
+    """A strong strategy makes its partners' team win: the tournament's unit is the pair of
+    partners (the best pair holds the strong one), and the neighbour test finds that who
+    partners whom matters, naming a team's win rate with a partner."""
+    from reports.tournament import design_view
+
+    df = permuted_team_games(1200, {"a": 4.0, "b": 1.0, "c": 1.0, "d": 1.0})
+    experiment = {"pool": [{"name": n} for n in "abcd"], "seating": "permute", "players": 4}
+    d = design_view(df.lazy(), experiment)
+    t = d["tournament"]
+    assert t["partners"] is True
+    assert all(" + " in n for n in t["names"]) and len(t["names"]) == 6  # every pair of the four
+    assert "a" in t["best"]["strategy"].split(" + ")
+    verdict = "".join(p if isinstance(p, str) else p["strong"] for p in t["verdict"])
+    assert " are the best partners across the 1 tables" in verdict, verdict
+    n = d["neighbours"]
+    assert n["partners"] and n["testable"] and n["p_value"] < 1e-6
+    assert n["sentence"].startswith("Partners matter: how often a strategy's team wins depends on who "
+                                    "partners it"), n["sentence"]
+    assert n["right"] == "a" and n["rate"] > 0.7  # the largest effect: partnered with the strong one
+
+
+def test_neighbour_test_of_equal_partners_finds_nothing():
+    from safari_sim.stats.neighbours import neighbour_sentence, neighbour_test
+
+    df = permuted_team_games(1200, {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0}, rng=4)
+    n = neighbour_test(df.lazy())
+    assert n["partners"] and n["testable"] and n["p_value"] > 0.001
+    assert "no evidence that who partners whom matters" in neighbour_sentence(n)
+
+
+def test_until_reads_teams(tmp_path):
+    """``until: {interval}`` holds the pairs of partners' intervals; ``until: {compare: [a, b]}``
+    compares the teams a and b play in, on the games where they are opponents, by the teams'
+    win rates (a's team wins 60% against b's here, a difference of 20 points, not 10)."""
+    import re
+    from types import SimpleNamespace
+
+    from safari_sim.run.until import check
+    from safari_sim.stats.wins import win_rates
+
+    df = permuted_team_games(3000, {"a": 1.5, "b": 1.0, "c": 1.0, "d": 1.0}, rng=7)
+    path = tmp_path / "g.parquet"
+    df.write_parquet(path)
+    widest = win_rates(teams.team_frame(df.lazy())).select((pl.col("hi") - pl.col("lo")) / 2).max().item()
+    spec = SimpleNamespace(until=SimpleNamespace(interval=0.05, compare=None, alpha=0.05))
+    why = check(spec, [path], 3000, 1)
+    assert why == (f"every win-rate interval of a pair of partners is within +-5.0 percentage points "
+                   f"(the widest +-{100 * widest:.1f})"), why
+    spec = SimpleNamespace(until=SimpleNamespace(interval=None, compare=["a", "b"], alpha=0.05))
+    why = check(spec, [path], 3000, 1)
+    opponents = (df.filter(pl.col("strategy").is_in(["a", "b"])).group_by("game")
+                 .agg(pl.col("team").n_unique().alias("k")).filter(pl.col("k") == 2).height)
+    m = re.match(r"the team a plays in wins more than the team b plays in, by (\d+\.\d) \+- \d+\.\d percentage "
+                 r"points \(([\d,]+) deals where they were opponents\)", why)
+    assert m, why
+    assert int(m.group(2).replace(",", "")) == opponents < 3000
+    assert abs(float(m.group(1)) - 20) < 7
