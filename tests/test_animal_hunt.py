@@ -549,6 +549,20 @@ def test_properties_over_random_games(players, variant):
     # the statistics add up: every pair was made by one of the three choices
     s = out.stats
     assert (s["pairs"] == s["pairs_shown"] + s["pairs_asked"] + s["pairs_flipped"]).all()
+    # the measures, recounted from the reference's final position: the 60 cards and 5 duckies
+    # less what the piles and duckies scored; the duckies decided when the most cards in a pile
+    # (ties share) are not the winners
+    decided = 0
+    for b in range(B):
+        pile = [len(refs[b].piles[p]) for p in range(players)]
+        held = [sum(1 for h in refs[b].ducky.values() if h == p) for p in range(players)]
+        assert s["points_unwon"][b] == 60 + 2 * 5 - sum(pile) - 2 * sum(held)
+        total = [c + 2 * d for c, d in zip(pile, held)]
+        by_cards = {p for p in range(players) if pile[p] == max(pile)}
+        by_total = {p for p in range(players) if total[p] == max(total)}
+        assert s["ducky_decided"][b] == (by_cards != by_total)
+        decided += by_cards != by_total
+    assert 0 < decided < B
 
 
 # ---- Observations -----------------------------------------------------------------------------------

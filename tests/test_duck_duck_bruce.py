@@ -447,6 +447,22 @@ def test_properties_over_random_games(players):
                 best[s] = max(best.get(s, 0), v)
             assert sum(best.values()) == st.pp[b, p, ddb.LAST]
     assert (out.score.max(axis=1) >= r.target_score).all()
+    # the measures, recounted from the final nests: the leaders before the last round (the
+    # totals less each nest's count) against the winners, and the top total past the target
+    for b in range(B):
+        last = []
+        for p in range(players):
+            best = {}
+            for card in G.zones(st, b)[f"nest{p}"]:
+                s_ = int(st.card_suit[card])
+                best[s_] = max(best.get(s_, 0), int(st.card_value[card]))
+            last.append(sum(best.values()))
+        total = out.score[b].tolist()
+        before = [t - x for t, x in zip(total, last)]
+        lead = lambda sc: {q for q in range(players) if sc[q] == max(sc)}  # noqa: E731
+        assert out.stats["last_round_decided"][b] == (lead(before) != lead(total))
+        assert out.stats["target_overshoot"][b] == max(total) - 77
+    assert 0 < out.stats["last_round_decided"].sum() < B
     assert np.allclose(out.win.sum(axis=1), 1)
     assert (out.rank.min(axis=1) == 1).all()
 

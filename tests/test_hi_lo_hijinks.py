@@ -508,6 +508,8 @@ def test_scoring_reading_by_hand():
     assert out.score[0].tolist() == [1, 1, 4]
     assert out.rank[0].tolist() == [1, 1, 3] and out.win[0].tolist() == [0.5, 0.5, 0]
     assert out.stats["discarded"][0].tolist() == [3, 3, 1]
+    # without the ducky seat 2 (0) would win alone: its 4 points gave the win to seats 0 and 1
+    assert out.stats["ducky_decided"][0] == 1 and out.stats["tied_majorities"][0] == 0
 
 
 def test_majority_tie_keep_and_discard():
@@ -515,6 +517,7 @@ def test_majority_tie_keep_and_discard():
              2: [K(LION, 5)]}
     keep = _score_only(piles)
     assert keep.score[0].tolist() == [2, 2, 1]  # lions tied 2-2: nobody discards them
+    assert keep.stats["tied_majorities"][0] == 1 and keep.stats["ducky_decided"][0] == 0
     disc = _score_only(piles, majority_tie="discard")
     assert disc.score[0].tolist() == [0, 0, 1]
 
@@ -768,8 +771,24 @@ def test_properties_over_random_games(players, rules):
         z = G.zones(st, b)
         assert z["deck"] == [] and all(z[f"hand{p}"] == [] for p in range(players))
         piles = [z[f"pile{p}"] for p in range(players)]
-        assert out.score[b].tolist() == recount(piles, int(st.g[b, hl.HOLDER]), r)
+        holder = int(st.g[b, hl.HOLDER])
+        assert out.score[b].tolist() == recount(piles, holder, r)
         consistent(st, b)
+        # the measures, recounted from the piles: types whose most cards two players share,
+        # and whether the winners without the ducky's points are the winners
+        counts = [Counter(k // r.values for k in pile) for pile in piles]
+        types = r.animals + (1 if r.explorer_own_type else 0)
+        tops = [[counts[p][t] for p in range(players)] for t in range(types)]
+        assert out.stats["tied_majorities"][b] == sum(
+            1 for c in tops if max(c) > 0 and c.count(max(c)) >= 2)
+        bare = out.score[b].tolist()
+        if holder >= 0 and not r.younger:
+            bare[holder] -= r.explorer_points
+        winners = lambda sc: {p for p in range(players) if sc[p] == min(sc)}  # noqa: E731
+        assert out.stats["ducky_decided"][b] == (winners(bare) != winners(out.score[b].tolist()))
+    if not r.younger:
+        assert 0 < out.stats["ducky_decided"].sum() < B
+    assert out.stats["tied_majorities"].sum() > 0
     best = out.score.min(axis=1, keepdims=True)
     assert ((out.rank == 1) == (out.score == best)).all()
     assert np.allclose(out.win.sum(axis=1), 1)

@@ -990,3 +990,33 @@ def test_compare_shows_measures_and_a_score_rescaled_by_the_rules(tmp_path):
     assert np.isclose(length["before"], turns["before"]) and np.isclose(length["after"], turns["after"])
     r = run_cli("compare", tmp_path / "ra", tmp_path / "rb")
     assert "the rules change the points a game shares out (84 -> 60" in " ".join(r.output.split())
+
+
+def test_compare_shows_safari_sprint_scores_as_a_share_when_the_series_is_shorter(tmp_path):
+    """Two races instead of three share out 30 points instead of 45 at three players (every
+    place's points, the explorer's included): compare says so and shows each score as a share."""
+    text = """
+        game: safari_sprint
+        players: 3
+        games: 300
+        seed: 5
+        rules: {}
+        strategies: [{name: a, use: backer}, {name: b, use: spoiler}, {name: c, use: projector}]
+        parallel: {jobs: 1, batch: 300}
+    """
+    a = write(tmp_path, text, "a.yaml")
+    b = write(tmp_path, text.replace("rules: {}", "rules: {races: 2}"), "b.yaml")
+    assert run_cli("run", a, "--output", tmp_path / "ra", "--quiet").exit_code == 0
+    assert run_cli("run", b, "--output", tmp_path / "rb", "--quiet").exit_code == 0
+    from safari_sim.stats.compare import moved
+
+    diff, changes = moved(tmp_path / "ra", tmp_path / "rb")
+    row = diff.filter(pl.col("what").str.starts_with("points available")).row(0, named=True)
+    assert (row["before"], row["after"]) == ("45", "30")
+    share = changes.filter(pl.col("measure").str.starts_with("score as a share")).sort("measure")
+    score = changes.filter(pl.col("measure").str.starts_with("mean score")).sort("measure")
+    assert share.height == 3
+    assert np.allclose(share["before"], score["before"] / 45)
+    assert np.allclose(share["after"], score["after"] / 30)
+    r = run_cli("compare", tmp_path / "ra", tmp_path / "rb")
+    assert "the rules change the points a game shares out (45 -> 30" in " ".join(r.output.split())

@@ -697,6 +697,18 @@ def run_checked(players, rules, n_games, seed):
     assert np.array_equal(out.win > 0, out.score == best)
     assert (st.g[:, ss.RACE] == rules.races).all()
     assert checked_rounds == n_games * rules.races * rules.rounds
+    # the measures, recounted from the reference's points race by race: the series' leaders
+    # before the last race, the players sharing the victory, and the explorer's points (every
+    # place's points less the players')
+    for b in range(n_games):
+        total = race_ref[b].sum(axis=1).tolist()
+        before = race_ref[b, :, :-1].sum(axis=1).tolist()
+        lead = lambda sc: {q for q in range(players) if sc[q] == max(sc)}  # noqa: E731
+        assert out.stats["last_race_decided"][b] == (lead(before) != lead(total))
+        assert out.stats["shared_victory"][b] == (len(lead(total)) > 1)
+        assert out.stats["explorer_points"][b] == (
+            rules.races * sum(rules.race_points[:players + 1]) - sum(total))
+    assert 0 < out.stats["last_race_decided"].sum() < n_games
     return out
 
 

@@ -151,6 +151,16 @@ def ranks_and_wins(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank.astype(np.int16), win.astype(np.float64)
 
 
+def winners_changed(before: np.ndarray, after: np.ndarray, lower_wins: bool = False) -> np.ndarray:
+    """int8[B]: 1 where the players who win on the ``before`` scores [B, P] (ties share) are not
+    those who win on ``after``: a game's measure of whether one part of the score (a bonus, the
+    last round) decided who won."""
+    sign = -1.0 if lower_wins else 1.0
+    first = lambda s: sign * s == (sign * s).max(axis=1, keepdims=True)  # noqa: E731
+    return (first(np.asarray(before, np.float64))
+            != first(np.asarray(after, np.float64))).any(axis=1).astype(np.int8)
+
+
 class Game(abc.ABC):
     """Base class: one instance per game, holding no per-batch state.
 

@@ -30,7 +30,7 @@ from ..engine import drama
 from ..engine.chance import shuffle_row, uniform
 from ..engine.events import log_event
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
-                               rule)
+                               rule, winners_changed)
 
 
 # ---- Components / Setup -----------------------------------------------------------------------
@@ -700,6 +700,12 @@ class AnimalHunt(Game):
         p = state.n_players
         return (state.ducky[:, None, :] == np.arange(p)[None, :, None]).sum(axis=2)
 
+    def points_available(self, rules: Rules, n_players: int) -> float:
+        """Every card of both decks (in a score pile, or discarded from a hand at the end) and
+        every animal's ducky."""
+        return float(rules.card_points * 2 * rules.animals * rules.numbers
+                     + rules.ducky_points * rules.animals)
+
     def running_score(self, state: State) -> np.ndarray:
         """The score if the game were scored now (issue 16): the cards in each score pile and the
         duckies in front of each player now; cards in hand count nothing (they are discarded at
@@ -732,6 +738,12 @@ class AnimalHunt(Game):
                 "cards_given": pp[:, :, GAVE].copy(),
                 "flips": pp[:, :, FLIPS].copy(),
                 "cards_left": pp[:, :, HAND_N].copy(),
+                # the designer's measures (docs/rules/animal_hunt.md, "Measures"): the points no
+                # one scored, and whether the duckies' points changed who won
+                "points_unwon": (self.points_available(state.rules, state.n_players)
+                                 - score.sum(axis=1)),
+                "ducky_decided": winners_changed(2 * state.rules.card_points * pp[:, :, PAIRS],
+                                                 score),
                 **lead,
             },
         )

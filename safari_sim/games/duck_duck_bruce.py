@@ -28,7 +28,7 @@ from ..engine import drama
 from ..engine.chance import below, shuffle_row
 from ..engine.events import log_event
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
-                               rule)
+                               rule, winners_changed)
 
 
 # ---- Components -------------------------------------------------------------------------------
@@ -853,8 +853,18 @@ class DuckDuckBruce(Game):
                 "capped": capped,
                 "lead_changes": state.drama[:, drama.CHANGES].astype(np.int32),
                 "lead_from": lead[0], "comeback": lead[1], "margin": lead[2],
+                **self._measures(state, score),
             },
         )
+
+    def _measures(self, state: State, total: np.ndarray) -> dict[str, np.ndarray]:
+        """The designer's measures (docs/rules/duck_duck_bruce.md, "Measures"): the last round
+        changed who wins; how far past the target the highest total went."""
+        r = state.rules
+        top = total.max(axis=1)
+        over = top - r.target_score if r.rounds is None else np.zeros_like(top)
+        return {"last_round_decided": winners_changed(total - state.pp[:, :, LAST], total),
+                "target_overshoot": np.maximum(over, 0).astype(np.int32)}
 
     def running_score(self, state: State) -> np.ndarray:
         """The totals of the finished rounds plus, in a round still being played, what each
@@ -885,6 +895,7 @@ class DuckDuckBruce(Game):
                            & (state.pp[:, :, TOTAL].max(axis=1) < state.rules.target_score)
                            ).astype(np.int8),
                 **drama.drama_stats(state.drama, total, win, False),
+                **self._measures(state, total),
             },
         )
 

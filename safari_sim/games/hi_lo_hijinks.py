@@ -29,7 +29,7 @@ from ..engine import drama
 from ..engine.chance import shuffle_row
 from ..engine.events import log_event
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
-                               rule)
+                               rule, winners_changed)
 
 ANIMAL_NAMES = ("Elephant", "Lion", "Monkey", "Tiger", "Zebra")
 
@@ -846,9 +846,25 @@ class HiLoHijinks(Game):
                 "explorer_ducky": (state.g[:, HOLDER][:, None]
                                    == np.arange(state.n_players)[None, :]).astype(np.int8),
                 "left_on_board": state.slen.sum(axis=1).astype(np.int32),
+                # the designer's measures (docs/rules/hi_lo_hijinks.md, "Measures")
+                "ducky_decided": winners_changed(score - self._ducky_points(state), score, True),
+                "tied_majorities": self._tied_majorities(state),
                 **drama.drama_stats(state.dr, score, win, True),
             },
         )
+
+    def _ducky_points(self, state: State) -> np.ndarray:
+        """int[B, P]: the explorer ducky's points in each player's total."""
+        holder = state.g[:, HOLDER][:, None] == np.arange(state.n_players)[None, :]
+        return holder * (0 if state.rules.younger else state.rules.explorer_points)
+
+    def _tied_majorities(self, state: State) -> np.ndarray:
+        """int32[B]: the types of which two or more players hold the most cards (and some),
+        the case the printed "the most cards of a type" leaves open (``majority_tie``)."""
+        r = state.rules
+        pt = state.ptype[:, :, :r.animals + (1 if r.explorer_own_type else 0)]
+        top = pt.max(axis=1, keepdims=True)
+        return (((pt == top).sum(axis=1) >= 2) & (top[:, 0] > 0)).sum(axis=1).astype(np.int32)
 
     # -- worlds for search
     def clone(self, state: State, rows: np.ndarray) -> State:

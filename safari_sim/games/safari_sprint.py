@@ -29,7 +29,7 @@ from ..engine import drama
 from ..engine.chance import shuffle_row
 from ..engine.events import log_event
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
-                               rule)
+                               rule, winners_changed)
 
 ANIMALS = ("elephant", "lion", "monkey", "tiger", "zebra")
 SUIT_NAMES = ANIMALS + ("explorer",)
@@ -1062,10 +1062,20 @@ class SafariSprint(Game):
             "pushes": state.g[:, PUSHES].copy(),
             "pushes_below_one": state.g[:, BELOW_ONE].copy(),
             "moves_past_track_end": state.g[:, PAST_END].copy(),
+            # the designer's measures (docs/rules/safari_sprint.md, "Measures"): the last race
+            # changed who wins the series; the victory is shared by a tie
+            "last_race_decided": winners_changed(
+                total - state.rpts[:, :, state.rules.races - 1], total),
+            "shared_victory": ((win > 0).sum(axis=1) > 1).astype(np.int8),
             **drama.drama_stats(state.dr, total, win, False),
         })
         return Outcome(score=total, rank=rank, win=win, turns=state.g[:, TURNS].copy(),
                        stats=stats)
+
+    def points_available(self, rules: Rules, n_players: int) -> float:
+        """Each race's points for every place the duckies take, the explorer's among them: what
+        he scores is what no player won (the ``explorer_points`` statistic)."""
+        return float(rules.races * sum(rules.race_points[:n_players + 1]))
 
     # -- worlds for search
     def _cloned(self, state: State, rows: np.ndarray, log: bool = True) -> State:
