@@ -109,3 +109,49 @@ def test_until_reads_teams(tmp_path):
     assert m, why
     assert int(m.group(2).replace(",", "")) == opponents < 3000
     assert abs(float(m.group(1)) - 20) < 7
+
+
+def test_tune_objectives_read_teams():
+    """The first team's edge (the first team of equal partners wins 2/3: an edge of +16.7 points
+    over a fair 50%, not seat 0's half-wins against 25%), the win rate of a strategy's team, and
+    the spread between pairs of partners."""
+    from tests.test_teams import team_games
+    from safari_sim.tune.objectives import Measurer, Objective
+
+    df = team_games(8000, first_factor=2.0, strengths=(2.0, 1.0, 1.0, 1.0), rng=3)
+    m = Measurer(df.lazy())
+    edge = m.measure(Objective("e", "seat_edge", "minimize"))  # the dataset says it plays in teams
+    truth = 0.5 * (2 * 2 / (2 * 2 + 1) + 2 * 1 / (2 * 1 + 2))  # rotation: a with the first team half the time
+    assert edge.lo < truth - 0.5 < edge.hi and edge.extra["unit"] == "team"
+    win = m.measure(Objective("w", "win_rate", "maximize", strategy="a"))
+    a_truth = 0.5 * (2 * 2 / (2 * 2 + 1) + 2 / (2 + 2))  # a's team: the first team, or the second
+    assert win.lo < a_truth < win.hi and win.extra["fair"] == 0.5
+    spread = m.measure(Objective("s", "spread", "minimize"))
+    pairs = m.rates()["strategy"].to_list()
+    assert sorted(pairs) == ["a + c", "b + d"] and spread.value > 0.1
+    assert Objective("e", "seat_edge", "minimize", teams=True).text() == "the first team's edge towards 0"
+    assert Objective("w", "win_rate", "maximize", strategy="a", teams=True).noun() == "the win rate of a's team"
+
+
+def test_dominant_verdict_in_a_team_game():
+    from tests.test_teams import team_games
+    from safari_sim.tune.verdict import dominant_verdict
+
+    tuned = [({"strategies.a.params.k": 1}, team_games(6000, strengths=(1.6, 1.0, 1.0, 1.0), rng=5).lazy())]
+    v = dominant_verdict("a", tuned, team_games(6000, rng=6).lazy())
+    assert v["answer"] == "yes" and v["best"]["fair"] == 0.5
+    assert "a with k=1 is in the winning team in " in v["sentence"] and "against a fair 50.0% for one of 2 teams" \
+        in v["sentence"], v["sentence"]
+    assert "With its default knobs its team wins " in v["sentence"]
+
+
+def test_a_tune_of_herds_at_four_reads_teams(tmp_path):
+    from safari_sim.tune.config import load_tune
+
+    exp = tmp_path / "h.yaml"
+    exp.write_text((ROOT / "experiments" / "herds-4p.yaml").read_text().replace("games: 20000", "games: 200"))
+    path = tmp_path / "t.yaml"
+    path.write_text("experiment: h.yaml\nsearch: {rules.target_score: [50, 60]}\n"
+                    "objectives: [{kind: seat_edge}, {kind: win_rate, strategy: blocker}]\nbudget: 400\nrungs: [200]\n")
+    t = load_tune(path, probe=False)
+    assert [o.text() for o in t.objectives] == ["the first team's edge towards 0", "the win rate of blocker's team up"]
