@@ -155,3 +155,30 @@ def test_a_tune_of_herds_at_four_reads_teams(tmp_path):
                     "objectives: [{kind: seat_edge}, {kind: win_rate, strategy: blocker}]\nbudget: 400\nrungs: [200]\n")
     t = load_tune(path, probe=False)
     assert [o.text() for o in t.objectives] == ["the first team's edge towards 0", "the win rate of blocker's team up"]
+
+
+def _results(folder: Path, df: pl.DataFrame) -> Path:
+    import json
+
+    (folder / "chunks" / "v000").mkdir(parents=True)
+    df.write_parquet(folder / "chunks" / "v000" / "c00000.parquet")
+    (folder / "experiment.json").write_text(json.dumps({"game": "synthetic", "players": 4, "teams": True,
+                                                        "variants": [{"id": 0, "teams": [0, 1, 0, 1]}]}))
+    return folder
+
+
+def test_sensitivity_reads_teams(tmp_path):
+    """Two rules points of the same deals, the second giving the team that plays first odds of
+    2 to 1: the first team's edge moves from 0 to +16.7 points (seat 0's half-wins against 25%
+    would move by half that), and the words name the first team and the pairs of partners."""
+    from tests.test_teams import team_games
+    from safari_sim.stats import sensitivity as sens
+
+    fair = _results(tmp_path / "a", team_games(6000, rng=2))
+    edged = _results(tmp_path / "b", team_games(6000, first_factor=2.0, rng=2))
+    est = sens.estimates([fair, edged])
+    d, se = sens._diff(est, "edge", 0, 1)
+    assert abs(d - 1 / 6) < 3 * se and se < 0.03
+    assert est.teams is True
+    assert sens.words_of("edge", est.teams) == "first team's edge"
+    assert sens.words_of("spread", est.teams).startswith("spread between pairs of partners")
