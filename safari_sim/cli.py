@@ -729,6 +729,9 @@ def skill(
     output: Path = typer.Option(Path("results/skill"), "--output", help="results folder"),
     jobs: int = typer.Option(1, "--jobs", help="parallel workers per table"),
     format: str = typer.Option("html", "--format", help="report formats: html, pdf or both"),
+    replace: bool = typer.Option(False, "--replace", help="a table whose folder holds another "
+                                 "experiment's results (the game or the table changed since): move "
+                                 "them aside (kept) and play it afresh"),
 ) -> None:
     """Skill and luck per game: the best shipped strategy against random and against a copy of
     itself that blunders (restricted play), one line per game, a plot across games."""
@@ -743,7 +746,8 @@ def skill(
     for g in ids:
         try:
             r = sk.measure_game(g, games=games, epsilon=epsilon, seed=seed, output=output, jobs=jobs,
-                                players=players, on_step=lambda m: out.print(m, highlight=False))
+                                players=players, on_step=lambda m: out.print(m, highlight=False),
+                                replace=replace)
         except Exception as e:  # one game's failure names the game; the others are still measured
             from rich.markup import escape
 

@@ -182,3 +182,47 @@ def test_sensitivity_reads_teams(tmp_path):
     assert est.teams is True
     assert sens.words_of("edge", est.teams) == "first team's edge"
     assert sens.words_of("spread", est.teams).startswith("spread between pairs of partners")
+
+
+def test_skill_of_a_team_game_is_teams_against_teams():
+    """A team of two copies of a (strength 2 each: odds 4 to 1) against two of b: a's team wins
+    80%, so skill decides (0.8 - 1/2) / (1 - 1/2) = 60% of games (not a single player's half-wins
+    against 25%)."""
+    from tests.test_teams import team_games
+    from safari_sim.stats import skill as sk
+
+    df = team_games(6000, strengths=(2.0, 1.0, 2.0, 1.0), names=("a", "b", "a_2", "b_2"), rng=2)
+    p = sk.pairing(df.lazy(), "a", "b")
+    assert p.skill_lo < 0.6 < p.skill_hi and p.lo < 0.8 < p.hi
+    assert p.teams == 2 and p.strong_seats == 2
+    line = sk.line("Synthetic", p, p, 0.25)
+    assert line.startswith("Synthetic (4 players in 2 teams): skill decides ") and "a team of a partners" in line
+    assert "luck: the weakened team wins " in line and "(50% under pure luck)" in line
+
+
+def test_skill_seats_a_team_of_copies_and_replaces_a_blocked_folder(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from safari_sim.cli import app
+    from safari_sim.games import get_game
+    from safari_sim.stats import skill as sk
+
+    herds = get_game("herds")
+    assert sk.strong_team(herds, herds.make_rules({}), 4) == [0, 2]
+    assert sk.strong_team(herds, herds.make_rules({"partners": "beside"}), 4) == [0]  # rotation splits them
+    assert sk.strong_team(herds, herds.make_rules({}), 3) == [0]
+    args = ["skill", "herds", "--players", "4", "--games", "40", "--output", str(tmp_path)]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "Herds (4 players in 2 teams): skill decides" in " ".join(r.output.split())
+    record = tmp_path / "herds-4p" / "random" / "experiment.json"
+    old = json.loads(record.read_text())
+    assert [s["name"] for s in old["experiment"]["strategies"]] == ["collector", "random_1", "collector_2", "random_2"]
+    record.write_text(json.dumps({**old, "fingerprint": "another table"}))  # as if played before
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 1 and "--replace" in r.output
+    r = CliRunner().invoke(app, [*args, "--replace"])
+    assert r.exit_code == 0, r.output
+    assert list((tmp_path / "herds-4p").glob("random.previous*"))  # the blocked results kept aside
