@@ -693,7 +693,8 @@ def sensitivity(
                                  "(kept) and play it afresh"),
 ) -> None:
     """Which rules matter: each rules field moved one step either way (or a Morris screening),
-    and its effect on the first seat's edge, game length, the strategies' spread and drama, with
+    and its effect on the first seat's edge, game length, the strategies' spread and drama (a
+    game played in teams: the first team's edge, the pairs of partners' spread), with
     intervals; a tornado chart in sensitivity.html. Every rules point is a normal, resumable
     dataset: running the same command again plays only what is missing."""
     from reports.sensitivity import build_sensitivity_report
@@ -734,7 +735,8 @@ def skill(
                                  "them aside (kept) and play it afresh"),
 ) -> None:
     """Skill and luck per game: the best shipped strategy against random and against a copy of
-    itself that blunders (restricted play), one line per game, a plot across games."""
+    itself that blunders (restricted play), one line per game, a plot across games. A game
+    played in teams is a team of copies of the best against teams of the weaker."""
     from reports.sensitivity import build_skill_report
     from .games import game_ids
     from .stats import skill as sk
