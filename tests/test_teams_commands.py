@@ -226,3 +226,29 @@ def test_skill_seats_a_team_of_copies_and_replaces_a_blocked_folder(tmp_path):
     r = CliRunner().invoke(app, [*args, "--replace"])
     assert r.exit_code == 0, r.output
     assert list((tmp_path / "herds-4p").glob("random.previous*"))  # the blocked results kept aside
+
+
+def test_until_refuses_to_compare_partners(tmp_path):
+    """Herds at four, seats rotated: collector and sprinter are partners in every game, so
+    comparing them could never stop: one clear message, exit code 2, before anything is played.
+    A misspelled name gets a did-you-mean."""
+    from safari_sim.run.config import ExperimentError, load_experiment
+
+    text = (ROOT / "experiments" / "herds-4p.yaml").read_text().replace("games: 20000", "games: 200")
+    exp = tmp_path / "h.yaml"
+    exp.write_text(text + "until: {compare: [collector, sprinter]}\n")
+    try:
+        load_experiment(exp)
+        raise AssertionError("accepted")
+    except ExperimentError as e:
+        assert "until.compare: collector and sprinter are partners in every game (seating: rotate)" in str(e)
+    exp.write_text(text + "until: {compare: [colector, blocker]}\n")
+    try:
+        load_experiment(exp)
+        raise AssertionError("accepted")
+    except ExperimentError as e:
+        assert "until.compare: no strategy named 'colector'; did you mean 'collector'?" in str(e)
+    exp.write_text(text + "until: {compare: [collector, blocker]}\n")  # opponents: fine
+    load_experiment(exp)
+    exp.write_text(text.replace("seating: rotate", "seating: permute") + "until: {compare: [collector, sprinter]}\n")
+    load_experiment(exp)
