@@ -28,7 +28,7 @@ def _scale(m: str) -> float:
     return 100.0 if sens.MEASURES.get(m, (m, 'count'))[1] == "share" else 1.0
 
 
-def tornado(effects: pl.DataFrame, m: str, unit: str) -> str:
+def tornado(effects: pl.DataFrame, m: str, unit: str, teams=False) -> str:
     """One-at-a-time: per field a bar to the effect of one step down and one of one step up, with
     95% whiskers; the largest effect on top; effects that are not detectable are pale."""
     e = effects.filter(pl.col("measure") == m)
@@ -50,7 +50,7 @@ def tornado(effects: pl.DataFrame, m: str, unit: str) -> str:
         ax.set_yticks(range(len(order)), [figures.plain(n) for n in order])
         ax.grid(axis="y", visible=False)
         u = sens.unit_of(m, unit)
-        ax.set_xlabel(figures.plain(f"change of the {sens.MEASURES.get(m, (m, 'count'))[0]}" + (f" ({u})" if u else "")))
+        ax.set_xlabel(figures.plain(f"change of the {sens.words_of(m, teams)}" + (f" ({u})" if u else "")))
         from matplotlib.patches import Patch
 
         ax.legend(handles=[Patch(color=figures.colour(0), label="one step down"),
@@ -61,7 +61,7 @@ def tornado(effects: pl.DataFrame, m: str, unit: str) -> str:
         return figures.to_data_uri(fig)
 
 
-def morris_bars(effects: pl.DataFrame, m: str, unit: str) -> str:
+def morris_bars(effects: pl.DataFrame, m: str, unit: str, teams=False) -> str:
     """Morris: mu_star (mean absolute elementary effect over the field's range) with its interval."""
     e = effects.filter(pl.col("measure") == m).sort("mu_star")
     k = _scale(m)
@@ -75,7 +75,7 @@ def morris_bars(effects: pl.DataFrame, m: str, unit: str) -> str:
         ax.set_yticks(y, [figures.plain(n) for n in e["field"]])
         ax.grid(axis="y", visible=False)
         u = sens.unit_of(m, unit)
-        ax.set_xlabel(figures.plain(f"mu*: mean |change| of the {sens.MEASURES.get(m, (m, 'count'))[0]} over the field's range"
+        ax.set_xlabel(figures.plain(f"mu*: mean |change| of the {sens.words_of(m, teams)} over the field's range"
                                     + (f" ({u})" if u else "")))
         fig.tight_layout()
         return figures.to_data_uri(fig)
@@ -86,10 +86,12 @@ def build_sensitivity_report(res: sens.Screening, formats: Sequence[str] = ("htm
     measures = []
     for m in _measure_order(effects):
         rows = effects.filter(pl.col("measure") == m)
-        fig = tornado(effects, m, res.score_unit) if res.method == "oat" else morris_bars(effects, m, res.score_unit)
+        teams = getattr(res, "teams", False)
+        fig = (tornado(effects, m, res.score_unit, teams=teams) if res.method == "oat"
+               else morris_bars(effects, m, res.score_unit, teams=teams))
         order = sens.ranked_fields(rows)
         rows = rows.with_columns(pl.col("field").replace_strict({f: i for i, f in enumerate(order)}).alias("_o"))
-        measures.append({"key": m, "words": sens.MEASURES.get(m, (m, 'count'))[0], "unit": sens.unit_of(m, res.score_unit),
+        measures.append({"key": m, "words": sens.words_of(m, teams), "unit": sens.unit_of(m, res.score_unit),
                          "scale": _scale(m), "figure": fig, "rows": rows.sort("_o").to_dicts(),
                          "any": bool(rows["detectable"].any())})
     context = {

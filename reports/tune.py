@@ -123,7 +123,8 @@ def landscape(history: pl.DataFrame, record: dict[str, Any]) -> list[str]:
                                   rotation=30 if long else 0, ha="right" if long else "center",
                                   fontsize=7 if long else None)
                 ax.set_xlabel(plain(key))
-                panel_title(ax, plain("the first seat's edge (its size is searched)" if signed
+                panel_title(ax, plain(f"the first {'team' if 'team' in o['text'] else 'seat'}'s edge "
+                                      "(its size is searched)" if signed
                                       else o.get("noun", o["text"])))
             axes[0][0].legend(loc="best", frameon=False)
             fig.tight_layout()

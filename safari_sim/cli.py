@@ -705,7 +705,8 @@ def sensitivity(
                                  "(kept) and play it afresh"),
 ) -> None:
     """Which rules matter: each rules field moved one step either way (or a Morris screening),
-    and its effect on the first seat's edge, game length, the strategies' spread and drama, with
+    and its effect on the first seat's edge, game length, the strategies' spread and drama (a
+    game played in teams: the first team's edge, the pairs of partners' spread), with
     intervals; a tornado chart in sensitivity.html. Every rules point is a normal, resumable
     dataset: running the same command again plays only what is missing."""
     from reports.sensitivity import build_sensitivity_report
@@ -741,9 +742,13 @@ def skill(
     output: Path = typer.Option(Path("results/skill"), "--output", help="results folder"),
     jobs: int = typer.Option(1, "--jobs", help="parallel workers per table"),
     format: str = typer.Option("html", "--format", help="report formats: html, pdf or both"),
+    replace: bool = typer.Option(False, "--replace", help="a table whose folder holds another "
+                                 "experiment's results (the game or the table changed since): move "
+                                 "them aside (kept) and play it afresh"),
 ) -> None:
     """Skill and luck per game: the best shipped strategy against random and against a copy of
-    itself that blunders (restricted play), one line per game, a plot across games."""
+    itself that blunders (restricted play), one line per game, a plot across games. A game
+    played in teams is a team of copies of the best against teams of the weaker."""
     from reports.sensitivity import build_skill_report
     from .games import game_ids
     from .stats import skill as sk
@@ -755,7 +760,8 @@ def skill(
     for g in ids:
         try:
             r = sk.measure_game(g, games=games, epsilon=epsilon, seed=seed, output=output, jobs=jobs,
-                                players=players, on_step=lambda m: out.print(m, highlight=False))
+                                players=players, on_step=lambda m: out.print(m, highlight=False),
+                                replace=replace)
         except Exception as e:  # one game's failure names the game; the others are still measured
             from rich.markup import escape
 

@@ -905,6 +905,13 @@ def test_random_games_follow_a_plain_python_reference(players, rules):
             assert out.stats[name][b] == ref.stats[name], name
         for name, per in ref.per.items():
             assert out.stats[name][b].tolist() == per, name
+        # the measures, recounted from the reference's final position: the most points, and
+        # the cards still in the draw pile and the hands (the pile is empty after a doubt)
+        assert out.stats["most_honest_points"][b] == max(pts)
+        assert out.stats["cards_untaken"][b] == (
+            len(ref.draw) + sum(sum(h.values()) for h in ref.hands) + len(ref.pile))
+        assert sum(pts) + out.stats["cards_untaken"][b] == sum(r.animal_cards) * len(r.animals) \
+            + sum(r.wild_cards) + r.count_one_cards + r.all_equal_cards + r.stop_cards
     assert doubts > 50
 
 

@@ -557,17 +557,29 @@ def test_properties_over_random_games(players, rules):
     assert (out.turns == 12).all()
     # scores recounted in plain Python from the final places and guesses
     for b in range(B):
+        melds = []
         for p in range(players):
             pts = 0
             for n in range(6):
                 m = int(sum(st.loc[b, card(a, n + 1)] == dk.MELD0 + p for a in range(5)))
                 pts += {0: 0, 3: 3, 4: 5, 5: 7}[m]
+            melds.append(pts)
             for a in range(5):
                 gnum = int(st.guess[b, p, a])
                 assert gnum >= 0
                 if gnum:
                     pts += 5 if st.loc[b, card(a, gnum)] == dk.MISSING else -3
             assert out.score[b, p] == pts
+        # the measures, recounted from the final places and guesses: the animals whose boxed
+        # card some player named, and whether the winners on melds alone are the winners
+        found = sum(1 for a in range(5) if any(
+            st.guess[b, p, a] > 0 and st.loc[b, card(a, int(st.guess[b, p, a]))] == dk.MISSING
+            for p in range(players)))
+        assert out.stats["missing_found"][b] == found
+        total = out.score[b].tolist()
+        lead = lambda sc: {q for q in range(players) if sc[q] == max(sc)}  # noqa: E731
+        assert out.stats["guesses_decided"][b] == (lead(melds) != lead(total))
+    assert 0 < out.stats["guesses_decided"].sum() < B and out.stats["missing_found"].max() > 0
 
 
 # ---- observations --------------------------------------------------------------------------------------

@@ -586,6 +586,7 @@ def random_games(players, n, seed, strategies=None, **overrides):
     seat_rs = keys.seat.reshape(-1).copy()
     steps = 0
     trades = {}  # game -> cards taken so far in the trade being made
+    last_gain = {}  # game -> each side's points in its latest hand (recounted from its herds)
     while True:
         mover = G.to_move(st)
         live = np.flatnonzero(mover >= 0)
@@ -625,6 +626,7 @@ def random_games(players, n, seed, strategies=None, **overrides):
                 assert st.g[b, H.HANDNO] == hand_no + 1
                 gained = [recount(herds, s) for s in range(sides)]
                 assert (st.team_total[b, :sides] - tot[:sides]).tolist() == gained
+                last_gain[b] = gained
             else:
                 assert (st.team_total[b] == tot).all()
                 # a trade once made: the cards given went into the grassland and the cards
@@ -640,6 +642,15 @@ def random_games(players, n, seed, strategies=None, **overrides):
         assert steps < 20000
     out = G.outcome(st)
     assert (out.score.max(axis=1) >= 60).all() or out.stats["capped"].any()
+    # the measures, from the recounted last hands: the sides leading before it against the
+    # winners, and the top total past the target
+    sides = 2 if players == 4 and rules.teams_at_four else players
+    for b in range(n):
+        total = st.team_total[b, :sides].tolist()
+        before = [t - x for t, x in zip(total, last_gain[b])]
+        lead = lambda sc: {q for q in range(sides) if sc[q] == max(sc)}  # noqa: E731
+        assert out.stats["last_hand_decided"][b] == (lead(before) != lead(total))
+        assert out.stats["target_overshoot"][b] == max(0, max(total) - rules.target_score)
     return st, out
 
 

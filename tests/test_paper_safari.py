@@ -89,6 +89,10 @@ def test_misha_example_played_to_the_end_of_a_round():
     assert st.pp[0, :, ps.WINS].tolist() == [1, 0]
     assert st.pp[0, 0, ps.CLOSED] == 1
     assert st.g[0, ps.ROUND] == 1
+    # he closed the round and won it: the measure counts it; seat 1 holds no victory card
+    out = G.outcome(st)
+    assert out.stats["rounds_closed_won"][0].tolist() == [1, 0]
+    assert out.stats["runner_up_cards"][0] == 0
     # a new round is dealt and the winner chooses first
     assert st.g[0, ps.FIRST] == 0 and G.to_move(st)[0] == 0 and st.g[0, ps.PHASE] == ps.REVEAL
     assert not st.up[0].any() and st.g[0, ps.DISC_N] == 1
@@ -104,6 +108,8 @@ def test_round_winner_starts_next_round_and_others_may_win():
     act(st, slot(5))
     assert st.pp[0, :, ps.WINS].tolist() == [0, 1]
     assert st.g[0, ps.FIRST] == 1 and G.to_move(st)[0] == 1
+    # seat 0 closed and lost: no round closed and won
+    assert G.outcome(st).stats["rounds_closed_won"][0].tolist() == [0, 0]
 
 
 def test_safari_counts_as_its_owners_best_neighbour():
@@ -682,7 +688,7 @@ class Table:
 
     FIELDS = ("turns", "rturns", "round", "tarzans", "reshuffles", "chain_closed", "tie_breaks",
               "shared")
-    PLAYER = ("wins", "last", "sum", "closed", "peeks", "taken")
+    PLAYER = ("wins", "last", "sum", "closed", "peeks", "taken", "closed_won")
 
     def __init__(self, st, b):
         g, pp = st.g[b], st.pp[b]
@@ -699,7 +705,7 @@ class Table:
             ps.TURNS, ps.RTURNS, ps.ROUND, ps.TARZANS, ps.RESHUFFLES, ps.CHAIN_CLOSED,
             ps.TIE_BREAKS, ps.SHARED))}
         self.pc = {k: pp[:, i].tolist() for k, i in zip(self.PLAYER, (
-            ps.WINS, ps.LAST, ps.SUM, ps.CLOSED, ps.PEEKS, ps.TAKEN))}
+            ps.WINS, ps.LAST, ps.SUM, ps.CLOSED, ps.PEEKS, ps.TAKEN, ps.CLOSED_WON))}
         self.stream = Stream(st.rs[b])
         self.over = self.phase == ps.OVER
 
@@ -774,6 +780,8 @@ def _end_round(t, book, closer, log):
     t.c["round"] += 1
     for p in winners:
         t.pc["wins"][p] += 1
+    if closer is not None and closer in winners:   # the player who closed the round won it
+        t.pc["closed_won"][closer] += 1
     if max(t.pc["wins"]) >= book.r.wins_needed:   # "the first player to collect three"
         t.phase, t.cur, t.over = ps.OVER, -1, True
         return
@@ -899,6 +907,7 @@ def _check_outcome(r, st, logs):
         assert out.stats["last_round_score"][b].tolist() == log[-1][0]
         assert out.stats["round_score_sum"][b].tolist() == [
             sum(scores[p] for scores, _ in log) for p in range(st.n_players)]
+        assert out.stats["runner_up_cards"][b] == sorted(wins)[-2]
         top = [p for p in range(st.n_players) if wins[p] >= r.wins_needed]
         assert top and out.win[b].tolist() == [1 / len(top) if p in top else 0
                                                for p in range(st.n_players)]
@@ -921,6 +930,8 @@ def test_every_step_of_random_and_heuristic_games_follows_the_rulebook(players):
     if players >= 4:   # Tarzan chains that turn up another player's last card were checked
         assert g[:, ps.CHAIN_CLOSED].sum() > 0
     assert sum(len(x) for x in logs) > 100                     # many round ends were checked
+    won = st.pp[:, :, ps.CLOSED_WON]   # checked at every step against the reference's count
+    assert 0 < won.sum() < st.pp[:, :, ps.CLOSED].sum()
 
 
 @pytest.mark.parametrize("players,rules", [

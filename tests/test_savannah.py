@@ -143,6 +143,7 @@ def example_c():
 def test_example_c_phase_two_removals():
     st = example_c()
     conserved(st)
+    boxed = int(G.outcome(st).stats["phase_two_points"][0])
     # Kevin: 2-Tiger ends the row of 2s: the whole matching line goes, 4 points
     assert play(st, C("2-Tiger"), 2, 3) == (4, 4)
     table = {tuple(map(int, st.xy(q))) for q in st.up_pos[0, :st.g[0, T.N_UP]]}
@@ -159,6 +160,9 @@ def test_example_c_phase_two_removals():
     assert G.to_move(st)[0] == -1 and st.g[0, T.CLEARED] == 1
     assert st.score[0].tolist() == [4, 3, 4]
     assert G.outcome(st).win[0].tolist() == [0.5, 0, 0.5]
+    # the example's removals, 4 + 3 + 4 cards, went to the box (which holds the cards the
+    # position set aside too): each a point of the second phase
+    assert G.outcome(st).stats["phase_two_points"][0] == boxed + 11
     conserved(st)
 
 
@@ -861,6 +865,12 @@ def play_against_reference(rules, players, B, seed, chooser):
                                        for p in range(players)]
         assert out.score[b].tolist() == refs[b].score
         assert_drama(out, b, running[b], lower_wins=False)
+        # the measures, from the reference's final position: the cards in the box (each
+        # removal scored), and the cards still in hands and piles
+        ref = refs[b]
+        assert out.stats["phase_two_points"][b] == len(ref.box) * rules.removal_point
+        assert out.stats["cards_unplayed"][b] == (sum(len(h) for h in ref.hands) + len(ref.pile1)
+                                                  + len(ref.pile2))
     seen["lead_changes"] = int(G.outcome(st).stats["lead_changes"].sum())
     return seen
 

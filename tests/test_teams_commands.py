@@ -18,15 +18,22 @@ ROOT = Path(__file__).resolve().parents[1]
 TEAM = np.array([0, 1, 0, 1])
 
 
-def permuted_team_games(games: int, strengths: dict[str, float], rng: int = 1) -> pl.DataFrame:
+def permuted_team_games(games: int, strengths: dict[str, float], rng: int = 1,
+                        right: tuple[str, str, float] | None = None) -> pl.DataFrame:
     """Player rows of ``games`` games of four strategies in two teams (partners across), seated
     by a random permutation each game; a team wins with odds the product of its partners'
-    strengths (partners tie for first: each holds half a win, as the runner writes them)."""
+    strengths (partners tie for first: each holds half a win, as the runner writes them).
+    ``right = (x, y, f)``: x's team's odds times f when y sits on x's right (the seat before)."""
     rng = np.random.default_rng(rng)
     names = list(strengths)
     p = 4
     strat = np.argsort(rng.random((games, p)), axis=1)
     logw = np.log(np.array([strengths[n] for n in names]))[strat]
+    if right is not None:
+        x, y, f = names.index(right[0]), names.index(right[1]), right[2]
+        at = (strat == x).argmax(axis=1)
+        hit = strat[np.arange(games), (at - 1) % p] == y
+        logw[np.flatnonzero(hit), at[hit]] += np.log(f)
     key = np.stack([logw[:, TEAM == k].sum(axis=1) for k in (0, 1)], axis=1) + rng.gumbel(size=(games, 2))
     score = (20.0 + 4.0 * key)[:, TEAM]
     rank = 1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)
@@ -51,35 +58,39 @@ def test_team_wins_are_the_partners_together():
     assert tw.group_by("game").agg(pl.col("win").sum())["win"].unique().to_list() == [2.0]
 
 
-def test_tournament_rates_pairs_and_neighbours_are_partners():
+def test_tournament_rates_pairs_of_partners():
     """A strong strategy makes its partners' team win: the tournament's unit is the pair of
-    partners (the best pair holds the strong one), and the neighbour test finds that who
-    partners whom matters, naming a team's win rate with a partner."""
+    partners, and the best pair holds the strong one."""
     from reports.tournament import design_view
 
     df = permuted_team_games(1200, {"a": 4.0, "b": 1.0, "c": 1.0, "d": 1.0})
     experiment = {"pool": [{"name": n} for n in "abcd"], "seating": "permute", "players": 4}
-    d = design_view(df.lazy(), experiment)
-    t = d["tournament"]
+    t = design_view(df.lazy(), experiment)["tournament"]
     assert t["partners"] is True
     assert all(" + " in n for n in t["names"]) and len(t["names"]) == 6  # every pair of the four
     assert "a" in t["best"]["strategy"].split(" + ")
     verdict = "".join(p if isinstance(p, str) else p["strong"] for p in t["verdict"])
     assert " are the best partners across the 1 tables" in verdict, verdict
-    n = d["neighbours"]
-    assert n["partners"] and n["testable"] and n["p_value"] < 1e-6
-    assert n["sentence"].startswith("Partners matter: how often a strategy's team wins depends on who "
-                                    "partners it"), n["sentence"]
-    assert n["right"] == "a" and n["rate"] > 0.7  # the largest effect: partnered with the strong one
 
 
-def test_neighbour_test_of_equal_partners_finds_nothing():
+def test_neighbours_in_a_team_game_account_for_partners():
+    """Strategies of unequal strength and no neighbour effect: who partners whom decides the
+    opponents, which read by right-hand neighbours alone looked like "neighbours matter"
+    (p < 1e-10 here). With the partner accounted for the test finds nothing, and holds its level;
+    a planted neighbour effect is found and named."""
     from safari_sim.stats.neighbours import neighbour_sentence, neighbour_test
 
-    df = permuted_team_games(1200, {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0}, rng=4)
-    n = neighbour_test(df.lazy())
-    assert n["partners"] and n["testable"] and n["p_value"] > 0.001
-    assert "no evidence that who partners whom matters" in neighbour_sentence(n)
+    strengths = {"a": 2.0, "b": 1.0, "c": 1.0, "d": 0.7}
+    ps = [neighbour_test(permuted_team_games(600, strengths, rng=100 + r).lazy())["p_value"] for r in range(40)]
+    assert np.mean(np.array(ps) < 0.05) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 40) and np.mean(ps) > 0.35
+    n = neighbour_test(permuted_team_games(1200, strengths, rng=3).lazy())
+    assert n["partners"] and n["testable"]
+    assert neighbour_sentence(n).startswith("There is no evidence that who sits next to whom matters once partners "
+                                            "are accounted for"), neighbour_sentence(n)
+    n = neighbour_test(permuted_team_games(2400, strengths, rng=4, right=("b", "c", 3.0)).lazy())
+    # c on b's right is, seen from b's partner (a or d), the fourth strategy on the partner's right
+    assert n["p_value"] < 1e-4 and (n["strategy"], n["right"]) in {("b", "c"), ("a", "d"), ("d", "a")}
+    assert neighbour_sentence(n).startswith("Neighbours matter beyond partners: "), neighbour_sentence(n)
 
 
 def test_until_reads_teams(tmp_path):
@@ -109,3 +120,146 @@ def test_until_reads_teams(tmp_path):
     assert m, why
     assert int(m.group(2).replace(",", "")) == opponents < 3000
     assert abs(float(m.group(1)) - 20) < 7
+
+
+def test_tune_objectives_read_teams():
+    """The first team's edge (the first team of equal partners wins 2/3: an edge of +16.7 points
+    over a fair 50%, not seat 0's half-wins against 25%), the win rate of a strategy's team, and
+    the spread between pairs of partners."""
+    from tests.test_teams import team_games
+    from safari_sim.tune.objectives import Measurer, Objective
+
+    df = team_games(8000, first_factor=2.0, strengths=(2.0, 1.0, 1.0, 1.0), rng=3)
+    m = Measurer(df.lazy())
+    edge = m.measure(Objective("e", "seat_edge", "minimize"))  # the dataset says it plays in teams
+    truth = 0.5 * (2 * 2 / (2 * 2 + 1) + 2 * 1 / (2 * 1 + 2))  # rotation: a with the first team half the time
+    assert edge.lo < truth - 0.5 < edge.hi and edge.extra["unit"] == "team"
+    win = m.measure(Objective("w", "win_rate", "maximize", strategy="a"))
+    a_truth = 0.5 * (2 * 2 / (2 * 2 + 1) + 2 / (2 + 2))  # a's team: the first team, or the second
+    assert win.lo < a_truth < win.hi and win.extra["fair"] == 0.5
+    spread = m.measure(Objective("s", "spread", "minimize"))
+    pairs = m.rates()["strategy"].to_list()
+    assert sorted(pairs) == ["a + c", "b + d"] and spread.value > 0.1
+    assert Objective("e", "seat_edge", "minimize", teams=True).text() == "the first team's edge towards 0"
+    assert Objective("w", "win_rate", "maximize", strategy="a", teams=True).noun() == "the win rate of a's team"
+
+
+def test_dominant_verdict_in_a_team_game():
+    from tests.test_teams import team_games
+    from safari_sim.tune.verdict import dominant_verdict
+
+    tuned = [({"strategies.a.params.k": 1}, team_games(6000, strengths=(1.6, 1.0, 1.0, 1.0), rng=5).lazy())]
+    v = dominant_verdict("a", tuned, team_games(6000, rng=6).lazy())
+    assert v["answer"] == "yes" and v["best"]["fair"] == 0.5
+    assert "a with k=1 is in the winning team in " in v["sentence"] and "against a fair 50.0% for one of 2 teams" \
+        in v["sentence"], v["sentence"]
+    assert "With its default knobs its team wins " in v["sentence"]
+
+
+def test_a_tune_of_herds_at_four_reads_teams(tmp_path):
+    from safari_sim.tune.config import load_tune
+
+    exp = tmp_path / "h.yaml"
+    exp.write_text((ROOT / "experiments" / "herds-4p.yaml").read_text().replace("games: 20000", "games: 200"))
+    path = tmp_path / "t.yaml"
+    path.write_text("experiment: h.yaml\nsearch: {rules.target_score: [50, 60]}\n"
+                    "objectives: [{kind: seat_edge}, {kind: win_rate, strategy: blocker}]\nbudget: 400\nrungs: [200]\n")
+    t = load_tune(path, probe=False)
+    assert [o.text() for o in t.objectives] == ["the first team's edge towards 0", "the win rate of blocker's team up"]
+
+
+def _results(folder: Path, df: pl.DataFrame) -> Path:
+    import json
+
+    (folder / "chunks" / "v000").mkdir(parents=True)
+    df.write_parquet(folder / "chunks" / "v000" / "c00000.parquet")
+    (folder / "experiment.json").write_text(json.dumps({"game": "synthetic", "players": 4, "teams": True,
+                                                        "variants": [{"id": 0, "teams": [0, 1, 0, 1]}]}))
+    return folder
+
+
+def test_sensitivity_reads_teams(tmp_path):
+    """Two rules points of the same deals, the second giving the team that plays first odds of
+    2 to 1: the first team's edge moves from 0 to +16.7 points (seat 0's half-wins against 25%
+    would move by half that), and the words name the first team and the pairs of partners."""
+    from tests.test_teams import team_games
+    from safari_sim.stats import sensitivity as sens
+
+    fair = _results(tmp_path / "a", team_games(6000, rng=2))
+    edged = _results(tmp_path / "b", team_games(6000, first_factor=2.0, rng=2))
+    est = sens.estimates([fair, edged])
+    d, se = sens._diff(est, "edge", 0, 1)
+    assert abs(d - 1 / 6) < 3 * se and se < 0.03
+    assert est.teams is True
+    assert sens.words_of("edge", est.teams) == "first team's edge"
+    assert sens.words_of("spread", est.teams).startswith("spread between pairs of partners")
+
+
+def test_skill_of_a_team_game_is_teams_against_teams():
+    """A team of two copies of a (strength 2 each: odds 4 to 1) against two of b: a's team wins
+    80%, so skill decides (0.8 - 1/2) / (1 - 1/2) = 60% of games (not a single player's half-wins
+    against 25%)."""
+    from tests.test_teams import team_games
+    from safari_sim.stats import skill as sk
+
+    df = team_games(6000, strengths=(2.0, 1.0, 2.0, 1.0), names=("a", "b", "a_2", "b_2"), rng=2)
+    p = sk.pairing(df.lazy(), "a", "b")
+    assert p.skill_lo < 0.6 < p.skill_hi and p.lo < 0.8 < p.hi
+    assert p.teams == 2 and p.strong_seats == 2
+    line = sk.line("Synthetic", p, p, 0.25)
+    assert line.startswith("Synthetic (4 players in 2 teams): skill decides ") and "a team of a partners" in line
+    assert "luck: the weakened team wins " in line and "(50% under pure luck)" in line
+
+
+def test_skill_seats_a_team_of_copies_and_replaces_a_blocked_folder(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from safari_sim.cli import app
+    from safari_sim.games import get_game
+    from safari_sim.stats import skill as sk
+
+    herds = get_game("herds")
+    assert sk.strong_team(herds, herds.make_rules({}), 4) == [0, 2]
+    assert sk.strong_team(herds, herds.make_rules({"partners": "beside"}), 4) == [0]  # rotation splits them
+    assert sk.strong_team(herds, herds.make_rules({}), 3) == [0]
+    args = ["skill", "herds", "--players", "4", "--games", "40", "--output", str(tmp_path)]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "Herds (4 players in 2 teams): skill decides" in " ".join(r.output.split())
+    record = tmp_path / "herds-4p" / "random" / "experiment.json"
+    old = json.loads(record.read_text())
+    assert [s["name"] for s in old["experiment"]["strategies"]] == ["collector", "random_1", "collector_2", "random_2"]
+    record.write_text(json.dumps({**old, "fingerprint": "another table"}))  # as if played before
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 1 and "--replace" in r.output
+    r = CliRunner().invoke(app, [*args, "--replace"])
+    assert r.exit_code == 0, r.output
+    assert list((tmp_path / "herds-4p").glob("random.previous*"))  # the blocked results kept aside
+
+
+def test_until_refuses_to_compare_partners(tmp_path):
+    """Herds at four, seats rotated: collector and sprinter are partners in every game, so
+    comparing them could never stop: one clear message, exit code 2, before anything is played.
+    A misspelled name gets a did-you-mean."""
+    from safari_sim.run.config import ExperimentError, load_experiment
+
+    text = (ROOT / "experiments" / "herds-4p.yaml").read_text().replace("games: 20000", "games: 200")
+    exp = tmp_path / "h.yaml"
+    exp.write_text(text + "until: {compare: [collector, sprinter]}\n")
+    try:
+        load_experiment(exp)
+        raise AssertionError("accepted")
+    except ExperimentError as e:
+        assert "until.compare: collector and sprinter are partners in every game (seating: rotate)" in str(e)
+    exp.write_text(text + "until: {compare: [colector, blocker]}\n")
+    try:
+        load_experiment(exp)
+        raise AssertionError("accepted")
+    except ExperimentError as e:
+        assert "until.compare: no strategy named 'colector'; did you mean 'collector'?" in str(e)
+    exp.write_text(text + "until: {compare: [collector, blocker]}\n")  # opponents: fine
+    load_experiment(exp)
+    exp.write_text(text.replace("seating: rotate", "seating: permute") + "until: {compare: [collector, sprinter]}\n")
+    load_experiment(exp)

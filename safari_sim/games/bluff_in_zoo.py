@@ -810,9 +810,18 @@ class BluffInZoo(Game):
                 "caught_lying": pp[:, :, CAUGHT].copy(),
                 "cards_drawn": pp[:, :, DRAWN].copy(),
                 "claims_without_card": pp[:, :, NO_CARDS].copy(),
+                # the designer's measures (docs/rules/bluff_in_zoo.md, "Measures"): the points
+                # of "the most honest player", and the cards no one took as points
+                "most_honest_points": points.max(axis=1).astype(np.int32),
+                "cards_untaken": (self.points_available(state.rules, state.n_players)
+                                  - points.sum(axis=1)).astype(np.int32),
                 **lead,
             },
         )
+
+    def points_available(self, rules: Rules, n_players: int) -> float:
+        """Every card in the box: each counts one point for whoever takes it."""
+        return float(card_tables(rules)[3].sum())
 
     def running_score(self, state: State) -> np.ndarray:
         """The points each player has taken so far (the cards of lost doubts: what "everyone

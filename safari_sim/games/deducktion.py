@@ -32,7 +32,8 @@ from numba import njit
 from ..engine import drama
 from ..engine.chance import below, shuffle_row
 from ..engine.events import log_event
-from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, read_only, rule
+from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
+                               rule, winners_changed)
 
 ANIMALS = ("elephant", "lion", "monkey", "tiger", "zebra")
 SUITS = ANIMALS + ("explorer",)
@@ -1347,8 +1348,19 @@ class Deducktion(Game):
                 "empty_answers": pp[:, :, EMPTY_ANSWERS].copy(),
                 "draws": pp[:, :, DRAWS].copy(),
                 "cards_left": pp[:, :, HAND_N].copy(),
+                # the designer's measures (docs/rules/deducktion.md, "Measures"): the missing
+                # cards someone named, and whether the guesses changed who won
+                "missing_found": self._missing_found(state),
+                "guesses_decided": winners_changed(pp[:, :, MELD_PTS], score),
                 **drama.drama_stats(state.drama, score, win, False),
             })
+
+    def _missing_found(self, state: State) -> np.ndarray:
+        """int32[B]: of the five cards in the box, those at least one player guessed right."""
+        # the box's number of each animal, 1 to 6 (a guess of 0 is no guess)
+        boxed = (state.loc.reshape(-1, NA, NN) == MISSING).argmax(axis=2) + 1
+        named = (state.guess == boxed[:, None, :]).any(axis=1)
+        return named.sum(axis=1).astype(np.int32)
 
     # -- positions (for tests)
     def position(self, state: State, b: int, hands: dict[int, list[int]], missing: list[int],

@@ -32,7 +32,8 @@ from numba import njit
 from ..engine.chance import below, shuffle_row
 from ..engine.drama import drama_new, drama_stats, drama_update
 from ..engine.events import log_event
-from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, rule
+from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, rule,
+                               winners_changed)
 
 # ---- Components ----------------------------------------------------------------------------
 
@@ -1541,18 +1542,20 @@ class Herds(Game):
             "swaps": st.pp[:, :, SWAPS].copy(),
             "capped": ((st.g[:, HANDNO] >= st.rules.max_hands)
                        & (st.team_total.max(axis=1) < st.rules.target_score)).astype(np.int8),
+            # the designer's measures (docs/rules/herds.md, "Measures"): the last hand (its herds
+            # stay on the table once the game is over) changed who wins; the top total past 60
+            "last_hand_decided": winners_changed(score - self._table_points(st)[:, teams], score),
+            "target_overshoot": np.maximum(st.team_total.max(axis=1) - st.rules.target_score,
+                                           0).astype(np.int32),
             **drama,
         })
 
-    def running_score(self, state: State) -> np.ndarray:
-        """Each seat's side's total of the finished hands plus, in a hand being played, what
-        the side's herds on the table would score if the hand were scored now (the printed
-        tables: an explorer herd by its size, an animal herd by its animal cards). Cards in
-        hand score nothing, as at the end of a hand."""
+    def _table_points(self, state: State) -> np.ndarray:
+        """int[B, T]: what each side's herds on the table score by the printed tables (an
+        explorer herd by its size, an animal herd by its animal cards): the hand being played,
+        or the last hand once the game is over."""
         st = state
-        P = st.n_players
         nt = int(st.params[P_NTEAMS])
-        teams = self.sides(st)
         lo = st.hlo.astype(np.int64)[:, :, None]
         hi = st.hhi.astype(np.int64)[:, :, None]
         n = np.arange(6)[None, None, :]
@@ -1561,9 +1564,19 @@ class Herds(Game):
         size = np.clip(hi[:, :, 0] - lo[:, :, 0] + 1, 0, len(st.epts) - 1)
         pts = np.where(st.hsuit == EXPLORER, st.epts[size], st.apts[animals])
         on_table = np.arange(MAXH)[None, :] < st.g[:, HN][:, None]
-        on_table &= (st.g[:, PHASE] != OVER)[:, None]
-        side = np.stack([np.where(on_table & (st.hown == t), pts, 0).sum(axis=1)
+        return np.stack([np.where(on_table & (st.hown == t), pts, 0).sum(axis=1)
                          for t in range(nt)], axis=1)
+
+    def running_score(self, state: State) -> np.ndarray:
+        """Each seat's side's total of the finished hands plus, in a hand being played, what
+        the side's herds on the table would score if the hand were scored now (the printed
+        tables: an explorer herd by its size, an animal herd by its animal cards). Cards in
+        hand score nothing, as at the end of a hand."""
+        st = state
+        nt = int(st.params[P_NTEAMS])
+        teams = self.sides(st)
+        # once the game is over the last hand's herds are in the totals already
+        side = self._table_points(st) * (st.g[:, PHASE] != OVER)[:, None]
         return (st.team_total[:, :nt] + side)[:, teams].astype(np.float64)
 
     # -- positions for tests

@@ -119,8 +119,8 @@ DECK, TAKE, DISCARD, NO_PEEK, SLOT0 = 0, 1, 2, 3, 4
  NEV, TARZANS, RESHUFFLES, CAPPED, TIE_BREAKS, SHARED, CHAIN_CLOSED, DECK_PUB) = range(20)
 NG = 20   # DECK_PUB: the deck was made this round from the (public) discard pile
 # Per-player fields: pp[b, p, ...]
-WINS, LAST, SUM, CLOSED, PEEKS, TAKEN = range(6)
-NPP = 6
+WINS, LAST, SUM, CLOSED, PEEKS, TAKEN, CLOSED_WON = range(7)
+NPP = 7
 
 # params vector layout (plain ints keep the kernel signatures short)
 (P_PLAYERS, P_SLOTS, P_ROWS, P_COLS, P_CARDS, P_TARZAN, P_SAFARI, P_ELEPHANT, P_FACEUP, P_WINS,
@@ -463,6 +463,8 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
                 nwin += 1
     if nwin > 1:
         g[b, SHARED] += 1
+    if closer >= 0 and win[closer]:
+        pp[b, closer, CLOSED_WON] += 1
     g[b, ROUND] += 1
     starter = -1
     over = False
@@ -1035,6 +1037,10 @@ class PaperSafari(Game):
                 "round_score_sum": state.pp[:, :, SUM].copy(),
                 "last_round_score": state.pp[:, :, LAST].copy(),
                 "rounds_closed": state.pp[:, :, CLOSED].copy(),
+                # the designer's measures (docs/rules/paper_safari.md, "Measures"): does closing
+                # a round win it; how close the others came to the third victory card
+                "rounds_closed_won": state.pp[:, :, CLOSED_WON].copy(),
+                "runner_up_cards": np.sort(wins, axis=1)[:, -2].astype(np.int32),
                 "elephant_looks": state.pp[:, :, PEEKS].copy(),
                 "discards_taken": state.pp[:, :, TAKEN].copy(),
                 "tarzan_chains": g[:, TARZANS].copy(),

@@ -368,6 +368,8 @@ def resolve(spec: ExperimentFile, path: Path, text: str = "") -> Experiment:
                 raise ExperimentError(_pydantic_message(e, at, classes[s.name].Params)) from None
         variants.append(Variant(vid, _label(point) if point else "base", point, rules, strats))
     _check_measures(spec.measures, base_dir)
+    if spec.until and spec.until.compare:
+        _check_compare(spec, game, variants)
     name = spec.name or path.stem
     # a relative output is taken from the experiment file's folder, as `use: file.py` is; the
     # default results/NAME from the current folder (where `make run` and a newcomer stand)
@@ -375,6 +377,37 @@ def resolve(spec: ExperimentFile, path: Path, text: str = "") -> Experiment:
         if spec.output else Path("results") / name
     return Experiment(spec=spec, name=name, game=game, variants=variants, output=out,
                       source_text=text, base_dir=base_dir)
+
+
+def _check_compare(spec: ExperimentFile, game: Game, variants: list[Variant]) -> None:
+    """``until: {compare: [A, B]}`` names two strategies of the experiment; in a game played in
+    teams they must sometimes be opponents (partners win and lose together: a comparison of two
+    partners never ends)."""
+    known = list(dict.fromkeys(s.name for v in variants for s in v.strategies))
+    for name in spec.until.compare:
+        if name not in known:
+            near = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean '{near[0]}'?" if near else f" (strategies: {', '.join(known)})"
+            raise ExperimentError(f"until.compare: no strategy named '{name}'{hint}")
+    a, b = spec.until.compare
+    if spec.seating == "permute":
+        return  # every strategy sits against every other
+    p = spec.players
+    shifts = range(1) if spec.seating == "fixed" else range(p)
+    together = []  # per variant where both sit: whether they are partners in all its games
+    for v in variants:
+        teams = game.teams(v.rules, p)
+        names = [s.name for s in v.strategies]
+        if a not in names or b not in names:
+            continue
+        i, j = names.index(a), names.index(b)
+        # over the rotations both move by the same shift: partners in every game or in none
+        together.append(teams is not None and all(teams[(i + r) % p] == teams[(j + r) % p] for r in shifts))
+    if not together or not all(together):
+        return
+    raise ExperimentError(f"until.compare: {a} and {b} are partners in every game (seating: {spec.seating}), "
+                          "and partners win and lose together, so the comparison can never end; compare "
+                          "two strategies of opposing teams, or use seating: permute")
 
 
 def _label(point: dict[str, Any]) -> str:

@@ -14,11 +14,13 @@ strategy-and-seat) e. The win shares of a game sum to 1, so one strategy per tab
 left out, as is one neighbour per strategy; the covariance of U is taken from the deals' sums
 (cluster-robust) and U' V^-1 U is chi-square on the rank of V.
 
-In a game played in teams the neighbour that matters is the partner: a strategy's team wins or
-loses with it. There the test is of a strategy's team's win rate by its partner (the same model,
-the partner in place of the right-hand neighbour, a row's win its team's: 1 when its team wins):
-does who partners whom matter? Under ``permute`` every strategy partners every other equally
-often; under ``rotate`` partners never change and there is nothing to test.
+In a game played in teams a strategy's partner decides who its opponents are, so who partners
+whom always "matters" as soon as strategies differ (that is the pairs' win rates of the report,
+not a seating effect; and with four strategies at a table the pairs' rates are exactly what the
+strategies' own strengths give, so no partner synergy can be told from them). The question left
+for seating is whether the right-hand neighbour (an opponent, with partners across) matters once
+the partners are accounted for: the same test with a row's win its team's (1 when its team
+wins) and its stratum (table, strategy, seat, partner) in place of (table, strategy, seat).
 """
 
 from __future__ import annotations
@@ -34,31 +36,35 @@ from .words import pvalue
 
 def right_neighbours(lf: pl.LazyFrame, lay: pl.DataFrame | None = None) -> pl.LazyFrame:
     """The rows with ``right``: the strategy in the seat just before (seat - 1, wrapping); in a
-    variant of ``lay`` (``teams.layout``) the partner instead (the next seat of the same team,
-    wrapping), and ``win`` the team's."""
+    variant of ``lay`` (``teams.layout``) also ``partner`` (the next seat of the same team,
+    wrapping; "" elsewhere), and ``win`` the team's."""
     lay = team_rows.layout(lf) if lay is None else lay
     schema = lf.collect_schema()
     deal = pl.col("deal") if "deal" in schema else pl.col("game")
     d = team_rows.team_wins(lf, lay).select(
         pl.col("variant_id").cast(pl.Int64), pl.col("game").cast(pl.Int64), deal.cast(pl.Int64).alias("_deal"),
         pl.col("seat").cast(pl.Int64), pl.col("strategy"), pl.col("win").cast(pl.Float64))
-    d = d.join(lf.select(pl.col("variant_id").cast(pl.Int64), pl.col("players").cast(pl.Int64)).unique().lazy(),
+    d = d.join(lf.select(pl.col("variant_id").cast(pl.Int64), pl.col("players").cast(pl.Int64)).unique(),
                on="variant_id")
-    # whose strategy is a row's "right": the seat before it, or its partner
+    prev = d.select("variant_id", "game", ((pl.col("seat") + 1) % pl.col("players")).alias("seat"),
+                    pl.col("strategy").alias("right"))
+    d = d.join(prev, on=["variant_id", "game", "seat"], how="left")
     pairs = [(vid, s, m[(i + 1) % len(m)]) for vid, members in lay.select("variant_id", "members").iter_rows()
              for m in members for i, s in enumerate(m)]
-    teamed = pl.DataFrame(pairs, schema={"variant_id": pl.Int64, "seat": pl.Int64, "_other": pl.Int64}, orient="row")
-    d = d.join(teamed.lazy(), on=["variant_id", "seat"], how="left").with_columns(
-        pl.col("_other").fill_null((pl.col("seat") - 1) % pl.col("players")))
-    other = d.select("variant_id", "game", pl.col("seat").alias("_other"), pl.col("strategy").alias("right"))
-    return d.join(other, on=["variant_id", "game", "_other"], how="left").drop("_other")
+    mate = pl.DataFrame(pairs, schema={"variant_id": pl.Int64, "seat": pl.Int64, "_mate": pl.Int64}, orient="row")
+    partner = d.select("variant_id", "game", pl.col("seat").alias("_mate"), pl.col("strategy").alias("partner"))
+    return (d.join(mate.lazy(), on=["variant_id", "seat"], how="left")
+            .join(partner, on=["variant_id", "game", "_mate"], how="left")
+            .with_columns(pl.col("partner").cast(pl.String).fill_null("")).drop("_mate"))
 
 
 def neighbour_test(lf: pl.LazyFrame, experiment: dict | None = None) -> dict:
     """The test over all variants together: statistic, df, p_value, games, the largest cell
     (strategy, right, rate with that neighbour, rate otherwise) and ``testable`` (false when
     fewer than three players or no strategy ever changes its neighbour). ``partners``: the
-    dataset plays in teams and ``right`` is the partner (the module's doc)."""
+    dataset plays in teams, and the test is of the right-hand neighbour with the partner
+    accounted for, the largest cell its team's win rate beyond what seat and partner give
+    (``excess``; the module's doc)."""
     lf = team_rows.with_teams(lf, experiment)
     lay = team_rows.layout(lf)
     d = right_neighbours(lf, lay).collect()
@@ -75,12 +81,15 @@ def neighbour_test(lf: pl.LazyFrame, experiment: dict | None = None) -> dict:
     k, j, seat = d["_k"].to_numpy(), d["_j"].to_numpy(), d["seat"].to_numpy()
     w = d["win"].to_numpy()
     nk, nj, ns = int(k.max()) + 1, int(j.max()) + 1, int(seat.max()) + 1
-    ks = k * ns + seat
-    count_ks = np.bincount(ks, minlength=nk * ns).astype(float)
-    mean_ks = np.bincount(ks, w, minlength=nk * ns) / np.maximum(count_ks, 1)
+    # a row's stratum: its strategy and seat at its table (and in a team game its partner)
+    _, mate = np.unique(d["partner"].to_numpy(), return_inverse=True)
+    _, ks = np.unique((k * ns + seat) * (int(mate.max()) + 1) + mate, return_inverse=True)
+    n_strata = int(ks.max()) + 1
+    count_ks = np.bincount(ks, minlength=n_strata).astype(float)
+    mean_ks = np.bincount(ks, w, minlength=n_strata) / np.maximum(count_ks, 1)
     e = w - mean_ks[ks]
     cell = k * nj + j
-    share = np.bincount(ks * nj + j, minlength=nk * ns * nj).reshape(nk * ns, nj) / np.maximum(count_ks, 1)[:, None]
+    share = np.bincount(ks * nj + j, minlength=n_strata * nj).reshape(n_strata, nj) / np.maximum(count_ks, 1)[:, None]
     # the cells that vary: each strategy's neighbours, one left out (the last it has)
     seen = np.bincount(cell, minlength=nk * nj).reshape(nk, nj) > 0
     cols = []
@@ -109,6 +118,14 @@ def neighbour_test(lf: pl.LazyFrame, experiment: dict | None = None) -> dict:
                            .truediv(pl.col("n").sum().over("variant_id", "strategy") - pl.col("n")).alias("rate_other"))
              .with_columns((pl.col("rate") - pl.col("rate_other")).alias("gap")).sort("gap", descending=True))
     top = cells.row(0, named=True)
+    if out["partners"]:  # the cell whose team wins most beyond what its seat and partner give
+        by = (d.with_columns(pl.Series("_e", e)).group_by("variant_id", "strategy", "right")
+              .agg(pl.col("_e").mean().alias("excess"), pl.len().alias("n"))
+              .filter(pl.col("n") > 0).sort("excess", descending=True))
+        ex = by.row(0, named=True)
+        top = cells.filter((pl.col("variant_id") == ex["variant_id"]) & (pl.col("strategy") == ex["strategy"])
+                           & (pl.col("right") == ex["right"])).row(0, named=True)
+        out["excess"] = ex["excess"]
     out.update(testable=True, statistic=stat, df=dof, p_value=float(chi2.sf(stat, dof)),
                strategy=top["strategy"], right=top["right"], rate=top["rate"], rate_other=top["rate_other"])
     return out
@@ -132,12 +149,14 @@ def neighbour_sentence(t: dict, level: float = LEVEL) -> str:
 
 def _partner_sentence(t: dict, level: float) -> str:
     if not t["testable"]:
-        return ("Who partners whom cannot be tested here: partners never change (under seating: rotate a "
-                "table's partners stay together; seating: permute pairs every strategy with every other).")
-    test = (f"a test of each strategy's team win rate by its partner, seats and tables accounted for: "
-            f"chi-square {t['statistic']:.1f} on {t['df']} df, {pvalue(t['p_value'])}")
+        return ("Who sits next to whom cannot be tested here: neighbours never change once partners are "
+                "accounted for (seating: permute changes both).")
+    test = (f"a test of each strategy's team win rate by its right-hand neighbour, with its partner, seat and "
+            f"table accounted for: chi-square {t['statistic']:.1f} on {t['df']} df, {pvalue(t['p_value'])}")
     if t["p_value"] < level:
-        return (f"Partners matter: how often a strategy's team wins depends on who partners it ({test}); the "
-                f"largest effect: {t['strategy']}'s team wins {t['rate']:.1%} with {t['right']} as partner "
-                f"against {t['rate_other']:.1%} with its other partners.")
-    return f"There is no evidence that who partners whom matters ({test})."
+        return (f"Neighbours matter beyond partners: how often a strategy's team wins depends on who sits on its "
+                f"right (plays just before it), partners accounted for ({test}); the largest effect: "
+                f"{t['strategy']}'s team wins {100 * t['excess']:+.1f} percentage points more than its seat and "
+                f"partner give with {t['right']} on its right.")
+    return (f"There is no evidence that who sits next to whom matters once partners are accounted for ({test}); "
+            f"which partners win is the pairs' win rates.")

@@ -31,6 +31,12 @@ degree of freedom per elementary effect.
 The spread is the best strategy's win rate minus the worst's (max minus min over the table's
 strategies), resampled the same way; with strategies tied in truth it is biased upwards, but by
 the same amount at both points of a difference.
+
+A game played in teams is read as teams (``teams.team_frame``), as the report reads it: the edge
+is the first team's (its win rate against a fair 50% with two teams), the spread the best pair of
+partners' win rate minus the worst's, and the sentences say so. A screened field that turns the
+teams off (Herds' ``teams_at_four``) compares the first team's edge with the first seat's: the
+words say "first seat's (or team's) edge".
 """
 
 from __future__ import annotations
@@ -228,6 +234,18 @@ def morris_design(fields: list[Screened], trajectories: int, seed: int) -> list[
     return out
 
 
+TEAM_WORDS = {"edge": "first team's edge",
+              "spread": "spread between pairs of partners (best minus worst win rate)"}
+MIXED_WORDS = {"edge": "first seat's (or team's) edge",
+               "spread": "spread between strategies (or pairs of partners; best minus worst win rate)"}
+
+
+def words_of(m: str, teams: bool | str = False) -> str:
+    """A measure in words; ``teams``: True when every point plays in teams, "mixed" when some do."""
+    table = TEAM_WORDS if teams is True else MIXED_WORDS if teams == "mixed" else {}
+    return table.get(m, MEASURES.get(m, (m,))[0])
+
+
 # ---- playing the points: normal datasets ----------------------------------------------------
 
 def base_experiment(path: str | Path, games: int | None = None) -> tuple[Any, dict]:
@@ -302,6 +320,7 @@ class Estimates:
     value: dict[str, np.ndarray]
     reps: dict[str, np.ndarray]
     games: int
+    teams: bool | str = False  # every point plays in teams (True), some ("mixed"), none
 
 
 def _per_deal(lf: pl.LazyFrame, deals: np.ndarray | None, extra: list[str] = ()) -> tuple[np.ndarray, dict[str, np.ndarray], list[str], int]:
@@ -364,21 +383,27 @@ def estimates(folders: list[Path], seed: int = 0, reps: int = REPS) -> Estimates
 
     from .dataset import load_experiment
 
+    from . import teams
+
     extra = load_experiment(folders[0]).get("measures") or []
-    deals, first, drama, players = _per_deal(scan(folders[0]), None, extra)
-    per = [(first, drama)] + [_per_deal(scan(f), deals, extra)[1:3] for f in folders[1:]]
-    common = [c for c in drama if all(c in d for _, d in per)]
+    # a point played in teams: one row per team per game (the first team, pairs of partners)
+    read = [teams.read_as_teams(scan(f), load_experiment(f)) for f in folders]
+    in_teams = [bool(len(lay)) for _, lay in read]
+    deals, first, drama, players = _per_deal(read[0][0], None, extra)
+    per = [(first, drama, players)] + [_per_deal(lf, deals, extra)[1:4] for lf, _ in read[1:]]
+    common = [c for c in drama if all(c in d for _, d, _ in per)]
     rng = np.random.default_rng([seed, 14])
     weights = np.vstack([np.ones(len(deals)), rng.poisson(1.0, (reps, len(deals)))]).astype(np.float64)
     names = ["edge", "turns", "spread", *common]
     value = {m: np.empty(len(folders)) for m in names}
     rep = {m: np.empty((len(folders), reps)) for m in names}
-    for v, (cols, _) in enumerate(per):
-        got = _measures(cols, common, players, weights)
+    for v, (cols, _, n) in enumerate(per):  # n: each point's players (or teams): its fair share
+        got = _measures(cols, common, n, weights)
         for m in names:
             value[m][v] = got[m][0]
             rep[m][v] = got[m][1:]
-    return Estimates(names, value, rep, int(first["g"].sum()))
+    return Estimates(names, value, rep, int(first["g"].sum()),
+                     all(in_teams) or ("mixed" if any(in_teams) else False))
 
 
 def _diff(est: Estimates, m: str, a: int, b: int) -> tuple[float, float]:
@@ -501,7 +526,7 @@ def _interval(lo: float, hi: float, m: str, unit: str, signed: bool = True) -> s
 
 
 def _field_sentences(effects: pl.DataFrame, head: Callable[[str, pl.DataFrame], str],
-                     part: Callable[[dict], str]) -> list[str]:
+                     part: Callable[[dict], str], teams: bool | str = False) -> list[str]:
     """For each field, clearest first: its detectable effects measure by measure (in the order of
     MEASURES), then the measures it has no detectable effect on (or "no detectable effect on any
     measure")."""
@@ -516,7 +541,7 @@ def _field_sentences(effects: pl.DataFrame, head: Callable[[str, pl.DataFrame], 
             continue
         measured = list(dict.fromkeys(e["measure"].to_list()))
         order = list(MEASURES) + [m for m in measured if m not in MEASURES]  # a designer's last
-        words = lambda m: MEASURES.get(m, (m,))[0]  # noqa: E731
+        words = lambda m: words_of(m, teams)  # noqa: E731
         shown = sorted(set(real["measure"].to_list()), key=order.index)
         none = sorted(set(measured) - set(shown), key=order.index)
         parts = [words(m) + " " + ", ".join(part(r) for r in real.filter(pl.col("measure") == m)
@@ -526,7 +551,8 @@ def _field_sentences(effects: pl.DataFrame, head: Callable[[str, pl.DataFrame], 
     return out
 
 
-def oat_sentences(effects: pl.DataFrame, fields: list[Screened], unit: str = "points") -> list[str]:
+def oat_sentences(effects: pl.DataFrame, fields: list[Screened], unit: str = "points",
+                  teams: bool | str = False) -> list[str]:
     """For each field: its detectable effects, or "no detectable effect on any measure"."""
     def head(name, e):
         moves = " and ".join(dict.fromkeys(f"to {v}" for v in e["value"].to_list()))
@@ -534,13 +560,13 @@ def oat_sentences(effects: pl.DataFrame, fields: list[Screened], unit: str = "po
 
     return _field_sentences(effects, head, lambda r: (
         f"{amount(r['effect'], r['measure'], unit)} at {r['value']} "
-        f"({_interval(r['lo'], r['hi'], r['measure'], unit)})"))
+        f"({_interval(r['lo'], r['hi'], r['measure'], unit)})"), teams)
 
 
-def morris_sentences(effects: pl.DataFrame, unit: str = "points") -> list[str]:
+def morris_sentences(effects: pl.DataFrame, unit: str = "points", teams: bool | str = False) -> list[str]:
     return _field_sentences(effects, lambda name, e: name, lambda r: (
         f"moves by {amount(r['mu_star'], r['measure'], unit, False)} "
-        f"over its range on average ({_interval(r['lo'], r['hi'], r['measure'], unit, False)})"))
+        f"over its range on average ({_interval(r['lo'], r['hi'], r['measure'], unit, False)})"), teams)
 
 
 def ranked_fields(effects: pl.DataFrame) -> list[str]:
@@ -572,6 +598,7 @@ class Screening:
     output: Path
     score_unit: str
     points: int
+    teams: bool | str = False  # read as teams (every point, or "mixed": some)
 
 
 def screen(path: str | Path, fields: list[str] | None = None, games: int | None = None,
@@ -622,12 +649,12 @@ def screen(path: str | Path, fields: list[str] | None = None, games: int | None 
     unit = "game points" if game.score_name in ("points", "score") else game.score_name
     if method == "oat":
         effects = oat_effects(design, index, est)
-        words = oat_sentences(effects, screened, unit)
+        words = oat_sentences(effects, screened, unit, est.teams)
     else:
         effects = morris_effects(screened, trajs, index, est, exp.spec.seed)
-        words = morris_sentences(effects, unit)
+        words = morris_sentences(effects, unit, est.teams)
     res = Screening(exp.name, game.id, game.name, exp.players, est.games, method, screened, effects,
-                    words, skipped, out, unit, len(unique))
+                    words, skipped, out, unit, len(unique), est.teams)
     _save(res)
     return res
 
@@ -639,7 +666,7 @@ def _save(res: Screening) -> None:
     res.effects.write_csv(res.output / "effects.csv")
     record = {"name": res.name, "game": res.game, "players": res.players, "games_per_point": res.games,
               "method": res.method, "points": res.points, "sentences": res.sentences,
-              "skipped": res.skipped,
+              "skipped": res.skipped, "teams": res.teams,
               "fields": [{"name": f.name, "base": f.base, "kind": f.kind, "levels": f.levels,
                           "range": [f.lo, f.hi] if f.kind == "continuous" else None,
                           "declared": f.declared} for f in res.fields]}

@@ -24,6 +24,13 @@ fewest of 3 the game allows, as `safari-sim new` does):
 - **best against a weakened copy of itself**: s with B = ``blunder`` (the best with a uniformly
   random legal move at each decision with probability ``epsilon``); and the luck line: how often
   that weaker copy wins.
+
+A game played in teams (Herds at four players) is a game of teams: the stronger side is a team of
+copies of A (partners), the weaker the other team(s) of copies of B, and w is how often A's team
+wins (``teams.team_wins``), against 1/T with T teams: s = (w - 1/T) / (1 - 1/T), and luck is how
+often a weaker team wins (50% under pure luck with two teams). Only where rotation keeps the
+partners together (Herds' partners across); otherwise one copy of A plays with a partner B and
+its team's win rate is measured the same way.
 """
 
 from __future__ import annotations
@@ -62,19 +69,31 @@ class Pairing:
     upset: float         # share of games a weaker player wins (1 - rate)
     upset_lo: float
     upset_hi: float
+    teams: int = 0       # a team game: the number of teams (the unit of the fair share), else 0
+    strong_seats: int = 1  # how many seats the strong strategy holds (a team of copies)
 
 
 def pairing(lf: pl.LazyFrame, strong: str, weak: str = "") -> Pairing:
     """The skill and luck of a dataset whose table is ``strong`` against copies of one weaker
     strategy (any names for the copies)."""
-    rates = win_rates(lf).filter(pl.col("strategy") == strong)
+    from . import teams
+
+    p = int(lf.select(pl.col("players").first()).collect().item())
+    lay = teams.layout(lf)
+    n_teams = int(lay["teams"].max()) if len(lay) else 0
+    # in a team game: how often the strong strategy's team wins, against one over the teams
+    rates = win_rates(teams.team_wins(lf, lay)).filter(pl.col("strategy") == strong)
     if not len(rates):
         raise ValueError(f"no strategy '{strong}' in the dataset")
     r = rates.row(0, named=True)
-    p = int(lf.select(pl.col("players").first()).collect().item())
-    s, s_lo, s_hi = (float(x) for x in skill_share([r["rate"], r["lo"], r["hi"]], p))
+    import re
+
+    copy = f"^{re.escape(strong)}(_[0-9]+)?$"  # the strong strategy and its numbered copies (_table)
+    copies = int(lf.filter((pl.col("game") == pl.col("game").min()) & pl.col("strategy").cast(pl.String)
+                           .str.contains(copy)).select(pl.len()).collect().item()) if n_teams else 1
+    s, s_lo, s_hi = (float(x) for x in skill_share([r["rate"], r["lo"], r["hi"]], n_teams or p))
     return Pairing(strong, weak, p, int(r["games"]), r["rate"], r["lo"], r["hi"], s, s_lo, s_hi,
-                   1 - r["rate"], 1 - r["hi"], 1 - r["lo"])
+                   1 - r["rate"], 1 - r["hi"], 1 - r["lo"], n_teams, copies)
 
 
 def pct(x: float) -> str:
@@ -85,6 +104,8 @@ def pct(x: float) -> str:
 def line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: float) -> str:
     """The one line per game."""
     p = vs_random.players
+    if vs_random.teams:
+        return _team_line(game_name, vs_random, vs_weak, epsilon)
     return (f"{game_name} ({p} players): skill decides {pct(vs_random.skill)} (interval "
             f"{pct(vs_random.skill_lo)} to {pct(vs_random.skill_hi)}) of games between the best "
             f"({vs_random.strong}) and random players, and {pct(vs_weak.skill)} ({pct(vs_weak.skill_lo)} "
@@ -93,6 +114,19 @@ def line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: float) -
             + (f"luck: one of the {p - 1} weakened copies wins {pct(vs_weak.upset)} of games "
                f"({pct((p - 1) / p)} under pure luck)" if p > 2 else
                f"luck: the weakened copy wins {pct(vs_weak.upset)} of games (50% under pure luck)") + ".")
+
+
+def _team_line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: float) -> str:
+    """The one line of a team game: teams against teams."""
+    t = vs_random.teams
+    team = (f"a team of {vs_random.strong} partners" if vs_random.strong_seats > 1
+            else f"a team of the best ({vs_random.strong}) and a weaker partner")
+    weak = "the weakened team wins" if t == 2 else f"one of the {t - 1} weakened teams wins"
+    return (f"{game_name} ({vs_random.players} players in {t} teams): skill decides {pct(vs_random.skill)} "
+            f"(interval {pct(vs_random.skill_lo)} to {pct(vs_random.skill_hi)}) of games between {team} and "
+            f"random players, and {pct(vs_weak.skill)} ({pct(vs_weak.skill_lo)} to {pct(vs_weak.skill_hi)}) against "
+            f"copies that blunder {pct(epsilon)} of their moves; luck: {weak} {pct(vs_weak.upset)} of games "
+            f"({pct((t - 1) / t)} under pure luck).")
 
 
 def baseline_players(game: Any, bench: dict | None) -> int:
@@ -118,19 +152,44 @@ class GameSkill:
         return d
 
 
-def _table(strong: dict, weak: dict, players: int) -> list[dict]:
-    seats = [strong]
-    for i in range(players - 1):
-        seats.append({**weak, "name": weak["name"] + (f"_{i + 1}" if players > 2 else "")})
+def _table(strong: dict, weak: dict, players: int, strong_seats: list[int] = (0,)) -> list[dict]:
+    """One strategy per seat: ``strong`` in ``strong_seats`` (copies numbered from the second),
+    copies of ``weak`` elsewhere (numbered when more than one)."""
+    seats, k = [], 0
+    for s in range(players):
+        if s in strong_seats:
+            i = list(strong_seats).index(s)
+            seats.append(strong if i == 0 else {**strong, "name": f"{strong['name']}_{i + 1}"})
+        else:
+            k += 1
+            seats.append({**weak, "name": weak["name"] + (f"_{k}" if players - len(strong_seats) > 1 else "")})
     return seats
+
+
+def strong_team(game: Any, rules: Any, players: int) -> list[int]:
+    """The seats of the stronger side: the team of seat 0 where the game plays in teams and
+    rotation keeps its partners together (every rotation of those seats is one team), else
+    seat 0 alone."""
+    t = game.teams(rules, players)
+    if t is None:
+        return [0]
+    t = np.asarray(t)
+    first = [int(s) for s in np.flatnonzero(t == t[0])]
+    for r in range(players):
+        moved = {(s + r) % players for s in first}
+        if len({int(t[s]) for s in moved}) != 1 or int((t == t[next(iter(moved))]).sum()) != len(moved):
+            return [0]
+    return first
 
 
 def measure_game(game_id: str, games: int = 2000, screen_games: int | None = None,
                  epsilon: float = EPSILON, seed: int = 0, output: str | Path = "results/skill",
                  jobs: int | None = 1, players: int | None = None, rules: dict | None = None,
-                 on_step: Callable[[str], None] | None = None) -> GameSkill:
+                 on_step: Callable[[str], None] | None = None, replace: bool = False) -> GameSkill:
     """Screen, then measure, one game (every run a normal, resumable dataset under ``output``),
-    under the printed rules with ``rules`` overrides."""
+    under the printed rules with ``rules`` overrides. ``replace``: a folder holding another
+    experiment's results (a table or the game changed since) is moved aside, as `run --replace`
+    does."""
     import importlib
 
     from ..games import get_game
@@ -144,6 +203,7 @@ def measure_game(game_id: str, games: int = 2000, screen_games: int | None = Non
     except ModuleNotFoundError:
         bench = None
     p = players or baseline_players(game, bench)
+    side = strong_team(game, game.make_rules(dict(rules or {})), p)  # a team of copies in a team game
     own = [n for n, c in strategies_for(game_id).items() if c.game == game_id]
     if not own:
         raise ValueError(f"{game_id} has no strategies of its own to measure")
@@ -161,8 +221,8 @@ def measure_game(game_id: str, games: int = 2000, screen_games: int | None = Non
             if on_step:
                 on_step(f"{game_id}: screening {name} against random")
             raw = {**base, "name": f"skill-screen-{game_id}-{name}", "games": n_screen, "seed": seed + 1,
-                   "strategies": _table({"name": name, "use": name, "params": {}}, rnd, p)}
-            out = run_point(raw, Path.cwd(), root / f"screen-{name}", jobs)
+                   "strategies": _table({"name": name, "use": name, "params": {}}, rnd, p, side)}
+            out = run_point(raw, Path.cwd(), root / f"screen-{name}", jobs, replace=replace)
             screen[name] = pairing(scan(out), name).rate
         best = max(own, key=lambda n: screen[n])
     else:
@@ -176,8 +236,8 @@ def measure_game(game_id: str, games: int = 2000, screen_games: int | None = Non
         if on_step:
             on_step(f"{game_id}: {best} against {other['name']}")
         raw = {**base, "name": f"skill-{game_id}-{key}", "games": n, "seed": seed,
-               "strategies": _table(strong, other, p)}
-        out = run_point(raw, Path.cwd(), root / key, jobs)
+               "strategies": _table(strong, other, p, side)}
+        out = run_point(raw, Path.cwd(), root / key, jobs, replace=replace)
         results[key] = pairing(scan(out), best, other["name"])
     res = GameSkill(game_id, game.name, p, best, screen, results["random"], results["blunder"], epsilon,
                     line(game.name, results["random"], results["blunder"], epsilon))

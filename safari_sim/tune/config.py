@@ -123,7 +123,9 @@ class Tune:
         raw = {k: v for k, v in self.experiment_raw.items()
                if k not in ("games", "output", "report", "parallel", "name")}
         d = {"experiment": raw, "params": [dataclasses.asdict(p) for p in self.params],
-             "objectives": [dataclasses.asdict(o) for o in self.objectives],
+             # (an objective's ``teams`` follows from the experiment: left out, so that a tune
+             # started before it existed still resumes)
+             "objectives": [_without_teams(dataclasses.asdict(o)) for o in self.objectives],
              "rungs": self.spec.rungs, "pruner": self.spec.pruner, "sampler": self.spec.sampler,
              "seed": self.spec.seed}
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -145,6 +147,10 @@ class Tune:
         except ValidationError as e:
             raise ExperimentError(_pydantic_message(e)) from None
         return resolve(spec, self.experiment_path, yaml.safe_dump(raw, sort_keys=False)), raw
+
+
+def _without_teams(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: [_without_teams(t) for t in v] if k == "terms" else v for k, v in d.items() if k != "teams"}
 
 
 def with_values(raw: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
@@ -249,6 +255,8 @@ def _resolve(spec: TuneFile, path: Path, probe: bool) -> Tune:
     columns = _columns(tune) if probe else None
     tune.objectives = [_objective(o, f"objectives[{i}]", names, columns, top=True)
                        for i, o in enumerate(spec.objectives)]
+    if _plays_in_teams(exp):  # read as teams, as the report reads the game (tune/objectives.py)
+        tune.objectives = [_in_teams(o) for o in tune.objectives]
     seen = [o.name for o in tune.objectives]
     dup = sorted({n for n in seen if seen.count(n) > 1})
     if dup:
@@ -256,6 +264,17 @@ def _resolve(spec: TuneFile, path: Path, probe: bool) -> Tune:
     if spec.sampler == "nsga2" and not tune.multi:
         raise TuneError("sampler: nsga2 is for several objectives; use tpe or random for one")
     return tune
+
+
+def _plays_in_teams(exp) -> bool:
+    """Whether the experiment's game plays in teams at its player count (``Game.teams``)."""
+    return exp.game.teams(exp.variants[0].rules, exp.spec.players) is not None
+
+
+def _in_teams(o: Objective) -> Objective:
+    import dataclasses
+
+    return dataclasses.replace(o, teams=True, terms=tuple(_in_teams(t) for t in o.terms))
 
 
 def _param(key: str, value: Any, tune: Tune) -> Param:

@@ -20,6 +20,12 @@ Kinds:
 - ``weighted``: minimise the sum of weight x term over ``terms`` (objectives of the kinds above),
   each term counted so that lower is better (a maximised term enters with a minus sign); its
   interval treats the terms as independent.
+
+A game played in teams (``teams``: the experiment's game plays in teams at its player count) is
+read as teams (stats/teams.py), as the report reads it: ``seat_edge`` is the first team's edge
+(its win rate against a fair 50% with two teams), ``spread`` the best pair of partners' win rate
+minus the worst's, and ``win_rate`` how often the team ``strategy`` plays in wins (against the
+same fair share). A column's mean is read from the player rows.
 """
 
 from __future__ import annotations
@@ -47,39 +53,40 @@ class Objective:
     strategy: str | None = None
     weight: float = 1.0
     terms: tuple["Objective", ...] = ()
+    teams: bool = False                 # the game plays in teams: read as teams (module doc)
 
     def text(self) -> str:
         """What it asks, in words."""
         way = "up" if self.direction == "maximize" else "down"
         if self.kind == "seat_edge":
-            return "the first seat's edge towards 0"
+            return "the first team's edge towards 0" if self.teams else "the first seat's edge towards 0"
         if self.kind == "length":
             col = self.column or "turns"
             if self.band:
                 return f"mean {col} inside {self.band[0]:g} to {self.band[1]:g}"
             return f"mean {col} {way}"
         if self.kind == "spread":
-            return f"the spread between strategies {way}"
+            return f"the spread between pairs of partners {way}" if self.teams else f"the spread between strategies {way}"
         if self.kind == "column":
             who = f" of {self.strategy}" if self.strategy else ""
             return f"mean {self.column}{who} {way}"
         if self.kind == "win_rate":
-            return f"{self.strategy}'s win rate {way}"
+            return f"the win rate of {self.strategy}'s team {way}" if self.teams else f"{self.strategy}'s win rate {way}"
         return "weighted: " + " + ".join(f"{t.weight:g} x ({t.text()})" for t in self.terms)
 
     def noun(self) -> str:
         """What it measures, as the subject of a sentence."""
         if self.kind == "seat_edge":
-            return "the size of the first seat's edge"
+            return "the size of the first team's edge" if self.teams else "the size of the first seat's edge"
         if self.kind == "length":
             col = self.column or "turns"
             return f"the distance of mean {col} from {self.band[0]:g}-{self.band[1]:g}" if self.band else f"mean {col}"
         if self.kind == "spread":
-            return "the spread between strategies"
+            return "the spread between pairs of partners" if self.teams else "the spread between strategies"
         if self.kind == "column":
             return f"mean {self.column}" + (f" of {self.strategy}" if self.strategy else "")
         if self.kind == "win_rate":
-            return f"{self.strategy}'s win rate"
+            return f"the win rate of {self.strategy}'s team" if self.teams else f"{self.strategy}'s win rate"
         return "the weighted sum"
 
     @property
@@ -142,16 +149,32 @@ class Measurer:
     """Measures objectives on one dataset, computing the shared tables once."""
 
     def __init__(self, lf: pl.LazyFrame):
+        from ..stats import teams
+
         self.lf = lf
-        self._rates = self._seats = None
+        self._rates = self._seats = self._team_rates = None
         self.games = games_in(lf)
+        # a team game: seats and spread on the teams' rows, a strategy's win its team's
+        lay = teams.layout(lf)
+        self.teams = bool(len(lay))
+        self.team_lf = teams.team_frame(lf, lay) if self.teams else lf
+        self.win_lf = teams.team_wins(lf, lay) if self.teams else lf
 
     def rates(self) -> pl.DataFrame:
+        """Win rates of the table's units: strategies, or in a team game pairs of partners."""
         from ..stats.wins import win_rates
 
         if self._rates is None:
-            self._rates = win_rates(self.lf)
+            self._rates = win_rates(self.team_lf)
         return self._rates
+
+    def strategy_rates(self) -> pl.DataFrame:
+        """Each strategy's win rate; in a team game how often the team it plays in wins."""
+        from ..stats.wins import win_rates
+
+        if self._team_rates is None:
+            self._team_rates = self.rates() if not self.teams else win_rates(self.win_lf)
+        return self._team_rates
 
     def seats(self) -> dict[str, Any]:
         """The first seat's edge with its interval (``stats.seat_win_rates``) and the p-value of
@@ -161,8 +184,8 @@ class Measurer:
         from ..stats.wins import seat_win_rates
 
         if self._seats is None:
-            first = seat_win_rates(self.lf).sort("seat").row(0, named=True)
-            test = seat_test(self.lf).row(0, named=True)
+            first = seat_win_rates(self.team_lf).sort("seat").row(0, named=True)
+            test = seat_test(self.team_lf).row(0, named=True)
             fair = first["fair"]
             self._seats = {"edge": first["rate"] - fair, "edge_lo": first["lo"] - fair,
                            "edge_hi": first["hi"] - fair, "p_value": test["p_value"]}
@@ -192,7 +215,7 @@ class Measurer:
             m = _abs(_from_interval(s["edge"], s["edge_lo"], s["edge_hi"], self.games))
             return Measure(m.value, m.lo, m.hi, m.se, m.games,
                            {"edge": s["edge"], "edge_lo": s["edge_lo"], "edge_hi": s["edge_hi"],
-                            "seat_p": s["p_value"]})
+                            "seat_p": s["p_value"], "unit": "team" if self.teams else "seat"})
         if o.kind == "length":
             m = self.mean(o.column or "turns")
             return _outside(m, o.band) if o.band else m
@@ -204,9 +227,9 @@ class Measurer:
         if o.kind == "column":
             return self.mean(o.column, o.strategy)
         if o.kind == "win_rate":
-            r = self.rates().filter(pl.col("strategy") == o.strategy).row(0, named=True)
+            r = self.strategy_rates().filter(pl.col("strategy") == o.strategy).row(0, named=True)
             return Measure(r["rate"], r["lo"], r["hi"], r["se"], self.games,
-                           {"fair": r["fair"], "p_fair": r["p_fair"]})
+                           {"fair": r["fair"], "p_fair": r["p_fair"], **({"unit": "team"} if self.teams else {})})
         if o.kind == "weighted":
             parts = [(t, self.measure(t)) for t in o.terms]
             return combine(parts, self.games)

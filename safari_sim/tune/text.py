@@ -133,7 +133,8 @@ def _measure_text(m: dict[str, Any], o: dict[str, Any]) -> str:
     text = measure(m, o.get("share", False))
     if o["kind"] == "seat_edge" and "edge" in m:  # which way: for or against the starter
         edge = {"value": m["edge"], "lo": m["edge_lo"], "hi": m["edge_hi"]}
-        text += f" [the starter's win rate minus the fair share: {difference_text(edge, True)}]"
+        who = "the first team's" if m.get("unit") == "team" else "the starter's"
+        text += f" [{who} win rate minus the fair share: {difference_text(edge, True)}]"
     return text
 
 

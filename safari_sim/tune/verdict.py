@@ -13,6 +13,10 @@ its fair share beyond noise (two-sided test against the fair share, clustered by
 best setting found loses more than its share), above it but not beyond noise (the one-sided,
 Holm-adjusted test of dominance), or within noise of it (two-sided). A one-sided p of 1.000 is
 never offered as "within noise" for a rate far below fair.
+
+In a game played in teams a strategy wins or loses with its partners: its win rate is how often
+the team it plays in wins (``teams.team_wins``), against a fair share of one over the teams (50%
+with two), and the sentence says so.
 """
 
 from __future__ import annotations
@@ -29,13 +33,16 @@ from ..stats.intervals import z_value
 
 
 def _rate(lf: pl.LazyFrame, strategy: str) -> dict[str, Any]:
+    from ..stats import teams
     from ..stats.wins import win_rates
 
-    rates = win_rates(lf)
+    lay = teams.layout(lf)
+    rates = win_rates(teams.team_wins(lf, lay))
     row = rates.filter(pl.col("strategy") == strategy).row(0, named=True)
     field = rates.filter(pl.col("strategy") != strategy).sort("rate", descending=True)
     return {**row, "field": [{"strategy": r["strategy"], "rate": r["rate"], "lo": r["lo"], "hi": r["hi"]}
-                             for r in field.iter_rows(named=True)]}
+                             for r in field.iter_rows(named=True)],
+            "teams": int(lay["teams"].max()) if len(lay) else 0}
 
 
 def knobs_text(values: dict[str, Any]) -> str:
@@ -63,7 +70,8 @@ def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFra
         rows.append({"values": values, "shipped": is_shipped,
                      "knobs": "default knobs" if is_shipped else knobs_text(values), "rate": r["rate"], "lo": r["lo"],
                      "hi": r["hi"], "se": r["se"], "fair": r["fair"], "games": r["games"],
-                     "p_one": float(norm.sf(z)), "p_fair": float(r["p_fair"]), "field": r["field"]})
+                     "p_one": float(norm.sf(z)), "p_fair": float(r["p_fair"]), "field": r["field"],
+                     "teams": r["teams"]})
     adj = holm([r["p_one"] for r in rows])
     for r, p in zip(rows, adj):
         r["p_holm"] = float(p)
@@ -85,6 +93,10 @@ def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFra
     stat = (f"wins {words.pct(best['rate'], words.digits_for(best['hi'] - best['lo']))} of its games "
             f"({words.interval(best['lo'], best['hi'])}) against the field, whose fair share is "
             f"{words.pct(best['fair'])}")
+    if best["teams"]:  # partners win together: the strategy's team's win rate
+        stat = (f"is in the winning team in {words.pct(best['rate'], words.digits_for(best['hi'] - best['lo']))} "
+                f"of its games ({words.interval(best['lo'], best['hi'])}), against a fair "
+                f"{words.pct(best['fair'])} for one of {best['teams']} teams")
     apart = (f"{words.points(edge)} percentage points ({words.signed_points(best['lo'] - best['fair'])} "
              f"to {words.signed_points(best['hi'] - best['fair'])}")
     if dominant:
@@ -110,7 +122,8 @@ def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFra
     elif gain is not None:
         change = (f"{words.signed_points(gain['value'])} percentage points "
                   f"({words.signed_points(gain['lo'])} to {words.signed_points(gain['hi'])})")
-        shipped_text = (f"With its default knobs it wins {words.pct(shipped['rate'], words.digits_for(shipped['hi'] - shipped['lo']))} "
+        shipped_text = (f"With its default knobs {'its team' if shipped['teams'] else 'it'} wins "
+                        f"{words.pct(shipped['rate'], words.digits_for(shipped['hi'] - shipped['lo']))} "
                         f"({words.interval(shipped['lo'], shipped['hi'])})")
         if gain["lo"] <= 0 <= gain["hi"]:
             sentence += f" {shipped_text}: the tuning's change, {change}, is within noise."

@@ -406,6 +406,11 @@ class Savannah(Game):
                 "phase_one_turns": g[:, T.TURNS1].copy(),
                 "table_left": g[:, T.N_UP].copy(),
                 "table_cleared": g[:, T.CLEARED].copy(),
+                # the designer's measures (docs/rules/savannah.md, "Measures"): the points of the
+                # second phase's removals, and the cards no one played
+                "phase_two_points": (g[:, T.N_BOX] * state.rules.removal_point).astype(np.int32),
+                "cards_unplayed": (state.hand_n.sum(axis=1) + g[:, T.N1]
+                                   + g[:, T.N2]).astype(np.int32),
                 **drama.drama_stats(state.dr, score, win, False),
             })
 
