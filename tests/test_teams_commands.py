@@ -263,3 +263,20 @@ def test_until_refuses_to_compare_partners(tmp_path):
     load_experiment(exp)
     exp.write_text(text.replace("seating: rotate", "seating: permute") + "until: {compare: [collector, sprinter]}\n")
     load_experiment(exp)
+
+
+def test_a_team_tournament_says_when_pairs_never_met():
+    """Under rotate a table's partners never change: tables a b c d and a e b d seat a + c
+    against b + d and a + b against d + e, two groups of pairs that never played each other,
+    whose ratings cannot be compared; the verdict says so."""
+    from tests.test_teams import team_games
+    from reports.tournament import design_view
+
+    one = team_games(400, names=("a", "b", "c", "d"), rng=1)
+    two = team_games(400, names=("a", "e", "b", "d"), rng=2).with_columns(pl.lit(1, pl.Int16).alias("variant_id"),
+                                                                           pl.lit("t2").alias("variant"))
+    experiment = {"pool": [{"name": n} for n in "abcde"], "seating": "rotate", "players": 4}
+    t = design_view(pl.concat([one, two]).lazy(), experiment)["tournament"]
+    assert t["best"]["groups"] == 2 and sorted(t["names"]) == ["a + b", "a + c", "b + d", "d + e"]
+    verdict = "".join(p if isinstance(p, str) else p["strong"] for p in t["verdict"])
+    assert "the 4 pairs fall into 2 groups that never played each other" in verdict, verdict

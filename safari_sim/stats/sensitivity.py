@@ -235,7 +235,10 @@ def morris_design(fields: list[Screened], trajectories: int, seed: int) -> list[
 
 
 TEAM_WORDS = {"edge": "first team's edge",
-              "spread": "spread between pairs of partners (best minus worst win rate)"}
+              "spread": "spread between pairs of partners (best minus worst win rate)",
+              "lead_from": "when the winning team takes the lead for good (share of the game)",
+              "comeback": "largest deficit a winning team overcame",
+              "margin": "winning team's final lead"}
 MIXED_WORDS = {"edge": "first seat's (or team's) edge",
                "spread": "spread between strategies (or pairs of partners; best minus worst win rate)"}
 
