@@ -388,7 +388,7 @@ def strategies(
                   "decision kind, and a kind uses its own part of it.", highlight=False)
         return
     if observation:
-        from .observation_docs import describe, observation_class
+        from .observation_docs import describe, helpers, observation_class
 
         doc, rows = describe(g)
         cls = observation_class(g)
@@ -403,6 +403,13 @@ def strategies(
             t.add_row(escape(f.name), escape(f.type or "-"), escape(("(on demand) " if f.on_demand else "")
                                                                   + (f.doc or "(not described in the source)")))
         out.print(t)
+        helps = helpers(cls)
+        if helps:
+            h = Table("helper", "the action", title=f"{g.name} action helpers (what a strategy "
+                      "returns, built from its meaning)")
+            for x in helps:
+                h.add_row(escape(x.call), escape(x.doc))
+            out.print(h)
         return
     t = Table("name", "knobs (default)", "what it does", title=f"strategies for {g.name}")
     for name, cls in strategies_for(g.id).items():

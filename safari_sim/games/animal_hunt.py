@@ -593,10 +593,16 @@ class Obs(Observation):
         asked for it in vain, or it asked for it (holding it, a player would have shown it)."""
         return read_only(np.maximum(self.lack, self.asked))
 
+    def flip_action(self, place: np.ndarray) -> np.ndarray:
+        """The action: flip the face-down card at ``place`` (0 .. places - 1)."""
+        return np.asarray(place)
+
     def show_action(self) -> int:
+        """The action: show the match from the hand (choice A)."""
         return self.places
 
     def ask_action(self, offset: np.ndarray) -> np.ndarray:
+        """The action: ask the player ``offset`` seats to the left (choice B)."""
         return self.places + np.asarray(offset)
 
 

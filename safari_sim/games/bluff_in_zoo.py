@@ -613,12 +613,22 @@ class Obs(Observation):
     first_claim: int
     point_limit: int
 
-    @property
+    def go_on_action(self) -> int:
+        """The action: go on, making a bigger claim (RESPOND)."""
+        return CONTINUE
+
+    def doubt_action(self) -> int:
+        """The action: doubt the last claim (RESPOND)."""
+        return DOUBT
+
+    def card_action(self, card_type) -> np.ndarray:
+        """The action: place the hand card of type ``card_type`` (SOURCE; types as in ``hand``)."""
+        return read_only(HAND0 + np.asarray(card_type))
+
     def draw_action(self) -> int:
         """The action: draw the draw pile's top card onto the pile instead of a hand card."""
         return HAND0 + len(self.t_cls)
 
-    @property
     def no_card_action(self) -> int:
         """The action: place no card (raise the claim only)."""
         return HAND0 + len(self.t_cls) + 1

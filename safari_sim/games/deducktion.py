@@ -1031,6 +1031,36 @@ class Obs(Observation):
         QUESTION; all False otherwise)."""
         return read_only(allowed_questions(self.flipped))
 
+    # the actions by meaning (numbers as A_MELD ... A_NO_GUESS lay them out)
+    def meld_action(self, number) -> np.ndarray:
+        """Action (MELD): meld all cards numbered ``number`` (1-6)."""
+        return A_MELD + np.asarray(number, np.int64) - 1
+
+    def stop_meld_action(self) -> int:
+        """Action (MELD): stop melding."""
+        return A_ASK
+
+    def ask_action(self, offset) -> np.ndarray:
+        """Action (TARGET): ask the player ``offset`` seats to the left."""
+        return A_TARGET + np.asarray(offset, np.int64) - 1
+
+    def question_action(self, question) -> np.ndarray:
+        """Action (QUESTION): ask question number ``question`` (an index of ``allowed``)."""
+        return A_QUESTION + np.asarray(question, np.int64)
+
+    def card_action(self, card) -> np.ndarray:
+        """Action (PASS / GIVE): pass, or give back, card ``card`` (an index of ``hand``:
+        animal * 6 + number - 1)."""
+        return A_CARD + np.asarray(card, np.int64)
+
+    def guess_action(self, number) -> np.ndarray:
+        """Action (GUESS): guess that the animal's missing card is numbered ``number`` (1-6)."""
+        return A_GUESS + np.asarray(number, np.int64) - 1
+
+    def no_guess_action(self) -> int:
+        """Action (GUESS): make no guess."""
+        return A_NO_GUESS
+
 
 # ---- what a seat can know: the places each card can be in ----------------------------------------
 # (the deducer strategy reads it, and so does ``determinize``: one account of the seat's knowledge)

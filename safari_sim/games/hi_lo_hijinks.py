@@ -675,6 +675,19 @@ class Obs(Observation):
         keep = 2 * self.nak
         return keep + 3 + np.asarray(kind, np.int64) * (p - 1) + np.asarray(offset) - 1
 
+    # keep, reverse, give nothing: 2 * nak, + 1, + 2 (action_layout)
+    def keep_action(self) -> int:
+        """Action: after an exact match, keep the stack's direction."""
+        return 2 * self.nak
+
+    def reverse_action(self) -> int:
+        """Action: after an exact match, reverse the stack's direction."""
+        return 2 * self.nak + 1
+
+    def no_give_action(self) -> int:
+        """Action: after an exact match, give no card."""
+        return 2 * self.nak + 2
+
 
 class HiLoHijinks(Game):
     id = "hi_lo_hijinks"

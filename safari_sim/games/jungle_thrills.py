@@ -948,6 +948,19 @@ class Obs(Observation):
         """Action: demand the set of ``animal`` from the player ``offset`` seats to the left."""
         return (np.asarray(offset, np.int64) - 1) * self.animals + np.asarray(animal, np.int64)
 
+    def no_demand_action(self) -> int:
+        """Action (version 1, when the rules let a player decline): do not use the right to
+        demand."""
+        return (self.stack_size.shape[1] - 1) * self.animals
+
+    def hunt_action(self, slot) -> np.ndarray:
+        """Action (version 2): hunt the pair in centre slot ``slot`` (as in ``pair_animal``)."""
+        return HUNT0 + np.asarray(slot, np.int64)
+
+    def no_hunt_action(self) -> int:
+        """Action (version 2): do not go hunting."""
+        return PASS
+
     @property
     def card_animal_now(self) -> np.ndarray:
         """Animal of the card just turned up (-1 for a Hunter or none)."""

@@ -851,6 +851,28 @@ class Obs(Observation):
     pair_zero_min: float     # equal cards of a column count 0 when worth at least this
                              # (-inf: all; 0: not the negative ones; inf: the rule is off)
 
+    # the actions by meaning
+    def deck_action(self) -> int:
+        """Action (DRAW): draw from the deck."""
+        return DECK
+
+    def take_action(self) -> int:
+        """Action (DRAW): take the top of the discard pile."""
+        return TAKE
+
+    def discard_action(self) -> int:
+        """Action (PLACE, drawn from the deck): discard the drawn card."""
+        return DISCARD
+
+    def no_peek_action(self) -> int:
+        """Action (PEEK): do not look."""
+        return NO_PEEK
+
+    def slot_action(self, row, col) -> np.ndarray:
+        """Action (REVEAL, PEEK, PLACE): the grid slot at ``row``, ``col`` (from 1): turn it up,
+        look at it, or exchange the drawn card with it."""
+        return SLOT0 + (np.asarray(row, np.int64) - 1) * self.cols + np.asarray(col, np.int64) - 1
+
 
 class PaperSafari(Game):
     id = "paper_safari"
