@@ -299,6 +299,32 @@ def order_sentences(rates: pl.DataFrame, h: dict, fair: float, players: int, par
     return out
 
 
+def leaders_sentence(head: pl.DataFrame) -> list:
+    """Which strategy wins most often across the variants. A strategy leads a variant only where
+    no other's interval overlaps its own (``best_group`` of one); where several overlap they are
+    named together, never one of them as the leader."""
+    shown = head["best_group"].to_list()
+    groups = [frozenset(g) for g in shown]   # the same strategies, whichever estimate is higher
+    variants = head["variant"].to_list()
+    first = {}
+    for g, names in zip(groups, shown):
+        first.setdefault(g, names)
+    if len(first) == 1:
+        g = shown[0]
+        if len(g) == 1:
+            return [_strong(g[0]), " wins most often in every variant."]
+        return [*_names(list(g)), " win most often in every variant, their intervals overlapping (no "
+                "order between them)."]
+    parts: list = ["The strategy that wins most often changes with the variant: "]
+    for k, (key, g) in enumerate(first.items()):
+        where = [v for v, x in zip(variants, groups) if x == key]
+        parts += ["; " if k else "", *_names(list(g)),
+                  f" in {', '.join(where) if len(where) < 4 else f'{len(where)} variants'}"]
+        if len(g) > 1:
+            parts.append(" (together: their intervals overlap)")
+    return parts + ["."]
+
+
 def head_to_head_sentence(h2h: pl.DataFrame) -> list:
     """The clearest head-to-head result of one variant, or that there is none: each of the N
     pairs is tested against an even split, Holm-corrected over the N, and the pair with the
@@ -393,11 +419,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
                     f"{_pp_interval(a['spread_lo'], a['spread_hi'])})", *_tied_words(close, "spread"),
                     "; furthest apart in ", _strong(z["variant"]), f" ({points(-z['spread'])} percentage points, "
                     f"interval {_pp_interval(-z['spread_hi'], -z['spread_lo'])})", *_tied_words(far, "spread"), "."])
-        bests = head["best"].unique(maintain_order=True).to_list()
-        if len(bests) == 1:
-            out.append([_strong(bests[0]), " wins most often in every variant."])
-        else:
-            out.append(["The strategy that wins most often changes with the variant: ", *_names(bests), "."])
+        out.append(leaders_sentence(head))
     if "turns_mean" in head.columns and head["turns_mean"].is_not_null().all():
         length = t["length"].filter(pl.col("statistic") == "turns")
         if n_var == 1:

@@ -570,6 +570,31 @@ def test_order_sentence_names_the_one_clearly_lowest():
     assert not any("all overlap" in b for b in bullets)
 
 
+def test_across_variants_overlapping_leaders_are_named_together():
+    """Two strategies equally strong in both variants (strengths 1, 1, 0.4): neither is "the one
+    that wins most often in every variant"; the two are named together, as the headline table's
+    "wins most" names them, and the clearly weakest alone wins least."""
+    d = pl.concat([frame(players=3, games=3000, strengths=[1, 1, 0.4], rng=5 + k, variant_id=k,
+                         label=f"v{k}") for k in range(2)])
+    t = reports.compute.compute_tables(d.lazy(), {"seating": "rotate"})
+    head = t["headlines"]
+    assert [sorted(g) for g in head["best_group"].to_list()] == [["bot0", "bot1"]] * 2
+    assert head["worst_group"].to_list() == [["bot2"]] * 2
+    text = ["".join(p if isinstance(p, str) else p["strong"] for p in b)
+            for b in reports.compute.summarise(t, {"seating": "rotate"})]
+    [line] = [b for b in text if "most often" in b]
+    assert re.fullmatch(r"bot[01] and bot[01] win most often in every variant, their intervals "
+                        r"overlapping \(no order between them\)\.", line), line
+    clear = pl.concat([frame(players=3, games=3000, strengths=s, rng=9 + k, variant_id=k, label=f"v{k}")
+                       for k, s in enumerate(([3, 1, 1], [1, 1, 1]))])
+    t = reports.compute.compute_tables(clear.lazy(), {"seating": "rotate"})
+    line = next("".join(p if isinstance(p, str) else p["strong"] for p in b)
+                for b in reports.compute.summarise(t, {"seating": "rotate"})
+                if "most often" in "".join(p if isinstance(p, str) else p["strong"] for p in b))
+    assert line.startswith("The strategy that wins most often changes with the variant: bot0 in v0; ")
+    assert re.search(r"; bot\d, bot\d and bot\d in v1 \(together: their intervals overlap\)\.$", line), line
+
+
 def _head_to_head_claims(monkeypatch, players: int, games: int, replicates: int, seed: int) -> float:
     """Share of null replicates (every strategy equal) whose head-to-head sentence names a pair as
     finishing ahead. The replicates are the variants of one frame, so one head_to_head pass."""
