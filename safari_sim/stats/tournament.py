@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .words import pct
+from .words import decimals, pct
 from .pairs import ELO, bradley_terry, head_to_head, rank_table, strategies
 
 RESAMPLES = 400
@@ -150,14 +150,17 @@ def best_sentence(t: dict[str, Any]) -> list:
             if k:
                 parts.append(" and " if k == len(b["tied"]) - 1 else ", ")
             parts.append({"strong": s})
-        parts.append(f": its lead over {second['strategy']} is {second['lead']:.0f} Elo points "
-                     f"(interval {second['lead_lo']:+.0f} to {second['lead_hi']:+.0f}, which reaches 0), and {share}.")
+        d = decimals(second["lead_hi"] - second["lead_lo"])
+        parts.append(f": its lead over {second['strategy']} is {second['lead']:.{d}f} Elo points "
+                     f"(interval {second['lead_lo']:+.{d}f} to {second['lead_hi']:+.{d}f}, which reaches 0), "
+                     f"and {share}.")
         return parts
     second = r.row(1, named=True) if len(r) > 1 else None
     parts = [{"strong": b["strategy"]}, f" is the best strategy across the {b['tables']} tables "
              f"({first['rating']:+.0f} Elo)"]
     if second:
-        parts.append(f", ahead of the next, {second['strategy']}, by {second['lead']:.0f} Elo points "
-                     f"(interval {second['lead_lo']:.0f} to {second['lead_hi']:.0f})")
+        d = decimals(second["lead_hi"] - second["lead_lo"])
+        parts.append(f", ahead of the next, {second['strategy']}, by {second['lead']:.{d}f} Elo points "
+                     f"(interval {second['lead_lo']:.{d}f} to {second['lead_hi']:.{d}f})")
     parts.append(f"; {share}.")
     return parts
