@@ -444,8 +444,11 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
     widest = rates.with_columns((pl.col("hi") - pl.col("lo")).alias("w")).sort("w").row(-1, named=True)
     need = about(int(rates["games_to_halve"].max()))
     per = "per variant " if n_var > 1 else ""
+    # which of the variants (a pool's tables) the widest is in: where more games would go
+    where = "" if n_var == 1 else (f" at the table {widest['variant']}" if experiment.get("pool")
+                                   else f" in {widest['variant']}")
     out.append([f"Sample size: the widest win-rate interval is {points(widest['hi'] - widest['lo'])} percentage "
-                f"points wide ({widest['strategy']}, {interval(widest['lo'], widest['hi'])}); about "
+                f"points wide ({widest['strategy']}{where}, {interval(widest['lo'], widest['hi'])}); about "
                 f"{need:,} games {per}(now {games:,}) would halve it; running the experiment "
                 f"again with --games {need} into the same output plays only the new games."])
     return out

@@ -22,11 +22,14 @@ def check(spec, paths: list[Path], budget_deals: int, n_variants: int) -> str | 
     u = spec.until
     if u.interval is not None:
         rates = win_rates(lf)
-        half = ((rates["hi"] - rates["lo"]) / 2).max()
+        w = rates.with_columns(((pl.col("hi") - pl.col("lo")) / 2).alias("_half")).sort("_half")
+        widest = w.row(-1, named=True)
+        half = widest["_half"]
         if half <= u.interval:
             # shares' differences are percentage points, as everywhere in the project
+            where = "" if n_variants == 1 else f" in {widest['variant']}"
             return (f"every win-rate interval is within +-{points(u.interval)} percentage points "
-                    f"(the widest +-{points(half)})")
+                    f"(the widest +-{points(half)} percentage points: {widest['strategy']}{where})")
         return None
     a, b = u.compare
     both = (lf.filter(pl.col("strategy").cast(pl.Utf8).is_in([a, b]))
