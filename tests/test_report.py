@@ -722,3 +722,12 @@ def test_the_sample_size_sentence_says_where_the_widest_interval_is():
         [line] = ["".join(p if isinstance(p, str) else p["strong"] for p in b)
                   for b in reports.compute.summarise(t, exp) if "Sample size" in str(b)]
         assert re.search(r"percentage points wide \(bot\d" + re.escape(where), line), line
+
+
+def test_a_spread_interval_never_passes_100_points():
+    """One strategy wins almost every game: the spread's upper end was 100.4 points (normal
+    intervals past 0% and 100%); a spread of two rates in [0, 1] is at most 100."""
+    t = reports.compute.compute_tables(frame(players=3, games=300, strengths=[200, 1, 1], rng=2).lazy(),
+                                       {"seating": "rotate"})
+    h = t["headlines"].row(0, named=True)
+    assert h["spread"] > 0.98 and h["spread_lo"] <= h["spread"] <= h["spread_hi"] <= 1.0

@@ -61,7 +61,9 @@ def spread_intervals(rates: pl.DataFrame, level: float = LEVEL) -> pl.DataFrame:
     return (r.group_by("variant_id")
             .agg((pl.col("rate").max() - pl.col("rate").min()).alias("spread"),
                  pl.max_horizontal(pl.lit(0.0), pl.col("_lo").max() - pl.col("_hi").min()).alias("spread_lo"),
-                 (pl.col("_hi").max() - pl.col("_lo").min()).alias("spread_hi"))
+                 # a rate lies in [0, 1]: a spread is never above 100 points
+                 (pl.min_horizontal(pl.lit(1.0), pl.col("_hi").max())
+                  - pl.max_horizontal(pl.lit(0.0), pl.col("_lo").min())).alias("spread_hi"))
             .sort("variant_id"))
 
 
