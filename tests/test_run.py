@@ -833,6 +833,8 @@ def test_until_names_the_widest_interval_and_its_variant(tmp_path):
     spec = SimpleNamespace(until=SimpleNamespace(interval=0.03, compare=None, alpha=0.05))
     why = check(spec, [path], 6000, 2)
     assert re.search(r"\(the widest \+-\d\.\d+ percentage points: [abc] in v1\)$", why), why
+    spec.pool = [{"name": "a"}]   # a pool's variants are its tables
+    assert check(spec, [path], 6000, 2).endswith(" at the table v1)")
 
 
 def test_errors_a_designer_hit(tmp_path):

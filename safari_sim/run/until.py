@@ -27,7 +27,8 @@ def check(spec, paths: list[Path], budget_deals: int, n_variants: int) -> str | 
         half = widest["_half"]
         if half <= u.interval:
             # shares' differences are percentage points, as everywhere in the project
-            where = "" if n_variants == 1 else f" in {widest['variant']}"
+            where = "" if n_variants == 1 else (f" at the table {widest['variant']}"
+                                                if getattr(spec, "pool", None) else f" in {widest['variant']}")
             return (f"every win-rate interval is within +-{points(u.interval)} percentage points "
                     f"(the widest +-{points(half)} percentage points: {widest['strategy']}{where})")
         return None
