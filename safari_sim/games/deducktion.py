@@ -1230,8 +1230,8 @@ class Deducktion(Game):
             return "stop melding"
         if a < A_QUESTION:
             return f"ask the player {a - A_TARGET + 1} to the left"
-        if a < A_CARD:
-            return QNAMES[a - A_QUESTION]
+        if a < A_CARD:   # a sequence from a number to itself is no question: its number is unused
+            return QNAMES[a - A_QUESTION] or "(unused: no question has this number; never legal)"
         if a < A_GUESS:
             return f"pass the {self.card_name(a - A_CARD)}"
         if a < A_NO_GUESS:
