@@ -14,7 +14,7 @@ import polars as pl
 
 from safari_sim import stats
 from safari_sim.stats import caps, drama, teams
-from safari_sim.stats.words import ci, digits_for, interval, number, pct, points, pvalue, signed, signed_points
+from safari_sim.stats.words import ci, digits_for, interval, number, pct, points, pvalue, rate_ci, signed, signed_points
 
 
 class ReportError(Exception):
@@ -215,7 +215,7 @@ def share_of_games(rate: float, lo: float, hi: float, games: int, owner: str = "
         return f"more than 99.9% {interval} of {owner} {games:,} games{together}"
     if pct(rate) == pct(0.0):
         return f"fewer than 0.1% {interval} of {owner} {games:,} games{together}"
-    return f"{pct(rate)} {interval} of {owner} games{together}"
+    return f"{pct(rate, digits_for(hi - lo))} {interval} of {owner} games{together}"
 
 
 def duplicate_sentence(rates: pl.DataFrame, h2h: pl.DataFrame, games: int) -> list:
@@ -287,14 +287,14 @@ def order_sentences(rates: pl.DataFrame, h: dict, fair: float, players: int, par
     else:
         out.append([f"No {noun} wins detectably more than its fair share of "
                     f"{pct(fair)}; the highest estimate, ", _strong(best["strategy"]),
-                    f", {win([1])} {pct(best['rate'])} {ci(best['lo'], best['hi'])}."])
+                    f", {win([1])} {rate_ci(best['rate'], best['lo'], best['hi'])}."])
     if worst["strategy"] != best["strategy"]:
         if len(bottom) == 1:
-            low = [_strong(worst["strategy"]), f" {win([1])} least: {pct(worst['rate'])} "
-                   f"{ci(worst['lo'], worst['hi'])}"]
+            low = [_strong(worst["strategy"]), f" {win([1])} least: "
+                   f"{rate_ci(worst['rate'], worst['lo'], worst['hi'])}"]
         else:
             low = [*_names(bottom["strategy"].to_list()), " win least, their intervals overlapping; the lowest, ",
-                   _strong(worst["strategy"]), f", {win([1])} {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
+                   _strong(worst["strategy"]), f", {win([1])} {rate_ci(worst['rate'], worst['lo'], worst['hi'])}"]
         out.append([*low, f"; {spread}."])
     return out
 

@@ -731,3 +731,12 @@ def test_a_spread_interval_never_passes_100_points():
                                        {"seating": "rotate"})
     h = t["headlines"].row(0, named=True)
     assert h["spread"] > 0.98 and h["spread_lo"] <= h["spread"] <= h["spread_hi"] <= 1.0
+
+
+def test_an_estimate_beside_its_interval_has_the_intervals_decimals():
+    """At 300,000 games the summary said "53.0% (interval 52.78% to 53.14%)": the estimate now
+    prints with its interval's decimals, in the order, seat and head-to-head sentences alike."""
+    text = " ".join(_summary(frame(players=3, games=300_000, strengths=[1.6, 1, 0.5], rng=8)))
+    found = re.findall(r"(\d+\.(\d+))% \(interval (\d+\.(\d+))% to", text)
+    assert len(found) >= 3, text
+    assert all(len(a) == len(b) == 2 for _, a, _, b in found), found
