@@ -190,13 +190,22 @@ def columns(obs: Any) -> Columns:
             cache[name] = hit
         return hit
 
+    shell: list[Any] = []     # the observation without any game's values, made once
+
     def reader(i: int):
         one: list[Any] = []   # the one-game observation, made when a method is first asked
 
         def method(name: str):
-            if not one:
-                one.append(obs.take(np.array([i])))
-            bound = getattr(one[0], name)
+            if getattr(getattr(type(obs), name), "shared_only", False):
+                # an action helper reads its arguments and shared values only: asked of the
+                # shell, with no copy of this game's rows (and nothing of the other games')
+                if not shell:
+                    shell.append(obs.shell())
+                bound = getattr(shell[0], name)
+            else:
+                if not one:
+                    one.append(obs.take(np.array([i])))
+                bound = getattr(one[0], name)
 
             def ask(*args, **kwargs):
                 out = bound(*(np.atleast_1d(a) if np.isscalar(a) else a for a in args), **kwargs)

@@ -198,3 +198,35 @@ def test_the_helpers_are_listed_for_the_user():
             [f"view.{n}" for n in names]
         r = CliRunner().invoke(app, ["strategies", game_id, "--observation"], env={"COLUMNS": "200"})
         assert r.exit_code == 0 and all(f"view.{n}(" in r.output for n in names), game_id
+
+
+def test_a_views_helpers_read_no_games_rows():
+    """The helpers marked ``action_helper`` are asked of the observation's shell (every game's
+    row zeroed; the shared values kept), not of a copy of the game's rows: the same answers, at
+    a fraction of the cost, and the shell holds nothing of any game."""
+    import time
+
+    from safari_sim.engine.protocol import action_helper  # noqa: F401  (the marker exists)
+
+    for game_id in game_ids():
+        cls = observation_docs.observation_class(get_game(game_id))
+        marked = [n for n, f in vars(cls).items() if getattr(f, "shared_only", False)]
+        assert marked or game_id == "savannah", game_id
+        assert "place_action" not in marked          # it reads the game's candidate lists
+    g = get_game("duck_duck_bruce")
+    r = g.make_rules({})
+    state = g.init(r, P, game_keys(1, P, 400).deal)
+    obs = g.observe(state, np.arange(400)).freeze()
+    shell = obs.shell()
+    assert not np.asarray(shell.nest_size).any() and shell.max_steal == obs.max_steal
+    assert np.array_equal(shell.die, obs.die)        # shared values as they are
+    from strategies.base import columns
+    reader = columns(obs)
+    t0 = time.perf_counter()
+    got = [GameView(obs, i, reader).steal_action(2, 1) for i in range(400)]
+    t1 = time.perf_counter()
+    for i in range(400):
+        obs.take(np.array([i]))                      # what each view's first helper call cost
+    t2 = time.perf_counter()
+    assert got == [int(obs.steal_action(2, 1))] * 400
+    assert t1 - t0 < (t2 - t1) / 2, (t1 - t0, t2 - t1)

@@ -32,6 +32,7 @@ from numba import njit
 from ..engine import drama
 from ..engine.chance import below, shuffle_row
 from ..engine.events import log_event
+from ..engine.protocol import action_helper
 from ..engine.protocol import Game, Observation, Outcome, RulesError, ranks_and_wins, read_only, rule
 
 ANIMALS = ("elephant", "lion", "monkey", "tiger", "zebra")
@@ -1032,31 +1033,38 @@ class Obs(Observation):
         return read_only(allowed_questions(self.flipped))
 
     # the actions by meaning (numbers as A_MELD ... A_NO_GUESS lay them out)
+    @action_helper
     def meld_action(self, number) -> np.ndarray:
         """Action (MELD): meld all cards numbered ``number`` (1-6)."""
         return A_MELD + np.asarray(number, np.int64) - 1
 
+    @action_helper
     def stop_meld_action(self) -> int:
         """Action (MELD): stop melding."""
         return A_ASK
 
+    @action_helper
     def ask_action(self, offset) -> np.ndarray:
         """Action (TARGET): ask the player ``offset`` seats to the left."""
         return A_TARGET + np.asarray(offset, np.int64) - 1
 
+    @action_helper
     def question_action(self, question) -> np.ndarray:
         """Action (QUESTION): ask question number ``question`` (an index of ``allowed``)."""
         return A_QUESTION + np.asarray(question, np.int64)
 
+    @action_helper
     def card_action(self, card) -> np.ndarray:
         """Action (PASS / GIVE): pass, or give back, card ``card`` (an index of ``hand``:
         animal * 6 + number - 1)."""
         return A_CARD + np.asarray(card, np.int64)
 
+    @action_helper
     def guess_action(self, number) -> np.ndarray:
         """Action (GUESS): guess that the animal's missing card is numbered ``number`` (1-6)."""
         return A_GUESS + np.asarray(number, np.int64) - 1
 
+    @action_helper
     def no_guess_action(self) -> int:
         """Action (GUESS): make no guess."""
         return A_NO_GUESS

@@ -28,6 +28,7 @@ from numba import njit
 from ..engine import drama
 from ..engine.chance import shuffle_row
 from ..engine.events import log_event
+from ..engine.protocol import action_helper
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
                                rule)
 
@@ -846,11 +847,13 @@ class Obs(Observation):
 
     shared = ("racing", "in_play", "deck_total", "race_points")
 
+    @action_helper
     def play_action(self, suit, value) -> np.ndarray:
         """Action (PLAY): play the card of ``suit`` (0-4 the animals, 5 the explorer) numbered
         ``value`` (1-6), card type ``suit * 6 + value - 1``."""
         return np.asarray(suit, np.int64) * NV + np.asarray(value, np.int64) - 1
 
+    @action_helper
     def claim_action(self, animal, space) -> np.ndarray:
         """Action (CLAIM): put ``animal`` (0-4) on claim space ``space`` (1 .. ``spaces``)."""
         return _claim_action(np.asarray(animal, np.int64), np.asarray(space, np.int64), self.spaces)

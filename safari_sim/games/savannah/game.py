@@ -22,7 +22,7 @@ from numba import njit
 
 from ...engine import buffers, drama
 from ...engine.chance import deal_keys, shuffle_rows
-from ...engine.protocol import Game, Observation, Outcome, ranks_and_wins, read_only
+from ...engine.protocol import Game, Observation, action_helper, Outcome, ranks_and_wins, read_only
 from . import turn as T
 from . import worlds as W
 from .grid import BLOCKED, side
@@ -188,6 +188,7 @@ class Obs(Observation):
                & (self.x == x))
         return read_only(np.where(hit.any(axis=1), hit.argmax(axis=1), -1))
 
+    @action_helper
     def keep_action(self, pile) -> np.ndarray:
         """Action (claim): keep the card drawn from pile ``pile`` (1 or 2)."""
         return np.asarray(pile, np.int64) - 1
