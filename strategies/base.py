@@ -131,7 +131,8 @@ class GameView:
     ``obs.row_len[i]`` (a Python number, or a sealed row for a per-player field), values
     shared by every game as they are, a row padded to the batch's widest game trimmed to this
     game's entries (``Observation.padded``), and the observation's methods asked of this game
-    alone. Nothing can be written into it, nothing in it depends on the other games, and none of
+    alone (an ``action_helper``, which reads only its arguments and shared values, of the
+    observation's ``shell``, which holds no game's values). Nothing can be written into it, nothing in it depends on the other games, and none of
     its attributes (private ones and ``.base`` included) leads to the other games' rows: it
     holds only a function that reads this game's values."""
 
