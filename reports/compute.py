@@ -14,7 +14,7 @@ import polars as pl
 
 from safari_sim import stats
 from safari_sim.stats import caps, drama, teams
-from safari_sim.stats.words import ci, digits_for, interval, number, pct, points, pvalue, signed, signed_points
+from safari_sim.stats.words import ci, digits_for, interval, number, pct, points, pvalue, rate_ci, signed, signed_points
 
 
 class ReportError(Exception):
@@ -215,7 +215,7 @@ def share_of_games(rate: float, lo: float, hi: float, games: int, owner: str = "
         return f"more than 99.9% {interval} of {owner} {games:,} games{together}"
     if pct(rate) == pct(0.0):
         return f"fewer than 0.1% {interval} of {owner} {games:,} games{together}"
-    return f"{pct(rate)} {interval} of {owner} games{together}"
+    return f"{pct(rate, digits_for(hi - lo))} {interval} of {owner} games{together}"
 
 
 def duplicate_sentence(rates: pl.DataFrame, h2h: pl.DataFrame, games: int) -> list:
@@ -287,16 +287,42 @@ def order_sentences(rates: pl.DataFrame, h: dict, fair: float, players: int, par
     else:
         out.append([f"No {noun} wins detectably more than its fair share of "
                     f"{pct(fair)}; the highest estimate, ", _strong(best["strategy"]),
-                    f", {win([1])} {pct(best['rate'])} {ci(best['lo'], best['hi'])}."])
+                    f", {win([1])} {rate_ci(best['rate'], best['lo'], best['hi'])}."])
     if worst["strategy"] != best["strategy"]:
         if len(bottom) == 1:
-            low = [_strong(worst["strategy"]), f" {win([1])} least: {pct(worst['rate'])} "
-                   f"{ci(worst['lo'], worst['hi'])}"]
+            low = [_strong(worst["strategy"]), f" {win([1])} least: "
+                   f"{rate_ci(worst['rate'], worst['lo'], worst['hi'])}"]
         else:
             low = [*_names(bottom["strategy"].to_list()), " win least, their intervals overlapping; the lowest, ",
-                   _strong(worst["strategy"]), f", {win([1])} {pct(worst['rate'])} {ci(worst['lo'], worst['hi'])}"]
+                   _strong(worst["strategy"]), f", {win([1])} {rate_ci(worst['rate'], worst['lo'], worst['hi'])}"]
         out.append([*low, f"; {spread}."])
     return out
+
+
+def leaders_sentence(head: pl.DataFrame) -> list:
+    """Which strategy wins most often across the variants. A strategy leads a variant only where
+    no other's interval overlaps its own (``best_group`` of one); where several overlap they are
+    named together, never one of them as the leader."""
+    shown = head["best_group"].to_list()
+    groups = [frozenset(g) for g in shown]   # the same strategies, whichever estimate is higher
+    variants = head["variant"].to_list()
+    first = {}
+    for g, names in zip(groups, shown):
+        first.setdefault(g, names)
+    if len(first) == 1:
+        g = shown[0]
+        if len(g) == 1:
+            return [_strong(g[0]), " wins most often in every variant."]
+        return [*_names(list(g)), " win most often in every variant, their intervals overlapping (no "
+                "order between them)."]
+    parts: list = ["The strategy that wins most often changes with the variant: "]
+    for k, (key, g) in enumerate(first.items()):
+        where = [v for v, x in zip(variants, groups) if x == key]
+        parts += ["; " if k else "", *_names(list(g)),
+                  f" in {', '.join(where) if len(where) < 4 else f'{len(where)} variants'}"]
+        if len(g) > 1:
+            parts.append(" (together: their intervals overlap)")
+    return parts + ["."]
 
 
 def head_to_head_sentence(h2h: pl.DataFrame) -> list:
@@ -393,11 +419,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
                     f"{_pp_interval(a['spread_lo'], a['spread_hi'])})", *_tied_words(close, "spread"),
                     "; furthest apart in ", _strong(z["variant"]), f" ({points(-z['spread'])} percentage points, "
                     f"interval {_pp_interval(-z['spread_hi'], -z['spread_lo'])})", *_tied_words(far, "spread"), "."])
-        bests = head["best"].unique(maintain_order=True).to_list()
-        if len(bests) == 1:
-            out.append([_strong(bests[0]), " wins most often in every variant."])
-        else:
-            out.append(["The strategy that wins most often changes with the variant: ", *_names(bests), "."])
+        out.append(leaders_sentence(head))
     if "turns_mean" in head.columns and head["turns_mean"].is_not_null().all():
         length = t["length"].filter(pl.col("statistic") == "turns")
         if n_var == 1:
@@ -422,8 +444,11 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
     widest = rates.with_columns((pl.col("hi") - pl.col("lo")).alias("w")).sort("w").row(-1, named=True)
     need = about(int(rates["games_to_halve"].max()))
     per = "per variant " if n_var > 1 else ""
+    # which of the variants (a pool's tables) the widest is in: where more games would go
+    where = "" if n_var == 1 else (f" at the table {widest['variant']}" if experiment.get("pool")
+                                   else f" in {widest['variant']}")
     out.append([f"Sample size: the widest win-rate interval is {points(widest['hi'] - widest['lo'])} percentage "
-                f"points wide ({widest['strategy']}, {interval(widest['lo'], widest['hi'])}); about "
+                f"points wide ({widest['strategy']}{where}, {interval(widest['lo'], widest['hi'])}); about "
                 f"{need:,} games {per}(now {games:,}) would halve it; running the experiment "
                 f"again with --games {need} into the same output plays only the new games."])
     return out

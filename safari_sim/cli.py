@@ -269,10 +269,15 @@ def _print_moved(before: Path, after: Path) -> None:
                   "differs above)", highlight=False)
         return
 
-    def fmt(kind, v, signed=False):
+    from .stats.words import decimals, digits_for
+
+    def fmt(kind, v, signed=False, width=None):
+        # the decimals the change's interval needs, as the report's tables and sentences
         if kind == "share":  # win rates in percent, their changes in percentage points
-            return f"{v * 100:+.1f}" if signed else f"{v * 100:.1f}%"
-        return f"{v:+.2f}" if signed else f"{v:.2f}"
+            d = digits_for(width) if width is not None else 1
+            return f"{v * 100:+.{d}f}" if signed else f"{v * 100:.{d}f}%"
+        d = decimals(width, 2, 4) if width is not None else 2
+        return f"{v:+.{d}f}" if signed else f"{v:.{d}f}"
 
     def unit(r):
         if r["kind"] == "share":
@@ -288,10 +293,10 @@ def _print_moved(before: Path, after: Path) -> None:
     t = Table("variant", "measure", "before", "after", "change (95% interval)", "p", "p (Holm)", "",
               title=f"what moved: {before} -> {after}")
     for r in changes.iter_rows(named=True):
-        k = r["kind"]
-        t.add_row(r["variant"], r["measure"], fmt(k, r["before"]), fmt(k, r["after"]),
-                  f"{fmt(k, r['change'], True)} ({fmt(k, r['lo'], True)} to "
-                  f"{fmt(k, r['hi'], True)}){unit(r)}",
+        k, w = r["kind"], r["hi"] - r["lo"]
+        t.add_row(r["variant"], r["measure"], fmt(k, r["before"], width=w), fmt(k, r["after"], width=w),
+                  f"{fmt(k, r['change'], True, w)} ({fmt(k, r['lo'], True, w)} to "
+                  f"{fmt(k, r['hi'], True, w)}){unit(r)}",
                   p_text(r["p_value"]), p_text(r["p_holm"]),
                   "[bold]real[/]" if r["real"] else "noise", style=None if r["real"] else "dim")
     Console(width=max(out.width, 120)).print(t)
@@ -388,7 +393,7 @@ def strategies(
                   "decision kind, and a kind uses its own part of it.", highlight=False)
         return
     if observation:
-        from .observation_docs import describe, observation_class
+        from .observation_docs import describe, helpers, observation_class
 
         doc, rows = describe(g)
         cls = observation_class(g)
@@ -403,6 +408,13 @@ def strategies(
             t.add_row(escape(f.name), escape(f.type or "-"), escape(("(on demand) " if f.on_demand else "")
                                                                   + (f.doc or "(not described in the source)")))
         out.print(t)
+        helps = helpers(cls)
+        if helps:
+            h = Table("helper", "the action", title=f"{g.name} action helpers (what a strategy "
+                      "returns, built from its meaning)")
+            for x in helps:
+                h.add_row(escape(x.call), escape(x.doc))
+            out.print(h)
         return
     t = Table("name", "knobs (default)", "what it does", title=f"strategies for {g.name}")
     for name, cls in strategies_for(g.id).items():

@@ -84,7 +84,7 @@ def fields(cls: type) -> list[Field]:
     seen: set[str] = set()
 
     def add(name: str, type_: str, doc: str, on_demand: bool = False) -> None:
-        if name.startswith("_") or name in seen or name == "shared":
+        if name.startswith("_") or name in seen or name == "shared" or name.endswith("_action"):
             return
         seen.add(name)
         out.append(Field(name, type_, doc or COMMON.get(name, ""), on_demand))
@@ -106,6 +106,27 @@ def fields(cls: type) -> list[Field]:
                 (isinstance(d, ast.Name) and d.id in ("property", "cached_property"))
                 or (isinstance(d, ast.Attribute) and d.attr == "cached_property") for d in item.decorator_list):
             add(item.name, "", _first_paragraph(ast.get_docstring(item)), on_demand=True)
+    return out
+
+
+@dataclass(frozen=True)
+class Helper:
+    call: str    # how a strategy writes it: view.steal_action(offset, k)
+    doc: str
+
+
+def helpers(cls: type) -> list[Helper]:
+    """The observation's action helpers (its methods and properties named ``*_action``), in the
+    source's order: each builds an action number from its meaning."""
+    out = []
+    for name, v in vars(cls).items():
+        if name.startswith("_") or not name.endswith("_action"):
+            continue
+        if isinstance(v, property):   # read as a value, no call
+            out.append(Helper(f"view.{name}", _first_paragraph(v.__doc__)))
+        elif callable(v):
+            args = list(inspect.signature(v).parameters)[1:]
+            out.append(Helper(f"view.{name}({', '.join(args)})", _first_paragraph(v.__doc__)))
     return out
 
 
@@ -172,6 +193,12 @@ def markdown(game) -> str:
         if f.on_demand:
             what = "(worked out on demand) " + what
         out.append(f"| `{f.name}` | {f.type or '-'} | {what.replace('|', '/')} |")
+    helps = helpers(cls)
+    if helps:
+        out += ["", "Action helpers (the action number of a meaning; on the batch observation "
+                "each argument may be an array, one entry per game):", "",
+                "| helper | the action |", "| --- | --- |"]
+        out += [f"| `{h.call}` | {h.doc.replace('|', '/')} |" for h in helps]
     return "\n".join(out) + "\n"
 
 

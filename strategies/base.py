@@ -131,7 +131,8 @@ class GameView:
     ``obs.row_len[i]`` (a Python number, or a sealed row for a per-player field), values
     shared by every game as they are, a row padded to the batch's widest game trimmed to this
     game's entries (``Observation.padded``), and the observation's methods asked of this game
-    alone. Nothing can be written into it, nothing in it depends on the other games, and none of
+    alone (an ``action_helper``, which reads only its arguments and shared values, of the
+    observation's ``shell``, which holds no game's values). Nothing can be written into it, nothing in it depends on the other games, and none of
     its attributes (private ones and ``.base`` included) leads to the other games' rows: it
     holds only a function that reads this game's values."""
 
@@ -190,13 +191,22 @@ def columns(obs: Any) -> Columns:
             cache[name] = hit
         return hit
 
+    shell: list[Any] = []     # the observation without any game's values, made once
+
     def reader(i: int):
         one: list[Any] = []   # the one-game observation, made when a method is first asked
 
         def method(name: str):
-            if not one:
-                one.append(obs.take(np.array([i])))
-            bound = getattr(one[0], name)
+            if getattr(getattr(type(obs), name), "shared_only", False):
+                # an action helper reads its arguments and shared values only: asked of the
+                # shell, with no copy of this game's rows (and nothing of the other games')
+                if not shell:
+                    shell.append(obs.shell())
+                bound = getattr(shell[0], name)
+            else:
+                if not one:
+                    one.append(obs.take(np.array([i])))
+                bound = getattr(one[0], name)
 
             def ask(*args, **kwargs):
                 out = bound(*(np.atleast_1d(a) if np.isscalar(a) else a for a in args), **kwargs)

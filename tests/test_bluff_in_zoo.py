@@ -72,11 +72,11 @@ def place(st, name):
 
 
 def draw(st):
-    act(st, obs(st).draw_action)
+    act(st, obs(st).draw_action())
 
 
 def no_card(st):
-    act(st, obs(st).no_card_action)
+    act(st, obs(st).no_card_action())
 
 
 def claim(st, count, kind):
@@ -167,7 +167,7 @@ def test_first_move_must_place_a_card_and_claim_exactly_one_animal():
     o = obs(st)
     assert o.kind[0] == bz.SOURCE and G.to_move(st)[0] == 0
     assert not lg[bz.DOUBT] and not lg[bz.CONTINUE]
-    assert not lg[o.no_card_action] and lg[o.draw_action]
+    assert not lg[o.no_card_action()] and lg[o.draw_action()]
     assert set(np.flatnonzero(lg[bz.HAND0:bz.HAND0 + 20])) == {c(x) for x in HANDS3[0]}
     place(st, "lion 1")
     lg = G.legal(st)[0]
@@ -196,7 +196,7 @@ def test_claims_must_beat_the_last_by_number_or_by_size():
     st = opened(LION)
     lg = G.legal(st)[0]
     o = obs(st)
-    assert lg[o.no_card_action]                        # later moves may place no card
+    assert lg[o.no_card_action()]                        # later moves may place no card
     place(st, "fox 3")
     lg = G.legal(st)[0]
     counts = [n for n in range(1, R.claim_cap() + 1) if lg[int(o.count_action(n))]]
@@ -419,7 +419,7 @@ def test_game_ends_when_the_draw_pile_cannot_fill_every_hand():
     place(st, "lion 1")
     claim(st, 1, 1)
     act(st, bz.CONTINUE)
-    assert not G.legal(st)[0, obs(st).draw_action]        # the draw pile is empty
+    assert not G.legal(st)[0, obs(st).draw_action()]        # the draw pile is empty
     no_card(st)
     claim(st, 2, 1)
     act(st, bz.DOUBT)                                     # 1 lion < 2: P0 takes the card
@@ -985,7 +985,7 @@ def test_trace_describes_a_whole_game():
     assert G.action_name(R, 3, bz.DOUBT) == "doubt the last claim"
     assert G.action_name(R, 3, bz.HAND0 + c("wild 2")) == "place the hand card wild 2"
     o = obs(res.state)
-    assert G.action_name(R, 3, o.draw_action) == \
+    assert G.action_name(R, 3, o.draw_action()) == \
         "draw a card from the draw pile, look at it and place it"
     assert G.action_name(R, 3, int(o.count_action(3))) == "claim 3 animals (the kind comes next)"
     assert G.action_name(R, 3, int(o.kind_action(LION))) == "name the animal: lion"

@@ -570,6 +570,31 @@ def test_order_sentence_names_the_one_clearly_lowest():
     assert not any("all overlap" in b for b in bullets)
 
 
+def test_across_variants_overlapping_leaders_are_named_together():
+    """Two strategies equally strong in both variants (strengths 1, 1, 0.4): neither is "the one
+    that wins most often in every variant"; the two are named together, as the headline table's
+    "wins most" names them, and the clearly weakest alone wins least."""
+    d = pl.concat([frame(players=3, games=3000, strengths=[1, 1, 0.4], rng=5 + k, variant_id=k,
+                         label=f"v{k}") for k in range(2)])
+    t = reports.compute.compute_tables(d.lazy(), {"seating": "rotate"})
+    head = t["headlines"]
+    assert [sorted(g) for g in head["best_group"].to_list()] == [["bot0", "bot1"]] * 2
+    assert head["worst_group"].to_list() == [["bot2"]] * 2
+    text = ["".join(p if isinstance(p, str) else p["strong"] for p in b)
+            for b in reports.compute.summarise(t, {"seating": "rotate"})]
+    [line] = [b for b in text if "most often" in b]
+    assert re.fullmatch(r"bot[01] and bot[01] win most often in every variant, their intervals "
+                        r"overlapping \(no order between them\)\.", line), line
+    clear = pl.concat([frame(players=3, games=3000, strengths=s, rng=9 + k, variant_id=k, label=f"v{k}")
+                       for k, s in enumerate(([3, 1, 1], [1, 1, 1]))])
+    t = reports.compute.compute_tables(clear.lazy(), {"seating": "rotate"})
+    line = next("".join(p if isinstance(p, str) else p["strong"] for p in b)
+                for b in reports.compute.summarise(t, {"seating": "rotate"})
+                if "most often" in "".join(p if isinstance(p, str) else p["strong"] for p in b))
+    assert line.startswith("The strategy that wins most often changes with the variant: bot0 in v0; ")
+    assert re.search(r"; bot\d, bot\d and bot\d in v1 \(together: their intervals overlap\)\.$", line), line
+
+
 def _head_to_head_claims(monkeypatch, players: int, games: int, replicates: int, seed: int) -> float:
     """Share of null replicates (every strategy equal) whose head-to-head sentence names a pair as
     finishing ahead. The replicates are the variants of one frame, so one head_to_head pass."""
@@ -648,3 +673,70 @@ def test_play_time_says_what_it_counts():
     line = play_time_sentence(length, 10)
     assert f"about {decisions['mean'] * 10 / 60:.0f} minutes at the table" in line
     assert "counting every decision a player makes" in line and "each turn" not in line
+
+
+def test_sentences_and_the_compare_table_keep_a_narrow_intervals_ends_apart(tmp_path):
+    """The tournament's lead, the skill line and `compare`'s table take their decimals from the
+    interval's width: no "interval -0 to +1", "40% (interval 40% to 40%)" or "+0.1 (+0.1 to +0.1)"."""
+    import polars as pl
+    from typer.testing import CliRunner
+
+    from safari_sim.cli import app
+    import importlib
+
+    from safari_sim.stats import skill
+    tournament = importlib.import_module("safari_sim.stats.tournament")  # the module, not the function
+
+    r = pl.DataFrame({"strategy": ["a", "b"], "rating": [0.6, -0.6], "lead": [0.0, 1.2],
+                      "lead_lo": [0.0, -0.3], "lead_hi": [0.0, 2.4]})
+    t = {"ratings": r, "best": {"strategy": "a", "share": 0.8, "tied": ["b"], "tables": 3,
+                                "resamples": 200}}
+    text = "".join(x if isinstance(x, str) else x["strong"] for x in tournament.best_sentence(t))
+    assert "its lead over b is 1.2 Elo points (interval -0.3 to +2.4, which reaches 0)" in text
+    t["best"]["tied"] = []
+    t["ratings"] = r.with_columns(pl.Series("lead_lo", [0.0, 0.4]))
+    text = "".join(x if isinstance(x, str) else x["strong"] for x in tournament.best_sentence(t))
+    assert "by 1.2 Elo points (interval 0.4 to 2.4)" in text
+    narrow = skill.Pairing("best", "random", 3, 10**6, 0.7, 0.699, 0.701, 0.4012, 0.4001, 0.4023,
+                           0.3, 0.299, 0.301)
+    line = skill.line("Duck Duck Bruce", narrow, narrow, 0.25)
+    assert "skill decides 40.12% (interval 40.01% to 40.23%)" in line
+    a = write_dataset(tmp_path / "a", players=3, games=300_000, seed=1, integer_scores=False)
+    b = write_dataset(tmp_path / "b", players=3, games=300_000, seed=2, integer_scores=False)
+    res = CliRunner().invoke(app, ["compare", str(a), str(b)], env={"COLUMNS": "250"})
+    assert res.exit_code == 0, res.output
+    rows = [ln for ln in res.output.splitlines() if "win rate" in ln and ln.startswith("│")]
+    assert len(rows) == 4, res.output
+    for ln in rows:   # a change's interval of a few tenths of a point: two decimals, ends apart
+        m = re.search(r"([+−-]\d+\.(\d+)) \(([+−-]\d+\.\d+) to ([+−-]\d+\.\d+)\)", ln)
+        assert m and len(m.group(2)) == 2 and m.group(3) != m.group(4), ln
+
+
+def test_the_sample_size_sentence_says_where_the_widest_interval_is():
+    """In a sweep, and at a pool's tables, the widest interval is named with its variant (table)."""
+    d = pl.concat([frame(players=3, games=g, rng=3 + k, variant_id=k, label=f"lineup={k}")
+                   for k, g in enumerate((3000, 1000))])
+    t = reports.compute.compute_tables(d.lazy(), {"seating": "rotate"})
+    for exp, where in (({"seating": "rotate"}, " in lineup=1, "),
+                       ({"seating": "rotate", "pool": [{"name": "bot0"}]}, " at the table lineup=1, ")):
+        [line] = ["".join(p if isinstance(p, str) else p["strong"] for p in b)
+                  for b in reports.compute.summarise(t, exp) if "Sample size" in str(b)]
+        assert re.search(r"percentage points wide \(bot\d" + re.escape(where), line), line
+
+
+def test_a_spread_interval_never_passes_100_points():
+    """One strategy wins almost every game: the spread's upper end was 100.4 points (normal
+    intervals past 0% and 100%); a spread of two rates in [0, 1] is at most 100."""
+    t = reports.compute.compute_tables(frame(players=3, games=300, strengths=[200, 1, 1], rng=2).lazy(),
+                                       {"seating": "rotate"})
+    h = t["headlines"].row(0, named=True)
+    assert h["spread"] > 0.98 and h["spread_lo"] <= h["spread"] <= h["spread_hi"] <= 1.0
+
+
+def test_an_estimate_beside_its_interval_has_the_intervals_decimals():
+    """At 300,000 games the summary said "53.0% (interval 52.78% to 53.14%)": the estimate now
+    prints with its interval's decimals, in the order, seat and head-to-head sentences alike."""
+    text = " ".join(_summary(frame(players=3, games=300_000, strengths=[1.6, 1, 0.5], rng=8)))
+    found = re.findall(r"(\d+\.(\d+))% \(interval (\d+\.(\d+))% to", text)
+    assert len(found) >= 3, text
+    assert all(len(a) == len(b) == 2 for _, a, _, b in found), found

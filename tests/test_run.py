@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -818,6 +819,22 @@ def test_until_says_percentage_points_not_percent(tmp_path):
     why = check(spec, [path], 6000, 1)
     assert why.startswith("a wins more than b by ") and " percentage points (6,000 deals)" in why
     assert "%" not in why.split("(always-valid")[0]
+
+
+def test_until_names_the_widest_interval_and_its_variant(tmp_path):
+    from types import SimpleNamespace
+
+    from report_data import frame
+    from safari_sim.run.until import check
+
+    path = tmp_path / "g.parquet"
+    pl.concat([frame(players=3, games=g, strategies=["a", "b", "c"], rng=4, variant_id=k, label=f"v{k}")
+               for k, g in enumerate((6000, 3000))]).write_parquet(path)
+    spec = SimpleNamespace(until=SimpleNamespace(interval=0.03, compare=None, alpha=0.05))
+    why = check(spec, [path], 6000, 2)
+    assert re.search(r"\(the widest \+-\d\.\d+ percentage points: [abc] in v1\)$", why), why
+    spec.pool = [{"name": "a"}]   # a pool's variants are its tables
+    assert check(spec, [path], 6000, 2).endswith(" at the table v1)")
 
 
 def test_errors_a_designer_hit(tmp_path):

@@ -7,7 +7,8 @@ is a knob: set it under ``params:`` and sweep it as ``strategies.NAME.params.KNO
 See experiments/duck_duck_bruce-per-game.yaml.
 """
 
-DRAW, BANK, PASS = 0, 1, 2     # the game's actions (STEAL: view.steal_action(offset, cards))
+# the actions come from the view's helpers (view.draw_action(), view.bank_action(),
+# view.pass_action(), view.steal_action(offset, cards)): no action numbers here
 CHOOSE, BRUCE = 0, 1           # view.kind: take-or-bank, or a Bruce was revealed
 
 
@@ -15,7 +16,7 @@ def bank_at(view, legal, rng, cards=3):
     """bank once the row holds `cards` cards; after a Bruce rob the biggest nest of one card"""
     if view.kind == BRUCE:
         return rob_biggest(view, legal)
-    return BANK if view.row_len >= cards else DRAW
+    return view.bank_action() if view.row_len >= cards else view.draw_action()
 
 
 def nervous(view, legal, rng, risk=0.25, wobble=0.1):
@@ -25,8 +26,8 @@ def nervous(view, legal, rng, risk=0.25, wobble=0.1):
     unseen = view.deck_left
     bust = view.bust_cards / unseen if unseen else 1.0
     if view.row_len > 0 and bust >= risk + rng.uniform(-wobble, wobble):
-        return BANK
-    return DRAW
+        return view.bank_action()
+    return view.draw_action()
 
 
 def rob_biggest(view, legal):
@@ -34,6 +35,6 @@ def rob_biggest(view, legal):
     pass when every nest is empty."""
     players = len(view.nest_size)
     best = max(range(1, players), key=lambda o: (view.nest_size[o], -((view.seat + o) % players)))
-    if view.nest_size[best] == 0 and PASS in legal:
-        return PASS
+    if view.nest_size[best] == 0 and view.pass_action() in legal:
+        return view.pass_action()
     return int(view.steal_action(best, 1))

@@ -29,6 +29,7 @@ from numba import njit
 from ..engine import drama
 from ..engine.chance import shuffle_row, uniform
 from ..engine.events import log_event
+from ..engine.protocol import action_helper
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
                                rule, winners_changed)
 
@@ -593,10 +594,19 @@ class Obs(Observation):
         asked for it in vain, or it asked for it (holding it, a player would have shown it)."""
         return read_only(np.maximum(self.lack, self.asked))
 
+    @action_helper
+    def flip_action(self, place: np.ndarray) -> np.ndarray:
+        """The action: flip the face-down card at ``place`` (0 .. places - 1)."""
+        return np.asarray(place)
+
+    @action_helper
     def show_action(self) -> int:
+        """The action: show the match from the hand (choice A)."""
         return self.places
 
+    @action_helper
     def ask_action(self, offset: np.ndarray) -> np.ndarray:
+        """The action: ask the player ``offset`` seats to the left (choice B)."""
         return self.places + np.asarray(offset)
 
 

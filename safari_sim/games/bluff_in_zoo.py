@@ -32,6 +32,7 @@ from numba import njit
 from ..engine import drama
 from ..engine.chance import shuffle_row, shuffle_rows
 from ..engine.events import log_event
+from ..engine.protocol import action_helper
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
                                rule)
 
@@ -613,12 +614,27 @@ class Obs(Observation):
     first_claim: int
     point_limit: int
 
-    @property
+    @action_helper
+    def go_on_action(self) -> int:
+        """The action: go on, making a bigger claim (RESPOND)."""
+        return CONTINUE
+
+    @action_helper
+    def doubt_action(self) -> int:
+        """The action: doubt the last claim (RESPOND)."""
+        return DOUBT
+
+    @action_helper
+    def card_action(self, card_type) -> np.ndarray:
+        """The action: place the hand card of type ``card_type`` (SOURCE; types as in ``hand``)."""
+        return read_only(HAND0 + np.asarray(card_type))
+
+    @action_helper
     def draw_action(self) -> int:
         """The action: draw the draw pile's top card onto the pile instead of a hand card."""
         return HAND0 + len(self.t_cls)
 
-    @property
+    @action_helper
     def no_card_action(self) -> int:
         """The action: place no card (raise the claim only)."""
         return HAND0 + len(self.t_cls) + 1
@@ -633,10 +649,12 @@ class Obs(Observation):
         """The first claim-kind action (kind k is kind0 + k)."""
         return HAND0 + len(self.t_cls) + 2 + self.max_claim
 
+    @action_helper
     def count_action(self, count) -> np.ndarray:
         """Action index (COUNT step) for a claim naming ``count`` animals."""
         return read_only(self.count0 + np.asarray(count) - 1)
 
+    @action_helper
     def kind_action(self, kind) -> np.ndarray:
         """Action index (KIND step) for a claim naming animals of ``kind``."""
         return read_only(self.kind0 + np.asarray(kind))

@@ -32,8 +32,8 @@ from numba import njit
 from ..engine import drama
 from ..engine.chance import below, shuffle_row
 from ..engine.events import log_event
-from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
-                               rule, winners_changed)
+from ..engine.protocol import (Game, Observation, Outcome, RulesError, action_helper, ranks_and_wins,
+                               read_only, rule, winners_changed)
 
 ANIMALS = ("elephant", "lion", "monkey", "tiger", "zebra")
 SUITS = ANIMALS + ("explorer",)
@@ -1032,6 +1032,43 @@ class Obs(Observation):
         QUESTION; all False otherwise)."""
         return read_only(allowed_questions(self.flipped))
 
+    # the actions by meaning (numbers as A_MELD ... A_NO_GUESS lay them out)
+    @action_helper
+    def meld_action(self, number) -> np.ndarray:
+        """Action (MELD): meld all cards numbered ``number`` (1-6)."""
+        return A_MELD + np.asarray(number, np.int64) - 1
+
+    @action_helper
+    def stop_meld_action(self) -> int:
+        """Action (MELD): stop melding."""
+        return A_ASK
+
+    @action_helper
+    def ask_action(self, offset) -> np.ndarray:
+        """Action (TARGET): ask the player ``offset`` seats to the left."""
+        return A_TARGET + np.asarray(offset, np.int64) - 1
+
+    @action_helper
+    def question_action(self, question) -> np.ndarray:
+        """Action (QUESTION): ask question number ``question`` (an index of ``allowed``)."""
+        return A_QUESTION + np.asarray(question, np.int64)
+
+    @action_helper
+    def card_action(self, card) -> np.ndarray:
+        """Action (PASS / GIVE): pass, or give back, card ``card`` (an index of ``hand``:
+        animal * 6 + number - 1)."""
+        return A_CARD + np.asarray(card, np.int64)
+
+    @action_helper
+    def guess_action(self, number) -> np.ndarray:
+        """Action (GUESS): guess that the animal's missing card is numbered ``number`` (1-6)."""
+        return A_GUESS + np.asarray(number, np.int64) - 1
+
+    @action_helper
+    def no_guess_action(self) -> int:
+        """Action (GUESS): make no guess."""
+        return A_NO_GUESS
+
 
 # ---- what a seat can know: the places each card can be in ----------------------------------------
 # (the deducer strategy reads it, and so does ``determinize``: one account of the seat's knowledge)
@@ -1201,8 +1238,8 @@ class Deducktion(Game):
             return "stop melding"
         if a < A_QUESTION:
             return f"ask the player {a - A_TARGET + 1} to the left"
-        if a < A_CARD:
-            return QNAMES[a - A_QUESTION]
+        if a < A_CARD:   # a sequence from a number to itself is no question: its number is unused
+            return QNAMES[a - A_QUESTION] or "(unused: no question has this number; never legal)"
         if a < A_GUESS:
             return f"pass the {self.card_name(a - A_CARD)}"
         if a < A_NO_GUESS:

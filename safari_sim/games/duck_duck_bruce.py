@@ -27,6 +27,7 @@ from numba import njit
 from ..engine import drama
 from ..engine.chance import below, shuffle_row
 from ..engine.events import log_event
+from ..engine.protocol import action_helper
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
                                rule, winners_changed)
 
@@ -618,6 +619,22 @@ class Obs(Observation):
         seats = (self.seat[:, None].astype(np.int64) + np.arange(p)[None, :]) % p
         return read_only(np.take_along_axis(self.best, seats[:, :, None], axis=1))
 
+    @action_helper
+    def draw_action(self) -> int:
+        """The action: take another card into the row (CHOOSE)."""
+        return DRAW
+
+    @action_helper
+    def bank_action(self) -> int:
+        """The action: bank the row into the nest (CHOOSE)."""
+        return BANK
+
+    @action_helper
+    def pass_action(self) -> int:
+        """The action: pass on the Bruce (BRUCE, when the rules allow it)."""
+        return PASS
+
+    @action_helper
     def steal_action(self, offset: np.ndarray, k: np.ndarray) -> np.ndarray:
         """Action index for stealing ``k`` cards from the player ``offset`` seats to the left."""
         return STEAL0 + (np.asarray(offset) - 1) * self.max_steal + (np.asarray(k) - 1)

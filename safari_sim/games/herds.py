@@ -32,8 +32,8 @@ from numba import njit
 from ..engine.chance import below, shuffle_row
 from ..engine.drama import drama_new, drama_stats, drama_update
 from ..engine.events import log_event
-from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, rule,
-                               winners_changed)
+from ..engine.protocol import (Game, Observation, Outcome, RulesError, action_helper, ranks_and_wins,
+                               rule, winners_changed)
 
 # ---- Components ----------------------------------------------------------------------------
 
@@ -1356,6 +1356,55 @@ class Obs(Observation):
     target_score: int
 
     shared = ()
+
+    # the actions by meaning (numbers as A_DECK ... A_RECV0 lay them out)
+    @action_helper
+    def deck_action(self) -> int:
+        """Action: draw the deck's top card (step two a)."""
+        return A_DECK
+
+    @action_helper
+    def card_action(self, card) -> np.ndarray:
+        """Action: the card ``card`` (an index of ``hand`` / ``grass``): take it from the
+        grassland, give it in a trade, or pass it, as the decision asks."""
+        return A_CARD0 + np.asarray(card, np.int64)
+
+    @action_helper
+    def trade_action(self) -> int:
+        """Action: trade (step two b)."""
+        return A_TRADE
+
+    @action_helper
+    def trade_done_action(self) -> int:
+        """Action: the cards set out so far are the trade."""
+        return A_GIVE_DONE
+
+    @action_helper
+    def new_herd_action(self, suit, low) -> np.ndarray:
+        """Action: lay a new herd of ``suit`` (0-5, the explorer 5) numbered ``low`` to
+        ``low + 2`` (``low`` 1-4)."""
+        return A_NEW0 + np.asarray(suit, np.int64) * 4 + np.asarray(low, np.int64) - 1
+
+    @action_helper
+    def grow_action(self, herd, high) -> np.ndarray:
+        """Action: grow herd slot ``herd`` (an index of ``herd_suit``) at its high end
+        (``high`` true) or its low end."""
+        return A_GROW0 + np.asarray(herd, np.int64) * 2 + np.asarray(high, np.int64)
+
+    @action_helper
+    def swap_action(self, explorer) -> np.ndarray:
+        """Action: swap the real card for explorer ``explorer`` (1-6) standing in a herd."""
+        return A_SWAP0 + np.asarray(explorer, np.int64) - 1
+
+    @action_helper
+    def done_action(self) -> int:
+        """Action: done with herds (step three is over)."""
+        return A_DONE
+
+    @action_helper
+    def pass_action(self, offset) -> np.ndarray:
+        """Action: pass the card to the player ``offset`` seats to the left."""
+        return A_RECV0 + np.asarray(offset, np.int64) - 1
 
 
 class Herds(Game):

@@ -28,6 +28,7 @@ from numba import njit
 from ..engine import drama
 from ..engine.chance import shuffle_row
 from ..engine.events import log_event
+from ..engine.protocol import action_helper
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
                                rule, winners_changed)
 
@@ -662,6 +663,7 @@ class Obs(Observation):
         score += np.where(self.holder[:, None] == np.arange(p)[None, :], self.explorer_points, 0)
         return read_only(score)
 
+    @action_helper
     def play_action(self, kind: np.ndarray, stack: np.ndarray) -> np.ndarray:
         """Action that plays ``kind`` on ``stack`` (an animal card goes on its own stack)."""
         kind = np.asarray(kind, np.int64)
@@ -669,11 +671,28 @@ class Obs(Observation):
         own = np.where(t < self.animals, t, np.asarray(stack))
         return own * 2 * self.values + np.where(t < self.animals, 0, self.values) + v
 
+    @action_helper
     def give_action(self, kind: np.ndarray, offset: np.ndarray) -> np.ndarray:
         """Action that gives ``kind`` to the player ``offset`` seats to the left."""
         p = self.hand_sizes.shape[1]
         keep = 2 * self.nak
         return keep + 3 + np.asarray(kind, np.int64) * (p - 1) + np.asarray(offset) - 1
+
+    # keep, reverse, give nothing: 2 * nak, + 1, + 2 (action_layout)
+    @action_helper
+    def keep_action(self) -> int:
+        """Action: after an exact match, keep the stack's direction."""
+        return 2 * self.nak
+
+    @action_helper
+    def reverse_action(self) -> int:
+        """Action: after an exact match, reverse the stack's direction."""
+        return 2 * self.nak + 1
+
+    @action_helper
+    def no_give_action(self) -> int:
+        """Action: after an exact match, give no card."""
+        return 2 * self.nak + 2
 
 
 class HiLoHijinks(Game):

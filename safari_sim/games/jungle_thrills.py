@@ -25,6 +25,7 @@ from numba import njit
 from ..engine.chance import shuffle_row, uniform
 from ..engine.drama import drama_new, drama_stats, drama_update
 from ..engine.events import log_event
+from ..engine.protocol import action_helper
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
                                rule)
 
@@ -944,9 +945,26 @@ class Obs(Observation):
 
     shared = ("card_animal", "card_value")
 
+    @action_helper
     def demand_action(self, offset, animal) -> np.ndarray:
         """Action: demand the set of ``animal`` from the player ``offset`` seats to the left."""
         return (np.asarray(offset, np.int64) - 1) * self.animals + np.asarray(animal, np.int64)
+
+    @action_helper
+    def no_demand_action(self) -> int:
+        """Action (version 1, when the rules let a player decline): do not use the right to
+        demand."""
+        return (self.stack_size.shape[1] - 1) * self.animals
+
+    @action_helper
+    def hunt_action(self, slot) -> np.ndarray:
+        """Action (version 2): hunt the pair in centre slot ``slot`` (as in ``pair_animal``)."""
+        return HUNT0 + np.asarray(slot, np.int64)
+
+    @action_helper
+    def no_hunt_action(self) -> int:
+        """Action (version 2): do not go hunting."""
+        return PASS
 
     @property
     def card_animal_now(self) -> np.ndarray:

@@ -25,6 +25,7 @@ from numba import njit
 from ..engine import drama
 from ..engine.chance import shuffle_row
 from ..engine.events import log_event
+from ..engine.protocol import action_helper
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
                                rule)
 
@@ -852,6 +853,33 @@ class Obs(Observation):
     wins_needed: int
     pair_zero_min: float     # equal cards of a column count 0 when worth at least this
                              # (-inf: all; 0: not the negative ones; inf: the rule is off)
+
+    # the actions by meaning
+    @action_helper
+    def deck_action(self) -> int:
+        """Action (DRAW): draw from the deck."""
+        return DECK
+
+    @action_helper
+    def take_action(self) -> int:
+        """Action (DRAW): take the top of the discard pile."""
+        return TAKE
+
+    @action_helper
+    def discard_action(self) -> int:
+        """Action (PLACE, drawn from the deck): discard the drawn card."""
+        return DISCARD
+
+    @action_helper
+    def no_peek_action(self) -> int:
+        """Action (PEEK): do not look."""
+        return NO_PEEK
+
+    @action_helper
+    def slot_action(self, row, col) -> np.ndarray:
+        """Action (REVEAL, PEEK, PLACE): the grid slot at ``row``, ``col`` (from 1): turn it up,
+        look at it, or exchange the drawn card with it."""
+        return SLOT0 + (np.asarray(row, np.int64) - 1) * self.cols + np.asarray(col, np.int64) - 1
 
 
 class PaperSafari(Game):

@@ -28,6 +28,7 @@ from numba import njit
 from ..engine import drama
 from ..engine.chance import shuffle_row
 from ..engine.events import log_event
+from ..engine.protocol import action_helper
 from ..engine.protocol import (Game, Observation, Outcome, RulesError, ranks_and_wins, read_only,
                                rule, winners_changed)
 
@@ -846,6 +847,17 @@ class Obs(Observation):
 
     shared = ("racing", "in_play", "deck_total", "race_points")
 
+    @action_helper
+    def play_action(self, suit, value) -> np.ndarray:
+        """Action (PLAY): play the card of ``suit`` (0-4 the animals, 5 the explorer) numbered
+        ``value`` (1-6), card type ``suit * 6 + value - 1``."""
+        return np.asarray(suit, np.int64) * NV + np.asarray(value, np.int64) - 1
+
+    @action_helper
+    def claim_action(self, animal, space) -> np.ndarray:
+        """Action (CLAIM): put ``animal`` (0-4) on claim space ``space`` (1 .. ``spaces``)."""
+        return _claim_action(np.asarray(animal, np.int64), np.asarray(space, np.int64), self.spaces)
+
     @cached_property
     def spot_values(self) -> np.ndarray:
         """int32[n, 5]: the face-up racing card's move for each spot (0 while choosing)."""
@@ -878,6 +890,11 @@ class Obs(Observation):
 
 
 _BLOCK_AXES = (1, 0, 0, 0, 0, 0, 0, 0, 0)
+
+
+def _claim_action(animal, space, spaces):
+    """The claim action of ``animal`` on space ``space`` (from 1) of ``spaces``."""
+    return CLAIM0 + animal * spaces + space - 1
 
 
 def _make_obs(games, small, hand, played, line, pos, owner, seen, total, ifplay, st) -> Obs:
@@ -938,7 +955,7 @@ class SafariSprint(Game):
         return f"put the {ANIMALS[a]} on space {s + 1}"
 
     def claim_action(self, rules: Rules, animal: int, space: int) -> int:
-        return CLAIM0 + animal * (rules.explorer_start - 1) + space - 1
+        return _claim_action(animal, space, rules.explorer_start - 1)
 
     def active_animals(self, rules: Rules, n_players: int) -> list[int]:
         names = rules.animals or ANIMALS[:n_players]

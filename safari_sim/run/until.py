@@ -28,12 +28,16 @@ def check(spec, paths: list[Path], budget_deals: int, n_variants: int) -> str | 
     lay = teams.layout(lf)
     if u.interval is not None:
         rates = win_rates(teams.team_frame(lf, lay))
-        half = ((rates["hi"] - rates["lo"]) / 2).max()
+        w = rates.with_columns(((pl.col("hi") - pl.col("lo")) / 2).alias("_half")).sort("_half")
+        widest = w.row(-1, named=True)
+        half = widest["_half"]
         if half <= u.interval:
             # shares' differences are percentage points, as everywhere in the project
             what = "every win-rate interval of a pair of partners" if len(lay) else "every win-rate interval"
+            where = "" if n_variants == 1 else (f" at the table {widest['variant']}"
+                                                if getattr(spec, "pool", None) else f" in {widest['variant']}")
             return (f"{what} is within +-{points(u.interval)} percentage points "
-                    f"(the widest +-{points(half)})")
+                    f"(the widest +-{points(half)} percentage points: {widest['strategy']}{where})")
         return None
     a, b = u.compare
     rows = lf.filter(pl.col("strategy").cast(pl.Utf8).is_in([a, b]))

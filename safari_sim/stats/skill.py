@@ -44,6 +44,7 @@ import numpy as np
 import polars as pl
 
 from .wins import win_rates
+from .words import decimals
 
 EPSILON = 0.25
 
@@ -96,9 +97,14 @@ def pairing(lf: pl.LazyFrame, strong: str, weak: str = "") -> Pairing:
                    1 - r["rate"], 1 - r["hi"], 1 - r["lo"], n_teams, copies)
 
 
-def pct(x: float) -> str:
-    """Whole percents, with a decimal near 0 and near 100% (so 99.6% does not read as 100%)."""
-    return f"{100 * x:.1f}%" if abs(x) < 0.095 or 0.995 <= x < 1 else f"{100 * x:.0f}%"
+def pct(x: float, width: float | None = None) -> str:
+    """Whole percents, with a decimal near 0 and near 100% (so 99.6% does not read as 100%);
+    with ``width`` (of the interval it belongs to, a share) at least the decimals that width
+    needs (``words.decimals``: no "40% (interval 40% to 40%)")."""
+    d = 1 if abs(x) < 0.095 or 0.995 <= x < 1 else 0
+    if width is not None:
+        d = max(d, decimals(100 * width, 0, 3))
+    return f"{100 * x:.{d}f}%"
 
 
 def line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: float) -> str:
@@ -106,10 +112,12 @@ def line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: float) -
     p = vs_random.players
     if vs_random.teams:
         return _team_line(game_name, vs_random, vs_weak, epsilon)
-    return (f"{game_name} ({p} players): skill decides {pct(vs_random.skill)} (interval "
-            f"{pct(vs_random.skill_lo)} to {pct(vs_random.skill_hi)}) of games between the best "
-            f"({vs_random.strong}) and random players, and {pct(vs_weak.skill)} ({pct(vs_weak.skill_lo)} "
-            f"to {pct(vs_weak.skill_hi)}) between it and a copy that blunders {pct(epsilon)} of its moves; "
+    wr, ww = vs_random.skill_hi - vs_random.skill_lo, vs_weak.skill_hi - vs_weak.skill_lo
+    return (f"{game_name} ({p} players): skill decides {pct(vs_random.skill, wr)} (interval "
+            f"{pct(vs_random.skill_lo, wr)} to {pct(vs_random.skill_hi, wr)}) of games between the best "
+            f"({vs_random.strong}) and random players, and {pct(vs_weak.skill, ww)} "
+            f"({pct(vs_weak.skill_lo, ww)} to {pct(vs_weak.skill_hi, ww)}) between it and a copy that "
+            f"blunders {pct(epsilon)} of its moves; "
 
             + (f"luck: one of the {p - 1} weakened copies wins {pct(vs_weak.upset)} of games "
                f"({pct((p - 1) / p)} under pure luck)" if p > 2 else
@@ -122,9 +130,10 @@ def _team_line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: fl
     team = (f"a team of {vs_random.strong} partners" if vs_random.strong_seats > 1
             else f"a team of the best ({vs_random.strong}) and a weaker partner")
     weak = "the weakened team wins" if t == 2 else f"one of the {t - 1} weakened teams wins"
-    return (f"{game_name} ({vs_random.players} players in {t} teams): skill decides {pct(vs_random.skill)} "
-            f"(interval {pct(vs_random.skill_lo)} to {pct(vs_random.skill_hi)}) of games between {team} and "
-            f"random players, and {pct(vs_weak.skill)} ({pct(vs_weak.skill_lo)} to {pct(vs_weak.skill_hi)}) against "
+    wr, ww = vs_random.skill_hi - vs_random.skill_lo, vs_weak.skill_hi - vs_weak.skill_lo
+    return (f"{game_name} ({vs_random.players} players in {t} teams): skill decides {pct(vs_random.skill, wr)} "
+            f"(interval {pct(vs_random.skill_lo, wr)} to {pct(vs_random.skill_hi, wr)}) of games between {team} and "
+            f"random players, and {pct(vs_weak.skill, ww)} ({pct(vs_weak.skill_lo, ww)} to {pct(vs_weak.skill_hi, ww)}) against "
             f"copies that blunder {pct(epsilon)} of their moves; luck: {weak} {pct(vs_weak.upset)} of games "
             f"({pct((t - 1) / t)} under pure luck).")
 

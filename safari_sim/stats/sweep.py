@@ -61,22 +61,30 @@ def spread_intervals(rates: pl.DataFrame, level: float = LEVEL) -> pl.DataFrame:
     return (r.group_by("variant_id")
             .agg((pl.col("rate").max() - pl.col("rate").min()).alias("spread"),
                  pl.max_horizontal(pl.lit(0.0), pl.col("_lo").max() - pl.col("_hi").min()).alias("spread_lo"),
-                 (pl.col("_hi").max() - pl.col("_lo").min()).alias("spread_hi"))
+                 # a rate lies in [0, 1]: a spread is never above 100 points
+                 (pl.min_horizontal(pl.lit(1.0), pl.col("_hi").max())
+                  - pl.max_horizontal(pl.lit(0.0), pl.col("_lo").min())).alias("spread_hi"))
             .sort("variant_id"))
 
 
 def headlines(rates: pl.DataFrame, seats: pl.DataFrame, length: pl.DataFrame | None = None,
               margin: pl.DataFrame | None = None) -> pl.DataFrame:
     """One row per variant: the seat outcome and test, the first seat's edge (and its size
-    |edge| with an interval), the best and worst strategies, the spread between them with its
-    interval, mean turns and mean winning margin.
+    |edge| with an interval), the best and worst strategies (``best_group``, ``worst_group``: with
+    every strategy whose interval overlaps theirs, best first, worst first), the spread between
+    them with its interval, mean turns and mean winning margin.
 
     ``rates`` from win_rates, ``seats`` from seat_advantage, ``length`` from game_length,
     ``margin`` from distribution(winning_margin(...), "margin", by=None).
     """
-    best = (rates.sort("rate", descending=True).group_by("variant_id", maintain_order=True)
-            .agg(pl.col("strategy").first().alias("best"), pl.col("rate").first().alias("best_rate"),
-                 pl.col("strategy").last().alias("worst"), pl.col("rate").last().alias("worst_rate")))
+    ranked = rates.sort("rate", descending=True).group_by("variant_id", maintain_order=True)
+    # the strategies not shown to win less than the best (their interval reaches the best's) and
+    # not shown to win more than the worst: a table names them together, as the summary does
+    best = ranked.agg(pl.col("strategy").first().alias("best"), pl.col("rate").first().alias("best_rate"),
+                      pl.col("strategy").last().alias("worst"), pl.col("rate").last().alias("worst_rate"),
+                      pl.col("strategy").filter(pl.col("hi") >= pl.col("lo").first()).alias("best_group"),
+                      pl.col("strategy").filter(pl.col("lo") <= pl.col("hi").last()).reverse()
+                      .alias("worst_group"))
     out = seats.select("variant_id", "variant", "players", "games", "first_rate", "first_lo", "first_hi",
                        "fair", "edge", "edge_lo", "edge_hi", "p_value", "p_adjusted", "outcome",
                        "max_seat_gap").join(best, on="variant_id")

@@ -32,7 +32,7 @@ import polars as pl
 
 from scipy.sparse.csgraph import connected_components
 
-from .words import pct
+from .words import decimals, pct
 from .pairs import ELO, bradley_terry, head_to_head, rank_table, strategies
 
 RESAMPLES = 400
@@ -164,15 +164,18 @@ def best_sentence(t: dict[str, Any], teams: bool = False) -> list:
             if k:
                 parts.append(" and " if k == len(b["tied"]) - 1 else ", ")
             parts.append({"strong": s})
-        parts.append(f": its lead over {second['strategy']} is {second['lead']:.0f} Elo points "
-                     f"(interval {second['lead_lo']:+.0f} to {second['lead_hi']:+.0f}, which reaches 0), and {share}.")
+        d = decimals(second["lead_hi"] - second["lead_lo"])
+        parts.append(f": its lead over {second['strategy']} is {second['lead']:.{d}f} Elo points "
+                     f"(interval {second['lead_lo']:+.{d}f} to {second['lead_hi']:+.{d}f}, which reaches 0), "
+                     f"and {share}.")
         return parts
     second = r.row(1, named=True) if len(r) > 1 else None
     parts = [{"strong": b["strategy"]}, f" is the best strategy across the {b['tables']} tables "
              f"({first['rating']:+.0f} Elo)"]
     if second:
-        parts.append(f", ahead of the next, {second['strategy']}, by {second['lead']:.0f} Elo points "
-                     f"(interval {second['lead_lo']:.0f} to {second['lead_hi']:.0f})")
+        d = decimals(second["lead_hi"] - second["lead_lo"])
+        parts.append(f", ahead of the next, {second['strategy']}, by {second['lead']:.{d}f} Elo points "
+                     f"(interval {second['lead_lo']:.{d}f} to {second['lead_hi']:.{d}f})")
     parts.append(f"; {share}.")
     return parts
 
@@ -192,9 +195,11 @@ def _best_pair_sentence(t: dict[str, Any], first: dict, share: str) -> list:
     if b["tied"]:
         tied = ", ".join(b["tied"])
         second = r.filter(pl.col("strategy").is_in(b["tied"])).row(0, named=True)
-        return [*head, f", but tied with {tied}: its lead over {second['strategy']} is {second['lead']:.0f} Elo "
-                f"points (interval {second['lead_lo']:+.0f} to {second['lead_hi']:+.0f}, which reaches 0), and {share}."]
+        d = decimals(second["lead_hi"] - second["lead_lo"])
+        return [*head, f", but tied with {tied}: its lead over {second['strategy']} is {second['lead']:.{d}f} Elo "
+                f"points (interval {second['lead_lo']:+.{d}f} to {second['lead_hi']:+.{d}f}, which reaches 0), and {share}."]
     second = r.row(1, named=True) if len(r) > 1 else None
-    lead = (f", ahead of the next pair, {second['strategy']}, by {second['lead']:.0f} Elo points "
-            f"(interval {second['lead_lo']:.0f} to {second['lead_hi']:.0f})") if second else ""
+    d = decimals(second["lead_hi"] - second["lead_lo"]) if second else 0
+    lead = (f", ahead of the next pair, {second['strategy']}, by {second['lead']:.{d}f} Elo points "
+            f"(interval {second['lead_lo']:.{d}f} to {second['lead_hi']:.{d}f})") if second else ""
     return [*head, lead, f"; {share}."]

@@ -47,6 +47,12 @@ def ci(lo: float, hi: float) -> str:
     return f"(interval {interval(lo, hi)})"
 
 
+def rate_ci(rate: float, lo: float, hi: float) -> str:
+    """A share with its interval: '53.01% (interval 52.78% to 53.14%)', the estimate with its
+    interval's decimals (not '53.0% (interval 52.78% to 53.14%)')."""
+    return f"{pct(rate, digits_for(hi - lo))} {ci(lo, hi)}"
+
+
 def interval(lo: float, hi: float) -> str:
     """An interval of shares without the parentheses: '36.2% to 37.6%' (decimals as ``ci``)."""
     d = digits_for(hi - lo)
@@ -103,7 +109,7 @@ def seat_verdict(outcome: str, first: dict, furthest: dict, fair: float, seating
     so that no sentence can contradict another. ``first`` and ``furthest`` are rows of the
     per-seat win rates (the first seat, and the seat furthest from fair)."""
     rate, lo, hi = first["rate"], first["lo"], first["hi"]
-    head = f"the first seat wins {pct(rate)} {ci(lo, hi)} against a fair {pct(fair)}"
+    head = f"the first seat wins {rate_ci(rate, lo, hi)} against a fair {pct(fair)}"
     if outcome == "no verdict":
         why = ("seating is fixed, so each strategy always sits in the same seat"
                if seating in (None, "fixed") else "no strategy ever sits in more than one seat")
@@ -170,7 +176,7 @@ def team_verdict(outcome: str, first: dict, furthest: dict, fair: float, members
     of the teams' win rates, ``members`` the seats of each team in turn order)."""
     rate, lo, hi = first["rate"], first["lo"], first["hi"]
     who = f"the team that plays first ({seats_text(members[0])})"
-    wins = f"it wins {pct(rate)} {ci(lo, hi)} of its games against a fair {pct(fair)}"
+    wins = f"it wins {rate_ci(rate, lo, hi)} of its games against a fair {pct(fair)}"
     if outcome == "no verdict":
         why = ("seating is fixed, so the same partners always play first"
                if seating in (None, "fixed") else "the same partners always play first")

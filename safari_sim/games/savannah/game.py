@@ -22,7 +22,7 @@ from numba import njit
 
 from ...engine import buffers, drama
 from ...engine.chance import deal_keys, shuffle_rows
-from ...engine.protocol import Game, Observation, Outcome, ranks_and_wins, read_only
+from ...engine.protocol import Game, Observation, action_helper, Outcome, ranks_and_wins, read_only
 from . import turn as T
 from . import worlds as W
 from .grid import BLOCKED, side
@@ -177,6 +177,21 @@ class Obs(Observation):
     def valid(self):
         """bool[n, W]: the entries that are candidates (not padding)."""
         return read_only(np.arange(self.width)[None, :] < self.n_cand[:, None])
+
+    # the actions by meaning: an action is a candidate's index in the lists above
+    def place_action(self, card, y, x) -> np.ndarray:
+        """Action (place a card): the candidate that plays card ``card`` (an id as in ``hand``)
+        on the space at ``y``, ``x`` (as the candidates' ``y`` and ``x`` give them); -1 where
+        no candidate does."""
+        card, y, x = (np.asarray(v)[..., None] for v in (card, y, x))
+        hit = (self.valid & (self.kind[:, None] == 0) & (self._card == card) & (self.y == y)
+               & (self.x == x))
+        return read_only(np.where(hit.any(axis=1), hit.argmax(axis=1), -1))
+
+    @action_helper
+    def keep_action(self, pile) -> np.ndarray:
+        """Action (claim): keep the card drawn from pile ``pile`` (1 or 2)."""
+        return np.asarray(pile, np.int64) - 1
 
     @property
     def grid(self):
