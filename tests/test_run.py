@@ -975,6 +975,30 @@ def test_a_designers_measures_become_columns_and_bad_ones_are_refused(tmp_path):
     assert "game.nothing" in r.output  # the designer's own traceback
 
 
+def _compare_rescaled(tmp_path, text, change, before, after):
+    """Runs ``text`` as it is and with ``rules: {change}``: compare must say the points
+    available move from ``before`` to ``after`` and show each strategy's score as a share of
+    them. Returns the table of changes."""
+    a = write(tmp_path, text, "a.yaml")
+    b = write(tmp_path, text.replace("rules: {}", f"rules: {{{change}}}"), "b.yaml")
+    assert run_cli("run", a, "--output", tmp_path / "ra", "--quiet").exit_code == 0
+    assert run_cli("run", b, "--output", tmp_path / "rb", "--quiet").exit_code == 0
+    from safari_sim.stats.compare import moved
+
+    diff, changes = moved(tmp_path / "ra", tmp_path / "rb")
+    row = diff.filter(pl.col("what").str.starts_with("points available")).row(0, named=True)
+    assert (row["before"], row["after"]) == (str(before), str(after))
+    share = changes.filter(pl.col("measure").str.starts_with("score as a share")).sort("measure")
+    score = changes.filter(pl.col("measure").str.starts_with("mean score")).sort("measure")
+    assert share.height == 3
+    assert np.allclose(share["before"], score["before"] / before)
+    assert np.allclose(share["after"], score["after"] / after)
+    r = run_cli("compare", tmp_path / "ra", tmp_path / "rb")
+    assert (f"the rules change the points a game shares out ({before} -> {after}"
+            in " ".join(r.output.split()))
+    return changes
+
+
 def test_compare_shows_measures_and_a_score_rescaled_by_the_rules(tmp_path):
     """Jungle Thrills with fewer animals shares out fewer points: compare says so and shows
     each score as a share of the points available; a measure of both runs is a line."""
@@ -989,24 +1013,10 @@ def test_compare_shows_measures_and_a_score_rescaled_by_the_rules(tmp_path):
         measures: [m.py:length]
         parallel: {jobs: 1, batch: 300}
     """
-    a = write(tmp_path, text, "a.yaml")
-    b = write(tmp_path, text.replace("rules: {}", "rules: {animals: 5}"), "b.yaml")
-    assert run_cli("run", a, "--output", tmp_path / "ra", "--quiet").exit_code == 0
-    assert run_cli("run", b, "--output", tmp_path / "rb", "--quiet").exit_code == 0
-    from safari_sim.stats.compare import moved
-
-    diff, changes = moved(tmp_path / "ra", tmp_path / "rb")
-    row = diff.filter(pl.col("what").str.starts_with("points available")).row(0, named=True)
-    assert (row["before"], row["after"]) == ("84", "60")
-    share = changes.filter(pl.col("measure").str.starts_with("score as a share")).sort("measure")
-    score = changes.filter(pl.col("measure").str.starts_with("mean score")).sort("measure")
-    assert share.height == 3
-    assert np.allclose(share["before"], score["before"] / 84) and np.allclose(share["after"], score["after"] / 60)
+    changes = _compare_rescaled(tmp_path, text, "animals: 5", 84, 60)
     length = changes.filter(pl.col("measure") == "mean length").row(0, named=True)
     turns = changes.filter(pl.col("measure") == "mean turns per game").row(0, named=True)
     assert np.isclose(length["before"], turns["before"]) and np.isclose(length["after"], turns["after"])
-    r = run_cli("compare", tmp_path / "ra", tmp_path / "rb")
-    assert "the rules change the points a game shares out (84 -> 60" in " ".join(r.output.split())
 
 
 def test_compare_shows_safari_sprint_scores_as_a_share_when_the_series_is_shorter(tmp_path):
@@ -1021,19 +1031,4 @@ def test_compare_shows_safari_sprint_scores_as_a_share_when_the_series_is_shorte
         strategies: [{name: a, use: backer}, {name: b, use: spoiler}, {name: c, use: projector}]
         parallel: {jobs: 1, batch: 300}
     """
-    a = write(tmp_path, text, "a.yaml")
-    b = write(tmp_path, text.replace("rules: {}", "rules: {races: 2}"), "b.yaml")
-    assert run_cli("run", a, "--output", tmp_path / "ra", "--quiet").exit_code == 0
-    assert run_cli("run", b, "--output", tmp_path / "rb", "--quiet").exit_code == 0
-    from safari_sim.stats.compare import moved
-
-    diff, changes = moved(tmp_path / "ra", tmp_path / "rb")
-    row = diff.filter(pl.col("what").str.starts_with("points available")).row(0, named=True)
-    assert (row["before"], row["after"]) == ("45", "30")
-    share = changes.filter(pl.col("measure").str.starts_with("score as a share")).sort("measure")
-    score = changes.filter(pl.col("measure").str.starts_with("mean score")).sort("measure")
-    assert share.height == 3
-    assert np.allclose(share["before"], score["before"] / 45)
-    assert np.allclose(share["after"], score["after"] / 30)
-    r = run_cli("compare", tmp_path / "ra", tmp_path / "rb")
-    assert "the rules change the points a game shares out (45 -> 30" in " ".join(r.output.split())
+    _compare_rescaled(tmp_path, text, "races: 2", 45, 30)
