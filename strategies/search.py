@@ -39,10 +39,9 @@ class SearchParams(BaseModel):
         "worlds played out per candidate action at each decision"))
     top_k: int = Field(0, ge=0, description=(
         "search only the k actions the prior likes best (0: every legal action)"))
-    prior: str | list[str] | None = Field(None, description=(
+    prior: str | None = Field(None, description=(
         "strategy of the game ranking the candidates for top_k (asked k times, each time "
-        "without the actions it already chose; a list: its strategies asked in turn, each "
-        "without the actions already chosen; none: k random legal actions)"))
+        "without the actions it already chose; none: k random legal actions)"))
     prior_params: dict[str, Any] = Field({}, description="the prior's knobs")
     rollout: str = Field("random", description=(
         "strategy of the game playing every seat of the worlds to the end ('benchmark': the "
@@ -200,7 +199,7 @@ class Search(Strategy):
     def reset(self, batch: int, n_players: int) -> None:
         self._batch = (batch, n_players)
         for _, prior, _, other in self._helpers.values():
-            for s in (prior or []) + [other]:
+            for s in (prior, other):
                 if s is not None:
                     s.reset(batch, n_players)
 
@@ -211,7 +210,7 @@ class Search(Strategy):
                                **self.params.model_dump(exclude_unset=True)})
 
     def _strategies(self, game) -> tuple[Any, Any, Any, Any]:
-        """(settings, priors or None, rollout, elsewhere or None) for this game, built on
+        """(settings, prior or None, rollout, elsewhere or None) for this game, built on
         first use."""
         got = self._helpers.get(game.id)
         if got is None:
@@ -227,8 +226,7 @@ class Search(Strategy):
                     s.reset(*self._batch)
                 return s
 
-            priors = [p.prior] if isinstance(p.prior, str) else (p.prior or [])
-            prior = [make(nm, p.prior_params, "prior") for nm in priors] or None
+            prior = None if p.prior is None else make(p.prior, p.prior_params, "prior")
             other = (None if p.elsewhere is None else
                      make(p.elsewhere, p.elsewhere_params, "elsewhere"))
             got = self._helpers[game.id] = (p, prior, rollout, other)
@@ -302,13 +300,12 @@ class Search(Strategy):
         left = legal.copy()
         cand = np.zeros_like(legal)
         rows = np.arange(n)
-        for j in range(k):
+        for _ in range(k):
             if prior is not None:
-                prior_j = prior[j % len(prior)]
                 shown = left.copy()
                 shown.flags.writeable = False
-                a = np.asarray(worlds.decide(prior_j, rng, shown) if prior_j.reads_state
-                               else prior_j.act(obs, shown, rng), np.int64)
+                a = np.asarray(worlds.decide(prior, rng, shown) if prior.reads_state
+                               else prior.act(obs, shown, rng), np.int64)
                 fine = (a >= 0) & (a < left.shape[1])
                 fine[fine] = left[rows[fine], a[fine]]
                 # a prior that answers with an action already taken (or none): a random one
@@ -345,15 +342,15 @@ class Search(Strategy):
 
     @staticmethod
     def _close(mean, sq, tot, cand, z):
-        """bool[n]: games whose best and second-best candidates are less than ``z`` standard
+        """bool[n]: games whose best and second-best candidates are at most ``z`` standard
         errors of their difference apart (the worlds' spread, as if independent: common worlds
-        only make the true error smaller)."""
+        only make the true error smaller; equal means are always close)."""
         order = np.argsort(-mean, axis=1)
         i = np.arange(len(mean))
         a, b = order[:, 0], order[:, 1]
         var = np.maximum(sq - np.where(cand, mean, 0.0) ** 2, 0.0) / tot
         gap = mean[i, a] - mean[i, b]
-        return (cand.sum(axis=1) > 1) & (gap < z * np.sqrt(var[i, a] + var[i, b]))
+        return (cand.sum(axis=1) > 1) & (gap <= z * np.sqrt(var[i, a] + var[i, b]))
 
     def _evaluate(self, p, game, worlds, rows, cand, base, rollout, first_world: int,
                   r: int) -> np.ndarray:

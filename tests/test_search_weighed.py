@@ -16,7 +16,7 @@ from strategies.search import Search
 
 G = get_game("bluff_in_zoo")
 R = G.make_rules()
-MOUSE, RABBIT, FOX, LION, ELEPHANT = range(5)
+ELEPHANT = 4
 
 
 def c(name):
@@ -35,14 +35,14 @@ def claim(st, count, kind):
 
 
 def opening(hand1=("mouse 2", "rabbit 2", "fox 2", "mouse 3", "rabbit 3")):
-    """Two players: P0 places its lion 2 (hidden from P1) and claims "one lion", a true claim;
-    P1 (holding ``hand1``) is to answer. P1 cannot see the card: among the cards it could be,
-    few back a lion."""
-    hands = [["lion 2", "mouse 1", "rabbit 1", "fox 1", "stop"], list(hand1)]
+    """Two players: P0 places its elephant 1 (hidden from P1) and claims "one elephant", a true
+    claim; P1 (holding ``hand1``) is to answer. P1 cannot see the card: among the cards it
+    could be, few back an elephant."""
+    hands = [["elephant 1", "mouse 1", "rabbit 1", "fox 1", "stop"], list(hand1)]
     st = G.init(R, 2, deal_keys(1, 3))
     G.deal(st, 0, [[c(x) for x in h] for h in hands])
-    act(st, bz.HAND0 + c("lion 2"))
-    claim(st, 1, LION)
+    act(st, bz.HAND0 + c("elephant 1"))
+    claim(st, 1, ELEPHANT)
     assert G.observe(st, np.array([0])).kind[0] == bz.RESPOND
     return st
 
@@ -53,16 +53,16 @@ def worlds_of(st, seat=1):
 
 def test_claim_weights_follow_bayes_rule():
     """Each world counts trust where the claim is true in it, 1 - trust where it is false: the
-    weighed share of worlds where "one lion" is true is Bayes' posterior, trust * p / (trust * p
+    weighed share of worlds where "one elephant" is true is Bayes' posterior, trust * p / (trust * p
     + (1 - trust) * (1 - p)) of the dealt share p, far above p (a truthful claimant's claim is
     believed); trust 1/2 weighs every world alike. The seat's own claims weigh nothing."""
     st = opening()
     n = 4000
     w = worlds_of(st).deal(np.zeros(n, np.int64), deal_keys(n, 5))
-    true = np.array([bz.count_animals(w.pile[i], LION, w.t_cls, w.t_kind, w.t_val) >= 1
+    true = np.array([bz.count_animals(w.pile[i], ELEPHANT, w.t_cls, w.t_kind, w.t_val) >= 1
                      for i in range(n)])
     p = true.mean()
-    assert 0.15 < p < 0.4   # lions and wild cards among the cards P1 cannot place
+    assert 0.15 < p < 0.4   # elephants and wild cards among the cards P1 cannot place
     weight = G.world_weights(w, np.ones(n, np.int64), 0.9)
     assert np.allclose(weight, np.where(true, 0.9, 0.1))
     post = weight[true].sum() / weight.sum()
@@ -86,12 +86,12 @@ def _decide(s, st, seed):
 
 
 def test_search_believes_a_truthful_claim_it_would_doubt_unweighed():
-    """The default search in Bluff in Zoo (no knobs set) goes on after the true "one lion"
-    when its own hand backs no raise: weighed by the claim, its worlds hold the lion about as
-    often as a truthful claimant's claim should, and doubting would cost it the pile. The same
-    search with every world counted alike (weigh: null, the old worlds) sees the lion in few
-    worlds (about one in four) and doubts (12 seat streams)."""
-    st = opening(["mouse 1", "mouse 1", "rabbit 1", "rabbit 1", "stop"])
+    """The default search in Bluff in Zoo (no knobs set) goes on after the true "one
+    elephant": weighed by the claim, its worlds hold the elephant about as often as a truthful
+    claimant's claim should, and doubting would cost it the pile. The same search with every
+    world counted alike (weigh: null, the old worlds) sees the elephant in few worlds (about
+    one in four) and doubts (12 seat streams)."""
+    st = opening(["stop", "stop", "'All cards count 1'", "'All cards count 1'", "stop"])
     weighed = [_decide(Search(), st, seed) for seed in range(12)]
     alike = [_decide(Search(weigh=None), st, seed) for seed in range(12)]
     assert weighed.count(bz.CONTINUE) == 12, weighed

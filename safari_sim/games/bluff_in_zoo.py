@@ -582,10 +582,10 @@ TRUST_WEIGHT = 4.0
 
 
 @njit(cache=True)
-def _claim_weights(seat, pp, pile, t_cls, t_kind, t_val, trust, out):
+def _claim_weights(seat, pp, pile, t_cls, t_kind, t_val, trust, strength, out):
     """out[i]: for ``seat[i]``, the product over every other player's latest claim this round
     (public: SAID_N, SAID_K) of t where world i's discard pile makes it true, else 1 - t; t is
-    that player's chance of a true claim: ``trust``, counted as TRUST_WEIGHT claims, and the
+    that player's chance of a true claim: ``trust``, counted as ``strength`` claims, and the
     player's claims doubted so far (public: the doubt shows the pile), true or false. Every
     doubt is of the doubter's right-hand neighbour's claim, so player q's claims were doubted
     ``DOUBTS`` of q + 1 times and found false ``CAUGHT`` of q times. The pile is the one now: a
@@ -598,7 +598,7 @@ def _claim_weights(seat, pp, pile, t_cls, t_kind, t_val, trust, out):
             if q == seat[i] or pp[i, q, SAID_K] < 0:
                 continue
             doubted = pp[i, (q + 1) % nplayers, DOUBTS]
-            t = (trust * TRUST_WEIGHT + doubted - pp[i, q, CAUGHT]) / (TRUST_WEIGHT + doubted)
+            t = (trust * strength + doubted - pp[i, q, CAUGHT]) / (strength + doubted)
             true = count_animals(pile[i], pp[i, q, SAID_K], t_cls, t_kind, t_val) \
                 >= pp[i, q, SAID_N]
             w *= t if true else 1.0 - t
@@ -873,7 +873,8 @@ class BluffInZoo(Game):
         nothing it does not know."""
         out = np.empty(len(state.g), np.float64)
         _claim_weights(np.ascontiguousarray(seat, np.int64), state.pp, state.pile, state.t_cls,
-                       state.t_kind, state.t_val, np.float64(trust), out)
+                       state.t_kind, state.t_val, np.float64(trust), np.float64(TRUST_WEIGHT),
+                       out)
         return out
 
     # -- words
