@@ -217,6 +217,11 @@ class Search(Strategy):
             from . import get_strategy
 
             p = self.settings(game.id)
+            kinds = len(game.decision_kinds)
+            bad = [k for k in (p.kinds or []) if kinds and not 0 <= k < kinds]
+            if bad:
+                raise ValueError(f"search kinds: {game.id} has decision kinds 0 to {kinds - 1} "
+                                 f"({', '.join(game.decision_kinds)}), not {bad}")
             name, params = rollout_spec(game.id, p.rollout, p.rollout_params)
             rollout = helper(game, name, params, f"{self.label}.rollout")
             def make(nm, kw, which):

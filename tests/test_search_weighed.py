@@ -108,3 +108,9 @@ def test_game_defaults_fill_the_unset_knobs_only():
     assert Search(depth=0, weigh=None).settings("bluff_in_zoo").depth == 0
     assert Search(depth=0, weigh=None).settings("bluff_in_zoo").weigh is None
     assert Search().settings("jungle_thrills") == Search.Params()
+
+
+def test_kinds_outside_the_game_get_one_clear_error():
+    st = opening()
+    with pytest.raises(ValueError, match="decision kinds 0 to 3"):
+        _decide(Search(kinds=[7]), st, 0)
