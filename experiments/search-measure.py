@@ -9,6 +9,8 @@ files back into win share ± 95% half-width and the searcher's decisions per CPU
     .venv/bin/python experiments/search-measure.py GAME OPPONENT --mode search --budget 16 \\
         --games 300 [--objective margin] [--top-k 6 --prior greedy] [--rollout random] \\
         --out /work/measure/GAME.jsonl
+    .venv/bin/python experiments/search-measure.py GAME OPPONENT --knobs '{}' --games 600 \
+        --chunk 100 --out /work/measure/GAME.jsonl     # the game's own search defaults (SEARCH)
     .venv/bin/python experiments/search-measure.py --summary /work/measure/*.jsonl
 
 Rollouts (both modes): the game's BENCHMARK heuristic with its params (``--rollout NAME`` for
