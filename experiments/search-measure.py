@@ -9,6 +9,8 @@ files back into win share ± 95% half-width and the searcher's decisions per CPU
     .venv/bin/python experiments/search-measure.py GAME OPPONENT --mode search --budget 16 \\
         --games 300 [--objective margin] [--top-k 6 --prior greedy] [--rollout random] \\
         --out /work/measure/GAME.jsonl
+    .venv/bin/python experiments/search-measure.py GAME OPPONENT --knobs '{}' --games 600 \
+        --chunk 100 --out /work/measure/GAME.jsonl     # the game's own search defaults (SEARCH)
     .venv/bin/python experiments/search-measure.py --summary /work/measure/*.jsonl
 
 Rollouts (both modes): the game's BENCHMARK heuristic with its params (``--rollout NAME`` for
@@ -43,6 +45,10 @@ OPPONENT_PARAMS = {("duck_duck_bruce", "stop_at"): {"cards": 2},
 def searcher(args):
     """The timed search player and the label of its row."""
     base = Ismcts if args.mode == "ismcts" else Search
+    if args.knobs is not None:  # the game's own defaults, but for these knobs
+        knobs = json.loads(args.knobs)
+        me, spent = timed(base, **knobs)
+        return me, spent, "defaults", knobs
     name, params = rollout_spec(args.game, args.rollout, {})
     common = dict(objective=args.objective, rollout=name, rollout_params=params)
     if args.mode == "ismcts":
@@ -62,7 +68,8 @@ def run(args):
     P = args.players
     # warm-up (not recorded): one game at budget 1, so that compiling (a numba cache made stale
     # by an edit of the game) is not timed as deciding
-    warm = argparse.Namespace(**{**vars(args), "budget": 1})
+    warm = argparse.Namespace(**{**vars(args), "budget": 1,
+                                 "knobs": None if args.knobs is None else '{"rollouts": 1}'})
     me, _, _, _ = searcher(warm)
     play_batch(game, rules, P, [me, get_strategy(args.game, args.opponent)(**opp_params)],
                np.eye(1, P, dtype=np.int64) ^ 1, game_keys(16, P, np.array([10**6])))
@@ -91,7 +98,8 @@ def run(args):
 
 def key(r):
     return (r["game"], r["opponent"], r["mode"], r["budget"], r["objective"], r["top_k"],
-            r["rollout"])
+            r["rollout"] if r["rollout"] != "defaults" else
+            "defaults " + json.dumps(r["rollout_params"], sort_keys=True))
 
 
 def summary(paths):
@@ -141,6 +149,9 @@ def main(argv):
     ap.add_argument("--top-k", type=int, default=0)
     ap.add_argument("--prior", default=None)
     ap.add_argument("--rollout", default="benchmark")
+    ap.add_argument("--knobs", default=None, help=(
+        "JSON: the search with the game's own defaults (SEARCH) but for these knobs (budget, "
+        "objective, rollout, top-k and prior are then ignored); '{}': the defaults"))
     ap.add_argument("--out", default="/work/measure/search.jsonl")
     ap.add_argument("--summary", nargs="*")
     args = ap.parse_args(argv)

@@ -86,3 +86,10 @@ class Guesser(HuntStrategy):
 
 STRATEGIES = [Rememberer, Prober, Guesser]
 BENCHMARK = {"strategy": "rememberer", "params": {"recall": 1.0}, "players": 3}
+# The search player's knobs in this game (strategies/search.py reads them where a player leaves
+# a knob unset), chosen by the measured table in docs/search.md ("Per-game defaults"): the two
+# moves rememberer likes best, 8 steps on and scored by the margin. It only matches rememberer
+# (no budget, depth or objective measured gets ahead), but plays far better than the generic
+# defaults (random rollouts, every legal action).
+SEARCH = {"rollouts": 32, "top_k": 2, "prior": "rememberer", "rollout": "benchmark",
+          "depth": 8, "objective": "margin"}

@@ -97,3 +97,10 @@ class Doubter(_BluffStrategy):
 
 STRATEGIES = [Honest, Bluffer, Doubter]
 BENCHMARK = {"strategy": "doubter", "params": {}}
+# The search player's knobs in this game (strategies/search.py reads them where a player leaves
+# a knob unset), chosen by the measured table in docs/search.md ("Per-game defaults"): worlds
+# weighed by the claims (an honest-leaning model of the others, moved by their doubted claims),
+# only the doubt searched (searching the claim's number too did worse), honest for the rest and
+# in the rollouts.
+SEARCH = {"rollouts": 32, "depth": 4, "objective": "margin", "rollout": "honest",
+          "kinds": [0], "elsewhere": "honest", "weigh": 0.9}

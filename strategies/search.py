@@ -56,6 +56,24 @@ class SearchParams(BaseModel):
         "breaks the other's ties)"))
     max_worlds: int = Field(65536, ge=1, description=(
         "worlds played out at once (more observed games are searched in chunks)"))
+    kinds: list[int] | None = Field(None, description=(
+        "the decision kinds searched (the observation's kind: `safari-sim strategies GAME "
+        "--actions` names them); the others are played by `elsewhere` (none: every decision "
+        "is searched)"))
+    elsewhere: str | None = Field(None, description=(
+        "strategy of the game playing the decisions whose kind is not in `kinds` (none: the "
+        "rollout strategy)"))
+    elsewhere_params: dict[str, Any] = Field({}, description="the elsewhere strategy's knobs")
+    race: int = Field(0, ge=0, le=4096, description=(
+        "more worlds per candidate where the best two candidates are close after the first "
+        "`rollouts` (less than `race_z` standard errors apart): rollouts go to the close "
+        "decisions (0: none)"))
+    race_z: float = Field(1.0, ge=0, description=(
+        "how close (in standard errors of the difference) the best two must be for `race`"))
+    weigh: float | None = Field(None, gt=0, lt=1, description=(
+        "weigh each world by how likely the other seats' public statements (claims) are in it "
+        "when each is true with this chance (Game.world_weights; Bayes' rule): worlds where "
+        "the claims are true count more (none: every world counts the same)"))
 
 
 def searched_game(worlds, who: str):
@@ -155,64 +173,121 @@ def world_results(game, state, seat) -> tuple[np.ndarray, np.ndarray]:
     return win, margin
 
 
+def game_defaults(game_id: str) -> dict[str, Any]:
+    """The search knobs a game's strategies module chose by measurement (its ``SEARCH``:
+    docs/search.md has the table), used where the player's own params leave a knob unset."""
+    try:
+        mod = importlib.import_module(f"strategies.{game_id}")
+    except ModuleNotFoundError:
+        return {}
+    return dict(getattr(mod, "SEARCH", {}))
+
+
 class Search(Strategy):
     name = "search"
     summary = ("determinized Monte Carlo search: plays `rollouts` dealt worlds to the end per "
-               "candidate action with the `rollout` strategy, picks the best mean result")
+               "candidate action with the `rollout` strategy, picks the best mean result "
+               "(a game's own defaults, chosen by measurement, fill the knobs left unset)")
     Params = SearchParams
     wants_worlds = True
 
     def __init__(self, **params: Any):
         super().__init__(**params)
-        self._helpers: dict[str, tuple[Any, Any]] = {}
+        self._helpers: dict[str, tuple[Any, ...]] = {}
         self._batch = None
 
     def reset(self, batch: int, n_players: int) -> None:
         self._batch = (batch, n_players)
-        for prior, _ in self._helpers.values():
-            if prior is not None:
-                prior.reset(batch, n_players)
+        for _, prior, _, other in self._helpers.values():
+            for s in (prior, other):
+                if s is not None:
+                    s.reset(batch, n_players)
 
-    def _strategies(self, game) -> tuple[Any, Any]:
-        """(prior or None, rollout) for this game, built on first use."""
+    def settings(self, game_id: str) -> SearchParams:
+        """The knobs this player searches ``game_id`` with: the game's defaults (``SEARCH``),
+        then every knob set on the player."""
+        return SearchParams(**{**game_defaults(game_id),
+                               **self.params.model_dump(exclude_unset=True)})
+
+    def _strategies(self, game) -> tuple[Any, Any, Any, Any]:
+        """(settings, prior or None, rollout, elsewhere or None) for this game, built on
+        first use."""
         got = self._helpers.get(game.id)
         if got is None:
             from . import get_strategy
 
-            p = self.params
+            p = self.settings(game.id)
+            kinds = len(game.decision_kinds)
+            bad = [k for k in (p.kinds or []) if kinds and not 0 <= k < kinds]
+            if bad:
+                raise ValueError(f"search kinds: {game.id} has decision kinds 0 to {kinds - 1} "
+                                 f"({', '.join(game.decision_kinds)}), not {bad}")
             name, params = rollout_spec(game.id, p.rollout, p.rollout_params)
             rollout = helper(game, name, params, f"{self.label}.rollout")
-            prior = None
-            if p.prior is not None:
-                prior = get_strategy(game.id, p.prior)(**p.prior_params)
-                prior.label = f"{self.label}.prior"
+            def make(nm, kw, which):
+                s = get_strategy(game.id, nm)(**kw)
+                s.label = f"{self.label}.{which}"
                 if self._batch is not None:
-                    prior.reset(*self._batch)
-            got = self._helpers[game.id] = (prior, rollout)
+                    s.reset(*self._batch)
+                return s
+
+            prior = None if p.prior is None else make(p.prior, p.prior_params, "prior")
+            other = (None if p.elsewhere is None else
+                     make(p.elsewhere, p.elsewhere_params, "elsewhere"))
+            got = self._helpers[game.id] = (p, prior, rollout, other)
         return got
 
     def act(self, obs, legal, rng, worlds=None):
         game = searched_game(worlds, "search")
-        check_depth(game, "search", self.params.depth)
-        prior, rollout = self._strategies(game)
+        p, prior, rollout, other = self._strategies(game)
+        check_depth(game, "search", p.depth)
         legal = np.asarray(legal)
+        if p.kinds is not None:
+            # decisions of the kinds not searched: the elsewhere (or rollout) strategy's, from
+            # the same seat streams, before any key is drawn for the searched ones
+            off = ~np.isin(np.asarray(obs.kind), p.kinds)
+            if off.any():
+                out = np.zeros(len(legal), np.int64)
+                rows = np.flatnonzero(off)
+                out[rows] = self._play_as(other or rollout, obs.take(rows),
+                                          np.take(legal, rows, axis=0), rng.take(rows),
+                                          worlds.take(rows))
+                rows = np.flatnonzero(~off)
+                if rows.size:
+                    out[rows] = self._search(game, p, prior, rollout, obs.take(rows),
+                                             np.take(legal, rows, axis=0), rng.take(rows),
+                                             worlds.take(rows))
+                return out
+        return self._search(game, p, prior, rollout, obs, legal, rng, worlds)
+
+    @staticmethod
+    def _play_as(strategy, obs, legal, rng, worlds):
+        """``strategy``'s own actions in these games (a compiled heuristic decides in the real
+        game, held to the seat's knowledge as everywhere)."""
+        shown = legal.copy()
+        shown.flags.writeable = False
+        if getattr(strategy, "reads_state", False):
+            return np.asarray(worlds.decide(strategy, rng, shown), np.int64)
+        return np.asarray(strategy.act(obs, shown, rng), np.int64)
+
+    def _search(self, game, p, prior, rollout, obs, legal, rng, worlds):
         base = seed_keys(rng)  # first: the same two draws per game whatever else happens
-        cand = self._candidates(obs, legal, rng, prior, worlds)
+        cand = self._candidates(p, obs, legal, rng, prior, worlds)
         # [2, n, W]: the objective's mean, then the other one's (the tie-break)
         value = np.where(cand, 0.0, -np.inf)[None].repeat(2, axis=0)  # forced: the one candidate
         # only games with a real choice are searched
         open_ = np.flatnonzero(cand.sum(axis=1) > 1)
         if open_.size:
-            per_game = cand[open_].sum(axis=1) * self.params.rollouts
+            per_game = cand[open_].sum(axis=1) * p.rollouts
             ends = np.cumsum(per_game)
             start = 0
             while start < open_.size:  # chunks of whole games, at most max_worlds worlds each
                 first = ends[start] - per_game[start]
-                stop = max(start + 1, int(np.searchsorted(ends, first + self.params.max_worlds,
+                stop = max(start + 1, int(np.searchsorted(ends, first + p.max_worlds,
                                                           side="right")))
                 rows = open_[start:stop]
-                value[:, rows] = self._evaluate(game, worlds, rows, cand[rows], base[rows],
-                                                rollout)
+                value[:, rows] = self._race(p, game, worlds, rows, cand[rows], base[rows],
+                                            rollout)
                 start = stop
         # the best mean; among equals the best of the other measure (a seat that loses every
         # world still prefers losing by less), then the seat's stream
@@ -221,9 +296,9 @@ class Search(Strategy):
         ties &= second >= second.max(axis=1, keepdims=True)
         return random_legal(ties, rng)  # ties broken by the seat's stream
 
-    def _candidates(self, obs, legal, rng, prior, worlds) -> np.ndarray:
+    def _candidates(self, p, obs, legal, rng, prior, worlds) -> np.ndarray:
         """bool[n, W]: the actions to search in each observed game."""
-        k = self.params.top_k
+        k = p.top_k
         if k == 0:
             return legal.copy()
         n = len(legal)
@@ -247,35 +322,77 @@ class Search(Strategy):
             left[rows[some], a[some]] = False
         return cand
 
-    def _evaluate(self, game, worlds, rows, cand, base, rollout) -> np.ndarray:
+    def _race(self, p, game, worlds, rows, cand, base, rollout) -> np.ndarray:
         """float[2, len(rows), W]: the mean result of each candidate of observed games ``rows``
-        by the objective, then by the other measure (win share or margin)."""
-        r = self.params.rollouts
+        by the objective, then by the other measure; with ``race``, the games whose best two
+        candidates are close (their means less than ``race_z`` standard errors apart) play
+        ``race`` more worlds per candidate, and their means are over all the worlds played."""
+        sums = self._evaluate(p, game, worlds, rows, cand, base, rollout, 0, p.rollouts)
+        if p.race > 0:
+            mean, _, sq, tot = self._means(sums, cand)
+            close = np.flatnonzero(self._close(mean, sq, tot, cand, p.race_z))
+            if close.size:
+                sums[:, close] += self._evaluate(p, game, worlds, rows[close], cand[close],
+                                                 base[close], rollout, p.rollouts, p.race)
+        mean, other, _, _ = self._means(sums, cand)
+        return np.stack([mean, other])
+
+    @staticmethod
+    def _means(sums, cand):
+        """(objective mean, other mean, mean square of the objective, weight) per candidate."""
+        tot = np.where(cand, sums[3], 1.0)
+        mean = np.where(cand, sums[0] / tot, -np.inf)
+        other = np.where(cand, sums[1] / tot, -np.inf)
+        return mean, other, np.where(cand, sums[2] / tot, 0.0), tot
+
+    @staticmethod
+    def _close(mean, sq, tot, cand, z):
+        """bool[n]: games whose best and second-best candidates are at most ``z`` standard
+        errors of their difference apart (the worlds' spread, as if independent: common worlds
+        only make the true error smaller; equal means are always close)."""
+        order = np.argsort(-mean, axis=1)
+        i = np.arange(len(mean))
+        a, b = order[:, 0], order[:, 1]
+        var = np.maximum(sq - np.where(cand, mean, 0.0) ** 2, 0.0) / tot
+        gap = mean[i, a] - mean[i, b]
+        return (cand.sum(axis=1) > 1) & (gap <= z * np.sqrt(var[i, a] + var[i, b]))
+
+    def _evaluate(self, p, game, worlds, rows, cand, base, rollout, first_world: int,
+                  r: int) -> np.ndarray:
+        """float[4, len(rows), W]: over worlds ``first_world`` .. ``first_world + r - 1`` of
+        each candidate of observed games ``rows``, the sums of the objective's result, of the
+        other measure's (win share or margin), of the objective's square and of the worlds'
+        weights; with ``weigh``, each world's results count by its weight
+        (``Game.world_weights``), else 1."""
         gi, act = np.nonzero(cand)             # one entry per (game, candidate)
         gi = np.repeat(gi, r)
         act = np.repeat(act, r)
         rep = np.tile(np.arange(r), len(gi) // r)
-        # world r of a game is the same deal for every candidate (common random numbers)
-        deal = world_keys(base, np.arange(r)[None, :].repeat(len(base), 0), DEAL)
-        keys = deal[gi, rep]
+        # world j of a game is the same deal for every candidate (common random numbers)
+        numbers = np.arange(first_world, first_world + r)[None, :].repeat(len(base), 0)
+        keys = world_keys(base, numbers, DEAL)[gi, rep]
         w = worlds.deal(rows[gi], keys)
         seat = np.take(worlds.seat, rows[gi])
         m = len(gi)
-        p = worlds.n_players
+        n_players = worlds.n_players
+        # what the others said, read in each world before anything is played in it
+        weight = (np.ones(m) if p.weigh is None else
+                  np.asarray(game.world_weights(w, seat, p.weigh), np.float64))
         game.step(w, act)
-        seat_keys = world_keys(base, np.arange(r * p)[None, :].repeat(len(base), 0), SEATS)
-        seat_rs = seat_keys.reshape(len(base), r, p)[gi, rep].reshape(-1).copy()
-        rollout.reset(m, p)
+        seats = (first_world * n_players + np.arange(r * n_players))[None, :]
+        seat_keys = world_keys(base, seats.repeat(len(base), 0), SEATS)
+        seat_rs = seat_keys.reshape(len(base), r, n_players)[gi, rep].reshape(-1).copy()
+        rollout.reset(m, n_players)
         # to the end, or ``depth`` steps of the loop (every world steps together: each plays
         # exactly that many, whatever else is in its chunk)
-        play_on(game, w, [rollout], np.zeros((m, p), np.int64), seat_rs, rules=worlds.rules,
-                stop=after_steps(self.params.depth))
+        play_on(game, w, [rollout], np.zeros((m, n_players), np.int64), seat_rs,
+                rules=worlds.rules, stop=after_steps(p.depth))
         win, margin = world_results(game, w, seat)
-        first, other = (win, margin) if self.params.objective == "win" else (margin, win)
-        mean = np.zeros((2,) + cand.shape)
-        np.add.at(mean[0], (gi, act), first)
-        np.add.at(mean[1], (gi, act), other)
-        return np.where(cand[None], mean / r, -np.inf)
+        first, other = (win, margin) if p.objective == "win" else (margin, win)
+        sums = np.zeros((4,) + cand.shape)
+        for k, v in enumerate((first, other, first * first, np.ones(m))):
+            np.add.at(sums[k], (gi, act), weight * v)
+        return sums
 
 
 STRATEGIES = [Search]

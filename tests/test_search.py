@@ -433,8 +433,35 @@ def test_search_rollout_benchmark_is_the_games_bench_heuristic():
     game = get_game("duck_duck_bruce")
     s = Search(rollout="benchmark", rollout_params={"cards": 4})
     s.label = "s"
-    _, rollout = s._strategies(game)
+    _, _, rollout, _ = s._strategies(game)
     assert type(rollout).name == ddb.BENCHMARK["strategy"]
     assert rollout.params.cards == 4
-    _, plain = Search()._strategies(game)
+    _, _, plain, _ = Search()._strategies(game)
     assert type(plain).name == "random"
+
+
+def test_race_plays_more_worlds_only_where_the_best_two_are_close():
+    """`race`: after the first `rollouts` worlds, the games whose best two candidates are
+    within `race_z` standard errors get `race` more worlds, worlds rollouts .. rollouts + race
+    - 1 of the same numbering: their means are those of one search with rollouts + race worlds;
+    the other games keep the first means."""
+    game = DDB
+    rules = DDB.make_rules(rounds=1)
+    keys = game_keys(8, 3, 12)
+    state = game.init(rules, 3, keys.deal)
+    mover = np.asarray(game.to_move(state))
+    idx = np.flatnonzero(mover >= 0)
+    worlds = Worlds(game, rules, 3, state, idx, mover[idx].copy())
+    legal = np.asarray(game.legal(state))[idx]
+    base = seed_keys(SeatRandom(keys.seat.reshape(-1).copy(), idx * 3 + mover[idx]))
+    rows = np.arange(idx.size)
+    s = Search(rollouts=4, race=12, race_z=0.5, rollout="stop_at", rollout_params={"cards": 3})
+    p, _, rollout, _ = s._strategies(game)
+    first = s._evaluate(p, game, worlds, rows, legal, base, rollout, 0, 4)
+    mean, _, sq, tot = s._means(first, legal)
+    close = s._close(mean, sq, tot, legal, 0.5)
+    assert 0 < close.sum() < len(close)   # some games close, some not, at this position
+    raced = s._race(p, game, worlds, rows, legal, base, rollout)
+    whole = s._means(s._evaluate(p, game, worlds, rows, legal, base, rollout, 0, 16), legal)
+    assert np.array_equal(raced[0][close], whole[0][close])
+    assert np.array_equal(raced[0][~close], mean[~close])

@@ -331,6 +331,16 @@ class Game(abc.ABC):
         equals its observation of the real game."""
         raise NotImplementedError(f"{self.id} cannot deal worlds for search yet")
 
+    def world_weights(self, state: Any, seat: np.ndarray, trust: float) -> np.ndarray:
+        """float64[B]: how likely what the other seats said is in each world of ``state``, for
+        the seat ``seat[i]`` that deals world i (a search weighs its worlds by it, Bayes' rule:
+        a world where a claim is true counts ``trust / (1 - trust)`` times one where it is
+        false), under an honest-leaning model of them: each public statement of another seat
+        (a claim, a bid) that the world could make false is true with chance ``trust``. A read
+        of the worlds, before anything is played in them. Games where no seat says anything
+        about hidden cards weigh every world alike (the default)."""
+        return np.ones(len(np.asarray(seat)), np.float64)
+
 
 # ---- rules overrides ---------------------------------------------------------------------
 

@@ -577,6 +577,35 @@ def _determinize(seat, g, pp, deck, hand, placed, pile, taken, comp, rs, pool):
                 left += 1
 
 
+# How many claims the prior chance that a player's claim is true (``world_weights``' trust)
+# counts for, against that player's claims a doubt has shown true or false
+TRUST_WEIGHT = 4.0
+
+
+@njit(cache=True)
+def _claim_weights(seat, pp, pile, t_cls, t_kind, t_val, trust, strength, out):
+    """out[i]: for ``seat[i]``, the product over every other player's latest claim this round
+    (public: SAID_N, SAID_K) of t where world i's discard pile makes it true, else 1 - t; t is
+    that player's chance of a true claim: ``trust``, counted as ``strength`` claims, and the
+    player's claims doubted so far (public: the doubt shows the pile), true or false. Every
+    doubt is of the doubter's right-hand neighbour's claim, so player q's claims were doubted
+    ``DOUBTS`` of q + 1 times and found false ``CAUGHT`` of q times. The pile is the one now: a
+    claim made a turn or two ago named a pile of fewer cards (which of the later cards came
+    after it is hidden), so this reads an earlier claim a little more kindly."""
+    nplayers = pp.shape[1]
+    for i in range(seat.shape[0]):
+        w = 1.0
+        for q in range(nplayers):
+            if q == seat[i] or pp[i, q, SAID_K] < 0:
+                continue
+            doubted = pp[i, (q + 1) % nplayers, DOUBTS]
+            t = (trust * strength + doubted - pp[i, q, CAUGHT]) / (strength + doubted)
+            true = count_animals(pile[i], pp[i, q, SAID_K], t_cls, t_kind, t_val) \
+                >= pp[i, q, SAID_N]
+            w *= t if true else 1.0 - t
+        out[i] = w
+
+
 @dataclass
 class Obs(Observation):
     """What the player to move knows. Per-player arrays are rotated: index 0 is this player,
@@ -862,6 +891,18 @@ class BluffInZoo(Game):
         _determinize(np.asarray(seat, np.int64), w.g, w.pp, w.deck, w.hand, w.placed, w.pile,
                      w.taken, state.comp, w.rs, pool)
         return w
+
+    def world_weights(self, state: State, seat: np.ndarray, trust: float) -> np.ndarray:
+        """The claims of this round (docs/rules/bluff_in_zoo.md, "Worlds for search"): each
+        other player's latest claim is true with chance ``trust`` (an honest-leaning model of
+        them), moved towards the share of that player's doubted claims that were true (the
+        round's earlier claims of a player are beaten by its latest). The seat's own claims say
+        nothing it does not know."""
+        out = np.empty(len(state.g), np.float64)
+        _claim_weights(np.ascontiguousarray(seat, np.int64), state.pp, state.pile, state.t_cls,
+                       state.t_kind, state.t_val, np.float64(trust), np.float64(TRUST_WEIGHT),
+                       out)
+        return out
 
     # -- words
     def describe(self, state: State, i: int) -> str:
