@@ -21,10 +21,11 @@ system-run:
 run: $(STAMP) system-run
 	$(BIN)/safari-sim run experiments/quickstart.yaml
 
-# numba kernels compiled once, one game at a time, then the tests on both cores (pytest-xdist)
+# numba kernels compiled once, one game at a time, then the tests on both cores (pytest-xdist),
+# the 25 slowest named at the end (what to move behind the slow marker)
 test: $(STAMP) system
 	$(BIN)/python -m safari_sim.warm
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --durations=25
 
 bench: $(STAMP)
 	$(BIN)/safari-sim bench
