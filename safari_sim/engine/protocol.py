@@ -203,6 +203,11 @@ class Game(abc.ABC):
     lower_score_wins: ClassVar[bool] = False
     # Names of the decision kinds, indexed by the ``kind`` field of the observation.
     decision_kinds: ClassVar[tuple[str, ...]] = ()
+    # The game's own measures: the per-game ``Outcome.stats`` columns its rules notes list
+    # under "Measures" (docs/rules/<id>.md). ``compare`` shows each as a line and
+    # ``sensitivity`` screens it, as they do the designer's ``measures:`` (stats.dataset
+    # .measure_columns reads both).
+    measures: ClassVar[tuple[str, ...]] = ()
 
     # ---- rules -------------------------------------------------------------------------
     def make_rules(self, overrides: dict[str, Any] | None = None, **fields: Any) -> Any:

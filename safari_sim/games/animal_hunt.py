@@ -612,6 +612,7 @@ class Obs(Observation):
 
 class AnimalHunt(Game):
     id = "animal_hunt"
+    measures = ("ended_by_hand", "points_unwon", "ducky_decided")
     name = "Animal Hunt"
     min_players = 2
     max_players = 4

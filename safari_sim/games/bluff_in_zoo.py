@@ -701,6 +701,7 @@ class Obs(Observation):
 
 class BluffInZoo(Game):
     id = "bluff_in_zoo"
+    measures = ("ended_by_deck", "most_honest_points", "cards_untaken")
     name = "Bluff in Zoo"
     min_players = 2
     max_players = 6

@@ -1213,6 +1213,7 @@ def _fix(poss: np.ndarray, size: np.ndarray, X: int, P: int) -> np.ndarray:
 
 class Deducktion(Game):
     id = "deducktion"
+    measures = ("missing_found", "guesses_decided")
     name = "Deducktion"
     min_players = 2
     max_players = 5

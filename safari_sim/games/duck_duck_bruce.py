@@ -743,6 +743,7 @@ def _reused(shape: tuple[int, ...], dtype, fill=None) -> np.ndarray:
 
 class DuckDuckBruce(Game):
     id = "duck_duck_bruce"
+    measures = ("last_round_decided", "target_overshoot")
     name = "Duck Duck Bruce"
     min_players = 2
     max_players = 6

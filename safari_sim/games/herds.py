@@ -1409,6 +1409,7 @@ class Obs(Observation):
 
 class Herds(Game):
     id = "herds"
+    measures = ("hands", "full_herd_ends", "last_hand_decided", "target_overshoot")
     name = "Herds"
     min_players = 2
     max_players = 4

@@ -697,6 +697,7 @@ class Obs(Observation):
 
 class HiLoHijinks(Game):
     id = "hi_lo_hijinks"
+    measures = ("ducky_decided", "tied_majorities")
     name = "Hi-Lo Hijinks"
     min_players = 2
     max_players = 4

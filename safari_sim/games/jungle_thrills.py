@@ -974,6 +974,7 @@ class Obs(Observation):
 
 class JungleThrills(Game):
     id = "jungle_thrills"
+    measures = ("pairs_stranded", "points_unwon")
     name = "Jungle Thrills"
     min_players = 2
     max_players = 6

@@ -884,6 +884,7 @@ class Obs(Observation):
 
 class PaperSafari(Game):
     id = "paper_safari"
+    measures = ("rounds", "runner_up_cards")
     name = "Paper Safari"
     min_players = 2
     max_players = 5

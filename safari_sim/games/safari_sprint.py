@@ -914,6 +914,7 @@ def card_type(suit: int, value: int) -> int:
 
 class SafariSprint(Game):
     id = "safari_sprint"
+    measures = ("explorer_races_won", "last_race_decided", "shared_victory")
     name = "Safari Sprint"
     min_players = 3
     max_players = 5

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .dataset import load_experiment, scan
+from .dataset import load_experiment, measure_columns, scan
 from .design import LEVEL, cluster_means, holm, z_pvalue
 from .intervals import z_value
 
@@ -124,8 +124,8 @@ def points_available(exp: dict[str, Any], variant: dict[str, Any]) -> float | No
 
 def _summaries(lf: pl.LazyFrame, experiment: dict[str, Any] | None = None,
                measures: list[str] = ()) -> pl.DataFrame:
-    """Per variant: rows (measure, kind, n, mean, var) for each headline number and each of the
-    designer's ``measures`` (dataset columns); ``var`` is the sampling variance of the mean
+    """Per variant: rows (measure, kind, n, mean, var) for each headline number and each of
+    ``measures`` (dataset columns: the game's own and the designer's, ``measure_columns``); ``var`` is the sampling variance of the mean
     clustered by deal (design.cluster_means). A variant played in teams is read as teams
     (``teams.team_frame``): its partners' win rates and the first team's."""
     from . import teams
@@ -169,8 +169,10 @@ def moved(before: str | Path, after: str | Path, level: float = LEVEL) -> tuple[
     exp_a, exp_b = load_experiment(before), load_experiment(after)
     check_comparable(exp_a, exp_b)
     pairs = pair_variants(exp_a, exp_b)
-    measures = [m for m in exp_a.get("measures") or [] if m in (exp_b.get("measures") or [])]
-    sa, sb = _summaries(scan(before), exp_a, measures), _summaries(scan(after), exp_b, measures)
+    lf_a, lf_b = scan(before), scan(after)
+    in_b = measure_columns(exp_b, lf_b)
+    measures = [m for m in measure_columns(exp_a, lf_a) if m in in_b]
+    sa, sb = _summaries(lf_a, exp_a, measures), _summaries(lf_b, exp_b, measures)
     z = z_value()
     rows = []
     for va, vb in pairs:

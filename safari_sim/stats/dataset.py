@@ -58,6 +58,20 @@ def load_experiment(results: str | Path) -> dict[str, Any]:
         raise DatasetError(f"{path}: not valid JSON ({e})") from None
 
 
+def measure_columns(experiment: dict[str, Any], lf: pl.LazyFrame) -> list[str]:
+    """The run's measures that its dataset holds: the game's own (``Game.measures``, the
+    "Measures" of its rules notes), then the designer's (``measures:`` in the experiment file).
+    The one list ``compare`` and ``sensitivity`` read, so both kinds are treated alike."""
+    from safari_sim.games import get_game
+
+    try:
+        own = list(get_game(experiment["game"]).measures)
+    except KeyError:  # a game this version no longer ships: its designer's measures still count
+        own = []
+    schema = lf.collect_schema()
+    return [m for m in dict.fromkeys(own + list(experiment.get("measures") or [])) if m in schema]
+
+
 def stat_columns(lf: pl.LazyFrame) -> list[str]:
     """The game's own statistics: numeric columns beyond the ones every game writes."""
     schema = lf.collect_schema()

@@ -328,7 +328,8 @@ class Estimates:
 
 def _per_deal(lf: pl.LazyFrame, deals: np.ndarray | None, extra: list[str] = ()) -> tuple[np.ndarray, dict[str, np.ndarray], list[str], int]:
     """Per deal sums of what the measures need; rows in the order of ``deals``. ``extra``: the
-    designer's own measures (per-game dataset columns), measured as the drama numbers are."""
+    game's own and the designer's measures (per-game dataset columns, ``measure_columns``),
+    measured as the drama numbers are."""
     schema = lf.collect_schema()
     deal = pl.col("deal") if "deal" in schema else pl.col("game")
     drama = [c for c in list(DRAMA) + list(extra) if c in schema]
@@ -384,11 +385,11 @@ def estimates(folders: list[Path], seed: int = 0, reps: int = REPS) -> Estimates
     paired bootstrap replicates."""
     from . import scan
 
-    from .dataset import load_experiment
+    from .dataset import load_experiment, measure_columns
 
     from . import teams
 
-    extra = load_experiment(folders[0]).get("measures") or []
+    extra = measure_columns(load_experiment(folders[0]), scan(folders[0]))
     # a point played in teams: one row per team per game (the first team, pairs of partners)
     read = [teams.read_as_teams(scan(f), load_experiment(f)) for f in folders]
     in_teams = [bool(len(lay)) for _, lay in read]

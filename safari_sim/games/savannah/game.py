@@ -252,6 +252,7 @@ def _layout(g, board, up_pos, fd_pos, games, pos, card, fd):
 
 class Savannah(Game):
     id = "savannah"
+    measures = ("phase_two_points", "cards_unplayed")
     name = "Savannah"
     min_players = 2
     max_players = 3
