@@ -1032,3 +1032,36 @@ def test_compare_shows_safari_sprint_scores_as_a_share_when_the_series_is_shorte
         parallel: {jobs: 1, batch: 300}
     """
     _compare_rescaled(tmp_path, text, "races: 2", 45, 30)
+
+
+def test_compare_shows_the_games_own_measures_inside_the_correction(tmp_path):
+    """Jungle Thrills' own measures (Game.measures, docs/rules "Measures") are lines of compare
+    like a designer's: in the second version, with `hunt_first: false` more games end with pairs
+    nothing can complete,
+    and that line is among the numbers Holm corrects for."""
+    text = """
+        game: jungle_thrills
+        players: 3
+        games: 600
+        seed: 3
+        rules: {version: 2}
+        strategies: [{name: a, use: rememberer}, {name: b, use: leader_hunter}, {name: c, use: guesser}]
+        parallel: {jobs: 1, batch: 300}
+    """
+    a = write(tmp_path, text, "a.yaml")
+    b = write(tmp_path, text.replace("{version: 2}", "{version: 2, hunt_first: false}"), "b.yaml")
+    assert run_cli("run", a, "--output", tmp_path / "ra", "--quiet").exit_code == 0
+    assert run_cli("run", b, "--output", tmp_path / "rb", "--quiet").exit_code == 0
+    from safari_sim.stats.compare import moved
+    from safari_sim.stats.design import holm
+
+    _, changes = moved(tmp_path / "ra", tmp_path / "rb")
+    assert {"mean pairs_stranded", "mean points_unwon"} <= set(changes["measure"].to_list())
+    stranded = changes.filter(pl.col("measure") == "mean pairs_stranded").row(0, named=True)
+    ra = pl.read_parquet(tmp_path / "ra" / "**" / "*.parquet").filter(pl.col("seat") == 0)
+    assert np.isclose(stranded["before"], ra["pairs_stranded"].mean())
+    assert stranded["change"] > 0 and stranded["real"]
+    assert np.allclose(changes["p_holm"], holm(changes["p_value"].to_numpy()))
+    r = run_cli("compare", tmp_path / "ra", tmp_path / "rb")
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and "pairs_stranded" in text and f"{changes.height} numbers compared" in text

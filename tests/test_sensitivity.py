@@ -5,6 +5,7 @@ else, ``decoy`` and ``colour`` nothing at all)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
@@ -327,3 +328,27 @@ def test_a_designers_measure_is_screened_like_the_others(tmp_path):
     assert {(m["field"], round(m["effect"] / 2, 6)) for m in mine} == by
     assert any(m["detectable"] for m in mine if m["field"].startswith("length"))
     assert "double_length" in " ".join(r.output.split())
+
+
+def test_a_games_own_measure_is_screened_like_a_designers(tmp_path, monkeypatch):
+    """A statistic the game names among its measures (Game.measures) is screened as a designer's
+    is: here the game reports twice its length, so its effects are twice the length's."""
+    from synthetic_game import CoinRace
+
+    plain = CoinRace.outcome
+
+    def outcome(self, state):
+        o = plain(self, state)
+        return dataclasses.replace(o, stats={**o.stats, "double_turns": 2.0 * o.turns})
+
+    monkeypatch.setattr(CoinRace, "outcome", outcome)
+    monkeypatch.setattr(CoinRace, "measures", ("double_turns",))
+    path = experiment(tmp_path, games=600)
+    r = invoke("sensitivity", path, "--fields", "length,decoy", "--output", tmp_path / "out")
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "out" / "sensitivity.html").read_text()
+    own, turns = rows(html, "double_turns"), rows(html, "turns")
+    assert own and len(own) == len(turns)
+    by = {(t["field"], round(t["effect"], 6)) for t in turns}
+    assert {(m["field"], round(m["effect"] / 2, 6)) for m in own} == by
+    assert "double_turns" in " ".join(r.output.split())
