@@ -342,7 +342,7 @@ def test_a_games_own_measure_is_screened_like_a_designers(tmp_path, monkeypatch)
         return dataclasses.replace(o, stats={**o.stats, "double_turns": 2.0 * o.turns})
 
     monkeypatch.setattr(CoinRace, "outcome", outcome)
-    monkeypatch.setattr(CoinRace, "measures", ("double_turns",))
+    monkeypatch.setattr(CoinRace, "measures", ("double_turns",), raising=False)
     path = experiment(tmp_path, games=600)
     r = invoke("sensitivity", path, "--fields", "length,decoy", "--output", tmp_path / "out")
     assert r.exit_code == 0, r.output
