@@ -19,7 +19,8 @@ def ends_stranded(game):
     return 1 if stranded_pairs(game) else 0
 
 
-def points_unwon(game):
-    """points of the cards left in the centre's pairs at the end (nobody scores them)"""
+def centre_points(game):
+    """points of the cards left in the centre's pairs at the end (nobody scores them; the
+    game's own `points_unwon` counts every point no one won)"""
     value = game.position.card_value
     return sum(int(value[c]) for slot in game.position.pair for c in slot if c >= 0)

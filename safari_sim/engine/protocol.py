@@ -206,7 +206,7 @@ class Game(abc.ABC):
     # The game's own measures: the per-game ``Outcome.stats`` columns its rules notes list
     # under "Measures" (docs/rules/<id>.md). ``compare`` shows each as a line and
     # ``sensitivity`` screens it, as they do the designer's ``measures:`` (stats.dataset
-    # .measure_columns reads both).
+    # .measure_columns reads both). Per-game columns only: sensitivity reads seat 0's row.
     measures: ClassVar[tuple[str, ...]] = ()
 
     # ---- rules -------------------------------------------------------------------------
