@@ -71,7 +71,7 @@ def _best_reply(nr, ar, mr, nc, ac, mc, possible, phase, prm):
                           allowed(nc, ac, mc), _matching(nc, ac, mc), possible, phase, prm)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _best_reply_of(nr, alr, mrow, nc, alc, mcol, possible, phase, prm):
     """_best_reply from each line's length, the types it allows and those that match it."""
     m = alr & alc & possible
@@ -191,7 +191,7 @@ def _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces, limit)
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _run(board, b, p, d):
     """The face-up cards from p + d on along d (p excluded): (count, animal bits, number bits,
     the first space past them)."""
