@@ -198,7 +198,7 @@ def tables(state):
     return backs, np.array([first(COUNT_ONE), first(ALL_EQUAL), first(STOP)], np.int64)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _by_kind(v, t_cls, t_kind, t_val, nt, nk, a):
     """a[0, k], a[1, k], a[2, k]: the sums of v[t] * value, v[t] * value ** 2 and v[t] over the
     animal cards of kind k; a[., nk] over the wild cards. In float64, exact (v is float32)."""
@@ -220,7 +220,7 @@ def _by_kind(v, t_cls, t_kind, t_val, nt, nk, a):
         a[2, k] += x
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _columns(a, power, nk, out):
     """out[s, k]: the moments of state s (2 * one + equal) and kind k from ``_by_kind`` sums: the animals of kind k (of every kind when all animals are equal) and
     the wild cards, by value (one per card when all cards count 1). Exact sums, rounded once."""
@@ -320,14 +320,14 @@ def pile_model(b, p, trust, recall, mine_only, g, pp, hand, placed, taken, comp,
                 cards[t] = q[t] * msum
         # the spread: exact sums in float64, rounded once
         _by_kind(cards, t_cls, t_kind, t_val, nt, nk, am)
-        _columns(am, 2, nk, cm[1])
+        _columns(am, np.int64(2), nk, cm[1])
         e = cm[3]
         for s in range(4):
             for k in range(nk):
                 e[s, k] = f4(0)
         for o in range(no):
             _by_kind(qo[o], t_cls, t_kind, t_val, nt, nk, am)
-            _columns(am, 1, nk, cm[2])
+            _columns(am, np.int64(1), nk, cm[2])
             for s in range(4):
                 for k in range(nk):
                     mu = cm[2, s, k]
@@ -360,7 +360,7 @@ def pile_model(b, p, trust, recall, mine_only, g, pp, hand, placed, taken, comp,
     for t in range(nt):
         x[t] = mine[t] + cards[t]
     _by_kind(x, t_cls, t_kind, t_val, nt, nk, am)
-    _columns(am, 1, nk, cm[0])
+    _columns(am, np.int64(1), nk, cm[0])
     for s in range(4):
         for k in range(nk):
             z0[s, k] = (cm[0, s, k] + f4(0.5)) * inv_sd[s, k]
@@ -389,7 +389,7 @@ def min_raise(b, k, g, params):
     return low if low < cap + 1 else cap + 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def safest_raise(b, g, params, extra, w, inv_sd, z0, lut):
     """(count, kind): the smallest legal claim of the kind most likely to be true."""
     cap = params[P_MAXCLAIM]
@@ -536,9 +536,10 @@ def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr,
             u0 = chance.uniform(seat_rs, row)
             u1 = chance.uniform(seat_rs, row)
             bz.legal_row(b, g, hand, params, legal)
-            a = policy(kinds_of[k], kp[k], b, u0, u1, known, g, pp, hand, placed, taken, comp, params,
-                       t_cls, t_kind, t_val, legal, tb_backs, cards_of, sc, qo, mo, am, cm, w,
-                       inv_sd, z0, rev_of, extra, lut)
+            # int64 here and in _decide: one specialization of policy, not one for the literal 0
+            a = policy(kinds_of[k], kp[k], b, u0, u1, np.int64(known), g, pp, hand, placed, taken,
+                       comp, params, t_cls, t_kind, t_val, legal, tb_backs, cards_of, sc, qo, mo,
+                       am, cm, w, inv_sd, z0, rev_of, extra, lut)
             if a < 0 or a >= legal.shape[0] or not legal[a]:
                 out[1] = b + 1
                 return
@@ -602,9 +603,9 @@ def _decide(games, kind, kp, g, pp, hand, placed, taken, comp, params, t_cls, t_
         b = games[i]
         u0 = chance.uniform(seat_rs, i)
         u1 = chance.uniform(seat_rs, i)
-        out[i] = policy(kind, kp, b, u0, u1, 0, g, pp, hand, placed, taken, comp, params, t_cls,
-                        t_kind, t_val, legal[i], tb_backs, cards_of, sc, qo, mo, am, cm, w,
-                        inv_sd, z0, rev_of, extra, lut)
+        out[i] = policy(kind, kp, b, u0, u1, np.int64(0), g, pp, hand, placed, taken, comp,
+                        params, t_cls, t_kind, t_val, legal[i], tb_backs, cards_of, sc, qo, mo,
+                        am, cm, w, inv_sd, z0, rev_of, extra, lut)
 
 
 def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,

@@ -123,7 +123,7 @@ def _random_legal(u, lr, legal):
     return -1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _melds(b, p, nplayers, legal, lr, loc, g, params, meld_at, cnt):
     """The meldable number (legal row lr) with most cards held, when it has meld_at (or on the
     last turn, or adding to a meld); else stop melding."""
@@ -137,7 +137,7 @@ def _melds(b, p, nplayers, legal, lr, loc, g, params, meld_at, cnt):
     return A_MELD + best_n if best_n >= 0 else A_ASK
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _fewest_rank_card(b, p, loc, cnt, s0, off):
     """The hand card whose number the hand holds fewest of, ties by draws
     off .. off + 29 (one per card; only the hand's are read)."""
@@ -151,7 +151,7 @@ def _fewest_rank_card(b, p, loc, cnt, s0, off):
     return A_CARD + best_c
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _unseen_guess(b, p, nplayers, g, loc, hist, start, max_unseen, s0, off):
     """One of the animal's (obs.animal) never-seen numbers, drawn (off ..
     off + 5), if at most max_unseen are left."""
@@ -422,7 +422,7 @@ def _allowed_list(c0, c1, c2, scratch, qs):
     """The questions three flipped cards allow (obs.allowed), ascending, into qs; their number."""
     for a in range(A_QUESTION, A_QUESTION + N_QUESTIONS):
         scratch[0, a] = False
-    dk._legal_questions(0, c0, c1, c2, scratch)
+    dk._legal_questions(np.int64(0), c0, c1, c2, scratch)
     n = 0
     for q in range(N_QUESTIONS):
         if scratch[0, A_QUESTION + q]:
@@ -549,7 +549,8 @@ def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, lr, 
                     a = A_MELD + n
                     break
         if ph == GUESS:
-            a = _unseen_guess(b, p, nplayers, g, loc, hist, start, np.int64(kp[0]), s0, off)
+            a = _unseen_guess(b, p, nplayers, g, loc, hist, start, np.int64(kp[0]), s0,
+                              np.int64(off))
             off += NN
     elif kind == K_COLLECTOR:
         if ph == MELD:
@@ -583,20 +584,22 @@ def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, lr, 
             a = A_QUESTION + bq
             off += N_QUESTIONS
         elif ph == PASS or ph == GIVE:
-            a = _fewest_rank_card(b, p, loc, cnt, s0, off)
+            a = _fewest_rank_card(b, p, loc, cnt, s0, np.int64(off))
             off += NC
         elif ph == GUESS:
-            a = _unseen_guess(b, p, nplayers, g, loc, hist, start, np.int64(kp[1]), s0, off)
+            a = _unseen_guess(b, p, nplayers, g, loc, hist, start, np.int64(kp[1]), s0,
+                              np.int64(off))
             off += NN
     else:  # K_DEDUCER
         if ph == MELD:
             a = _melds(b, p, nplayers, legal, lr, loc, g, params, np.int64(kp[2]), cnt)
         if ph == PASS or ph == GIVE:
-            a = _fewest_rank_card(b, p, loc, cnt, s0, off)
+            a = _fewest_rank_card(b, p, loc, cnt, s0, np.int64(off))
             off += NC
         elif ph == TARGET or ph == QUESTION or ph == GUESS:
-            a = _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, params, kp, nq, qs,
-                        s0, off, size, poss, w, wkey, col, per, cnt, tsize)
+            a = _deduce(b, p, nplayers, ph, g, pp, loc, hist, start, qmask, params, kp,
+                        np.int64(nq), qs, s0, np.int64(off), size, poss, w, wkey, col, per, cnt,
+                        tsize)
             if ph != GUESS:
                 off += (nplayers - 1) * ASK_WIDTH
     seat_rs[r] = s0 + np.uint64(off) * _GOLDEN
@@ -625,7 +628,8 @@ def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmas
                 # obs.allowed of this turn's three flipped cards (obs.flipped), once a turn
                 if qturn != g[b, TURNS]:
                     i = g[b, QPOS]
-                    nq = _allowed_list(qdeck[b, i], qdeck[b, i + 1], qdeck[b, i + 2], scratch, qs)
+                    nq = _allowed_list(np.int64(qdeck[b, i]), np.int64(qdeck[b, i + 1]),
+                                      np.int64(qdeck[b, i + 2]), scratch, qs)
                     qturn = g[b, TURNS]
             a = policy(kinds[k], kp[k], b, m, nplayers, g, pp, loc, qdeck, hist, start, legal, b,
                        qmask, params, seat_rs, b * nplayers + m, nq, qs, size, poss, w, wkey,
@@ -679,7 +683,8 @@ def _decide(games, kind, kp, g, pp, loc, qdeck, hist, start, mover, legal, qmask
         nq = 0
         if kind == K_DEDUCER and (ph == TARGET or ph == QUESTION):
             j = g[b, QPOS]
-            nq = _allowed_list(qdeck[b, j], qdeck[b, j + 1], qdeck[b, j + 2], scratch, qs)
+            nq = _allowed_list(np.int64(qdeck[b, j]), np.int64(qdeck[b, j + 1]),
+                               np.int64(qdeck[b, j + 2]), scratch, qs)
         wkey[0] = -1
         out[i] = policy(kind, kp, b, mover[b], nplayers, g, pp, loc, qdeck, hist, start, legal,
                         i, qmask, params, seat_rs, i, nq, qs, size, poss, w, wkey, col, per, cnt,

@@ -274,17 +274,17 @@ def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, lb, p
                 return A_GIVE_DONE
             if legal[lb, A_CARD0 + give]:
                 return A_CARD0 + give
-            return _pick_cards(lb, legal, 1, table, focus, bonus, want)
+            return _pick_cards(lb, legal, np.int64(1), table, focus, bonus, want)
         if legal[lb, A_TRADE] and ok and bv >= kp[KP_TRADE]:
             return A_TRADE
         a = A_CARD0 + best if bv >= kp[KP_TAKE] else A_DECK
         return a if legal[lb, a] else _first_legal(lb, legal)
     if ph == K_TAKE:  # the most valuable card that still completes the total
-        return _pick_cards(lb, legal, 0, table, focus, bonus, want)
+        return _pick_cards(lb, legal, np.int64(0), table, focus, bonus, want)
     if ph == K_PASS:
         if kind == K_BLOCKER:  # pass_scores: -val - block * opponent_use
-            return _pick_cards(lb, legal, 2, table, focus, kp[KP_EXTRA], want)
-        return _pick_cards(lb, legal, 1, table, focus, bonus, want)  # least_valued
+            return _pick_cards(lb, legal, np.int64(2), table, focus, kp[KP_EXTRA], want)
+        return _pick_cards(lb, legal, np.int64(1), table, focus, bonus, want)  # least_valued
     return _first_legal(lb, legal)
 
 

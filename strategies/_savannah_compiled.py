@@ -112,7 +112,7 @@ def _limit(p, w, bv, tie):
     return t
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was, spaces, qd, pos,
               sc):
     """The first candidate of the best points - w * threat (``lookahead.threat_one``: the most
@@ -141,7 +141,7 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
                 continue
             q = np.int64(cells[j])
             if q != last:
-                LA.q_lines_listed(board, b, q, S, qd, pos, sc, LA.NEED_MATCH)
+                LA.q_lines_listed(board, b, q, S, qd, pos, sc, np.int64(LA.NEED_MATCH))
                 last = q
             p = np.int64(pts[j])
             th = LA.threat_one(board, b, q, np.int64(cards[j]), phase, possible, prm, qd, gone,
@@ -153,7 +153,7 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
     return best
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, pos, sc, w, hib):
     """The first candidate of the best points + w * new unplayable spaces (anywhere on the
     table, ``lookahead.unplayable_one``), as ``_first_best_plus`` of

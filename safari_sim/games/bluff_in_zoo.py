@@ -180,7 +180,7 @@ def card_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 
 # ---- Setup ------------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _draw_to_hand(b, p, k, g, pp, deck, hand):
     for _ in range(k):
         t = deck[b, g[b, POS]]
@@ -189,7 +189,7 @@ def _draw_to_hand(b, p, k, g, pp, deck, hand):
         pp[b, p, HAND_N] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _start_round(b, starter, g, ev):
     """The holder of the starting player card opens the round: place a card, claim exactly
     ``first_claim`` animals."""
@@ -209,9 +209,9 @@ def _init(g, pp, deck, hand, ev, params):
     nplayers = params[P_PLAYERS]
     for b in range(g.shape[0]):
         for p in range(nplayers):
-            _draw_to_hand(b, p, params[P_HAND], g, pp, deck, hand)
+            _draw_to_hand(b, p, np.int64(params[P_HAND]), g, pp, deck, hand)
             pp[b, p, SAID_K] = -1
-        _start_round(b, 0, g, ev)
+        _start_round(b, np.int64(0), g, ev)
 
 
 # ---- How to Play ------------------------------------------------------------------------------
@@ -353,7 +353,7 @@ def _legal(g, hand, params, nactions):
 
 # ---- Doubting ---------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _doubt(b, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind, t_val, params):
     """Flip the pile open and count the claimed kind: a true claim costs the doubter the pile,
     a lie costs the claimant."""
@@ -450,9 +450,9 @@ def _end_turn(b, taker, g, pp, deck, hand, placed, pile, taken, ev, dr, params):
         starter = (g[b, STARTER] + 1) % nplayers
     for i in range(nplayers):  # refill clockwise from the new starting player
         p = (starter + i) % nplayers
-        _draw_to_hand(b, p, params[P_HAND] - pp[b, p, HAND_N], g, pp, deck, hand)
+        _draw_to_hand(b, p, np.int64(params[P_HAND] - pp[b, p, HAND_N]), g, pp, deck, hand)
     log_event(ev, g, NEV, b, E_REFILL, -1, params[P_CARDS] - g[b, POS], 0, 0, 0)
-    _start_round(b, starter, g, ev)
+    _start_round(b, np.int64(starter), g, ev)
 
 
 # ---- What a player knows ----------------------------------------------------------------------

@@ -235,7 +235,7 @@ def _can_meld(b, p, n, loc, params):
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _meldable(b, p, loc, params):
     for n in range(NN):
         if _can_meld(b, p, n, loc, params):
@@ -273,7 +273,7 @@ def _end_of_questions(b, g, loc, ev, params):
     log_event(ev, g, NEV, b, E_END, -1, g[b, TURNS], 0, 0, 0)
     if params[P_FINAL] != 0:
         g[b, FINAL] = 1
-        _next_final_meld(b, g, loc, ev, params, 0)
+        _next_final_meld(b, g, loc, ev, params, np.int64(0))
     else:
         _start_guesses(b, g, ev)
 
@@ -313,13 +313,13 @@ def _start_turn(b, g, pp, loc, qdeck, pile, hist, ev, rs, params):
     # two_player_reserve 'draw_when_empty' (not printed): an empty hand draws one reserve card
     if params[P_DRAW] == DRAW_EMPTY and pp[b, p, HAND_N] == 0:
         _draw(b, p, g, pp, loc, pile, hist, ev)
-    if _meldable(b, p, loc, params):
+    if _meldable(b, np.int64(p), loc, params):
         g[b, PHASE] = MELD
     else:
         _enter_ask(b, g, qdeck, ev, params)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _enter_ask(b, g, qdeck, ev, params):
     """Asking Your Question: flip the top three question cards, choose a player, two cards."""
     i = g[b, QPOS]
@@ -410,7 +410,7 @@ def apply_action(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, pa
         hist[b, i, 6] = m
         g[b, NH] = i + 1
         log_event(ev, g, NEV, b, E_MELD, p, n, k, had, 0)
-        if not _meldable(b, p, loc, params):
+        if not _meldable(b, np.int64(p), loc, params):
             if g[b, FINAL] != 0:
                 _next_final_meld(b, g, loc, ev, params, g[b, CUR] + 1)
             else:

@@ -523,7 +523,7 @@ def _new_cards(b, p, t, lo, forced, zone, out):
             if c >= 0:
                 real += 1
         if c < 0:
-            c = _hand_card(b, p, EXPLORER, n, zone)
+            c = _hand_card(b, p, np.int64(EXPLORER), n, zone)
         if c < 0:
             return False
         out[i] = c
@@ -540,12 +540,12 @@ def _grow_card(b, p, h, end, forced, g, zone, hsuit, hlo, hhi):
         return -1
     if forced >= 0:
         return 60 + n if n == forced else -1
-    t = hsuit[b, h]
+    t = np.int64(hsuit[b, h])
     if t != EXPLORER:
         c = _hand_card(b, p, t, n, zone)
         if c >= 0:
             return c
-    return _hand_card(b, p, EXPLORER, n, zone)
+    return _hand_card(b, p, np.int64(EXPLORER), n, zone)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -579,7 +579,7 @@ def _placements(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hc, tmp, pa
             if hown[b, h] != team:
                 continue
             for end in range(2):
-                if _grow_card(b, p, h, end, forced, g, zone, hsuit, hlo, hhi) >= 0:
+                if _grow_card(b, p, np.int64(h), end, forced, g, zone, hsuit, hlo, hhi) >= 0:
                     k += 1
                     if write:
                         row[A_GROW0 + h * 2 + end] = True
@@ -592,7 +592,7 @@ def _herd_legal(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hcard, cher
     """Step three's legal actions into ``row`` (when ``write``); returns how many there are."""
     team = _team(p, params)
     k = _placements(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hc, tmp, params, row,
-                    write)
+                    np.bool_(write))
     if forced < 0:
         z = Z_HAND0 + p
         for e in range(6):
@@ -605,7 +605,7 @@ def _herd_legal(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hcard, cher
             t = hsuit[b, h]
             if t == EXPLORER or (hown[b, h] != team and not params[P_FLAGS] & F_SWAPANY):
                 continue
-            real = _hand_card(b, p, t, e, zone)
+            real = _hand_card(b, p, np.int64(t), e, zone)
             if real < 0:
                 continue
             # after the swap the explorer must be placeable at once
@@ -615,7 +615,7 @@ def _herd_legal(b, p, forced, nhand, g, zone, hsuit, hown, hlo, hhi, hcard, cher
             hc[b, t, e] -= 1
             hc[b, EXPLORER, e] += 1
             ok = _placements(b, p, e, nhand, g, zone, hsuit, hown, hlo, hhi, hc, tmp, params, row,
-                             False) > 0
+                             np.bool_(False)) > 0
             hc[b, EXPLORER, e] -= 1
             hc[b, t, e] += 1
             hcard[b, h, e] = c
@@ -682,7 +682,7 @@ def _step2_options(b, p, g, zone, hown, hlo, hhi, legal, params, write):
     ac, ec = _grass_counts(b, team, g, zone, hown, hlo, hhi, params)
     gw0, gw1, gw2, gw3 = _sums_of(ac + ec)
     hw0, hw1, hw2, hw3 = _whole_sums_of(ac, ec, params)
-    if _can_give(_hand_values(b, p, zone), 0, gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3) or \
+    if _can_give(_hand_values(b, p, zone), np.int64(0), gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3) or \
             (playable and _any_new_herd_trade(b, p, _I(-1), _I(0), _I(-1), zone)):
         k += 1
         if write:
@@ -1025,7 +1025,8 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
             lo = (a - A_NEW0) % 4
             _new_cards(b, p, t, lo, f, zone, tmp)
             h = g[b, HN]
-            _place(b, p, h, tmp, 3, lo, t, g, zone, hsuit, hown, hlo, hhi, hcard, cherd, params)
+            _place(b, p, np.int64(h), tmp, np.int64(3), lo, np.int64(t), g, zone, hsuit, hown, hlo,
+                   hhi, hcard, cherd, params)
             pp[b, p, HERDS_MADE] += 1
             log_event(ev, g, NEV, b, E_NEW, p, tmp[0], tmp[1], tmp[2], t)
         elif a < A_SWAP0:
@@ -1034,15 +1035,15 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
             c = _grow_card(b, p, h, end, f, g, zone, hsuit, hlo, hhi)
             n = hlo[b, h] - 1 if end == 0 else hhi[b, h] + 1
             tmp[0] = c
-            _place(b, p, h, tmp, 1, n, hsuit[b, h], g, zone, hsuit, hown, hlo, hhi, hcard, cherd,
-                   params)
+            _place(b, p, np.int64(h), tmp, np.int64(1), n, np.int64(hsuit[b, h]), g, zone, hsuit,
+                   hown, hlo, hhi, hcard, cherd, params)
             pp[b, p, GROWS] += 1
             log_event(ev, g, NEV, b, E_GROW, p, c, h, 0, 0)
         else:
             e = a - A_SWAP0
             c = 60 + e
             h = cherd[b, c]
-            real = _hand_card(b, p, hsuit[b, h], e, zone)
+            real = _hand_card(b, p, np.int64(hsuit[b, h]), e, zone)
             hcard[b, h, e] = real
             zone[b, real] = Z_HERD
             cherd[b, real] = h

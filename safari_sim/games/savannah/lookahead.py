@@ -225,7 +225,7 @@ def _put3(qd, k, col, n, am, nm):
     qd[k, col + 2] = nm
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def q_lines(board, b, q, S, qd):
     """What a play at q changes, for each direction k: the end e of q's run that way (Q_END),
     whether e is empty (Q_OPEN; else a face-down card: no space), how many cards lie between q
@@ -269,7 +269,7 @@ def q_lines(board, b, q, S, qd):
             _put3(qd, k, Q_QLINE, cn, ca, cm)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def q_lines_listed(board, b, q, S, qd, pos, sc, need):
     """``q_lines`` read from a game's open list: ``pos[e]`` is 1 + the index of space e in the
     list (0: not listed) and ``sc[b]`` holds each listed space's lines packed and the card
@@ -403,7 +403,7 @@ def _threat(board, up_pos, up_card, fd_pos, cand_cell, cand_card, n_cand, possib
     qd = np.zeros((4, Q_WIDTH), np.int64)
     for i in range(n_cand.shape[0]):
         _lay(board, up_pos, up_card, fd_pos, i, True)
-        threat_row(board, 0, cand_cell[i], cand_card[i], n_cand[i], possible[i], phase[i], prm,
+        threat_row(board, np.int64(0), cand_cell[i], cand_card[i], n_cand[i], possible[i], phase[i], prm,
                    out[i], gone, was, spaces, qd)
         _lay(board, up_pos, up_card, fd_pos, i, False)
 
@@ -485,12 +485,12 @@ def new_unplayable_given(board, b, cells, cards, n_cand, avail, last_copy, S, ou
         out[j] = unplayable_one(np.int64(cards[j]), avail, last_copy, only, qd, q_only)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def unplayable_at(board, b, q, avail, S, qd, pos, sc):
     """What ``unplayable_one`` needs of a space q: its ``q_lines`` in qd, and the type it
     alone may take now if it is an open space (``_single``), returned (-1: none)."""
     if pos.shape[0]:
-        q_lines_listed(board, b, q, S, qd, pos, sc, NEED_LISTED)
+        q_lines_listed(board, b, q, S, qd, pos, sc, np.int64(NEED_LISTED))
     else:
         q_lines(board, b, q, S, qd)
     q_only = -1
@@ -547,7 +547,7 @@ def _new_unplayable(board, up_pos, up_card, fd_pos, cand_cell, cand_card, n_cand
         n_up = 0
         while n_up < up_pos.shape[1] and up_pos[i, n_up] >= 0:
             n_up += 1
-        new_unplayable_row(board, 0, up_pos[i], n_up, cand_cell[i], cand_card[i], n_cand[i],
+        new_unplayable_row(board, np.int64(0), up_pos[i], n_up, cand_cell[i], cand_card[i], n_cand[i],
                            avail[i], last_copy[i], prm, out[i], opens, was, only, qd)
         _lay(board, up_pos, up_card, fd_pos, i, False)
 
