@@ -171,10 +171,14 @@ def _rejections(reps: int, games: int, seed: int, **kw) -> float:
     return float(np.mean([first_team(team_games(games, rng=rng, **kw))["p_value"] < 0.05 for _ in range(reps)]))
 
 
+# Each case costs about 150 s of CPU: the quick suite keeps the one whose line-ups change from
+# game to game (the strata the test must allow for); all four run at 2,000 replicates in the
+# slow test below.
 @pytest.mark.parametrize("kw", [
-    dict(strengths=(3, 1, 1, 0.5)),                                   # partners far apart, across
     dict(strengths=(3, 1, 1, 0.5), partners=BESIDE),                  # pairs change: line-ups
-    dict(strengths=(2, 1, 1, 1), seating="duplicate", luck=1.0),      # one deal's rotations share luck
+    pytest.param(dict(strengths=(3, 1, 1, 0.5)), marks=pytest.mark.slow),  # partners far apart, across
+    pytest.param(dict(strengths=(2, 1, 1, 1), seating="duplicate", luck=1.0),  # rotations share luck
+                 marks=pytest.mark.slow),
 ])
 def test_first_team_test_holds_its_level(kw):
     """Fair turn order: the test fires about 5% of the time (300 replicates of 200 games: the
@@ -195,17 +199,17 @@ def test_first_team_test_level_slow(kw):
 def test_first_team_edge_is_found_and_covered():
     """A planted edge (the first team's weight 1.25: with these partners it wins 53.6% over the
     rotations) is found in nearly every run of 2,000 games, and the first team's interval covers
-    the truth about 95% of the time."""
+    the truth about 95% of the time (100 runs: the band is 95% +- 2 standard errors)."""
     rng = np.random.default_rng(21)
     truth = first_team_truth((2, 1, 1, 0.5), 1.25)
     assert truth == pytest.approx(0.5357, abs=1e-4)
     found, covered = [], []
-    for _ in range(200):
+    for _ in range(100):
         r = first_team(team_games(2000, strengths=(2, 1, 1, 0.5), first_factor=1.25, rng=rng))
         found.append(r["p_value"] < 0.05 and r["edge"] > 0)
         covered.append(r["first_lo"] <= truth <= r["first_hi"])
     assert np.mean(found) >= 0.9, np.mean(found)
-    assert 0.91 <= np.mean(covered) <= 0.985, np.mean(covered)
+    assert 0.906 <= np.mean(covered) <= 0.994, np.mean(covered)
     assert r["verdict"].startswith("the team that plays first (1st and 3rd seats) ")
 
 
