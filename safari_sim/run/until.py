@@ -26,6 +26,7 @@ def check(spec, paths: list[Path], budget_deals: int, n_variants: int) -> str | 
     lf = pl.scan_parquet([str(p) for p in paths])
     u = spec.until
     lay = teams.layout(lf)
+    in_teams = teams.team_variants(lay)  # a mixed experiment: each variant worded as it is played
     if u.interval is not None:
         rates = win_rates(teams.team_frame(lf, lay))
         w = rates.with_columns(((pl.col("hi") - pl.col("lo")) / 2).alias("_half")).sort("_half")
@@ -33,7 +34,10 @@ def check(spec, paths: list[Path], budget_deals: int, n_variants: int) -> str | 
         half = widest["_half"]
         if half <= u.interval:
             # shares' differences are percentage points, as everywhere in the project
-            what = "every win-rate interval of a pair of partners" if len(lay) else "every win-rate interval"
+            what = "every win-rate interval"
+            if in_teams:
+                what += (" of a pair of partners" if len(in_teams) == n_variants else
+                         " (of a pair of partners in the variants played in teams, of a strategy in the others)")
             where = "" if n_variants == 1 else (f" at the table {widest['variant']}"
                                                 if getattr(spec, "pool", None) else f" in {widest['variant']}")
             return (f"{what} is within +-{points(u.interval)} percentage points "
@@ -62,7 +66,7 @@ def check(spec, paths: list[Path], budget_deals: int, n_variants: int) -> str | 
         if side is None:
             return None
         win, lose = (a, b) if side == "A" else (b, a)
-        if len(lay):
+        if vid in in_teams:
             words.append(f"the team {win} plays in wins more than the team {lose} plays in, by {points(mean)} "
                          f"+- {points(r)} percentage points ({part.height:,} deals where they were opponents"
                          f"{'' if n_variants == 1 else ', ' + str(label)})")
