@@ -408,3 +408,89 @@ def test_compare_says_when_one_run_plays_in_teams_and_the_other_not(tmp_path):
            "partners in one, of players in the other) are not compared" in text, text
     assert "1st and 3rd seats against 2nd and 4th seats" in text and "none (each player for themselves)" in text
 
+
+def test_until_compares_two_pairs_of_partners(tmp_path):
+    """``until: {compare: ["a + b", "c + d"]}``: the team of a and b against the team of c and d,
+    on the games where they meet (a third of the permutations: a + b against c + d); a is three
+    times as strong, so that team wins 75% of those games, a difference of 50 points."""
+    import re
+    from types import SimpleNamespace
+
+    from safari_sim.run.until import check
+
+    df = permuted_team_games(2400, {"a": 3.0, "b": 1.0, "c": 1.0, "d": 1.0}, rng=8)
+    path = tmp_path / "g.parquet"
+    df.write_parquet(path)
+    spec = SimpleNamespace(until=SimpleNamespace(interval=None, compare=["d + c", "a+b"], alpha=0.05))
+    why = check(spec, [path], 2400, 1)
+    met = (df.filter(pl.col("strategy").is_in(["a", "b"])).group_by("game")
+           .agg(pl.col("team").n_unique().alias("k")).filter(pl.col("k") == 1).height)
+    m = re.match(r"the team of a \+ b wins more than the team of d \+ c, by (\d+\.\d) \+- \d+\.\d percentage "
+                 r"points \(([\d,]+) deals where they were opponents\)", why or "")
+    assert m, why
+    assert int(m.group(2).replace(",", "")) == met and 600 < met < 1000
+    assert abs(float(m.group(1)) - 50) < 12
+
+
+def _herds_until(tmp_path: Path, compare: str, seating: str = "rotate", players: int = 4) -> str | None:
+    """The message ``load_experiment`` gives Herds (experiments/herds-4p.yaml, few games) with
+    ``until: {compare: COMPARE}``, or None when it is accepted."""
+    from safari_sim.run.config import ExperimentError, load_experiment
+
+    text = (ROOT / "experiments" / "herds-4p.yaml").read_text().replace("games: 20000", "games: 200")
+    text = text.replace("seating: rotate", f"seating: {seating}")
+    if players == 3:
+        text = text.replace("players: 4", "players: 3").replace(
+            "  - {name: patient, use: collector, params: {lay_deck: 10, lay_min_hand: 9}}\n", "")
+    exp = tmp_path / "h.yaml"
+    exp.write_text(text + f"until: {{compare: {compare}}}\n")
+    try:
+        load_experiment(exp)
+    except ExperimentError as e:
+        return str(e).split("h.yaml: ", 1)[-1]  # after the file's name
+    return None
+
+
+def test_until_pairs_are_checked_before_the_run(tmp_path):
+    """Herds at four, rotated: collector + sprinter play blocker + patient in every game (the
+    pairs may be written in either order); collector + patient never sit as partners (one clear
+    message naming the pairs that do; under permute they do); a misspelled name gets a
+    did-you-mean; a pair that names one strategy twice, two pairs sharing one, and a pair at
+    three players (no teams) are refused."""
+    assert _herds_until(tmp_path, '["collector + sprinter", "blocker + patient"]') is None
+    assert _herds_until(tmp_path, '["patient + blocker", "sprinter+collector"]') is None
+    assert _herds_until(tmp_path, '["collector + patient", "blocker + sprinter"]') == (
+        "until.compare: collector + patient are never partners (seating: rotate), so no game has them in one "
+        "team; the pairs of partners that play: blocker + patient, collector + sprinter")
+    assert _herds_until(tmp_path, '["collector + patient", "blocker + sprinter"]', seating="permute") is None
+    assert _herds_until(tmp_path, '["collector + patinet", "blocker + sprinter"]') == (
+        "until.compare: no strategy named 'patinet' (in 'collector + patinet'); did you mean 'patient'?")
+    assert _herds_until(tmp_path, '["blocker + blocker", "collector + sprinter"]') == (
+        "until.compare: 'blocker + blocker' names blocker twice: a pair of partners is two strategies of the "
+        "experiment, each seated once at a table")
+    assert _herds_until(tmp_path, '["collector + sprinter", "collector + blocker"]', seating="permute") == (
+        "until.compare: 'collector + sprinter' and 'collector + blocker' share collector, so they never play "
+        "against each other")
+    assert _herds_until(tmp_path, '["collector + sprinter", "blocker"]', players=3) == (
+        "until.compare: 'collector + sprinter' is a pair of partners, but Herds at 3 players is not played in "
+        "teams here; compare two strategies")
+    assert _herds_until(tmp_path, '["collector + ", "blocker"]') == (
+        "until.compare: 'collector + ' is not a strategy or a pair of partners: write a name, or two joined by "
+        "+, as 'collector + patient'")
+
+
+def test_a_bad_pair_stops_the_run_before_any_game(tmp_path):
+    from typer.testing import CliRunner
+
+    from safari_sim.cli import app
+
+    text = (ROOT / "experiments" / "herds-4p.yaml").read_text().replace("games: 20000", "games: 200")
+    exp = tmp_path / "h.yaml"
+    exp.write_text(text.replace("output: ../results/herds-4p", f"output: {tmp_path / 'out'}")
+                   + 'until: {compare: ["collector + patient", "blocker + sprinter"]}\n')
+    r = CliRunner().invoke(app, ["run", str(exp), "--jobs", "1", "--quiet"])
+    assert r.exit_code == 2, r.output
+    said = " ".join(r.output.split())
+    assert said.startswith("error: ") and "h.yaml: until.compare: collector + patient are never partners " \
+        "(seating: rotate)" in said, said
+    assert not (tmp_path / "out").exists()
