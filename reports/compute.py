@@ -45,7 +45,10 @@ def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl
     # statistics come from the player rows.
     players_lf = teams.with_teams(lf, experiment)
     t["teams"] = teams.layout(players_lf)
-    lf = stats.with_design(teams.team_frame(players_lf, t["teams"]))
+    # the per-seat statistics and measures (one number per player: a strategy's table), as the
+    # chunks record them or the game declares them; the others are one number a game
+    seat_cols = stats.dataset.seat_columns(experiment, players_lf)
+    lf = stats.with_design(teams.team_frame(players_lf, t["teams"], seat_cols))
     t["variants"] = stats.variants(lf)
     names = stats.strategies(lf)
     # "above / below fair" is one question per strategy and variant: Holm over all of them
@@ -69,13 +72,14 @@ def compute_tables(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, pl
                        ((pl.col("count") * pl.col("tied")).sum() / pl.col("count").sum()).alias("tied_share")).collect(),
                        on="variant_id"))
     t["hist_margin"] = stats.histogram(margin, "margin", by=None, weight="count")
-    per_game = [c for c in stats.per_game_columns(lf) if c not in drama.COLUMNS]  # drama: its own table
+    per_game = [c for c in ["turns", *stats.stat_columns(lf)]  # drama: its own table
+                if c not in drama.COLUMNS and c not in seat_cols]
     t["length"] = stats.game_length(lf, per_game)
     games = stats.one_row_per_game(lf)
     t["hist_length"] = pl.concat(
         [stats.histogram(games, c, by=None).with_columns(pl.lit(c).alias("statistic"))
          for c in per_game if c in ("turns", "rounds")] or [pl.DataFrame()], how="diagonal")
-    t["seat_stats"] = stats.seat_statistics(players_lf.drop("team", strict=False), "strategy")
+    t["seat_stats"] = stats.seat_statistics(players_lf.drop("team", strict=False), "strategy", seat_cols)
     t["sweep"] = stats.sweep_table(experiment)
     t["headlines"] = stats.headlines(t["win_rates"], t["seat_advantage"], t["length"], t["margin"])
     if len(t["sweep"].columns) > 1:

@@ -1014,7 +1014,7 @@ def test_compare_shows_measures_and_a_score_rescaled_by_the_rules(tmp_path):
         parallel: {jobs: 1, batch: 300}
     """
     changes = _compare_rescaled(tmp_path, text, "animals: 5", 84, 60)
-    length = changes.filter(pl.col("measure") == "mean length").row(0, named=True)
+    length = changes.filter(pl.col("measure") == "mean length per game").row(0, named=True)
     turns = changes.filter(pl.col("measure") == "mean turns per game").row(0, named=True)
     assert np.isclose(length["before"], turns["before"]) and np.isclose(length["after"], turns["after"])
 
@@ -1056,8 +1056,8 @@ def test_compare_shows_the_games_own_measures_inside_the_correction(tmp_path):
     from safari_sim.stats.design import holm
 
     _, changes = moved(tmp_path / "ra", tmp_path / "rb")
-    assert {"mean pairs_stranded", "mean points_unwon"} <= set(changes["measure"].to_list())
-    stranded = changes.filter(pl.col("measure") == "mean pairs_stranded").row(0, named=True)
+    assert {"mean pairs_stranded per game", "mean points_unwon per game"} <= set(changes["measure"].to_list())
+    stranded = changes.filter(pl.col("measure") == "mean pairs_stranded per game").row(0, named=True)
     ra = pl.read_parquet(tmp_path / "ra" / "**" / "*.parquet").filter(pl.col("seat") == 0)
     assert np.isclose(stranded["before"], ra["pairs_stranded"].mean())
     assert stranded["change"] > 0 and stranded["real"]

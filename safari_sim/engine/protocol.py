@@ -203,11 +203,15 @@ class Game(abc.ABC):
     lower_score_wins: ClassVar[bool] = False
     # Names of the decision kinds, indexed by the ``kind`` field of the observation.
     decision_kinds: ClassVar[tuple[str, ...]] = ()
-    # The game's own measures: the per-game ``Outcome.stats`` columns its rules notes list
-    # under "Measures" (docs/rules/<id>.md). ``compare`` shows each as a line and
-    # ``sensitivity`` screens it, as they do the designer's ``measures:`` (stats.dataset
-    # .measure_columns reads both). Per-game columns only: sensitivity reads seat 0's row.
+    # The game's own measures: the ``Outcome.stats`` columns its rules notes list under
+    # "Measures" (docs/rules/<id>.md). ``compare`` shows each as a line, ``sensitivity``
+    # screens it, ``tune`` can take it as an objective and the report shows it, as they do the
+    # designer's ``measures:`` (stats.dataset.measure_columns reads both). A measure is one
+    # number a game (an array [B]) unless it is named in ``seat_measures`` too: one number per
+    # seat ([B, P], like Paper Safari's rounds_closed_won), read per strategy, never from one
+    # seat's row (stats.dataset.seat_measures).
     measures: ClassVar[tuple[str, ...]] = ()
+    seat_measures: ClassVar[tuple[str, ...]] = ()
 
     # ---- rules -------------------------------------------------------------------------
     def make_rules(self, overrides: dict[str, Any] | None = None, **fields: Any) -> Any:

@@ -884,7 +884,8 @@ class Obs(Observation):
 
 class PaperSafari(Game):
     id = "paper_safari"
-    measures = ("rounds", "runner_up_cards")
+    measures = ("rounds", "runner_up_cards", "rounds_closed_won")
+    seat_measures = ("rounds_closed_won",)
     name = "Paper Safari"
     min_players = 2
     max_players = 5

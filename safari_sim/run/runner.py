@@ -168,6 +168,7 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
                 for m in task.measures}
     tables = []
     decisions = 0
+    seat_columns = None  # the [B, P] statistics of the batches played (a game's, a designer's)
     kept = _kept_part(task)  # a run extended with more games: the games already on disk stay
     if kept is not None:
         tables.append(kept)
@@ -205,11 +206,14 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
                            f"'{task.variant}', chunk {task.chunk}, games {first} to "
                            f"{first + n - 1}, seed {task.seed}); finished chunks are kept",
                            tb) from None
+        seat_columns = {k for k, v in res.outcome.stats.items() if np.ndim(v) > 1}
         tables.append(store.chunk_table(task.variant, task.variant_id, first, names, seating,
                                         res.outcome, meta,
                                         deal_numbers(task.seating, task.players,
                                                      np.arange(first, first + n)), task.teams))
     table = pa.concat_tables(tables, promote_options="permissive")
+    if seat_columns is not None:  # which statistics are per seat: read per strategy (stats.dataset.seat_measures)
+        meta = {**meta, "seat_columns": sorted(seat_columns)}
     store.write_chunk(Path(task.path), store.with_metadata(table, meta))
     played = task.n_games - (kept.num_rows // task.players if kept is not None else 0)
     return played, decisions, time.perf_counter() - t0

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .dataset import load_experiment, measure_columns, scan
+from .dataset import load_experiment, measure_columns, measure_words, scan, seat_measures
 from .design import LEVEL, cluster_means, holm, z_pvalue
 from .intervals import z_value
 
@@ -172,9 +172,15 @@ def _summaries(lf: pl.LazyFrame, experiment: dict[str, Any] | None = None,
         rows.append((r["variant"], what, "share", r["n"], r["mean"], r["var"]))
     for r in turns.iter_rows(named=True):
         rows.append((r["variant"], "mean turns per game", "mean", r["n"], r["mean"], r["var"]))
-    for m in measures:  # a per-game column repeats on each seat's row: the mean is the same
-        for r in cluster_means(players_lf, pl.col(m), ["variant"]).iter_rows(named=True):
-            rows.append((r["variant"], f"mean {m}", "mean", r["n"], r["mean"], r["var"]))
+    per_seat = set(seat_measures(experiment or {}, players_lf, list(measures))) if measures else set()
+    for m in measures:  # a per-game column repeats on each seat's row: read seat 0's
+        if m in per_seat:  # one number per player: each strategy's players' own (player rows)
+            for r in cluster_means(players_lf, pl.col(m), ["variant", "strategy"]).iter_rows(named=True):
+                rows.append((r["variant"], f"mean {measure_words(m, True)}: {r['strategy']}", "mean",
+                             r["n"], r["mean"], r["var"]))
+            continue
+        for r in cluster_means(players_lf, pl.col(m), ["variant"], where=pl.col("seat") == 0).iter_rows(named=True):
+            rows.append((r["variant"], f"mean {measure_words(m, False)}", "mean", r["n"], r["mean"], r["var"]))
     return pl.DataFrame(rows, schema=["variant", "measure", "kind", "n", "mean", "var"], orient="row")
 
 

@@ -48,14 +48,33 @@ def scan(results: str | Path) -> pl.LazyFrame:
 
 
 def load_experiment(results: str | Path) -> dict[str, Any]:
-    """experiment.json of a results directory."""
+    """experiment.json of a results directory, with ``seat_columns`` (the dataset's per-seat
+    statistics, as its chunks record them: ``seat_columns_of``) when its chunks say."""
     path = Path(results) / "experiment.json"
     if not path.is_file():
         raise DatasetError(f"{Path(results)}: no experiment.json; is this a results directory?")
     try:
-        return json.loads(path.read_text())
+        experiment = json.loads(path.read_text())
     except json.JSONDecodeError as e:
         raise DatasetError(f"{path}: not valid JSON ({e})") from None
+    seat = seat_columns_of(results)
+    if seat is not None:
+        experiment["seat_columns"] = seat
+    return experiment
+
+
+def seat_columns_of(results: str | Path) -> list[str] | None:
+    """The per-seat statistics (``Outcome.stats`` of shape [B, P], a designer's measure that gave
+    one number per seat) that a results directory's chunks record (``safari_sim.seat_columns``
+    in their Parquet metadata), or None for a dataset written before they did (or none yet)."""
+    import pyarrow.parquet as pq
+
+    files = chunk_files(results)
+    if not files:
+        return None
+    meta = pq.read_schema(files[0]).metadata or {}
+    raw = meta.get(b"safari_sim.seat_columns")
+    return None if raw is None else list(json.loads(raw))
 
 
 def measure_columns(experiment: dict[str, Any], lf: pl.LazyFrame) -> list[str]:
@@ -70,6 +89,51 @@ def measure_columns(experiment: dict[str, Any], lf: pl.LazyFrame) -> list[str]:
         own = []
     schema = lf.collect_schema()
     return [m for m in dict.fromkeys(own + list(experiment.get("measures") or [])) if m in schema]
+
+
+def seat_measures(experiment: dict[str, Any], lf: pl.LazyFrame, measures: list[str] | None = None) -> list[str]:
+    """Which of the run's measures (``measure_columns``, or ``measures``) are per seat: one number
+    for each player of a game (Paper Safari's ``rounds_closed_won``, a designer's function that
+    returns a list), read per strategy; the others are one number a game, read once a game.
+
+    Declared, never guessed from a few games (a per-seat count that is 0 in every seat of the
+    first games looks like a per-game one): the game's own from ``Game.seat_measures``, the
+    designer's from what the chunks record (``seat_columns``: each function's answer, a number
+    or a list); a dataset written before the chunks recorded it falls back to its values."""
+    from safari_sim.games import get_game
+
+    measures = measure_columns(experiment, lf) if measures is None else list(measures)
+    try:
+        game = get_game(experiment["game"])
+        own, declared = set(game.measures), set(game.seat_measures)
+    except KeyError:
+        own, declared = set(), set()
+    recorded = experiment.get("seat_columns")
+    unknown = [m for m in measures if m not in own and recorded is None]
+    seen = set(unknown) - set(per_game_columns(lf, unknown)) if unknown else set()
+    return [m for m in measures
+            if (m in declared if m in own else m in recorded if recorded is not None else m in seen)]
+
+
+def seat_columns(experiment: dict[str, Any] | None, lf: pl.LazyFrame) -> list[str]:
+    """The dataset's per-seat statistics (one number per player): what its chunks record
+    (``seat_columns``, ``load_experiment``), else the ones that differ between the seats of a
+    game in the first games (``per_game_columns``) and the declared per-seat measures
+    (``seat_measures``), which no sample of games can hide."""
+    stats = stat_columns(lf)
+    recorded = (experiment or {}).get("seat_columns")
+    if recorded is not None:
+        return [c for c in stats if c in recorded]
+    declared = set(seat_measures(experiment, lf)) if experiment and "game" in experiment else set()
+    per_game = set(per_game_columns(lf, stats)) - declared
+    return [c for c in stats if c not in per_game]
+
+
+def measure_words(name: str, per_seat: bool, strategy: str | None = None) -> str:
+    """A measure as a line says it: "pairs_stranded per game", "rounds_closed_won per player",
+    "rounds_closed_won per player of closer" (that strategy's players' own, averaged)."""
+    text = f"{name} {'per player' if per_seat else 'per game'}"
+    return f"{text} of {strategy}" if strategy is not None else text
 
 
 def stat_columns(lf: pl.LazyFrame) -> list[str]:

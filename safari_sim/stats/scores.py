@@ -112,10 +112,14 @@ def game_length(lf: pl.LazyFrame, columns: list[str] | None = None) -> pl.DataFr
         .select("variant_id", "statistic", pl.exclude("variant_id", "statistic")))
 
 
-def seat_statistics(lf: pl.LazyFrame, by: str = "strategy") -> pl.DataFrame:
-    """Mean of each per-seat statistic (like bruce_tried) per variant and strategy (or seat)."""
-    per_game = set(per_game_columns(lf))
-    cols = [c for c in stat_columns(lf) if c not in per_game]
+def seat_statistics(lf: pl.LazyFrame, by: str = "strategy", columns: list[str] | None = None) -> pl.DataFrame:
+    """Mean of each per-seat statistic (like bruce_tried) per variant and strategy (or seat);
+    ``columns``: which they are (``dataset.seat_columns``; default: the ones that differ between
+    the seats of a game in the first games)."""
+    if columns is None:
+        per_game = set(per_game_columns(lf))
+        columns = [c for c in stat_columns(lf) if c not in per_game]
+    cols = list(columns)
     if not cols:
         return pl.DataFrame()
     return (lf.group_by("variant_id", by).agg(pl.len().alias("n"), *[pl.col(c).cast(pl.Float64).mean() for c in cols])

@@ -243,10 +243,22 @@ MIXED_WORDS = {"edge": "first seat's (or team's) edge",
                "spread": "spread between strategies (or pairs of partners; best minus worst win rate)"}
 
 
+SEAT_KEY = " of "  # a per-seat measure's key: "COLUMN of STRATEGY" (that strategy's players' own)
+
+
 def words_of(m: str, teams: bool | str = False) -> str:
-    """A measure in words; ``teams``: True when every point plays in teams, "mixed" when some do."""
+    """A measure in words; ``teams``: True when every point plays in teams, "mixed" when some do.
+    The game's own and the designer's measures say whether they are one number a game or each
+    player's own, read per strategy ("rounds_closed_won (per player): closer")."""
+    from .dataset import measure_words
+
     table = TEAM_WORDS if teams is True else MIXED_WORDS if teams == "mixed" else {}
-    return table.get(m, MEASURES.get(m, (m,))[0])
+    if m in table or m in MEASURES:
+        return table.get(m, MEASURES[m][0])
+    if SEAT_KEY in m:
+        column, strategy = m.split(SEAT_KEY, 1)
+        return measure_words(column, True, strategy)
+    return measure_words(m, False)
 
 
 # ---- playing the points: normal datasets ----------------------------------------------------
@@ -326,10 +338,37 @@ class Estimates:
     teams: bool | str = False  # every point plays in teams (True), some ("mixed"), none
 
 
+def _seat_sums(lf: pl.LazyFrame, deals: np.ndarray, columns: list[str]) -> dict[str, np.ndarray]:
+    """Per-seat measures (``dataset.seat_measures``) from the player rows: for each column and
+    strategy, per deal (rows in the order of ``deals``) the sum of its players' values and their
+    number, keyed "COLUMN of STRATEGY" (``SEAT_KEY``): each strategy's players' own, averaged."""
+    if not columns:
+        return {}
+    schema = lf.collect_schema()
+    deal = pl.col("deal") if "deal" in schema else pl.col("game")
+    x = {c: pl.col(c).cast(pl.Float64).fill_nan(None) for c in columns}
+    g = (lf.select(deal.alias("_d"), pl.col("strategy").cast(pl.String), *[x[c].alias(c) for c in columns])
+         .group_by("_d", "strategy")
+         .agg(*[pl.col(c).sum().alias(f"{c}_s") for c in columns],
+              *[pl.col(c).is_not_null().sum().alias(f"{c}_n") for c in columns]).collect())
+    idx = pl.DataFrame({"_d": deals, "_i": np.arange(len(deals))})
+    g = g.join(idx, on="_d", how="inner")
+    out = {}
+    for name in sorted(g["strategy"].unique().to_list()):
+        mine = g.filter(pl.col("strategy") == name)
+        i = mine["_i"].to_numpy()
+        for c in columns:
+            s, n = np.zeros(len(deals)), np.zeros(len(deals))
+            np.add.at(s, i, mine[f"{c}_s"].fill_null(0).to_numpy().astype(float))
+            np.add.at(n, i, mine[f"{c}_n"].to_numpy().astype(float))
+            out[f"{c}{SEAT_KEY}{name}"] = np.stack([s, n])
+    return out
+
+
 def _per_deal(lf: pl.LazyFrame, deals: np.ndarray | None, extra: list[str] = ()) -> tuple[np.ndarray, dict[str, np.ndarray], list[str], int]:
     """Per deal sums of what the measures need; rows in the order of ``deals``. ``extra``: the
-    game's own and the designer's measures (per-game dataset columns, ``measure_columns``),
-    measured as the drama numbers are."""
+    game's own and the designer's per-game measures (``measure_columns`` less
+    ``seat_measures``), read on seat 0's row (one value a game) as the drama numbers are."""
     schema = lf.collect_schema()
     deal = pl.col("deal") if "deal" in schema else pl.col("game")
     drama = [c for c in list(DRAMA) + list(extra) if c in schema]
@@ -370,6 +409,7 @@ def _measures(cols: dict, drama: list[str], players: int, weights: np.ndarray) -
     """Each measure under each row of weights [R, D]."""
     with np.errstate(invalid="ignore", divide="ignore"):
         games = weights @ cols["g"]
+        seat = {k: weights @ v[0] / (weights @ v[1]) for k, v in cols.get("seat", {}).items()}
         out = {"edge": weights @ cols["e"] / games - 1.0 / players,
                "turns": weights @ cols["t"] / games}
         rates = (weights @ cols["w"]) / (weights @ cols["n"])
@@ -377,7 +417,7 @@ def _measures(cols: dict, drama: list[str], players: int, weights: np.ndarray) -
             else np.zeros(len(weights))
         for c in drama:
             out[c] = weights @ cols[f"{c}_s"] / (weights @ cols[f"{c}_n"])
-    return out
+    return {**out, **seat}
 
 
 def estimates(folders: list[Path], seed: int = 0, reps: int = REPS) -> Estimates:
@@ -385,20 +425,29 @@ def estimates(folders: list[Path], seed: int = 0, reps: int = REPS) -> Estimates
     paired bootstrap replicates."""
     from . import scan
 
-    from .dataset import load_experiment, measure_columns
+    from .dataset import load_experiment, measure_columns, seat_measures
 
     from . import teams
 
-    extra = measure_columns(load_experiment(folders[0]), scan(folders[0]))
+    exp0, lf0 = load_experiment(folders[0]), scan(folders[0])
+    extra = measure_columns(exp0, lf0)
+    # one number per player: each strategy's players' own, from the player rows (never seat 0's)
+    per_seat = seat_measures(exp0, lf0, extra)
+    extra = [m for m in extra if m not in per_seat]
     # a point played in teams: one row per team per game (the first team, pairs of partners)
     read = [teams.read_as_teams(scan(f), load_experiment(f)) for f in folders]
     in_teams = [bool(len(lay)) for _, lay in read]
     deals, first, drama, players = _per_deal(read[0][0], None, extra)
     per = [(first, drama, players)] + [_per_deal(lf, deals, extra)[1:4] for lf, _ in read[1:]]
+    for f, (cols, _, _) in zip(folders, per):
+        cols["seat"] = _seat_sums(scan(f), deals, per_seat)
     common = [c for c in drama if all(c in d for _, d, _ in per)]
+    common_seat = [k for k in per[0][0]["seat"] if all(k in c["seat"] for c, _, _ in per)]
+    for cols, _, _ in per:
+        cols["seat"] = {k: cols["seat"][k] for k in common_seat}
     rng = np.random.default_rng([seed, 14])
     weights = np.vstack([np.ones(len(deals)), rng.poisson(1.0, (reps, len(deals)))]).astype(np.float64)
-    names = ["edge", "turns", "spread", *common]
+    names = ["edge", "turns", "spread", *common, *common_seat]
     value = {m: np.empty(len(folders)) for m in names}
     rep = {m: np.empty((len(folders), reps)) for m in names}
     for v, (cols, _, n) in enumerate(per):  # n: each point's players (or teams): its fair share

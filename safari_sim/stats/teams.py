@@ -105,11 +105,13 @@ def team_variants(lay: pl.DataFrame) -> set[int]:
     return set(lay["variant_id"].to_list())
 
 
-def team_frame(lf: pl.LazyFrame, lay: pl.DataFrame | None = None) -> pl.LazyFrame:
+def team_frame(lf: pl.LazyFrame, lay: pl.DataFrame | None = None,
+               seat_columns: list[str] | None = None) -> pl.LazyFrame:
     """One row per team per game for every variant of ``layout`` (see the module's doc), the
     other variants' rows as they are; ``lf`` itself when no variant plays in teams. The ``team``
     column is dropped (a team row's ``seat`` is its team's place in the turn order), and so are
-    per-seat statistics (a team has no one value of them: read them from the player rows).
+    per-seat statistics (a team has no one value of them: read them from the player rows;
+    ``seat_columns``: which they are, ``dataset.seat_columns``, else guessed from the first games).
 
     A dataset that fits in one slice (``slices.ROWS_PER_SLICE`` rows) is collected once, so the
     statistics do not group it again each; a bigger one stays lazy."""
@@ -124,7 +126,7 @@ def team_frame(lf: pl.LazyFrame, lay: pl.DataFrame | None = None) -> pl.LazyFram
                          schema={"variant_id": schema["variant_id"], "seat": schema["seat"], "_pos": pl.Int8,
                                  "_teams": pl.Int8}, orient="row")
     mine = lf.filter(pl.col("variant_id").is_in(vids))
-    keep = [c for c in per_game_columns(mine) if c in schema]
+    keep = [c for c in per_game_columns(mine) if c in schema and c not in (seat_columns or ())]
     per_game = [pl.col(c).first() for c in keep]
     deal = [pl.col("deal").first()] if "deal" in schema else []
     teams = (mine.join(place.lazy(), on=["variant_id", "seat"], how="inner")
@@ -161,9 +163,11 @@ def read_as_teams(lf: pl.LazyFrame, experiment: dict[str, Any] | None = None) ->
     plays in teams, the player rows otherwise. The one entry point of the commands that compare
     win rates (until, tune, sensitivity, the tournament), so that each reads teams as the report
     does."""
+    from .dataset import seat_columns
+
     lf = with_teams(lf, experiment)
     lay = layout(lf)
-    return team_frame(lf, lay), lay
+    return team_frame(lf, lay, seat_columns(experiment, lf) if len(lay) else None), lay
 
 
 def team_wins(lf: pl.LazyFrame, lay: pl.DataFrame | None = None) -> pl.LazyFrame:

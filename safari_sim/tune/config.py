@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -150,7 +151,10 @@ class Tune:
 
 
 def _without_teams(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: [_without_teams(t) for t in v] if k == "terms" else v for k, v in d.items() if k != "teams"}
+    """An objective's settings without what follows from the experiment (``teams``, a column's
+    ``per_seat``), so that a tune started before they existed still resumes."""
+    return {k: [_without_teams(t) for t in v] if k == "terms" else v for k, v in d.items()
+            if k not in ("teams", "per_seat")}
 
 
 def with_values(raw: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
@@ -252,8 +256,8 @@ def _resolve(spec: TuneFile, path: Path, probe: bool) -> Tune:
             except ExperimentError as e:
                 raise TuneError(f"search.{p.key}: the value {v!r} cannot be played: {e}") from None
     names = [s.name for s in exp.spec.strategies]
-    columns = _columns(tune) if probe else None
-    tune.objectives = [_objective(o, f"objectives[{i}]", names, columns, top=True)
+    columns, per_seat = _columns(tune) if probe else (None, set(exp.game.seat_measures))
+    tune.objectives = [_per_seat(_objective(o, f"objectives[{i}]", names, columns, top=True), per_seat)
                        for i, o in enumerate(spec.objectives)]
     if _plays_in_teams(exp):  # read as teams, as the report reads the game (tune/objectives.py)
         tune.objectives = [_in_teams(o) for o in tune.objectives]
@@ -269,6 +273,23 @@ def _resolve(spec: TuneFile, path: Path, probe: bool) -> Tune:
 def _plays_in_teams(exp) -> bool:
     """Whether the experiment's game plays in teams at its player count (``Game.teams``)."""
     return exp.game.teams(exp.variants[0].rules, exp.spec.players) is not None
+
+
+def _per_seat(o: Objective, per_seat: set[str]) -> Objective:
+    """A column objective on a per-seat column (one number per player: ``per_seat``) is read and
+    worded as each player's own: a strategy's players', or every player's (tune/objectives.py);
+    a per-game column (one number a game) with a ``strategy`` is refused (it is the same number
+    for every strategy of the game)."""
+    import dataclasses
+
+    terms = tuple(_per_seat(t, per_seat) for t in o.terms)
+    if o.kind != "column":
+        return dataclasses.replace(o, terms=terms)
+    if o.strategy is not None and o.column not in per_seat:
+        raise TuneError(f"objective '{o.name}': {o.column} is one number a game (the same for every "
+                        f"player of it), so it has no value of {o.strategy} of its own; drop "
+                        f"strategy: (per-seat columns: {', '.join(sorted(per_seat)) or 'none'})")
+    return dataclasses.replace(o, per_seat=o.column in per_seat, terms=terms)
 
 
 def _in_teams(o: Objective) -> Objective:
@@ -327,9 +348,9 @@ def _param(key: str, value: Any, tune: Tune) -> Param:
     raise TuneError(f"search.{key}: a search key is rules.FIELD or strategies.NAME.params.KNOB")
 
 
-def _columns(tune: Tune) -> list[str]:
-    """The dataset's columns, from one game of the printed experiment (the kernels compile or
-    load from numba's cache here)."""
+def _columns(tune: Tune) -> tuple[list[str], set[str]]:
+    """The dataset's columns and which of them are per seat (one number per player), from one
+    game of the printed experiment (the kernels compile or load from numba's cache here)."""
     from ..engine.play import play_batch
     from ..run.runner import batch_keys, build_strategies, seating_plan
     from ..run.store import BASE_COLUMNS
@@ -340,10 +361,14 @@ def _columns(tune: Tune) -> list[str]:
     strats = build_strategies(exp.game.id, [s.model_dump() for s in v.strategies], str(exp.base_dir))
     res = play_batch(exp.game, v.rules, p, strats, seating_plan(exp.spec.seating, p, 0, 1),
                      batch_keys(exp.spec.seed, 0, exp.spec.seating, p, 0, 1))
-    from ..run.config import measure_names
+    from ..run.measures import compute, load_measure
 
-    # the designer's own measures are columns too (named after their functions)
-    return [*BASE_COLUMNS, *res.outcome.stats, *measure_names(exp.spec.measures)]
+    # the designer's own measures are columns too (named after their functions); this game's
+    # answer says which give one number per seat
+    mine = compute({m.rsplit(":", 1)[-1]: load_measure(m, exp.base_dir) for m in exp.spec.measures},
+                   res.outcome, res.state, v.rules, p, tuple(getattr(exp.game, "constant_fields", ())))
+    stats = {**res.outcome.stats, **mine}
+    return ([*BASE_COLUMNS, *stats], {k for k, a in stats.items() if np.ndim(a) > 1})
 
 
 def _objective(o: ObjectiveSpec, where: str, names: list[str], columns: list[str] | None,

@@ -14,8 +14,12 @@ Kinds:
   given ``direction``.
 - ``spread``: the best strategy's win rate minus the worst's; ``direction`` (default minimise).
 - ``column``: the mean of any dataset column (a drama column such as lead_changes, a game
-  statistic, score, ...; per-seat columns averaged over the game's seats, or only ``strategy``'s
-  rows); ``direction`` required. NaN rows (a drama number of a tied game) are left out.
+  statistic or measure, score, ...); ``direction`` required. A per-game column (one number a
+  game) is read once a game; a per-seat one (one number per player, ``per_seat``: the game's
+  ``seat_measures``, a designer's measure that returns a list) as ``strategy``'s players' own, or
+  without ``strategy`` every player's, averaged over the game's seats; the words say which. A
+  per-game column with a ``strategy`` is refused (tune/config.py). NaN rows (a drama number of a
+  tied game) are left out.
 - ``win_rate``: ``strategy``'s win rate; ``direction`` (default maximise): the best response.
 - ``weighted``: minimise the sum of weight x term over ``terms`` (objectives of the kinds above),
   each term counted so that lower is better (a maximised term enters with a minus sign); its
@@ -54,6 +58,7 @@ class Objective:
     weight: float = 1.0
     terms: tuple["Objective", ...] = ()
     teams: bool = False                 # the game plays in teams: read as teams (module doc)
+    per_seat: bool | None = None        # a column of one number per player (None: not known)
 
     def text(self) -> str:
         """What it asks, in words."""
@@ -68,8 +73,7 @@ class Objective:
         if self.kind == "spread":
             return f"the spread between pairs of partners {way}" if self.teams else f"the spread between strategies {way}"
         if self.kind == "column":
-            who = f" of {self.strategy}" if self.strategy else ""
-            return f"mean {self.column}{who} {way}"
+            return f"{self._column_words()} {way}"
         if self.kind == "win_rate":
             return f"the win rate of {self.strategy}'s team {way}" if self.teams else f"{self.strategy}'s win rate {way}"
         return "weighted: " + " + ".join(f"{t.weight:g} x ({t.text()})" for t in self.terms)
@@ -84,10 +88,21 @@ class Objective:
         if self.kind == "spread":
             return "the spread between pairs of partners" if self.teams else "the spread between strategies"
         if self.kind == "column":
-            return f"mean {self.column}" + (f" of {self.strategy}" if self.strategy else "")
+            return self._column_words()
         if self.kind == "win_rate":
             return f"the win rate of {self.strategy}'s team" if self.teams else f"{self.strategy}'s win rate"
         return "the weighted sum"
+
+    def _column_words(self) -> str:
+        """"mean pairs_stranded per game", "mean rounds_closed_won per player of closer" (its
+        players' own), "mean rounds_closed_won per player (every player)"; "mean X" when it is
+        not known whether the column is per game or per seat."""
+        from ..stats.dataset import measure_words
+
+        if self.per_seat is None:
+            return f"mean {self.column}" + (f" of {self.strategy}" if self.strategy else "")
+        text = f"mean {measure_words(self.column, self.per_seat, self.strategy)}"
+        return text + (" (every player)" if self.per_seat and not self.strategy else "")
 
     @property
     def share(self) -> bool:
