@@ -225,20 +225,26 @@ def _report(results: Path, formats: list[str], out_dir: Optional[Path],
         out.print(f"report: {p}", highlight=False)
 
 
+def _formats(text: str) -> list[str]:
+    """--format of the commands that write reports: html, pdf, both (or html,pdf)."""
+    formats = [f.strip() for f in text.split(",") if f.strip()]
+    formats = list(dict.fromkeys(x for f in formats for x in (("html", "pdf") if f == "both" else (f,))))
+    if not formats or any(f not in ("html", "pdf") for f in formats):
+        fail(f"--format: expected html, pdf or both (or html,pdf), got {text!r}")
+    return formats
+
+
 @app.command()
 def report(
     results: Path = typer.Argument(..., help="a results folder written by `safari-sim run`"),
-    format: str = typer.Option("html,pdf", "--format", help="comma-separated: html, pdf"),
+    format: str = typer.Option("html,pdf", "--format", help="html, pdf or both (or html,pdf)"),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="where to write (default: the results folder)"),
     seconds_per_decision: float = typer.Option(10.0, "--seconds-per-decision",
                                                help="seconds a player takes for one decision at the table, "
                                                     "for the report's play-time estimate"),
 ) -> None:
     """Write the report (HTML and/or PDF) of a finished or partial run."""
-    formats = [f.strip() for f in format.split(",") if f.strip()]
-    bad = [f for f in formats if f not in ("html", "pdf")]
-    if bad or not formats:
-        fail(f"--format: expected html, pdf or both, got {format!r}")
+    formats = _formats(format)
     if not seconds_per_decision > 0:
         fail(f"--seconds-per-decision: expected a number above 0, got {seconds_per_decision}")
     _report(results, formats, out_dir, seconds_per_decision)
@@ -728,9 +734,7 @@ def sensitivity(
     from reports.sensitivity import build_sensitivity_report
     from .stats.sensitivity import SensitivityError, screen
 
-    formats = [f.strip() for f in format.split(",") if f.strip()]
-    if not formats or any(f not in ("html", "pdf") for f in formats):
-        fail(f"--format: expected html, pdf or both, got {format!r}")
+    formats = _formats(format)
     names = [f.strip() for f in fields.split(",") if f.strip()] if fields else None
     try:
         res = screen(experiment, names, games, method, trajectories, output, jobs,
@@ -769,6 +773,7 @@ def skill(
     from .games import game_ids
     from .stats import skill as sk
 
+    formats = _formats(format)
     ids = games_ or game_ids()
     for g in ids:
         _game_or_fail(g)
@@ -790,7 +795,6 @@ def skill(
         fail("no game could be measured", code=1)
     stem = output / ("skill" if not games_ else "skill-" + "-".join(ids))
     plots = sk.plot(results, stem)
-    formats = [f.strip() for f in format.split(",") if f.strip()]
     for p in [*plots, *build_skill_report(results, output, plots, formats, stem.name)]:
         out.print(f"written: {p}", highlight=False)
     if failed:

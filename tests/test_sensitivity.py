@@ -352,3 +352,18 @@ def test_a_games_own_measure_is_screened_like_a_designers(tmp_path, monkeypatch)
     by = {(t["field"], round(t["effect"], 6)) for t in turns}
     assert {(m["field"], round(m["effect"] / 2, 6)) for m in own} == by
     assert "double_turns" in " ".join(r.output.split())
+
+
+def test_format_both_is_html_and_pdf(tmp_path):
+    """`--format both`, as the help of sensitivity and skill offers it, writes both (it was
+    refused by sensitivity and written by skill as a file named '.both')."""
+    from safari_sim.cli import _formats
+
+    assert _formats("both") == ["html", "pdf"] and _formats("html,pdf") == ["html", "pdf"]
+    assert _formats("pdf") == ["pdf"]
+    r = invoke("sensitivity", experiment(tmp_path, games=100), "--fields", "decoy", "--output",
+               tmp_path / "o", "--format", "both")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "o" / "sensitivity.html").is_file() and (tmp_path / "o" / "sensitivity.pdf").is_file()
+    r = invoke("skill", "coin_race_test", "--format", "htm", "--output", tmp_path / "s")
+    assert r.exit_code == 2 and "expected html, pdf or both" in r.output
