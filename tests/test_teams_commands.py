@@ -494,3 +494,34 @@ def test_a_bad_pair_stops_the_run_before_any_game(tmp_path):
     assert said.startswith("error: ") and "h.yaml: until.compare: collector + patient are never partners " \
         "(seating: rotate)" in said, said
     assert not (tmp_path / "out").exists()
+
+
+def test_sensitivity_words_each_field_as_its_points_are_played():
+    """A screening whose points are some in teams and some not (Herds' teams_at_four), and one
+    field (partners: beside under rotation) that seats other pairs: each field's sentence is
+    worded as the two points it compares are played (the team words for partners, "(or winning
+    team)" for teams_at_four), and a spread between other pairs says it is not the same pairs'."""
+    from safari_sim.stats import sensitivity as sens
+
+    rng = np.random.default_rng(3)
+    reps = 200
+    # points: 0 base (teams, across), 1 beside (teams, other pairs), 2 no teams (players)
+    shift = {"edge": [0.0, 0.0, 0.0], "spread": [0.05, 0.5, 0.3], "margin": [8.0, 11.0, 13.0],
+             "turns": [70.0, 70.0, 140.0]}
+    value = {m: np.array(v) for m, v in shift.items()}
+    noise = {m: v[:, None] + 0.001 * rng.standard_normal((3, reps)) for m, v in value.items()}
+    est = sens.Estimates(list(shift), value, noise, 400, "mixed")
+    est.point_teams = [True, True, False]
+    est.units = [["a + c", "b + d"], ["a + b", "a + d", "b + c", "c + d"], ["a", "b", "c", "d"]]
+    design = [{"field": "partners", "direction": "up", "base": "across", "value": "beside",
+               "point": sens.Point({"partners": "beside"}, "beside")},
+              {"field": "teams_at_four", "direction": "down", "base": True, "value": False,
+               "point": sens.Point({"teams_at_four": False}, "off")}]
+    effects = sens.oat_effects(design, {"base": 0, "beside": 1, "off": 2}, est)
+    text = {s.split(" (from")[0]: s for s in sens.oat_sentences(effects, [], "game points", est.teams)}
+    partners, off = text["partners"], text["teams_at_four"]
+    assert "spread between pairs of partners" in partners and "winning team's final lead" in partners
+    assert "between other pairs of partners" in partners and "first team's edge" in partners
+    assert "(or pairs of partners" not in partners and "winner's final lead" not in partners
+    assert "winner's (or winning team's) final lead" in off and "first seat's (or team's) edge" in off
+    assert "between other pairs" not in off

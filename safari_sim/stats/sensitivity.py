@@ -240,7 +240,10 @@ TEAM_WORDS = {"edge": "first team's edge",
               "comeback": "largest deficit a winning team overcame",
               "margin": "winning team's final lead"}
 MIXED_WORDS = {"edge": "first seat's (or team's) edge",
-               "spread": "spread between strategies (or pairs of partners; best minus worst win rate)"}
+               "spread": "spread between strategies (or pairs of partners; best minus worst win rate)",
+               "lead_from": "when the winner (or winning team) takes the lead for good (share of the game)",
+               "comeback": "largest deficit a winner (or winning team) overcame",
+               "margin": "winner's (or winning team's) final lead"}
 
 
 SEAT_KEY = " of "  # a per-seat measure's key: "COLUMN of STRATEGY" (that strategy's players' own)
@@ -336,6 +339,21 @@ class Estimates:
     reps: dict[str, np.ndarray]
     games: int
     teams: bool | str = False  # every point plays in teams (True), some ("mixed"), none
+    point_teams: list[bool] = field(default_factory=list)  # each point plays in teams
+    units: list[list[str]] = field(default_factory=list)   # each point's strategies (or pairs)
+
+    def compared(self, points: list[int]) -> bool | str:
+        """How the points of one field's effects play: in teams (True), not (False), "mixed"."""
+        if not self.point_teams:
+            return self.teams
+        got = {self.point_teams[i] for i in points}
+        return "mixed" if len(got) > 1 else got.pop()
+
+    def other_pairs(self, a: int, b: int) -> bool:
+        """Whether points a and b, both in teams, seat other pairs of partners (``partners:
+        beside`` under rotation: the rotation splits them): their spreads are of other pairs."""
+        return (bool(self.point_teams) and self.point_teams[a] and self.point_teams[b]
+                and self.units[a] != self.units[b])
 
 
 def _seat_sums(lf: pl.LazyFrame, deals: np.ndarray, columns: list[str]) -> dict[str, np.ndarray]:
@@ -401,7 +419,7 @@ def _per_deal(lf: pl.LazyFrame, deals: np.ndarray | None, extra: list[str] = ())
     j = np.searchsorted(names, s["strategy"].to_numpy())
     np.add.at(w, (s["_i"].to_numpy(), j), s["_w"].to_numpy())
     np.add.at(n, (s["_i"].to_numpy(), j), s["_n"].to_numpy().astype(float))
-    cols["w"], cols["n"] = w, n
+    cols["w"], cols["n"], cols["units"] = w, n, names
     return deals, cols, drama, players
 
 
@@ -456,7 +474,8 @@ def estimates(folders: list[Path], seed: int = 0, reps: int = REPS) -> Estimates
             value[m][v] = got[m][0]
             rep[m][v] = got[m][1:]
     return Estimates(names, value, rep, int(first["g"].sum()),
-                     all(in_teams) or ("mixed" if any(in_teams) else False))
+                     all(in_teams) or ("mixed" if any(in_teams) else False),
+                     in_teams, [cols["units"] for cols, _, _ in per])
 
 
 def _diff(est: Estimates, m: str, a: int, b: int) -> tuple[float, float]:
@@ -484,7 +503,9 @@ def oat_effects(design: list[dict], index: dict[str, int], est: Estimates,
             rows.append({"field": d["field"], "direction": d["direction"], "base": _text(d["base"]),
                          "value": _text(d["value"]), "measure": m, "at_base": float(est.value[m][base]),
                          "at_value": float(est.value[m][v]), "effect": diff, "se": se,
-                         "lo": diff - z * se, "hi": diff + z * se})
+                         "lo": diff - z * se, "hi": diff + z * se,
+                         "teams": _teams_text(est.compared([base, v])),
+                         "other_pairs": est.other_pairs(base, v)})
     df = pl.DataFrame(rows, schema_overrides={"effect": pl.Float64, "se": pl.Float64})
     if not len(df):
         return df
@@ -492,6 +513,19 @@ def oat_effects(design: list[dict], index: dict[str, int], est: Estimates,
     adj = holm(p)
     return df.with_columns(pl.Series("p_value", p), pl.Series("p_holm", adj),
                            pl.Series("detectable", adj < level))
+
+
+def _teams_text(t: bool | str) -> str:
+    """How the compared points play, as a column of the effects: "teams", "players", "mixed"."""
+    return "mixed" if t == "mixed" else "teams" if t else "players"
+
+
+def _teams_of(e: pl.DataFrame, default: bool | str) -> bool | str:
+    """A field's effects' ``teams`` column read back: True, False or "mixed"."""
+    if "teams" not in e.columns:
+        return default
+    got = set(e["teams"].to_list())
+    return "mixed" if "mixed" in got or len(got) > 1 else got.pop() == "teams"
 
 
 def noise_test(diff: np.ndarray, reps: np.ndarray) -> float:
@@ -546,10 +580,13 @@ def morris_effects(fields: list[Screened], trajectories: list[list[Point]], inde
             diff = np.asarray([est.value[m][b] - est.value[m][a] for a, b in distinct])
             reps = np.vstack([est.reps[m][b] - est.reps[m][a] for a, b in distinct])
             boot = np.abs(e[rng.integers(0, len(e), (1000, len(e)))]).mean(axis=1)
+            points = sorted({i for a, b in distinct for i in (a, b)})
             rows.append({"field": f.name, "measure": m, "mu_star": float(np.abs(e).mean()),
                          "lo": float(np.quantile(boot, 0.025)), "hi": float(np.quantile(boot, 0.975)),
                          "mu": float(e.mean()), "sigma": float(e.std(ddof=1)) if len(e) > 1 else 0.0,
-                         "effects": len(e), "p_value": noise_test(diff, reps)})
+                         "effects": len(e), "p_value": noise_test(diff, reps),
+                         "teams": _teams_text(est.compared(points)),
+                         "other_pairs": any(est.other_pairs(a, b) for a, b in distinct)})
     df = pl.DataFrame(rows)
     if not len(df):
         return df
@@ -594,14 +631,24 @@ def _field_sentences(effects: pl.DataFrame, head: Callable[[str, pl.DataFrame], 
             continue
         measured = list(dict.fromkeys(e["measure"].to_list()))
         order = list(MEASURES) + [m for m in measured if m not in MEASURES]  # a designer's last
-        words = lambda m: words_of(m, teams)  # noqa: E731
+        # worded as the points this field compares are played: in teams, not, or some of each
+        words = lambda m, t=_teams_of(e, teams): words_of(m, t)  # noqa: E731
         shown = sorted(set(real["measure"].to_list()), key=order.index)
         none = sorted(set(measured) - set(shown), key=order.index)
-        parts = [words(m) + " " + ", ".join(part(r) for r in real.filter(pl.col("measure") == m)
-                                            .iter_rows(named=True)) for m in shown]
+        parts = [words(m) + " " + ", ".join(part(r) + _other_pairs(r) for r in
+                                            real.filter(pl.col("measure") == m).iter_rows(named=True))
+                 for m in shown]
         tail = (f"; no detectable effect on {', '.join(words(m) for m in none)}" if none else "")
         out.append(f"{head(name, e)}: " + "; ".join(parts) + tail + ".")
     return out
+
+
+def _other_pairs(r: dict) -> str:
+    """The caveat of a spread whose points seat other pairs of partners."""
+    if r["measure"] != "spread" or not r.get("other_pairs"):
+        return ""
+    return (" [between other pairs of partners: the seating forms other pairs there, so this is "
+            "not the same pairs' spread moving]")
 
 
 def oat_sentences(effects: pl.DataFrame, fields: list[Screened], unit: str = "points",
