@@ -130,7 +130,7 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
         "safety_stops": stop_line,
         "length": _rows(t["length"], vid),
         "stat_cols": stat_cols, "stat_rows": stat_rows,
-        "drama": [{**r, "sentence": drama.sentence(r, score_unit(experiment), teams=bool(members))}
+        "drama": [{**r, "sentence": drama.sentence(r, score_unit(experiment), teams=len(members) if members else False)}
                   for r in _rows(t.get("drama", pl.DataFrame()), vid)],
         "figures": figs,
     }

@@ -324,6 +324,16 @@ def test_herds_four_players_report_reads_teams(tmp_path):
     assert "blocker + patient" in text and "collector + sprinter" in text
     margin = float(re.search(r'data-key="margin" data-value="([^"]+)"', html).group(1))
     assert margin > 1  # between teams, not 0.00 between partners
+    # the drama section reads teams too: its table's rows, its note, and the margin's sentence
+    # (two teams: "the other team"; over the games with a sole winning team, which is why it is
+    # not "How games go"'s margin, where a tie counts 0)
+    assert "the winning team leads for good from" in text and "the winning team's final lead" in text
+    assert "winner leads for good" not in text and "winner's final lead" not in text
+    assert "have no winning team and are left out" in text
+    drama_margin = re.search(r'data-statistic="margin" data-mean="[^"]+">([^<]+)<', html).group(1)
+    assert "ahead of the other team" in drama_margin and "best other" not in drama_margin
+    assert "games with a sole winning team" in drama_margin or "The winning team finishes" in drama_margin
+    assert "A strategy (or a pair of partners) is called above or below its fair share" in text
     assert (out / "report.pdf").stat().st_size > 10_000
 
 

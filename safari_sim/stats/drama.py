@@ -50,9 +50,11 @@ def table(lf: pl.LazyFrame) -> pl.DataFrame:
             .select("variant_id", "statistic", pl.exclude("variant_id", "statistic")))
 
 
-def sentence(row: dict, unit: str = "points", teams: bool = False) -> str:
-    """One plain sentence for one variant's row of ``table``; with ``teams`` the sides are teams
-    (the kernels keep a team's one score: partners do not lead against each other)."""
+def sentence(row: dict, unit: str = "points", teams: bool | int = False) -> str:
+    """One plain sentence for one variant's row of ``table``; with ``teams`` (True, or the number
+    of teams) the sides are teams (the kernels keep a team's one score: partners do not lead
+    against each other). The margin says over which games it is taken (those with a sole
+    winner), so it is not read against "How games go"'s margin, where a tie counts 0."""
     c, n, mean = row["statistic"], row["n"] or 0, row["mean"]
     winner, winners = ("winning team", "winning teams") if teams else ("winner", "winners")
     if not n:
@@ -74,8 +76,16 @@ def sentence(row: dict, unit: str = "points", teams: bool = False) -> str:
                 f"overcame averages {number(mean, 2)} {unit} (median {number(median, 1)}; in a tenth of "
                 f"games {number(row['q90'], 1)} or more).")
     if c == "margin":
-        return (f"The {winner} finishes {number(mean, 2)} {unit} ahead of the best other "
-                f"{'team' if teams else 'player'} on average (median {number(median, 1)}; a quarter of games are won by "
+        other = ("the other team" if teams == 2 and teams is not True else
+                 "the best other team" if teams else "the best other player")
+        games = row.get("all_games")
+        if games and n < games:  # the games tied for first have no winner's lead: not 0 here
+            return (f"In the {n:,} of {games:,} games with a sole {winner}, it finishes "
+                    f"{number(mean, 2)} {unit} ahead of {other} on average (median "
+                    f"{number(median, 1)}; a quarter of them are won by {number(row['q25'], 1)} or "
+                    f"less); the games tied for first are left out, not counted as 0.")
+        return (f"The {winner} finishes {number(mean, 2)} {unit} ahead of {other} on average "
+                f"(median {number(median, 1)}; a quarter of games are won by "
                 f"{number(row['q25'], 1)} or less).")
     return f"{c}: mean {number(mean, 2)}."
 
