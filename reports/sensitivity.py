@@ -50,7 +50,7 @@ def tornado(effects: pl.DataFrame, m: str, unit: str, teams=False) -> str:
         ax.set_yticks(range(len(order)), [figures.plain(n) for n in order])
         ax.grid(axis="y", visible=False)
         u = sens.unit_of(m, unit)
-        ax.set_xlabel(figures.plain(f"change of the {sens.words_of(m, teams)}" + (f" ({u})" if u else "")))
+        ax.set_xlabel(figures.plain(f"change of {sens.the(sens.words_of(m, teams))}" + (f" ({u})" if u else "")))
         from matplotlib.patches import Patch
 
         ax.legend(handles=[Patch(color=figures.colour(0), label="one step down"),
@@ -75,7 +75,7 @@ def morris_bars(effects: pl.DataFrame, m: str, unit: str, teams=False) -> str:
         ax.set_yticks(y, [figures.plain(n) for n in e["field"]])
         ax.grid(axis="y", visible=False)
         u = sens.unit_of(m, unit)
-        ax.set_xlabel(figures.plain(f"mu*: mean |change| of the {sens.words_of(m, teams)} over the field's range"
+        ax.set_xlabel(figures.plain(f"mu*: mean |change| of {sens.the(sens.words_of(m, teams))} over the field's range"
                                     + (f" ({u})" if u else "")))
         fig.tight_layout()
         return figures.to_data_uri(fig)
@@ -91,7 +91,8 @@ def build_sensitivity_report(res: sens.Screening, formats: Sequence[str] = ("htm
                else morris_bars(effects, m, res.score_unit, teams=teams))
         order = sens.ranked_fields(rows)
         rows = rows.with_columns(pl.col("field").replace_strict({f: i for i, f in enumerate(order)}).alias("_o"))
-        measures.append({"key": m, "words": sens.words_of(m, teams), "unit": sens.unit_of(m, res.score_unit),
+        measures.append({"key": m, "words": sens.words_of(m, teams),
+                         "the_words": sens.the(sens.words_of(m, teams)), "unit": sens.unit_of(m, res.score_unit),
                          "scale": _scale(m), "figure": fig, "rows": rows.sort("_o").to_dicts(),
                          "any": bool(rows["detectable"].any())})
     context = {

@@ -742,10 +742,10 @@ def sensitivity(
                      replace=replace)
     except SensitivityError as e:
         fail(str(e))
-    for line in res.sentences:
-        out.print("- " + line, highlight=False)
+    for line in res.sentences:  # plain text: a value or a name in brackets is not markup
+        out.print("- " + line, highlight=False, markup=False)
     for line in res.skipped:
-        out.print(f"not played (rejected by the game): {line}", highlight=False)
+        out.print(f"not played (rejected by the game): {line}", highlight=False, markup=False)
     for p in build_sensitivity_report(res, formats):
         out.print(f"report: {p}", highlight=False)
 

@@ -328,6 +328,9 @@ def test_a_designers_measure_is_screened_like_the_others(tmp_path):
     assert {(m["field"], round(m["effect"] / 2, 6)) for m in mine} == by
     assert any(m["detectable"] for m in mine if m["field"].startswith("length"))
     assert "double_length" in " ".join(r.output.split())
+    # the sentences print as plain text: brackets in them are not taken for markup and dropped
+    sentences = json.loads((tmp_path / "out" / "sensitivity.json").read_text())["sentences"]
+    assert all(" ".join(s.split()) in " ".join(r.output.split()) for s in sentences)
 
 
 def test_a_games_own_measure_is_screened_like_a_designers(tmp_path, monkeypatch):

@@ -246,6 +246,12 @@ MIXED_WORDS = {"edge": "first seat's (or team's) edge",
                "margin": "winner's (or winning team's) final lead"}
 
 
+def the(words: str) -> str:
+    """A measure's words as the object of "change of", "effect on": "the game length", but
+    "when the winner takes the lead for good" (no article before a clause)."""
+    return words if words.startswith("when ") else f"the {words}"
+
+
 SEAT_KEY = " of "  # a per-seat measure's key: "COLUMN of STRATEGY" (that strategy's players' own)
 
 
@@ -647,8 +653,8 @@ def _other_pairs(r: dict) -> str:
     """The caveat of a spread whose points seat other pairs of partners."""
     if r["measure"] != "spread" or not r.get("other_pairs"):
         return ""
-    return (" [between other pairs of partners: the seating forms other pairs there, so this is "
-            "not the same pairs' spread moving]")
+    return (" (between other pairs of partners: the seating forms other pairs there, so this is "
+            "not the same pairs' spread moving)")
 
 
 def oat_sentences(effects: pl.DataFrame, fields: list[Screened], unit: str = "points",
