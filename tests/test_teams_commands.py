@@ -135,6 +135,11 @@ def test_tune_objectives_read_teams():
     edge = m.measure(Objective("e", "seat_edge", "minimize"))  # the dataset says it plays in teams
     truth = 0.5 * (2 * 2 / (2 * 2 + 1) + 2 * 1 / (2 * 1 + 2))  # rotation: a with the first team half the time
     assert edge.lo < truth - 0.5 < edge.hi and edge.extra["unit"] == "team"
+    # the tune's headline says against what the first team's edge is taken: a fair 50%
+    from safari_sim.tune.text import _measure_text
+
+    said = _measure_text(edge.to_json(), {"kind": "seat_edge", "share": True})
+    assert "[the first team's win rate minus a fair 50.0%: +" in said, said
     win = m.measure(Objective("w", "win_rate", "maximize", strategy="a"))
     a_truth = 0.5 * (2 * 2 / (2 * 2 + 1) + 2 / (2 + 2))  # a's team: the first team, or the second
     assert win.lo < a_truth < win.hi and win.extra["fair"] == 0.5
@@ -525,3 +530,6 @@ def test_sensitivity_words_each_field_as_its_points_are_played():
     assert "(or pairs of partners" not in partners and "winner's final lead" not in partners
     assert "winner's (or winning team's) final lead" in off and "first seat's (or team's) edge" in off
     assert "between other pairs" not in off
+    # a measure that is a clause takes no article: "change of when the winning team takes ..."
+    assert sens.the(sens.words_of("lead_from", True)).startswith("when the winning team takes")
+    assert sens.the(sens.words_of("turns")) == "the game length"

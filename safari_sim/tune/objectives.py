@@ -203,7 +203,7 @@ class Measurer:
             test = seat_test(self.team_lf).row(0, named=True)
             fair = first["fair"]
             self._seats = {"edge": first["rate"] - fair, "edge_lo": first["lo"] - fair,
-                           "edge_hi": first["hi"] - fair, "p_value": test["p_value"]}
+                           "edge_hi": first["hi"] - fair, "p_value": test["p_value"], "fair": fair}
         return self._seats
 
     def mean(self, column: str, strategy: str | None = None) -> Measure:
@@ -230,7 +230,7 @@ class Measurer:
             m = _abs(_from_interval(s["edge"], s["edge_lo"], s["edge_hi"], self.games))
             return Measure(m.value, m.lo, m.hi, m.se, m.games,
                            {"edge": s["edge"], "edge_lo": s["edge_lo"], "edge_hi": s["edge_hi"],
-                            "seat_p": s["p_value"], "unit": "team" if self.teams else "seat"})
+                            "seat_p": s["p_value"], "fair": s["fair"], "unit": "team" if self.teams else "seat"})
         if o.kind == "length":
             m = self.mean(o.column or "turns")
             return _outside(m, o.band) if o.band else m

@@ -134,7 +134,9 @@ def _measure_text(m: dict[str, Any], o: dict[str, Any]) -> str:
     if o["kind"] == "seat_edge" and "edge" in m:  # which way: for or against the starter
         edge = {"value": m["edge"], "lo": m["edge_lo"], "hi": m["edge_hi"]}
         who = "the first team's" if m.get("unit") == "team" else "the starter's"
-        text += f" [{who} win rate minus the fair share: {difference_text(edge, True)}]"
+        # a fair 50% with two teams, 33.3% with three players (a record before it: "the fair share")
+        fair = f"a fair {words.pct(m['fair'])}" if m.get("fair") else "the fair share"
+        text += f" [{who} win rate minus {fair}: {difference_text(edge, True)}]"
     return text
 
 
