@@ -692,7 +692,7 @@ def test_sentences_and_the_compare_table_keep_a_narrow_intervals_ends_apart(tmp_
     t = {"ratings": r, "best": {"strategy": "a", "share": 0.8, "tied": ["b"], "tables": 3,
                                 "resamples": 200}}
     text = "".join(x if isinstance(x, str) else x["strong"] for x in tournament.best_sentence(t))
-    assert "its lead over b is 1.2 Elo points (interval -0.3 to +2.4, which reaches 0)" in text
+    assert "its lead over b is 1.2 Elo points (interval \u22120.3 to +2.4, which reaches 0)" in text
     t["best"]["tied"] = []
     t["ratings"] = r.with_columns(pl.Series("lead_lo", [0.0, 0.4]))
     text = "".join(x if isinstance(x, str) else x["strong"] for x in tournament.best_sentence(t))

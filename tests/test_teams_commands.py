@@ -70,7 +70,24 @@ def test_tournament_rates_pairs_of_partners():
     assert all(" + " in n for n in t["names"]) and len(t["names"]) == 6  # every pair of the four
     assert "a" in t["best"]["strategy"].split(" + ")
     verdict = "".join(p if isinstance(p, str) else p["strong"] for p in t["verdict"])
-    assert " are the best partners across the 1 tables" in verdict, verdict
+    assert " are the best partners across the 1 table " in verdict, verdict
+    assert "they rate best in " in verdict and "it rates" not in verdict and "so it is" not in verdict
+
+
+def test_a_team_tournament_verdict_reads_as_pairs():
+    """Tied pairs of partners: "their lead", "they rate best", signs with a real minus (the
+    table's lead interval too, which printed "-32 to 242")."""
+    import importlib
+
+    tournament = importlib.import_module("safari_sim.stats.tournament")
+    r = pl.DataFrame({"strategy": ["a + b", "c + d"], "rating": [45.0, -45.0], "lead": [0.0, 90.0],
+                      "lead_lo": [0.0, -32.0], "lead_hi": [0.0, 242.0]})
+    t = {"ratings": r, "best": {"strategy": "a + b", "share": 0.91, "tied": ["c + d"], "tables": 5,
+                                "resamples": 400}}
+    text = "".join(x if isinstance(x, str) else x["strong"] for x in tournament.best_sentence(t, teams=True))
+    assert "a + b are the best partners across the 5 tables" in text
+    assert "their lead over c + d is 90 Elo points (interval \u221232 to +242, which reaches 0)" in text
+    assert "they rate best in 91.0% of 400 resamples" in text and "its lead" not in text
 
 
 def test_neighbours_in_a_team_game_account_for_partners():

@@ -32,7 +32,7 @@ import polars as pl
 
 from scipy.sparse.csgraph import connected_components
 
-from .words import decimals, pct
+from .words import decimals, pct, signed
 from .pairs import ELO, bradley_terry, head_to_head, rank_table, strategies
 
 RESAMPLES = 400
@@ -147,6 +147,10 @@ def tournament(lf: pl.LazyFrame, resamples: int = RESAMPLES, seed: int = 0) -> d
                      "groups": int(groups), "met": [names[k] for k in np.flatnonzero(label == label[best])]}}
 
 
+def _tables(n: int) -> str:
+    return "1 table" if n == 1 else f"{n} tables"
+
+
 def best_sentence(t: dict[str, Any], teams: bool = False) -> list:
     """The verdict on the best strategy, in parts (plain strings and {"strong": name}); with
     ``teams`` on the pairs of partners of a team game."""
@@ -158,7 +162,7 @@ def best_sentence(t: dict[str, Any], teams: bool = False) -> list:
         return _best_pair_sentence(t, first, share)
     if b["tied"]:
         second = r.filter(pl.col("strategy").is_in(b["tied"])).row(0, named=True)
-        parts = [{"strong": b["strategy"]}, f" rates highest across the {b['tables']} tables "
+        parts = [{"strong": b["strategy"]}, f" rates highest across the {_tables(b['tables'])} "
                  f"({first['rating']:+.0f} Elo), but it is tied with "]
         for k, s in enumerate(b["tied"]):
             if k:
@@ -166,11 +170,11 @@ def best_sentence(t: dict[str, Any], teams: bool = False) -> list:
             parts.append({"strong": s})
         d = decimals(second["lead_hi"] - second["lead_lo"])
         parts.append(f": its lead over {second['strategy']} is {second['lead']:.{d}f} Elo points "
-                     f"(interval {second['lead_lo']:+.{d}f} to {second['lead_hi']:+.{d}f}, which reaches 0), "
+                     f"(interval {signed(second['lead_lo'], d)} to {signed(second['lead_hi'], d)}, which reaches 0), "
                      f"and {share}.")
         return parts
     second = r.row(1, named=True) if len(r) > 1 else None
-    parts = [{"strong": b["strategy"]}, f" is the best strategy across the {b['tables']} tables "
+    parts = [{"strong": b["strategy"]}, f" is the best strategy across the {_tables(b['tables'])} "
              f"({first['rating']:+.0f} Elo)"]
     if second:
         d = decimals(second["lead_hi"] - second["lead_lo"])
@@ -185,21 +189,23 @@ def _best_pair_sentence(t: dict[str, Any], first: dict, share: str) -> list:
     against (only those in its group when the pairs never all met)."""
     b = t["best"]
     r = t["ratings"]
-    head = [{"strong": b["strategy"]}, f" are the best partners across the {b['tables']} tables "
+    head = [{"strong": b["strategy"]}, f" are the best partners across the {_tables(b['tables'])} "
             f"({first['rating']:+.0f} Elo, rated as pairs of partners: one finishing order of teams a game)"]
     if b.get("groups", 1) > 1:
         others = [s for s in b["met"] if s != b["strategy"]]
         return [*head, f"; but the {len(r)} pairs fall into {b['groups']} groups that never played each other "
                 f"(partners never change at a table under rotate seating; seating: permute plays every pairing), "
-                f"so it is rated against {', '.join(others) or 'no other pair'} only, and {share}."]
+                f"so they are rated against {', '.join(others) or 'no other pair'} only, and "
+                f"{share.replace('it rates', 'they rate')}."]
     if b["tied"]:
         tied = ", ".join(b["tied"])
         second = r.filter(pl.col("strategy").is_in(b["tied"])).row(0, named=True)
         d = decimals(second["lead_hi"] - second["lead_lo"])
-        return [*head, f", but tied with {tied}: its lead over {second['strategy']} is {second['lead']:.{d}f} Elo "
-                f"points (interval {second['lead_lo']:+.{d}f} to {second['lead_hi']:+.{d}f}, which reaches 0), and {share}."]
+        return [*head, f", but tied with {tied}: their lead over {second['strategy']} is {second['lead']:.{d}f} Elo "
+                f"points (interval {signed(second['lead_lo'], d)} to {signed(second['lead_hi'], d)}, which reaches 0), "
+                f"and {share.replace('it rates', 'they rate')}."]
     second = r.row(1, named=True) if len(r) > 1 else None
     d = decimals(second["lead_hi"] - second["lead_lo"]) if second else 0
     lead = (f", ahead of the next pair, {second['strategy']}, by {second['lead']:.{d}f} Elo points "
             f"(interval {second['lead_lo']:.{d}f} to {second['lead_hi']:.{d}f})") if second else ""
-    return [*head, lead, f"; {share}."]
+    return [*head, lead, f"; {share.replace('it rates', 'they rate')}."]
