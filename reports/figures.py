@@ -169,11 +169,16 @@ def _fair_line(ax, x: np.ndarray, fair: np.ndarray) -> None:
         ax.plot(x, fair, color=FAIR, ls="--", lw=1)
 
 
+LONG_TICK = 14  # a swept value's label longer than this (a pool's line-up) is numbered on the axis
+
+
 def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.DataFrame, order: list,
-                 first: str = "first seat") -> str:
+                 first: str = "first seat") -> tuple[str, list[str]]:
     """Headline numbers against one swept value, with 95% bands; one line per value of the other
     swept keys (line style), strategies by colour; ``first``: "first seat", or where variants
-    play in teams "first team" ("first seat or team" when some do)."""
+    play in teams "first team" ("first seat or team" when some do). Returns the figure and, when
+    the values' labels are too long for an axis (a pool's line-ups: rotated, they squeezed the
+    panels to nothing), the labels the axis numbers 1, 2, ... (the caption lists them)."""
     panels = ["seat", "strategies"] + (["turns"] if "turns_mean" in head.columns else []) \
         + (["margin"] if "margin_mean" in head.columns else [])
     groups = head.group_by(other_keys, maintain_order=True) if other_keys else [((), head)]
@@ -214,14 +219,18 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
             if tag:  # the line style stands for the other swept values: a neutral legend entry
                 legend_styles.append(Line2D([], [], color="#444444", ls=ls, label=tag))
         titles = {"seat": f"{first}'s win rate" if first != "first seat or team" else "first seat's (team's) win rate",
-                  "strategies": "win rate per strategy",
+                  "strategies": {"first team": "win rate per pair of partners",
+                                 "first seat or team": "win rate per strategy (or pair)"}.get(first, "win rate per strategy"),
                   "turns": "mean turns per game", "margin": "mean winning margin"}
+        numbered = ticklabels if ticklabels and max(len(str(t)) for t in ticklabels) > LONG_TICK else []
         for ax, panel in zip(axes, panels):
             panel_title(ax, titles[panel])
-            ax.set_xlabel(plain(key))
+            ax.set_xlabel(plain(key) + (" (numbered below)" if numbered else ""))
             if panel in ("seat", "strategies"):
                 _pct_axis(ax, "y")
-            if ticklabels is not None:
+            if numbered:
+                ax.set_xticks(range(len(numbered)), [str(i + 1) for i in range(len(numbered))])
+            elif ticklabels is not None:
                 ax.set_xticks(range(len(ticklabels)), [plain(t) for t in ticklabels], rotation=30, ha="right")
         fig.tight_layout()
         # Legends above the panels, where they cannot hide a line.
@@ -230,4 +239,4 @@ def sweep_figure(key: str, other_keys: list[str], head: pl.DataFrame, rates: pl.
         labels += [h.get_label() for h in legend_styles]
         fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(len(labels), 6),
                    frameon=False)
-        return to_data_uri(fig)
+        return to_data_uri(fig), [str(t) for t in numbered]

@@ -136,6 +136,16 @@ def _variant_view(t: dict[str, pl.DataFrame], vid: int, meta: dict, experiment: 
     }
 
 
+def _lineup_text(label: str) -> str:
+    """A swept value as the caption names it: a line-up (a JSON list of names) as the variants
+    are named, "random + collector + blocker"; anything else as it is."""
+    try:
+        v = json.loads(label)
+    except ValueError:
+        return label
+    return " + ".join(map(str, v)) if isinstance(v, list) else label
+
+
 def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
     """Compute every table and lay them out for the template."""
     t = compute_tables(lf, experiment)
@@ -147,9 +157,9 @@ def build_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> Report:
     sweep_figs = []
     if len(variants) > 1 and keys:
         for k in keys:
-            sweep_figs.append({"key": k, "uri": figures.sweep_figure(k, [o for o in keys if o != k],
-                                                                     t["headlines"], t["win_rates"], order,
-                                                                     first=first_unit(t["seat_advantage"]))})
+            uri, numbered = figures.sweep_figure(k, [o for o in keys if o != k], t["headlines"],
+                                                 t["win_rates"], order, first=first_unit(t["seat_advantage"]))
+            sweep_figs.append({"key": k, "uri": uri, "numbered": [_lineup_text(n) for n in numbered]})
     context = {
         "experiment": experiment,
         "title": experiment.get("name") or "experiment",

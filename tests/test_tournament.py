@@ -155,3 +155,8 @@ def test_the_report_has_the_tournament_the_neighbours_and_the_stop(tmp_path):
     first = report.context["summary"][0][0]
     assert first.startswith("The run stopped early, after 120 of its budget of 480")
     assert any(b[0] == "Tournament: " for b in report.context["summary"])
+    # the line-ups are too long for the sweep figure's axis (rotated, they squeezed its panels
+    # to nothing): numbered there, and listed in the caption as the variants are named
+    fig = report.context["sweep_figures"][0]
+    assert fig["key"] == "lineup" and fig["numbered"][0] == "ace + bold + calm" and len(fig["numbered"]) == 4
+    assert "On the axis, 1 = ace + bold + calm; 2 = " in html
