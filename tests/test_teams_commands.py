@@ -550,3 +550,18 @@ def test_sensitivity_words_each_field_as_its_points_are_played():
     # a measure that is a clause takes no article: "change of when the winning team takes ..."
     assert sens.the(sens.words_of("lead_from", True)).startswith("when the winning team takes")
     assert sens.the(sens.words_of("turns")) == "the game length"
+
+
+def test_the_skill_page_of_a_team_game_says_the_weaker_team():
+    """The skill table's last column is "the weaker team wins" when every row is a team game
+    ("a weaker player wins" read as a single player's share)."""
+    from reports.render import environment
+
+    row = {"game": "herds", "game_name": "Herds", "players": 4, "teams": 2, "best": "collector",
+           "weak": "random", "against": "random", "games": 300, "rate": 0.8, "lo": 0.75, "hi": 0.84, "skill": 0.6,
+           "skill_lo": 0.5, "skill_hi": 0.68, "upset": 0.2}
+    page = lambda rows: environment().get_template("skill.html.j2").render(  # noqa: E731
+        results=[], table=rows, plot="", plot_paths=[], generated="now").split('<table class="skill">')[1]
+    assert "the weaker team wins" in page([row]) and "a weaker player wins" not in page([row])
+    assert "a weaker player (or team) wins" in page([row, {**row, "teams": 0, "players": 3}])
+    assert "a weaker player wins" in page([{**row, "teams": 0, "players": 3}])
