@@ -68,8 +68,9 @@ def run(args):
     P = args.players
     # warm-up (not recorded): one game at budget 1, so that compiling (a numba cache made stale
     # by an edit of the game) is not timed as deciding
-    warm = argparse.Namespace(**{**vars(args), "budget": 1,
-                                 "knobs": None if args.knobs is None else '{"rollouts": 1}'})
+    # (with --knobs: those knobs, so their rollout and prior are compiled too)
+    warm = argparse.Namespace(**{**vars(args), "budget": 1, "knobs": None if args.knobs is None
+                                 else json.dumps({**json.loads(args.knobs), "rollouts": 1})})
     me, _, _, _ = searcher(warm)
     play_batch(game, rules, P, [me, get_strategy(args.game, args.opponent)(**opp_params)],
                np.eye(1, P, dtype=np.int64) ^ 1, game_keys(16, P, np.array([10**6])))

@@ -66,3 +66,9 @@ STRATEGIES = [StopAt, CardCounter, Scoreboard, ValueHunter]
 BENCHMARK = {"strategy": "stop_at", "params": {"cards": 3}, "players": 3, "rules": {"rounds": 1},
              "mix": [("stop_at", {"cards": 2}), ("stop_at", {"cards": 4}),
                      ("card_counter", {"risk": 0.3})]}
+# The search player's knobs in this game (strategies/search.py reads them where a player leaves
+# a knob unset), chosen by the measured table in docs/search.md ("Per-game defaults"): 48 worlds
+# per action, each played 4 steps on by card_counter (its default risk 0.3) and scored by the
+# running-score margin (the banked nests): a decision moves the final margin by far less than a
+# whole play-out's spread (docs/search.md, "Why it is weak in Duck Duck Bruce").
+SEARCH = {"rollouts": 48, "rollout": "card_counter", "depth": 4, "objective": "margin"}

@@ -76,3 +76,10 @@ class Sprinter(HerdsStrategy):
 
 STRATEGIES = [Collector, Blocker, Sprinter]
 BENCHMARK = {"strategy": "collector", "params": {}}
+# The search player's knobs in this game (strategies/search.py reads them where a player leaves
+# a knob unset), chosen by the measured table in docs/search.md ("Per-game defaults"): the 3
+# moves collector likes best, 4 worlds each played 12 steps on by collector (about a round of
+# turns) and scored by the running-score margin: stronger than whole play-outs and ten times
+# faster (depths 4 and 8 did worse, 16 and 24 no better).
+SEARCH = {"rollouts": 4, "rollout": "benchmark", "top_k": 3, "prior": "collector", "depth": 12,
+          "objective": "margin"}

@@ -104,3 +104,8 @@ class Giver(HiLoStrategy):
 STRATEGIES = [Safe, Dumper, Giver]
 
 BENCHMARK = {"strategy": "safe", "params": {}}
+# The search player's knobs in this game (strategies/search.py reads them where a player leaves
+# a knob unset), chosen by the measured table in docs/search.md ("Per-game defaults"): every
+# legal action, 2 whole play-outs each by the BENCHMARK safe, the win share (4 play-outs win
+# no more against dumper, at less than half the speed; a depth cut loses here).
+SEARCH = {"rollouts": 2, "rollout": "benchmark"}

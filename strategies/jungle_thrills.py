@@ -108,3 +108,8 @@ STRATEGIES = [Rememberer, Leader, Guesser]
 BENCHMARK = {"strategy": "rememberer", "params": {"recall": 0.9}, "players": 3,
              "mix": [("rememberer", {"recall": 0.95}), ("leader_hunter", {"recall": 0.8}),
                      ("guesser", {"recall": 0.8})]}
+# The search player's knobs in this game (strategies/search.py reads them where a player leaves
+# a knob unset), chosen by the measured table in docs/search.md ("Per-game defaults"): every
+# legal action, 3 whole play-outs each by the BENCHMARK rememberer, the win share: ahead of
+# rememberer (4 or 8 play-outs win no more, fewer decisions a second; fewer candidates lose).
+SEARCH = {"rollouts": 3, "rollout": "benchmark"}

@@ -82,3 +82,11 @@ class Closer(PaperSafariStrategy):
 
 STRATEGIES = [ThresholdReplacer, ColumnMatcher, Closer]
 BENCHMARK = {"strategy": "threshold", "params": {"keep_below": 4.0}}
+# The search player's knobs in this game (strategies/search.py reads them where a player leaves
+# a knob unset), chosen by the measured table in docs/search.md ("Per-game defaults"): the 3
+# actions column_matcher likes best, 16 worlds each played 2 steps on by column_matcher and
+# scored by the running-score margin, 32 more where the best two are close (`race`). Its
+# strength grows with the worlds per decision and its speed falls: this is the best measured
+# near 2,000 decisions a second.
+SEARCH = {"rollouts": 16, "race": 32, "top_k": 3, "prior": "column_matcher",
+          "rollout": "column_matcher", "depth": 2, "objective": "margin"}

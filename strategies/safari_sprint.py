@@ -122,3 +122,10 @@ STRATEGIES = [Backer, Spoiler, Projector]
 BENCHMARK = {"strategy": "backer", "params": {}, "players": 4,
              "mix": [("backer", {}), ("spoiler", {}), ("projector", {}),
                      ("backer", {"claim": "leader"})]}
+# The search player's knobs in this game (strategies/search.py reads them where a player leaves
+# a knob unset), chosen by the measured table in docs/search.md ("Per-game defaults"): only the
+# card played into the line searched (backer chooses the animal and its space), among the 3
+# cards backer likes best, 4 whole play-outs each by backer (a depth cut loses here: the places
+# a few steps into a race are not its final places).
+SEARCH = {"rollouts": 4, "rollout": "benchmark", "top_k": 3, "prior": "backer", "kinds": [1],
+          "elsewhere": "backer"}

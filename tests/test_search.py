@@ -436,8 +436,10 @@ def test_search_rollout_benchmark_is_the_games_bench_heuristic():
     _, _, rollout, _ = s._strategies(game)
     assert type(rollout).name == ddb.BENCHMARK["strategy"]
     assert rollout.params.cards == 4
+    # without `rollout`: the game's own (its SEARCH), else the generic random
     _, _, plain, _ = Search()._strategies(game)
-    assert type(plain).name == "random"
+    assert type(plain).name == ddb.SEARCH.get("rollout", "random")
+    assert Search.Params().rollout == "random"
 
 
 def test_race_plays_more_worlds_only_where_the_best_two_are_close():

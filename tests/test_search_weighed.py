@@ -107,7 +107,7 @@ def test_game_defaults_fill_the_unset_knobs_only():
     assert {k: getattr(p, k) for k in SEARCH} == SEARCH
     assert Search(depth=0, weigh=None).settings("bluff_in_zoo").depth == 0
     assert Search(depth=0, weigh=None).settings("bluff_in_zoo").weigh is None
-    assert Search().settings("jungle_thrills") == Search.Params()
+    assert Search().settings("no_such_game") == Search.Params()
 
 
 def test_kinds_outside_the_game_get_one_clear_error():

@@ -1303,13 +1303,16 @@ class Deducktion(Game):
         n, P = len(games), state.n_players
         w = self.clone(state, games)
         w.rs = np.array(keys, dtype=np.uint64)
-        obs = self.observe(state, games)
-        ph = state.g[games, PHASE]
-        poss = np.zeros((n, NC), np.uint8)
+        # tracked once per observed game: its worlds (a search deals many) share the observation
+        once, world_of = np.unique(games, return_inverse=True)
+        obs = self.observe(state, once)
+        ph = state.g[once, PHASE]
+        poss = np.zeros((len(once), NC), np.uint8)
         for rows, prop in ((np.flatnonzero((ph != PASS) & (ph != GIVE)), True),
                            (np.flatnonzero((ph == PASS) | (ph == GIVE)), False)):
             if rows.size:
                 poss[rows] = track(obs.take(rows), fallback=False, propagate=prop)
+        poss = poss[world_of.reshape(-1)]
         allowed = np.zeros((n, NC), np.int32)
         for o in range(P):
             allowed |= ((poss >> o) & 1).astype(np.int32) << ((seat + o) % P)[:, None].astype(np.int32)
