@@ -69,7 +69,10 @@ def points(x: float, digits: int | None = None) -> str:
 
 
 def signed(x: float, digits: int = 0) -> str:
-    """With its sign and a real minus: -40.2 -> '−40'."""
+    """With its sign and a real minus: -40.2 -> '−40'; a number that rounds to zero has no sign
+    ('0.0', not '−0.0': the end of an interval at -0.03 printed with one decimal)."""
+    if round(x, digits) == 0:
+        return f"{0:.{digits}f}"
     return f"{x:+,.{digits}f}".replace("-", "\u2212")
 
 
