@@ -14,7 +14,8 @@ import polars as pl
 
 from safari_sim import stats
 from safari_sim.stats import caps, drama, teams
-from safari_sim.stats.words import ci, digits_for, interval, number, pct, points, pvalue, rate_ci, signed, signed_points
+from safari_sim.stats.words import (ci, digits_for, interval, number, pct, points, pvalue, rate_ci, share_of_games,
+                                    signed, signed_points)
 
 
 class ReportError(Exception):
@@ -203,23 +204,6 @@ def _tied_words(tied: pl.DataFrame, what: str) -> list:
     if not others:
         return []
     return [", tied with ", *_names(others), f" (their intervals of the {what} overlap, so no order between them)"]
-
-
-def share_of_games(rate: float, lo: float, hi: float, games: int, owner: str = "their",
-                   together: str = " together") -> str:
-    """"62.1% (interval ...) of their games together", said as a finding at the ends: "every one
-    of their 3,000 games together" (not "100.0%", which reads as rounding), "more than 99.9%",
-    "fewer than 0.1%", "none of their ... games"."""
-    interval = ci(lo, hi)
-    if rate >= 1:
-        return f"every one of {owner} {games:,} games{together} {interval}"
-    if rate <= 0:
-        return f"none of {owner} {games:,} games{together} {interval}"
-    if pct(rate) == pct(1.0):
-        return f"more than 99.9% {interval} of {owner} {games:,} games{together}"
-    if pct(rate) == pct(0.0):
-        return f"fewer than 0.1% {interval} of {owner} {games:,} games{together}"
-    return f"{pct(rate, digits_for(hi - lo))} {interval} of {owner} games{together}"
 
 
 def duplicate_sentence(rates: pl.DataFrame, h2h: pl.DataFrame, games: int) -> list:

@@ -31,12 +31,19 @@ def _scale(m: str) -> float:
 def tornado(effects: pl.DataFrame, m: str, unit: str, teams=False) -> str:
     """One-at-a-time: per field a bar to the effect of one step down and one of one step up, with
     95% whiskers; the largest effect on top; effects that are not detectable are pale."""
+    with figures.plt.rc_context(figures.STYLE):
+        return figures.to_data_uri(tornado_figure(effects, m, unit, teams))
+
+
+def tornado_figure(effects: pl.DataFrame, m: str, unit: str, teams=False):
+    """The tornado as a matplotlib figure (``tornado`` writes it). Its legend sits above the axes,
+    outside them: a whisker can reach any corner of the plot, so no place inside is free."""
     e = effects.filter(pl.col("measure") == m)
     order = (e.with_columns(pl.col("effect").abs().alias("_a")).group_by("field")
              .agg(pl.col("_a").max()).sort("_a", descending=False)["field"].to_list())
     k = _scale(m)
     with figures.plt.rc_context(figures.STYLE):
-        fig, ax = figures.plt.subplots(figsize=(6.4, 0.42 * len(order) + 1.1))
+        fig, ax = figures.plt.subplots(figsize=(6.4, 0.42 * len(order) + 1.3))
         for y, name in enumerate(order):
             for r in e.filter(pl.col("field") == name).iter_rows(named=True):
                 c = figures.colour(0 if r["direction"] == "down" else 1)
@@ -56,9 +63,10 @@ def tornado(effects: pl.DataFrame, m: str, unit: str, teams=False) -> str:
         ax.legend(handles=[Patch(color=figures.colour(0), label="one step down"),
                            Patch(color=figures.colour(1), label="one step up"),
                            Patch(color="#999999", alpha=0.3, label="pale: no detectable effect")],
-                  frameon=False, fontsize=7, loc="lower right")
+                  frameon=False, fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3,
+                  borderaxespad=0.3)
         fig.tight_layout()
-        return figures.to_data_uri(fig)
+        return fig
 
 
 def morris_bars(effects: pl.DataFrame, m: str, unit: str, teams=False) -> str:
@@ -81,6 +89,15 @@ def morris_bars(effects: pl.DataFrame, m: str, unit: str, teams=False) -> str:
         return figures.to_data_uri(fig)
 
 
+def column_decimals(rows: pl.DataFrame, scale: float) -> int:
+    """The decimals of a measure's table: one number for every row, the most any row's interval
+    needs (``words.decimals`` of its width), so a column never mixes 0.453 and 0.45."""
+    from safari_sim.stats.words import decimals
+
+    widths = (scale * (rows["hi"] - rows["lo"])).to_list() if len(rows) else []
+    return max((decimals(w, 2, 4) for w in widths if w is not None), default=2)
+
+
 def build_sensitivity_report(res: sens.Screening, formats: Sequence[str] = ("html",)) -> list[Path]:
     effects = res.effects
     measures = []
@@ -91,7 +108,7 @@ def build_sensitivity_report(res: sens.Screening, formats: Sequence[str] = ("htm
                else morris_bars(effects, m, res.score_unit, teams=teams))
         order = sens.ranked_fields(rows)
         rows = rows.with_columns(pl.col("field").replace_strict({f: i for i, f in enumerate(order)}).alias("_o"))
-        measures.append({"key": m, "words": sens.words_of(m, teams),
+        measures.append({"key": m, "words": sens.words_of(m, teams), "decimals": column_decimals(rows, _scale(m)),
                          "the_words": sens.the(sens.words_of(m, teams)), "unit": sens.unit_of(m, res.score_unit),
                          "scale": _scale(m), "figure": fig, "rows": rows.sort("_o").to_dicts(),
                          "any": bool(rows["detectable"].any())})

@@ -44,9 +44,10 @@ def _fmt(v: Any) -> str:
     return "null" if v is None else str(v)
 
 
-def _num(x: float | None, half: float, share: bool = False) -> str:
-    """A measure as text, with the decimals its interval (+- ``half``) allows; shares in percent."""
-    return text.number(x, half, share)
+def _num(x: float | None, half: float, share: bool = False, points: bool = False) -> str:
+    """A measure as text, with the decimals its interval (+- ``half``) allows; shares in percent,
+    differences of shares in percentage points (the column's heading says so)."""
+    return text.number(x, half, share, points)
 
 
 short_key = text.short_key
@@ -78,6 +79,7 @@ def landscape(history: pl.DataFrame, record: dict[str, Any]) -> list[str]:
                 # crosses 0 is the fair value
                 signed = o["kind"] == "seat_edge" and f"{name}.edge" in history.columns
                 value_col = f"{name}.edge" if signed else name
+                k = 100.0 if o.get("share", False) else 1.0  # shares in percent, their differences in points
                 h = history.filter(pl.col(value_col).is_not_null())
                 xs_raw = h[key].to_list()
                 cats = p["kind"] == "choice"
@@ -96,8 +98,8 @@ def landscape(history: pl.DataFrame, record: dict[str, Any]) -> list[str]:
                     x = xpos(g[key].to_list())
                     if cats:
                         x = x + np.random.default_rng(0).uniform(-0.15, 0.15, len(x))
-                    y = g[value_col].to_numpy().astype(float)
-                    se = g[f"{name}.se"].to_numpy().astype(float) if f"{name}.se" in g.columns else 0 * y
+                    y = k * g[value_col].to_numpy().astype(float)
+                    se = k * g[f"{name}.se"].to_numpy().astype(float) if f"{name}.se" in g.columns else 0 * y
                     ax.errorbar(x, y, yerr=1.96 * se, fmt="o", ms=3, lw=0.7, color=colour, alpha=alpha,
                                 label=label)
                 if confirmed:
@@ -110,13 +112,17 @@ def landscape(history: pl.DataFrame, record: dict[str, Any]) -> list[str]:
                         m = [confirmed[i]["measures"][name] for i in keep]
                         if signed:
                             m = [{"value": v["edge"], "lo": v["edge_lo"], "hi": v["edge_hi"]} for v in m]
-                        y = np.array([v["value"] for v in m])
-                        err = np.array([[v["value"] - v["lo"] for v in m], [v["hi"] - v["value"] for v in m]])
+                        y = k * np.array([v["value"] for v in m])
+                        err = k * np.array([[v["value"] - v["lo"] for v in m], [v["hi"] - v["value"] for v in m]])
                         ax.errorbar(x, y, yerr=err, fmt="D", ms=5, lw=1.2, color=CONFIRMED,
                                     label="confirmed")
                 if signed:
                     ax.axhline(0, color="#555555", lw=0.8, ls="--")
-                    ax.set_ylabel("edge (signed)")
+                    ax.set_ylabel("edge (signed, percentage points)")
+                elif text.in_points(o):
+                    ax.set_ylabel("percentage points")
+                elif k != 1:
+                    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _p: f"{v:g}%"))
                 if cats:
                     long = max(len(c) for c in order) > 8
                     ax.set_xticks(range(len(order)), [plain(c) for c in order],
@@ -146,12 +152,15 @@ def optuna_figures(out: Path, record: dict[str, Any]) -> list[dict[str, str]]:
     multi = len(objectives) > 1
     figs = []
 
-    def grab(title: str, draw) -> None:
+    def grab(title: str, draw, o: dict[str, Any] | None = None) -> None:
         try:
             with warnings.catch_warnings(), plt.rc_context(STYLE):
                 warnings.simplefilter("ignore")
                 ax = draw()
                 a = np.ravel(ax)[0] if isinstance(ax, np.ndarray) else ax
+                if o is not None and o.get("share", False):  # the value axis in the headline's units
+                    a.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _p: f"{100 * v:.4g}"))
+                    a.set_ylabel(f"{o['name']} ({'percentage points' if text.in_points(o) else '%'})")
                 fig = a.get_figure()
                 fig.set_size_inches(max(fig.get_figwidth(), 5.5), 3.4)
                 figs.append({"title": title, "src": to_data_uri(fig)})
@@ -161,7 +170,7 @@ def optuna_figures(out: Path, record: dict[str, Any]) -> list[dict[str, str]]:
     for i, o in enumerate(objectives):
         target = (lambda t, i=i: t.values[i]) if multi else None
         grab(f"Optimisation history: {o['text']}",
-             lambda: ovm.plot_optimization_history(study, target=target, target_name=o["name"]))
+             lambda: ovm.plot_optimization_history(study, target=target, target_name=o["name"]), o)
         if len(record["params"]) > 1:
             grab(f"Which searched values matter for {o['text']} (fANOVA importances)",
                  lambda: ovm.plot_param_importances(study, target=target, target_name=o["name"]))
@@ -195,16 +204,18 @@ def tune_view(out: str | Path) -> dict[str, Any]:
         for o in record["objectives"]:
             m = r["measures"][o["name"]]
             s = r["search"].get(o["name"]) if r["search"] else None
-            sh = o.get("share", False)
+            sh, pp = o.get("share", False), text.in_points(o)
             half = (m["hi"] - m["lo"]) / 2
             search_half = z_value() * s["se"] if s and s.get("se") is not None else 0.0
-            cells.append({"value": _num(m["value"], half, sh), "lo": _num(m["lo"], half, sh),
-                          "hi": _num(m["hi"], half, sh),
-                          "search": _num(s["value"], search_half, sh) if s else "–"})
+            cells.append({"value": _num(m["value"], half, sh, pp), "lo": _num(m["lo"], half, sh, pp),
+                          "hi": _num(m["hi"], half, sh, pp),
+                          "search": _num(s["value"], search_half, sh, pp) if s else "–"})
         rows.append({"label": r["label"], "vals": [_fmt(r["values"].get(k)) for k in keys],
                      "cells": cells, "folder": r["folder"]})
     return {
-        "record": record, "keys": keys, "labels": [short_key(k) for k in keys], "rows": rows,
+        "record": record, "keys": keys,
+        "labels": [short_key(k) for k in keys], "rows": rows,
+        "units": [", percentage points" if text.in_points(o) else "" for o in record["objectives"]],
         "states": {d["state"]: d["count"] for d in states},
         "summary": summary(record),
         "landscape": landscape(history, record) if history.height else [],

@@ -166,17 +166,22 @@ def _compile_first(exp, quiet: bool) -> None:
     its cache) before the clock starts, and the workers then load them from the cache."""
     from .engine.chance import game_keys
     from .engine.play import play_batch
-    from .compiling import watch
+    from .compiling import first_notice, watch
     from .run.runner import build_strategies
 
     status, compiled = None, None
-    if not quiet:
+    if not quiet and out.is_terminal:
         # loading cached kernels is quick and says nothing; compiling says what and how long
         status = out.status(f"preparing {exp.game.name}")
         status.start()
-    say = status.update if status is not None else (lambda text: None)
+    if status is not None:
+        watching = watch(status.update, exp.game.id, exp.game.name)
+    elif not quiet:  # a log, not a terminal (no live status line): one line at the first kernel
+        watching = first_notice(lambda text: out.print(text, highlight=False), exp.game.id, exp.game.name)
+    else:
+        watching = watch(lambda text: None, exp.game.id, exp.game.name)
     try:
-        with watch(say, exp.game.id, exp.game.name) as compiled:
+        with watching as compiled:
             for v in exp.variants[:1] + exp.variants[-1:]:
                 strats = build_strategies(exp.game.id, [s.model_dump() for s in v.strategies],
                                           str(exp.base_dir))
@@ -189,7 +194,7 @@ def _compile_first(exp, quiet: bool) -> None:
         if status is not None:
             status.stop()
     if compiled is not None and compiled.kernels and not quiet:
-        out.print(f"compiled {compiled.kernels} kernels of {exp.game.name} in "
+        out.print(f"compiled {compiled.kernels} kernel{'s' if compiled.kernels != 1 else ''} of {exp.game.name} in "
                   f"{compiled.seconds:.1f} s (numba keeps them for the next runs)",
                   highlight=False)
 

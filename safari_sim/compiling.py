@@ -68,9 +68,10 @@ def watch(say: Callable[[str], None], game_id: str, game_name: str) -> Iterator[
 
 
 @contextmanager
-def first_notice(say: Callable[[str], None], game_id: str, game_name: str) -> Iterator[None]:
-    """For commands with progress displays of their own (tune, sensitivity, skill): one line,
-    said at the first kernel compiled."""
+def first_notice(say: Callable[[str], None], game_id: str, game_name: str) -> Iterator[_Counter]:
+    """For commands with progress displays of their own (tune, sensitivity, skill), and for a run
+    whose output is a log rather than a terminal (no live status line there): one line, said at
+    the first kernel compiled; the counter as ``watch`` gives it."""
     said = []
 
     def once(_counter) -> None:
@@ -79,5 +80,5 @@ def first_notice(say: Callable[[str], None], game_id: str, game_name: str) -> It
             say(f"compiling {game_name} for this machine, its first run here "
                 f"({about(game_id)}once: later runs load it at once)")
 
-    with watch(once, game_id, game_name):
-        yield
+    with watch(once, game_id, game_name) as counter:
+        yield counter

@@ -46,3 +46,32 @@ def test_commands_with_their_own_progress_get_one_line():
     with first_notice(lines.append, "savannah", "Savannah"):
         g(2)
     assert len(lines) == 1 and lines[0].startswith("compiling Savannah for this machine")
+
+
+def test_a_run_into_a_log_says_it_is_compiling_at_once(monkeypatch):
+    """Into a log (not a terminal) the live status line shows nothing: a first run was silent for
+    its whole compile (97 s under load for Duck Duck Bruce), then said "compiled 16 kernels".
+    Now it says one line at the first kernel, then the count at the end."""
+    import io
+    from types import SimpleNamespace
+
+    from safari_sim import cli
+    import safari_sim.engine.play as play
+    import safari_sim.run.runner as runner
+
+    @njit
+    def kernel(x):
+        return x * 3
+
+    log = io.StringIO()
+    monkeypatch.setattr(cli, "out", Console(file=log, width=300))
+    assert not cli.out.is_terminal
+    monkeypatch.setattr(play, "play_batch", lambda *a, **k: kernel(2))
+    monkeypatch.setattr(runner, "build_strategies", lambda *a, **k: [None, None])
+    variant = SimpleNamespace(strategies=[], rules=None)
+    exp = SimpleNamespace(game=SimpleNamespace(id="herds", name="Herds"), variants=[variant], players=2,
+                          base_dir=".")
+    cli._compile_first(exp, quiet=False)
+    lines = log.getvalue().splitlines()
+    assert lines[0].startswith("compiling Herds for this machine, its first run here (about 31 s of CPU")
+    assert lines[-1].startswith("compiled 1 kernel of Herds in ")

@@ -370,3 +370,56 @@ def test_format_both_is_html_and_pdf(tmp_path):
     assert (tmp_path / "o" / "sensitivity.html").is_file() and (tmp_path / "o" / "sensitivity.pdf").is_file()
     r = invoke("skill", "coin_race_test", "--format", "htm", "--output", tmp_path / "s")
     assert r.exit_code == 2 and "expected html, pdf or both" in r.output
+
+
+def _crafted_screening(tmp: Path, widths: list[float]):
+    """A screening of made-up effects on the first seat's edge, one field a row, each whisker
+    ``width`` wide (a share) and reaching far both ways."""
+    rows = []
+    for i, w in enumerate(widths):
+        for direction, value, eff in (("down", 1, -0.01 * (i + 1)), ("up", 3, 0.012 * (i + 1))):
+            rows.append({"field": f"field_{i}", "direction": direction, "base": "2", "value": str(value),
+                         "measure": "edge", "at_base": 0.02, "at_value": 0.02 + eff, "effect": eff,
+                         "se": w / 4, "lo": eff - w / 2, "hi": eff + w / 2, "teams": "players",
+                         "other_pairs": False, "p_value": 0.5, "p_holm": 1.0, "detectable": False})
+    effects = pl.DataFrame(rows)
+    return sens.Screening("crafted", "coin_race_test", "Coin race", 2, 100, "oat", [], effects, [], [],
+                          tmp, "points", 2 * len(widths) + 1)
+
+
+def test_the_tornado_legend_covers_no_whisker(tmp_path):
+    """The legend stood inside the axes (lower right), over the whiskers of the bottom rows."""
+    from reports.sensitivity import tornado_figure
+
+    res = _crafted_screening(tmp_path, [0.16] * 6)  # every whisker spans most of the axis
+    fig = tornado_figure(res.effects, "edge", "points")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    box = ax.get_legend().get_window_extent()
+    for coll in ax.collections:  # the whiskers (errorbar line collections)
+        for seg in coll.get_segments():
+            (x0, y0), (x1, y1) = ax.transData.transform(seg)
+            crosses = (min(x0, x1) <= box.x1 and max(x0, x1) >= box.x0
+                       and min(y0, y1) <= box.y1 and max(y0, y1) >= box.y0)
+            assert not crosses, (seg, box)
+    assert not box.overlaps(ax.get_window_extent()), "the legend sits outside the axes"
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_a_column_of_the_effects_table_has_one_number_of_decimals(tmp_path):
+    """Decimals were chosen per row: a row whose interval is 0.045 points wide printed 0.453, the
+    next row's (4.5 points wide) 0.45, in the same column. Now the column takes the decimals of
+    its narrowest interval."""
+    from reports.sensitivity import build_sensitivity_report
+
+    res = _crafted_screening(tmp_path, [0.045, 0.00045, 0.08])  # 4.5, 0.045 and 8 percentage points
+    html = build_sensitivity_report(res)[0].read_text()
+    cells = re.findall(r'data-measure="edge"[^>]*>(?:<td>[^<]*</td>){3}'
+                       r'<td class="num">([^<]+)</td><td class="num">([^<]+)</td><td class="num">([^<]+)</td>'
+                       r'<td class="num pm">([^<]+) to ([^<]+)</td>', html)
+    assert len(cells) == 6
+    for column in zip(*cells):
+        places = {len(c.split(".")[1]) if "." in c else 0 for c in column}
+        assert places == {3}, column  # the 0.045-point interval needs three

@@ -70,7 +70,8 @@ def test_the_measure_on_a_game_whose_skill_is_known(tmp_path):
     assert r.vs_weak.skill_lo <= truth(0.875 ** 3) <= r.vs_weak.skill_hi
     assert r.vs_weak.skill < r.vs_random.skill
     assert r.line.startswith("Coin Race (test) (2 players): skill decides ")
-    assert f"{100 * r.vs_random.skill:.0f}%" in r.line and "(50% under pure luck)" in r.line
+    assert f"decides {skill.cells(r.vs_random)['skill_text']} (interval " in r.line
+    assert "(50% under pure luck)" in r.line
     assert (tmp_path / "coin_race_test-2p-bonus=0,skill=0.6-seed1" / "blunder" / "experiment.json").exists()
 
 
@@ -135,3 +136,47 @@ def _load(tmp: Path) -> dict:
     d["vs_random"] = skill.Pairing(**d["vs_random"])
     d["vs_weak"] = skill.Pairing(**d["vs_weak"])
     return d
+
+
+def test_the_line_says_the_tables_numbers_and_every_game_as_a_finding():
+    """The line said "skill decides 60% (50% to 68%)" where the table said 60.0%, and a team of
+    the best that won all its games "100.0% (interval 98.1% to 100.0%)", where the reports' rule
+    for certain margins (docs/reports.md) says "every one of the N games"; the luck "19%" beside
+    the table's 19.1%."""
+    P = skill.Pairing
+    rnd = P("collector", "random", 4, 400, 1.0, 0.990, 1.0, 1.0, 0.981, 1.0, 0.0, 0.0, 0.010, 2, 2)
+    weak = P("collector", "collector_blunder", 4, 400, 0.809, 0.767, 0.844, 0.617, 0.535, 0.689,
+             0.191, 0.156, 0.233, 2, 2)
+    line = skill.line("Herds", rnd, weak, 0.25)
+    assert "skill decides every one of the 400 games (interval 98.1% to 100.0%) between a team of collector" in line
+    assert "100.0%" not in line.replace("to 100.0%", "")
+    assert "and 61.7% (53.5% to 68.9%) of games against copies that blunder 25% of their moves" in line
+    assert "luck: the weakened team wins 19.1% of games (50% under pure luck)" in line
+    game = skill.GameSkill("herds", "Herds", 4, "collector", {}, rnd, weak, 0.25, line)
+    rows = skill.table([game]).to_dicts()
+    assert [r["skill_text"] for r in rows] == ["all 400", "61.7%"]
+    assert [r["rate_text"] for r in rows] == ["all 400", "80.9%"]
+    assert [r["upset_text"] for r in rows] == ["none", "19.1%"]
+    # one player against random copies: the table's decimals in the line, and the ends of luck
+    rnd = P("best", "random", 3, 600, 0.7333, 0.70, 0.766, 0.6, 0.55, 0.649, 0.2667, 0.234, 0.30)
+    weak = P("best", "best_blunder", 3, 3000, 0.9998, 0.9985, 1.0, 0.9997, 0.9978, 1.0, 0.0002, 0.0, 0.0015)
+    line = skill.line("Game", rnd, weak, 0.25)
+    assert "skill decides 60.0% (interval 55.0% to 64.9%) of games between the best (best)" in line
+    assert "and more than 99.9% (99.78% to 100.00%) of the 3,000 games between it" in line
+    assert "luck: one of the 2 weakened copies wins fewer than 0.1% of games (66.7% under pure luck)" in line
+    game = skill.GameSkill("g", "Game", 3, "best", {}, rnd, weak, 0.25, line)
+    assert [r["skill_text"] for r in skill.table([game]).to_dicts()] == ["60.0%", "> 99.9%"]
+
+
+def test_the_page_prints_the_lines_numbers(tmp_path):
+    from reports.sensitivity import build_skill_report
+
+    P = skill.Pairing
+    rnd = P("collector", "random", 4, 400, 1.0, 0.990, 1.0, 1.0, 0.981, 1.0, 0.0, 0.0, 0.010, 2, 2)
+    weak = P("collector", "b", 4, 400, 0.809, 0.767, 0.844, 0.6003, 0.535, 0.689, 0.191, 0.156, 0.233, 2, 2)
+    game = skill.GameSkill("herds", "Herds", 4, "collector", {}, rnd, weak, 0.25, skill.line("Herds", rnd, weak, 0.25))
+    html = build_skill_report([game], tmp_path, [])[0].read_text()
+    row = html.split('data-against="random"')[1].split("</tr>")[0]
+    assert ">all 400<" in row and ">none<" in row and ">100.0%<" not in row
+    row = html.split('data-against="weakened"')[1].split("</tr>")[0]
+    assert ">60.0%<" in row and "60.0% (53.5% to 68.9%)" in html

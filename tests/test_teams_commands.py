@@ -559,7 +559,8 @@ def test_the_skill_page_of_a_team_game_says_the_weaker_team():
 
     row = {"game": "herds", "game_name": "Herds", "players": 4, "teams": 2, "best": "collector",
            "weak": "random", "against": "random", "games": 300, "rate": 0.8, "lo": 0.75, "hi": 0.84, "skill": 0.6,
-           "skill_lo": 0.5, "skill_hi": 0.68, "upset": 0.2}
+           "skill_lo": 0.5, "skill_hi": 0.68, "upset": 0.2, "rate_text": "80.0%", "rate_interval": "75.0% to 84.0%",
+           "skill_text": "60.0%", "skill_interval": "50.0% to 68.0%", "upset_text": "20.0%"}
     page = lambda rows: environment().get_template("skill.html.j2").render(  # noqa: E731
         results=[], table=rows, plot="", plot_paths=[], generated="now").split('<table class="skill">')[1]
     assert "the weaker team wins" in page([row]) and "a weaker player wins" not in page([row])

@@ -248,7 +248,7 @@ def test_numbers_have_the_decimals_their_interval_allows():
     assert plus_minus(0.19721, 0.018 / 1.96) == "0.197 (± 0.018)"   # not "0.1972 (± 0.018)"
     assert plus_minus(53.0, 0.04 / 1.96) == "53.00 (± 0.04)"
     assert plus_minus(97.43, 2.4 / 1.96) == "97.4 (± 2.4)"
-    assert plus_minus(0.2134, 0.01 / 1.96, share=True) == "21.3% (± 1.0 points)"
+    assert plus_minus(0.2134, 0.01 / 1.96, share=True) == "21.3% (± 1.0 percentage points)"
     assert measure({"value": 0.19721, "lo": 0.17921, "hi": 0.21521}) == "0.197 (0.179 to 0.215)"
     assert measure({"value": 0.3334, "lo": 0.33323, "hi": 0.33356}, share=True) == "33.340% (33.323% to 33.356%)"
     assert number(52.9612, 0.5) == "53.0"
@@ -298,7 +298,7 @@ def test_a_knob_study_is_worded_as_one(tmp_path):
     assert lines[0].startswith("1 candidate from the Pareto front of ") and "and the default (0.5) too" in lines[0]
     assert lines[1] == ("0.35: win_rate 51.2% (50.6% to 51.8%), better than the default beyond noise: +2.0 "
                         "percentage points (+1.2 to +2.8); w2 49.2% (48.6% to 49.8%), within noise of the "
-                        "default: +0.0 percentage points (−0.8 to +0.8).")
+                        "default: 0.0 percentage points (−0.8 to +0.8).")
     # the page: titled as knob tuning, numbers with their interval's decimals
     (tmp_path / "tune.json").write_text(json.dumps(rec))
     optuna.create_study(storage=storage_url(tmp_path), study_name="t")
@@ -567,3 +567,41 @@ def test_a_designers_measure_is_an_objective(tmp_path):
     (tmp_path / "t2.yaml").write_text(text.replace("COL", "long_gam"))
     with pytest.raises(TuneError, match="did you mean 'long_game'"):
         load_tune(tmp_path / "t2.yaml")
+
+
+def test_the_size_of_an_edge_is_in_percentage_points_like_its_difference(tmp_path):
+    """The size of the first seat's edge is a difference of two shares: it read "1.6% (0.0% to
+    3.1%)" beside "by −0.1 percentage points"; now both are percentage points (the page's table and
+    the trial line too), and an interval's end that rounds to zero has no sign ("−0.0")."""
+    from types import SimpleNamespace
+
+    from reports.tune import build_tune_report
+    from safari_sim.tune.runner import _trial_line, storage_url
+    from safari_sim.tune.text import cli_summary, headline
+
+    edge = {"name": "seat_edge", "kind": "seat_edge", "direction": "minimize",
+            "text": "the first seat's edge towards 0", "noun": "the size of the first seat's edge",
+            "share": True}  # a record written before "points" was kept: read from the kind
+    best = {"value": 0.016, "lo": 0.0003, "hi": 0.031, "se": 0.0078, "edge": -0.016, "edge_lo": -0.031,
+            "edge_hi": -0.0003, "fair": 1 / 3}
+    printed = {"value": 0.017, "lo": 0.001, "hi": 0.032, "se": 0.0079, "edge": -0.017, "edge_lo": -0.032,
+               "edge_hi": -0.001, "fair": 1 / 3}
+    rec = _record(["rules.target_score"], {"rules.target_score": 66}, {"rules.target_score": 77}, best, printed,
+                  o=edge, search=0.003)
+    head = headline(rec)[0]
+    assert head.startswith("Best value of target_score: 66, where the size of the first seat's edge is 1.6 "
+                           "percentage points (0.0 to 3.1) [the starter's win rate minus a fair 33.3%: −1.6 "
+                           "percentage points (−3.1 to 0.0)], against the printed 77, where it is 1.7 percentage "
+                           "points (0.1 to 3.2)"), head
+    assert "%" not in head.replace("33.3%", "")
+    assert "printed: 77: seat_edge 1.7 percentage points (0.1 to 3.2) at 30,000 games" in cli_summary(rec)
+    (tmp_path / "tune.json").write_text(json.dumps(rec))
+    optuna.create_study(storage=storage_url(tmp_path), study_name="t")
+    html = build_tune_report(tmp_path, ["html"])[0].read_text()
+    assert "seat_edge (confirmed, percentage points)</th>" in html
+    assert ">1.6<" in html and ">0.0 – 3.1<" in html and ">1.6%<" not in html
+    t = optuna.trial.create_trial(params={"rules.x": 0.5}, distributions={"rules.x": optuna.distributions.
+                                  FloatDistribution(0, 1)}, value=0.008,
+                                  user_attrs={"games": 1000, "seat_edge": 0.008, "seat_edge.se": 0.026 / 1.96})
+    tune = SimpleNamespace(objectives=[Objective("seat_edge", "seat_edge", "minimize")])
+    assert _trial_line(t, tune).endswith(": x=0.5: seat_edge 0.8 percentage points (± 2.6) at 1,000 games (done)")

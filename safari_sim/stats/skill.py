@@ -44,7 +44,7 @@ import numpy as np
 import polars as pl
 
 from .wins import win_rates
-from .words import decimals
+from . import words
 
 EPSILON = 0.25
 
@@ -97,31 +97,42 @@ def pairing(lf: pl.LazyFrame, strong: str, weak: str = "") -> Pairing:
                    1 - r["rate"], 1 - r["hi"], 1 - r["lo"], n_teams, copies)
 
 
-def pct(x: float, width: float | None = None) -> str:
-    """Whole percents, with a decimal near 0 and near 100% (so 99.6% does not read as 100%);
-    with ``width`` (of the interval it belongs to, a share) at least the decimals that width
-    needs (``words.decimals``: no "40% (interval 40% to 40%)")."""
-    d = 1 if abs(x) < 0.095 or 0.995 <= x < 1 else 0
-    if width is not None:
-        d = max(d, decimals(100 * width, 0, 3))
-    return f"{100 * x:.{d}f}%"
+def skill_words(pr: Pairing, label: str = "interval ") -> str:
+    """The share of games skill decides, with its interval, as the table prints it (the decimals
+    its interval needs) and said as a finding at the top: "every one of the 400 games (interval
+    98.1% to 100.0%)" where the stronger side won them all (docs/reports.md, certain margins)."""
+    return words.share_of_games(pr.skill, pr.skill_lo, pr.skill_hi, pr.games, "the", "", label,
+                                bottom=False).replace(" of the games", " of games")
+
+
+def upset_words(pr: Pairing) -> str:
+    """How often a weaker side wins: '46.5% of games', 'none of the 400 games'."""
+    text = words.share_cell(pr.upset, pr.upset_lo, pr.upset_hi, pr.games)
+    if text == "none":
+        return f"none of the {pr.games:,} games"
+    if text.startswith("all "):
+        return f"every one of the {pr.games:,} games"
+    return text.replace("> ", "more than ").replace("< ", "fewer than ") + " of games"
+
+
+def exact(x: float) -> str:
+    """A share known exactly (pure luck's, the blunder rate): '50%', '66.7%'."""
+    return f"{100 * x:.1f}".rstrip("0").rstrip(".") + "%"
 
 
 def line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: float) -> str:
-    """The one line per game."""
+    """The one line per game; its numbers are the table's (``table``), worded as findings at the
+    ends."""
     p = vs_random.players
     if vs_random.teams:
         return _team_line(game_name, vs_random, vs_weak, epsilon)
-    wr, ww = vs_random.skill_hi - vs_random.skill_lo, vs_weak.skill_hi - vs_weak.skill_lo
-    return (f"{game_name} ({p} players): skill decides {pct(vs_random.skill, wr)} (interval "
-            f"{pct(vs_random.skill_lo, wr)} to {pct(vs_random.skill_hi, wr)}) of games between the best "
-            f"({vs_random.strong}) and random players, and {pct(vs_weak.skill, ww)} "
-            f"({pct(vs_weak.skill_lo, ww)} to {pct(vs_weak.skill_hi, ww)}) between it and a copy that "
-            f"blunders {pct(epsilon)} of its moves; "
+    return (f"{game_name} ({p} players): skill decides {skill_words(vs_random)} between the best "
+            f"({vs_random.strong}) and random players, and {skill_words(vs_weak, '')} between it and a copy that "
+            f"blunders {exact(epsilon)} of its moves; "
 
-            + (f"luck: one of the {p - 1} weakened copies wins {pct(vs_weak.upset)} of games "
-               f"({pct((p - 1) / p)} under pure luck)" if p > 2 else
-               f"luck: the weakened copy wins {pct(vs_weak.upset)} of games (50% under pure luck)") + ".")
+            + (f"luck: one of the {p - 1} weakened copies wins {upset_words(vs_weak)} "
+               f"({exact((p - 1) / p)} under pure luck)" if p > 2 else
+               f"luck: the weakened copy wins {upset_words(vs_weak)} (50% under pure luck)") + ".")
 
 
 def _team_line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: float) -> str:
@@ -130,12 +141,19 @@ def _team_line(game_name: str, vs_random: Pairing, vs_weak: Pairing, epsilon: fl
     team = (f"a team of {vs_random.strong} partners" if vs_random.strong_seats > 1
             else f"a team of the best ({vs_random.strong}) and a weaker partner")
     weak = "the weakened team wins" if t == 2 else f"one of the {t - 1} weakened teams wins"
-    wr, ww = vs_random.skill_hi - vs_random.skill_lo, vs_weak.skill_hi - vs_weak.skill_lo
-    return (f"{game_name} ({vs_random.players} players in {t} teams): skill decides {pct(vs_random.skill, wr)} "
-            f"(interval {pct(vs_random.skill_lo, wr)} to {pct(vs_random.skill_hi, wr)}) of games between {team} and "
-            f"random players, and {pct(vs_weak.skill, ww)} ({pct(vs_weak.skill_lo, ww)} to {pct(vs_weak.skill_hi, ww)}) against "
-            f"copies that blunder {pct(epsilon)} of their moves; luck: {weak} {pct(vs_weak.upset)} of games "
-            f"({pct((t - 1) / t)} under pure luck).")
+    return (f"{game_name} ({vs_random.players} players in {t} teams): skill decides {skill_words(vs_random)} "
+            f"between {team} and random players, and {skill_words(vs_weak, '')} against copies that blunder "
+            f"{exact(epsilon)} of their moves; luck: {weak} {upset_words(vs_weak)} ({exact((t - 1) / t)} under "
+            f"pure luck).")
+
+
+def cells(pr: Pairing) -> dict[str, str]:
+    """A pairing's numbers as the skill table prints them: the sentence's decimals, and 'all 400'
+    / 'none' where the line says 'every one of' / 'none of'."""
+    return {"rate_text": words.share_cell(pr.rate, pr.lo, pr.hi, pr.games),
+            "skill_text": words.share_cell(pr.skill, pr.skill_lo, pr.skill_hi, pr.games, bottom=False),
+            "upset_text": words.share_cell(pr.upset, pr.upset_lo, pr.upset_hi, pr.games),
+            "rate_interval": words.interval(pr.lo, pr.hi), "skill_interval": words.interval(pr.skill_lo, pr.skill_hi)}
 
 
 def baseline_players(game: Any, bench: dict | None) -> int:
@@ -260,7 +278,7 @@ def table(results: list[GameSkill]) -> pl.DataFrame:
         for key, pr in (("random", r.vs_random), ("weakened", r.vs_weak)):
             rows.append({"game": r.game, "game_name": r.game_name, "players": r.players, "best": r.best,
                          "against": key, **{k: v for k, v in asdict(pr).items()
-                                            if k not in ("players", "strong")}})
+                                            if k not in ("players", "strong")}, **cells(pr)})
     return pl.DataFrame(rows)
 
 

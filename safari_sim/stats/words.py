@@ -53,6 +53,40 @@ def rate_ci(rate: float, lo: float, hi: float) -> str:
     return f"{pct(rate, digits_for(hi - lo))} {ci(lo, hi)}"
 
 
+def share_of_games(rate: float, lo: float, hi: float, games: int, owner: str = "their",
+                   together: str = " together", label: str = "interval ", bottom: bool = True) -> str:
+    """"62.1% (interval ...) of their games together", said as a finding at the ends: "every one
+    of their 3,000 games together" (not "100.0%", which reads as rounding), "more than 99.9%",
+    "fewer than 0.1%", "none of their ... games" (docs/reports.md, "Certain margins"). ``label``
+    starts the parentheses ("" for "(98.1% to 100.0%)"); ``bottom=False`` for a number whose
+    zero is not "none" (a share of games skill decides can go below it)."""
+    d = digits_for(hi - lo)
+    inside = f"({label}{pct(lo, d)} to {pct(hi, d)})"
+    if rate >= 1:
+        return f"every one of {owner} {games:,} games{together} {inside}"
+    if pct(rate) == pct(1.0):
+        return f"more than 99.9% {inside} of {owner} {games:,} games{together}"
+    if bottom and rate <= 0:
+        return f"none of {owner} {games:,} games{together} {inside}"
+    if bottom and pct(rate) == pct(0.0):
+        return f"fewer than 0.1% {inside} of {owner} {games:,} games{together}"
+    return f"{pct(rate, d)} {inside} of {owner} games{together}"
+
+
+def share_cell(rate: float, lo: float, hi: float, games: int, bottom: bool = True) -> str:
+    """The same share in a table cell: 'all 400' (every game), '> 99.9%', '< 0.1%', 'none',
+    else the share with the decimals its interval needs ('62.1%')."""
+    if rate >= 1:
+        return f"all {games:,}"
+    if pct(rate) == pct(1.0):
+        return "> 99.9%"
+    if bottom and rate <= 0:
+        return "none"
+    if bottom and pct(rate) == pct(0.0):
+        return "< 0.1%"
+    return pct(rate, digits_for(hi - lo))
+
+
 def interval(lo: float, hi: float) -> str:
     """An interval of shares without the parentheses: '36.2% to 37.6%' (decimals as ``ci``)."""
     d = digits_for(hi - lo)
@@ -69,7 +103,10 @@ def points(x: float, digits: int | None = None) -> str:
 
 
 def signed(x: float, digits: int = 0) -> str:
-    """With its sign and a real minus: -40.2 -> '−40'."""
+    """With its sign and a real minus: -40.2 -> '−40'; a number that rounds to zero has no sign
+    ('0.0', not '−0.0': the end of an interval at -0.03 printed with one decimal)."""
+    if round(x, digits) == 0:
+        return f"{0:.{digits}f}"
     return f"{x:+,.{digits}f}".replace("-", "\u2212")
 
 

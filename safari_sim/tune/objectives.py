@@ -106,8 +106,14 @@ class Objective:
 
     @property
     def share(self) -> bool:
-        """Whether its values are shares (shown in percent)."""
+        """Whether its values are shares or differences of shares (shown in percent)."""
         return self.kind in ("seat_edge", "spread", "win_rate")
+
+    @property
+    def points(self) -> bool:
+        """Whether its values are differences of shares (an edge's size, a spread): said in
+        percentage points, not as a percentage."""
+        return self.kind in ("seat_edge", "spread")
 
     def columns(self) -> list[str]:
         """Dataset columns it needs (beyond the core ones)."""

@@ -68,7 +68,8 @@ def _record(tune: Tune) -> dict[str, Any]:
             "params": [{"key": p.key, "kind": p.kind, "range": p.describe(), "source": p.source}
                        for p in tune.params],
             "objectives": [{"name": o.name, "kind": o.kind, "direction": o.direction, "text": o.text(),
-                            "noun": o.noun(), "share": o.share}
+                            "noun": o.noun(), "share": o.share,
+                            "points": o.points}
                            for o in tune.objectives],
             "budget": tune.spec.budget, "rungs": tune.spec.rungs,
             "confirm": tune.spec.confirm.model_dump(), "pruner": tune.spec.pruner,
@@ -272,6 +273,6 @@ def _trial_line(t, tune: Tune) -> str:
     for o in tune.objectives:
         v, se = t.user_attrs.get(o.name), t.user_attrs.get(f"{o.name}.se")
         if v is not None:  # decimals as its interval allows: 0.197 (± 0.018), not 0.1972 (± 0.018)
-            parts.append(f"{o.name} {plus_minus(v, se, o.share)}")
+            parts.append(f"{o.name} {plus_minus(v, se, o.share, o.points)}")
     state = "pruned" if t.state.name == "PRUNED" else "done"
     return f"trial {t.number}: {values}: {', '.join(parts)} at {games:,} games ({state})"

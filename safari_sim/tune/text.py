@@ -67,30 +67,43 @@ def decimals(half: float) -> int:
     return max(0, -lead + (1 if first < 3 else 0))
 
 
-def number(x: float | None, half: float, share: bool = False) -> str:
-    """``x`` with the decimals its interval (+- ``half``) allows; a share in percent."""
+def in_points(o: dict[str, Any]) -> bool:
+    """Whether an objective's values are differences of shares (the size of an edge, a spread),
+    said in percentage points; a record written before the key was kept reads it from the kind."""
+    return bool(o.get("points", o.get("kind") in ("seat_edge", "spread")))
+
+
+def number(x: float | None, half: float, share: bool = False, points: bool = False) -> str:
+    """``x`` with the decimals its interval (+- ``half``) allows; a share in percent, a difference
+    of shares (``points``) as its number of percentage points (write the unit after it)."""
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "–"
+    if points:
+        return f"{100 * x:.{words.digits_for(2 * half)}f}"
     if share:
         return words.pct(x, words.digits_for(2 * half))
     return f"{x:.{decimals(half)}f}"
 
 
-def measure(m: dict[str, Any], share: bool = False) -> str:
-    """'0.197 (0.179 to 0.215)', '21.1% (20.1% to 22.1%)'."""
+def measure(m: dict[str, Any], share: bool = False, points: bool = False) -> str:
+    """'0.197 (0.179 to 0.215)', '21.1% (20.1% to 22.1%)', '1.6 percentage points (0.0 to 3.1)'."""
     half = (m["hi"] - m["lo"]) / 2
-    return f"{number(m['value'], half, share)} ({number(m['lo'], half, share)} to {number(m['hi'], half, share)})"
+    v, lo, hi = (number(m[k], half, share, points) for k in ("value", "lo", "hi"))
+    return f"{v} percentage points ({lo} to {hi})" if points else f"{v} ({lo} to {hi})"
 
 
-def plus_minus(value: float, se: float | None, share: bool = False) -> str:
-    """A value with its 95% half-width: '0.197 (± 0.018)' (a share: '21.1% (± 1.0 points)')."""
+def plus_minus(value: float, se: float | None, share: bool = False, points: bool = False) -> str:
+    """A value with its 95% half-width: '0.197 (± 0.018)' (a share: '21.1% (± 1.0 percentage
+    points)'; a difference of shares: '0.8 percentage points (± 2.6)')."""
     if se is None or not math.isfinite(se):
-        return number(value, 0.0, share)
+        return number(value, 0.0, share, points) + (" percentage points" if points else "")
     from ..stats.intervals import z_value
 
     half = z_value() * se
+    if points:
+        return f"{number(value, half, points=True)} percentage points (± {number(half, half, points=True)})"
     if share:
-        return f"{number(value, half, True)} (± {words.points(half, words.digits_for(2 * half))} points)"
+        return f"{number(value, half, True)} (± {words.points(half, words.digits_for(2 * half))} percentage points)"
     return f"{number(value, half)} (± {half:.{decimals(half)}f})"
 
 
@@ -130,7 +143,7 @@ def verdict_of(d: dict[str, float], direction: str, base: str) -> str:
 # ---- the summary -------------------------------------------------------------------------------
 
 def _measure_text(m: dict[str, Any], o: dict[str, Any]) -> str:
-    text = measure(m, o.get("share", False))
+    text = measure(m, o.get("share", False), in_points(o))
     if o["kind"] == "seat_edge" and "edge" in m:  # which way: for or against the starter
         edge = {"value": m["edge"], "lo": m["edge_lo"], "hi": m["edge_hi"]}
         who = "the first team's" if m.get("unit") == "team" else "the starter's"
@@ -195,8 +208,8 @@ def headline(record: dict[str, Any]) -> list[str]:
 def run_line(r: dict[str, Any], record: dict[str, Any]) -> str:
     """One confirmation run for the CLI: 'default: risk=0.5: win_rate 49.2% (48.6% to 49.8%) at 30,000 games'."""
     keys = [p["key"] for p in record["params"]]
-    shares = {o["name"]: o.get("share", False) for o in record["objectives"]}
-    ms = ", ".join(f"{k} {measure(m, shares.get(k, False))}" for k, m in r["measures"].items())
+    units = {o["name"]: (o.get("share", False), in_points(o)) for o in record["objectives"]}
+    ms = ", ".join(f"{k} {measure(m, *units.get(k, (False, False)))}" for k, m in r["measures"].items())
     what = baseline_label(keys) if r["trial"] is None else f"trial {r['trial']}"
     return f"{what}: {values_text(r['values'], keys)}: {ms} at {r['games']:,} games"
 
