@@ -22,8 +22,7 @@ from safari_sim.engine.chance import game_keys
 from safari_sim.engine.play import play_batch
 from safari_sim.games import get_game
 from strategies import get_strategy
-from strategies.ismcts import rollout_spec
-from strategies.search import Search
+from strategies.search import Search, rollout_spec
 
 from measuring import timed  # experiments/measuring.py (this script's folder)
 

@@ -1,4 +1,4 @@
-"""The measured tables of docs/search.md: a search player (`search` or `ismcts`) in one seat of
+"""The measured tables of docs/search.md: the search player (`search`) in one seat of
 three, one shipped heuristic in the other two, seats rotated (game b: the searcher in seat
 b mod 3), seed 16, the printed rules. Games are played in chunks of ``--chunk`` (game numbers
 a..b, each with its own keys: a game is the same whatever the chunking), each chunk appended as
@@ -6,14 +6,14 @@ one JSON line to ``--out`` (so a run stopped early keeps what it played); ``--su
 files back into win share ± 95% half-width and the searcher's decisions per CPU second (its own
 ``act`` calls, process time).
 
-    .venv/bin/python experiments/search-measure.py GAME OPPONENT --mode search --budget 16 \\
+    .venv/bin/python experiments/search-measure.py GAME OPPONENT --budget 16 \\
         --games 300 [--objective margin] [--top-k 6 --prior greedy] [--rollout random] \\
         --out /work/measure/GAME.jsonl
     .venv/bin/python experiments/search-measure.py GAME OPPONENT --knobs '{}' --games 600 \
         --chunk 100 --out /work/measure/GAME.jsonl     # the game's own search defaults (SEARCH)
     .venv/bin/python experiments/search-measure.py --summary /work/measure/*.jsonl
 
-Rollouts (both modes): the game's BENCHMARK heuristic with its params (``--rollout NAME`` for
+Rollouts: the game's BENCHMARK heuristic with its params (``--rollout NAME`` for
 another; ``random`` for the old table's rows). Opponents play with their default knobs, but
 Duck Duck Bruce's as its search yaml (stop_at cards 2, card_counter risk 0.3).
 """
@@ -33,8 +33,7 @@ from safari_sim.engine.chance import game_keys
 from safari_sim.engine.play import play_batch
 from safari_sim.games import get_game
 from strategies import get_strategy
-from strategies.ismcts import Ismcts, rollout_spec
-from strategies.search import Search
+from strategies.search import Search, rollout_spec
 
 from measuring import timed  # experiments/measuring.py (this script's folder)
 
@@ -44,20 +43,16 @@ OPPONENT_PARAMS = {("duck_duck_bruce", "stop_at"): {"cards": 2},
 
 def searcher(args):
     """The timed search player and the label of its row."""
-    base = Ismcts if args.mode == "ismcts" else Search
     if args.knobs is not None:  # the game's own defaults, but for these knobs
         knobs = json.loads(args.knobs)
-        me, spent = timed(base, **knobs)
+        me, spent = timed(Search, **knobs)
         return me, spent, "defaults", knobs
     name, params = rollout_spec(args.game, args.rollout, {})
-    common = dict(objective=args.objective, rollout=name, rollout_params=params)
-    if args.mode == "ismcts":
-        me, spent = timed(base, iterations=args.budget, **common)
-    else:
-        extra = {"top_k": args.top_k} if args.top_k else {}
-        if args.prior:
-            extra["prior"] = args.prior
-        me, spent = timed(base, rollouts=args.budget, **common, **extra)
+    extra = {"top_k": args.top_k} if args.top_k else {}
+    if args.prior:
+        extra["prior"] = args.prior
+    me, spent = timed(Search, rollouts=args.budget, objective=args.objective, rollout=name,
+                      rollout_params=params, **extra)
     return me, spent, name, params
 
 
@@ -140,8 +135,9 @@ def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("game", nargs="?")
     ap.add_argument("opponent", nargs="?")
-    ap.add_argument("--mode", choices=["search", "ismcts"], default="search")
-    ap.add_argument("--budget", type=int, default=4, help="rollouts (search), iterations (ismcts)")
+    ap.add_argument("--mode", choices=["search"], default="search",
+                    help="the player (only the flat search since ismcts was retired, issue 32)")
+    ap.add_argument("--budget", type=int, default=4, help="rollouts per candidate")
     ap.add_argument("--games", type=int, default=300)
     ap.add_argument("--start", type=int, default=0, help="first game number (resume)")
     ap.add_argument("--chunk", type=int, default=30)

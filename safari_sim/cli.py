@@ -770,10 +770,16 @@ def skill(
     replace: bool = typer.Option(False, "--replace", help="a table whose folder holds another "
                                  "experiment's results (the game or the table changed since): move "
                                  "them aside (kept) and play it afresh"),
+    best: str = typer.Option("auto", "--best", help="the best player: auto (the search with the "
+                             "game's defaults where docs/search.md measures it ahead of every "
+                             "heuristic, slower; else the heuristic best against random) or "
+                             "heuristic (always the heuristic)"),
 ) -> None:
-    """Skill and luck per game: the best shipped strategy against random and against a copy of
-    itself that blunders (restricted play), one line per game, a plot across games. A game
-    played in teams is a team of copies of the best against teams of the weaker."""
+    """Skill and luck per game: the best player against random and against a copy of itself
+    that blunders (restricted play), one line per game, a plot across games. The best player is
+    the search where it is measured the stronger (each line says which player and why), else
+    the best shipped heuristic. A game played in teams is a team of copies of the best against
+    teams of the weaker."""
     from reports.sensitivity import build_skill_report
     from .games import game_ids
     from .stats import skill as sk
@@ -782,12 +788,14 @@ def skill(
     ids = games_ or game_ids()
     for g in ids:
         _game_or_fail(g)
+    if best not in sk.BEST:
+        fail(f"--best: '{best}' is not one of {', '.join(sk.BEST)}")
     results, failed = [], []
     for g in ids:
         try:
             r = sk.measure_game(g, games=games, epsilon=epsilon, seed=seed, output=output, jobs=jobs,
                                 players=players, on_step=lambda m: out.print(m, highlight=False),
-                                replace=replace)
+                                replace=replace, best=best)
         except Exception as e:  # one game's failure names the game; the others are still measured
             from rich.markup import escape
 

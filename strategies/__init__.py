@@ -35,7 +35,7 @@ def _module_strategies(modname: str) -> list[type[Strategy]]:
 def strategies_for(game_id: str) -> dict[str, type[Strategy]]:
     """Every strategy that can play ``game_id``: the generic ones first, then the game's own."""
     if game_id not in _CACHE:
-        found = {s.name: s for m in ("generic", "search", "ismcts") for s in _module_strategies(m)}
+        found = {s.name: s for m in ("generic", "search") for s in _module_strategies(m)}
         found.update({s.name: s for s in _module_strategies(game_id)})
         _CACHE[game_id] = found
     return _CACHE[game_id]

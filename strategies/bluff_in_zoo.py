@@ -104,3 +104,7 @@ BENCHMARK = {"strategy": "doubter", "params": {}}
 # in the rollouts.
 SEARCH = {"rollouts": 32, "depth": 4, "objective": "margin", "rollout": "honest",
           "kinds": [0], "elsewhere": "honest", "weigh": 0.9}
+# Where the search with these defaults is the stronger player (`skill`'s best player, the
+# tuner's best response): docs/search.md measures it ahead of every shipped heuristic at these
+# player counts, 600 games against two copies of each; the closest of them and its row.
+SEARCH_AHEAD = {"players": [3], "closest": "bluffer", "win": 0.45, "half": 0.04, "games": 600}

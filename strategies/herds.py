@@ -83,3 +83,7 @@ BENCHMARK = {"strategy": "collector", "params": {}}
 # faster (depths 4 and 8 did worse, 16 and 24 no better).
 SEARCH = {"rollouts": 4, "rollout": "benchmark", "top_k": 3, "prior": "collector", "depth": 12,
           "objective": "margin"}
+# Where the search with these defaults is the stronger player (`skill`'s best player, the
+# tuner's best response): docs/search.md measures it ahead of every shipped heuristic at these
+# player counts, 600 games against two copies of each; the closest of them and its row.
+SEARCH_AHEAD = {"players": [3], "closest": "collector", "win": 0.62, "half": 0.04, "games": 600}

@@ -109,3 +109,7 @@ BENCHMARK = {"strategy": "safe", "params": {}}
 # legal action, 2 whole play-outs each by the BENCHMARK safe, the win share (4 play-outs win
 # no more against dumper, at less than half the speed; a depth cut loses here).
 SEARCH = {"rollouts": 2, "rollout": "benchmark"}
+# Where the search with these defaults is the stronger player (`skill`'s best player, the
+# tuner's best response): docs/search.md measures it ahead of every shipped heuristic at these
+# player counts, 600 games against two copies of each; the closest of them and its row.
+SEARCH_AHEAD = {"players": [3], "closest": "giver", "win": 0.70, "half": 0.04, "games": 600}

@@ -113,3 +113,7 @@ BENCHMARK = {"strategy": "rememberer", "params": {"recall": 0.9}, "players": 3,
 # legal action, 3 whole play-outs each by the BENCHMARK rememberer, the win share: ahead of
 # rememberer (4 or 8 play-outs win no more, fewer decisions a second; fewer candidates lose).
 SEARCH = {"rollouts": 3, "rollout": "benchmark"}
+# Where the search with these defaults is the stronger player (`skill`'s best player, the
+# tuner's best response): docs/search.md measures it ahead of every shipped heuristic at these
+# player counts, 600 games against two copies of each; the closest of them and its row.
+SEARCH_AHEAD = {"players": [3], "closest": "rememberer", "win": 0.50, "half": 0.04, "games": 600}

@@ -90,3 +90,7 @@ BENCHMARK = {"strategy": "threshold", "params": {"keep_below": 4.0}}
 # near 2,000 decisions a second.
 SEARCH = {"rollouts": 16, "race": 32, "top_k": 3, "prior": "column_matcher",
           "rollout": "column_matcher", "depth": 2, "objective": "margin"}
+# Where the search with these defaults is the stronger player (`skill`'s best player, the
+# tuner's best response): docs/search.md measures it ahead of every shipped heuristic at these
+# player counts, 600 games against two copies of each; the closest of them and its row.
+SEARCH_AHEAD = {"players": [3], "closest": "column_matcher", "win": 0.43, "half": 0.04, "games": 600}

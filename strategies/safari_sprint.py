@@ -129,3 +129,7 @@ BENCHMARK = {"strategy": "backer", "params": {}, "players": 4,
 # a few steps into a race are not its final places).
 SEARCH = {"rollouts": 4, "rollout": "benchmark", "top_k": 3, "prior": "backer", "kinds": [1],
           "elsewhere": "backer"}
+# Where the search with these defaults is the stronger player (`skill`'s best player, the
+# tuner's best response): docs/search.md measures it ahead of every shipped heuristic at these
+# player counts, 600 games against two copies of each; the closest of them and its row.
+SEARCH_AHEAD = {"players": [3], "closest": "backer", "win": 0.54, "half": 0.04, "games": 600}

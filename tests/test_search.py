@@ -425,7 +425,7 @@ def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, ste
 
 
 def test_search_rollout_benchmark_is_the_games_bench_heuristic():
-    """`rollout: benchmark` (as ismcts's default) plays the worlds with the game's BENCHMARK
+    """`rollout: benchmark` plays the worlds with the game's BENCHMARK
     heuristic and its params, the caller's params on top."""
     from strategies import duck_duck_bruce as ddb
     from strategies.search import Search

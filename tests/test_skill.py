@@ -66,6 +66,8 @@ def test_the_measure_on_a_game_whose_skill_is_known(tmp_path):
         return (w - 0.5) / 0.5
 
     assert r.best == "ones" and r.players == 2 and r.screen == {}  # one own strategy: no screening
+    assert r.why.startswith("ones, the game's only strategy of its own: the search is not measured")
+    assert r.line.endswith(f" Best player: {r.why}.")
     assert r.vs_random.skill_lo <= truth(1 / 8) <= r.vs_random.skill_hi
     assert r.vs_weak.skill_lo <= truth(0.875 ** 3) <= r.vs_weak.skill_hi
     assert r.vs_weak.skill < r.vs_random.skill
@@ -127,6 +129,41 @@ def test_the_command_writes_the_line_the_plot_and_the_page(tmp_path):
     assert set(tab["against"]) == {"random", "weakened"}
     r = CliRunner().invoke(app, ["skill", "no_such_game", "--output", str(tmp_path)])
     assert r.exit_code == 2 and "unknown game" in r.output
+
+
+def test_the_best_player_is_the_search_where_it_is_measured_ahead():
+    """`SEARCH_AHEAD` next to a game's `SEARCH`: the search is the best player at the measured
+    player counts, the screened heuristic elsewhere, in games without it and when asked for."""
+    assert skill.best_player("hi_lo_hijinks", 3)[0] == "search"
+    assert "the closest, giver" in skill.best_player("hi_lo_hijinks", 3)[1]
+    for game in ("jungle_thrills", "herds", "paper_safari", "bluff_in_zoo", "safari_sprint"):
+        assert skill.best_player(game, 3)[0] == "search", game
+    for game in ("animal_hunt", "deducktion", "savannah", "duck_duck_bruce"):
+        chosen, why = skill.best_player(game, 3)
+        assert chosen == "" and "not measured ahead" in why, game
+    chosen, why = skill.best_player("safari_sprint", 4)  # its baseline: measured at 3 only
+    assert chosen == "" and "measured ahead only at 3 players" in why
+    assert skill.best_player("hi_lo_hijinks", 3, "heuristic") == ("", "asked for (--best heuristic)")
+    with pytest.raises(ValueError, match="best"):
+        skill.best_player("hi_lo_hijinks", 3, "strongest")
+
+
+def test_the_command_plays_and_names_the_search_where_it_is_ahead(tmp_path):
+    import json
+
+    r = CliRunner().invoke(app, ["skill", "hi_lo_hijinks", "--games", "12", "--output", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.split())
+    assert "between the best (search) and random players" in said
+    assert "Best player: search with the game's measured defaults, ahead of every shipped heuristic" in said
+    assert "hi_lo_hijinks: screening" not in said  # the search is not screened
+    folder = tmp_path / "hi_lo_hijinks-3p"
+    seats = json.loads((folder / "search-blunder" / "experiment.json").read_text())["experiment"]["strategies"]
+    assert [s["use"] for s in seats] == ["search", "blunder", "blunder"]
+    assert seats[1]["params"]["base"] == "hi_lo_hijinks.search"
+    assert json.loads((folder / "skill.json").read_text())["best"] == "search"
+    r = CliRunner().invoke(app, ["skill", "hi_lo_hijinks", "--best", "strongest", "--output", str(tmp_path)])
+    assert r.exit_code == 2 and "--best" in r.output
 
 
 def _load(tmp: Path) -> dict:

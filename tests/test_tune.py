@@ -240,6 +240,43 @@ def test_verdict_above_fair_but_not_beyond_noise_says_so():
     assert "but not beyond noise (one-sided p = " in v["sentence"]
 
 
+def test_the_search_is_a_candidate_best_response_where_it_is_the_stronger_player():
+    """Where the game's SEARCH_AHEAD holds at the tune's player count, the tuned seat played by
+    the search is one more candidate: named in the sentence when it is the best, else its rate
+    is given after the verdict."""
+    from types import SimpleNamespace
+
+    from safari_sim.tune.runner import search_seat
+    from safari_sim.tune.verdict import SEARCHED
+
+    def tune(game, players):
+        raw = {"game": game, "players": players, "strategies": [
+            {"name": "br", "use": "x", "params": {"k": 1}}, {"name": "f", "use": "y"}]}
+        return SimpleNamespace(experiment=SimpleNamespace(game=SimpleNamespace(id=game)),
+                               players=players, experiment_raw=raw)
+
+    t = tune("hi_lo_hijinks", 3)
+    raw = search_seat(t, "br")
+    assert raw["strategies"][0] == {"name": "br", "use": "search", "params": {}}
+    assert raw["strategies"][1] == {"name": "f", "use": "y"} and t.experiment_raw["strategies"][0]["use"] == "x"
+    assert search_seat(tune("hi_lo_hijinks", 4), "br") is None   # measured at 3 players only
+    assert search_seat(tune("animal_hunt", 3), "br") is None     # the search is not ahead there
+    assert search_seat(tune("hi_lo_hijinks", 3), "nobody") is None
+
+    tuned = [({"strategies.br.params.k": 1}, frame(players=3, games=6000, strategies=["br", "f1", "f2"],
+                                                  rng=50).lazy())]
+    strong = frame(players=3, games=6000, strategies=["br", "f1", "f2"], strengths=[1.5, 1, 1], rng=51).lazy()
+    v = dominant_verdict("br", tuned, search=strong)
+    assert v["answer"] == "yes" and v["best"]["search"] and v["best"]["knobs"] == SEARCHED
+    assert v["sentence"].startswith(f"Yes: br's seat {SEARCHED} wins ")
+    assert [c["search"] for c in v["candidates"]] == [False, True]
+    level = frame(players=3, games=6000, strategies=["br", "f1", "f2"], strengths=[0.8, 1, 1], rng=52).lazy()
+    v = dominant_verdict("br", tuned, search=level)
+    assert not v["best"]["search"] and "br with k=1 wins " in v["sentence"]
+    assert f" The same seat {SEARCHED} wins " in v["sentence"]
+    assert "search" not in dominant_verdict("br", tuned)["sentence"]
+
+
 # ---- the words: knob tuning and rules tuning, numbers as their interval allows ---------------
 
 def test_numbers_have_the_decimals_their_interval_allows():

@@ -17,12 +17,18 @@ skill 0); with two players, exactly how often the weaker of the two wins.
 Per game (``measure_game``), at its baseline player count (the BENCHMARK's ``players``, else the
 fewest of 3 the game allows, as `safari-sim new` does):
 
-- **the best shipped strategy** is the game's own strategy (default knobs) with the highest win
-  rate against random players in a screening run of its own seed (seed + 1), so that the games
-  that choose it are not the games that measure it (the winner's curse);
+- **the best player** is the search player (``search`` with the game's measured defaults,
+  ``SEARCH``) where the game's strategies module says, in ``SEARCH_AHEAD``, that docs/search.md
+  measured it ahead of every shipped heuristic at this player count (``best="auto"``, the
+  default; the screening is then skipped); elsewhere (or with ``best="heuristic"``) **the best
+  shipped strategy**: the game's own strategy (default knobs) with the highest win rate against
+  random players in a screening run of its own seed (seed + 1), so that the games that choose
+  it are not the games that measure it (the winner's curse). ``GameSkill.why`` (and the end of
+  its line) says which and why;
 - **best against random**: s with B = random;
 - **best against a weakened copy of itself**: s with B = ``blunder`` (the best with a uniformly
-  random legal move at each decision with probability ``epsilon``); and the luck line: how often
+  random legal move at each decision with probability ``epsilon``; with the search player, the
+  search that blunders, so every seat of that table searches); and the luck line: how often
   that weaker copy wins.
 
 A game played in teams (Herds at four players) is a game of teams: the stronger side is a team of
@@ -173,10 +179,55 @@ class GameSkill:
     vs_weak: Pairing
     epsilon: float
     line: str
+    why: str = ""                # which player is the best, and why (the search or the screening)
 
     def to_json(self) -> dict:
         d = asdict(self)
         return d
+
+
+BEST = ("auto", "heuristic")
+
+
+def search_ahead(game_id: str, players: int) -> dict | None:
+    """The game's ``SEARCH_AHEAD`` (strategies/<game>.py, next to ``SEARCH``: the measured row of
+    docs/search.md where the search with the game's defaults is ahead of every shipped heuristic)
+    when it holds at ``players``, else None."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(f"strategies.{game_id}")
+    except ModuleNotFoundError:
+        return None
+    ahead = getattr(mod, "SEARCH_AHEAD", None)
+    return ahead if ahead and players in ahead.get("players", ()) else None
+
+
+def best_player(game_id: str, players: int, best: str = "auto") -> tuple[str, str]:
+    """("search", why) where the search is the stronger player (``search_ahead``) and ``best`` is
+    "auto"; else ("", why): the heuristic, chosen by the screening (``why`` then ends with the
+    reason the search is not used, to be put after the heuristic's name)."""
+    import importlib
+
+    if best not in BEST:
+        raise ValueError(f"best: '{best}' is not one of {', '.join(BEST)}")
+    ahead = search_ahead(game_id, players)
+    if best == "auto" and ahead:
+        return "search", (f"search with the game's measured defaults, ahead of every shipped heuristic "
+                          f"at {players} players in docs/search.md (the closest, {ahead['closest']}: the "
+                          f"search wins {ahead['win']:.2f} ± {ahead['half']:.2f} against two of it, "
+                          f"{ahead['games']} games)")
+    if best == "heuristic":
+        why = "asked for (--best heuristic)"
+    else:
+        try:
+            measured = getattr(importlib.import_module(f"strategies.{game_id}"), "SEARCH_AHEAD", None)
+        except ModuleNotFoundError:
+            measured = None
+        why = (f"the search is measured ahead only at {', '.join(map(str, measured['players']))} "
+               f"players" if measured else "the search is not measured ahead of every heuristic here "
+               "(docs/search.md)")
+    return "", why
 
 
 def _table(strong: dict, weak: dict, players: int, strong_seats: list[int] = (0,)) -> list[dict]:
@@ -212,11 +263,14 @@ def strong_team(game: Any, rules: Any, players: int) -> list[int]:
 def measure_game(game_id: str, games: int = 2000, screen_games: int | None = None,
                  epsilon: float = EPSILON, seed: int = 0, output: str | Path = "results/skill",
                  jobs: int | None = 1, players: int | None = None, rules: dict | None = None,
-                 on_step: Callable[[str], None] | None = None, replace: bool = False) -> GameSkill:
+                 on_step: Callable[[str], None] | None = None, replace: bool = False,
+                 best: str = "auto") -> GameSkill:
     """Screen, then measure, one game (every run a normal, resumable dataset under ``output``),
     under the printed rules with ``rules`` overrides. ``replace``: a folder holding another
     experiment's results (a table or the game changed since) is moved aside, as `run --replace`
-    does."""
+    does. ``best``: "auto" (the search where ``SEARCH_AHEAD`` says it is stronger, else the
+    screened heuristic) or "heuristic" (always the screened heuristic); the search's tables are
+    kept in folders of their own (``search-random``, ``search-blunder``)."""
     import importlib
 
     from ..games import get_game
@@ -243,7 +297,10 @@ def measure_game(game_id: str, games: int = 2000, screen_games: int | None = Non
     screen = {}
     n_screen = screen_games or max(games // 4, 200)
     n_screen -= n_screen % p
-    if len(own) > 1:
+    chosen, why = best_player(game_id, p, best)
+    if chosen:
+        best = chosen
+    elif len(own) > 1:
         for name in own:
             if on_step:
                 on_step(f"{game_id}: screening {name} against random")
@@ -252,8 +309,10 @@ def measure_game(game_id: str, games: int = 2000, screen_games: int | None = Non
             out = run_point(raw, Path.cwd(), root / f"screen-{name}", jobs, replace=replace)
             screen[name] = pairing(scan(out), name).rate
         best = max(own, key=lambda n: screen[n])
+        why = f"{best}, the game's own strategy best against random in the screening: {why}"
     else:
         best = own[0]
+        why = f"{best}, the game's only strategy of its own: {why}"
     strong = {"name": best, "use": best, "params": {}}
     weak = {"name": f"{best}_blunder", "use": "blunder",
             "params": {"base": f"{game_id}.{best}", "epsilon": epsilon}}
@@ -264,10 +323,12 @@ def measure_game(game_id: str, games: int = 2000, screen_games: int | None = Non
             on_step(f"{game_id}: {best} against {other['name']}")
         raw = {**base, "name": f"skill-{game_id}-{key}", "games": n, "seed": seed,
                "strategies": _table(strong, other, p, side)}
-        out = run_point(raw, Path.cwd(), root / key, jobs, replace=replace)
+        out = run_point(raw, Path.cwd(), root / (f"search-{key}" if chosen else key), jobs,
+                        replace=replace)
         results[key] = pairing(scan(out), best, other["name"])
     res = GameSkill(game_id, game.name, p, best, screen, results["random"], results["blunder"], epsilon,
-                    line(game.name, results["random"], results["blunder"], epsilon))
+                    line(game.name, results["random"], results["blunder"], epsilon)
+                    + f" Best player: {why}.", why)
     (root / "skill.json").write_text(json.dumps(res.to_json(), indent=2) + "\n")
     return res
 

@@ -132,10 +132,12 @@ class Tune:
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def experiment_for(self, values: dict[str, Any], games: int, output: Path,
-                       seed: int | None = None, jobs: int | None = 1) -> tuple[Experiment, dict]:
+                       seed: int | None = None, jobs: int | None = 1,
+                       base: dict[str, Any] | None = None) -> tuple[Experiment, dict]:
         """The experiment of one candidate (``values`` by search key) at ``games`` games into
-        ``output``; raises ExperimentError naming the rule or knob at fault."""
-        raw = with_values(self.experiment_raw, values)
+        ``output`` (``base``: another experiment than the tune's, as a dict); raises
+        ExperimentError naming the rule or knob at fault."""
+        raw = with_values(self.experiment_raw if base is None else base, values)
         raw["games"] = games
         raw["output"] = str(Path(output).absolute())
         raw.pop("report", None)  # the tune writes one report for all of them

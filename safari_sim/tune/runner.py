@@ -45,10 +45,13 @@ def play(exp, raw: dict[str, Any]) -> Path:
 
 
 def candidate_run(tune: Tune, values: dict[str, Any], games: int, where: str,
-                  seed: int | None = None, jobs: int | None = 1) -> Path:
-    """Play one candidate (``values`` by search key) to ``games`` games under OUTPUT/``where``,
-    in a folder named by its experiment's fingerprint."""
-    exp, raw = tune.experiment_for(values, games, tune.output / where / "_", seed=seed, jobs=jobs)
+                  seed: int | None = None, jobs: int | None = 1,
+                  base: dict[str, Any] | None = None) -> Path:
+    """Play one candidate (``values`` by search key; ``base``: another experiment than the
+    tune's) to ``games`` games under OUTPUT/``where``, in a folder named by its experiment's
+    fingerprint."""
+    exp, raw = tune.experiment_for(values, games, tune.output / where / "_", seed=seed, jobs=jobs,
+                                   base=base)
     exp.output = tune.output / where / exp.fingerprint()
     raw["output"] = str(exp.output)
     meta = exp.output / "experiment.json"
@@ -154,6 +157,26 @@ def write_history(study, out: Path) -> None:
     atomic_write_bytes(out / "history.parquet", buf.getvalue())
 
 
+def search_seat(tune: Tune, name: str) -> dict[str, Any] | None:
+    """The experiment as it is with the seat(s) of strategy ``name`` played by the search player
+    with the game's measured defaults (``use: search``, no knobs), where the game's
+    ``SEARCH_AHEAD`` (strategies/<game>.py) says the search is ahead of every shipped heuristic
+    at the tune's player count; None elsewhere, or where that seat already plays the search."""
+    import copy
+
+    from ..stats.skill import search_ahead
+
+    if not search_ahead(tune.experiment.game.id, tune.players):
+        return None
+    raw = copy.deepcopy(tune.experiment_raw)
+    seats = [s for s in raw.get("strategies") or [] if isinstance(s, dict) and s.get("name") == name]
+    if not seats or any(s.get("use") == "search" for s in seats):
+        return None
+    for s in seats:
+        s["use"], s["params"] = "search", {}
+    return raw
+
+
 def confirm(tune: Tune, study, say: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
     """Play the best candidates (and the experiment as it is: printed rules, default knobs) again
     on fresh deals; measure every
@@ -189,7 +212,15 @@ def confirm(tune: Tune, study, say: Callable[[str], None] = lambda s: None) -> d
                   first_games(scan(tune.output / r["folder"]), c.games))
                  for r in runs if r["trial"] is not None]
         if tuned:
-            v = dominant_verdict(name, tuned, first_games(scan(tune.output / runs[0]["folder"]), c.games))
+            # where the search is the stronger player, it is a candidate best response too: the
+            # experiment as it is, that seat played by the search (the same deals)
+            searched, base = None, search_seat(tune, name)
+            if base is not None:
+                say(f"confirming {name}'s seat played by the search ({c.games:,} games)")
+                folder = candidate_run(tune, {}, c.games, "confirm", seed=seed, jobs=jobs, base=base)
+                searched = first_games(scan(folder), c.games)
+            v = dominant_verdict(name, tuned, first_games(scan(tune.output / runs[0]["folder"]), c.games),
+                                 search=searched)
             verdicts.append(v)
     return {"confirm_seed": seed, "runs": runs, "verdicts": verdicts,
             "best": _best(runs, tune) if len(runs) > 1 else None}

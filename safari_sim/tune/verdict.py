@@ -1,7 +1,10 @@
 """Is there a dominant strategy: does the best response found beat the field by more than noise?
 
 A knob search tunes one strategy (the best response) against the others at the table (the
-field). At the confirmation run, on deals the search never saw, each confirmed candidate's win
+field). Where the game's ``SEARCH_AHEAD`` (strategies/<game>.py) says the search player with the
+game's measured defaults is ahead of every shipped heuristic at the tune's player count, that
+seat played by the search is one more candidate best response (``search``: its confirmation
+run, the experiment as it is with that seat's ``use: search``), named so in the sentence. At the confirmation run, on deals the search never saw, each confirmed candidate's win
 rate is tested against the fair share 1/players, one-sided (does it win more than a strategy no
 better than the field would?), with its clustered standard error from ``stats.win_rates``; the
 candidates' p-values are Holm-adjusted (the best of several was picked). The verdict is "yes"
@@ -50,8 +53,12 @@ def knobs_text(values: dict[str, Any]) -> str:
                      for k, v in values.items()) or "its default knobs"
 
 
+SEARCHED = "played by the search (the game's measured defaults, docs/search.md)"
+
+
 def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFrame]],
-                     printed: pl.LazyFrame | None = None, level: float = LEVEL) -> dict[str, Any]:
+                     printed: pl.LazyFrame | None = None, level: float = LEVEL,
+                     search: pl.LazyFrame | None = None) -> dict[str, Any]:
     """The verdict for ``strategy`` from its confirmed candidates (``tuned``: the knob values and
     the confirmation dataset of each) and the dataset of the experiment as it is (its default knobs).
 
@@ -63,12 +70,16 @@ def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFra
     entries = [(values, lf, False) for values, lf in tuned]
     if printed is not None:  # the shipped knobs are a candidate best response too
         entries.append(({}, printed, True))
+    if search is not None:  # and, where it is the stronger player, the search in that seat
+        entries.append(({"use": "search"}, search, False))
     rows = []
     for values, lf, is_shipped in entries:
         r = _rate(lf, strategy)
         z = (r["rate"] - r["fair"]) / r["se"] if r["se"] > 0 else (math.inf if r["rate"] > r["fair"] else 0.0)
-        rows.append({"values": values, "shipped": is_shipped,
-                     "knobs": "default knobs" if is_shipped else knobs_text(values), "rate": r["rate"], "lo": r["lo"],
+        is_search = values == {"use": "search"}
+        rows.append({"values": values, "shipped": is_shipped, "search": is_search,
+                     "knobs": ("default knobs" if is_shipped else SEARCHED if is_search else
+                               knobs_text(values)), "rate": r["rate"], "lo": r["lo"],
                      "hi": r["hi"], "se": r["se"], "fair": r["fair"], "games": r["games"],
                      "p_one": float(norm.sf(z)), "p_fair": float(r["p_fair"]), "field": r["field"],
                      "teams": r["teams"]})
@@ -89,7 +100,7 @@ def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFra
     k = len(rows)
     family = f", Holm over {k} candidates" if k > 1 else ""
     edge = best["rate"] - best["fair"]
-    subject = f"{strategy} with {knobs}"
+    subject = f"{strategy}'s seat {SEARCHED}" if best["search"] else f"{strategy} with {knobs}"
     stat = (f"wins {words.pct(best['rate'], words.digits_for(best['hi'] - best['lo']))} of its games "
             f"({words.interval(best['lo'], best['hi'])}) against the field, whose fair share is "
             f"{words.pct(best['fair'])}")
@@ -129,6 +140,17 @@ def dominant_verdict(strategy: str, tuned: list[tuple[dict[str, Any], pl.LazyFra
             sentence += f" {shipped_text}: the tuning's change, {change}, is within noise."
         else:
             sentence += f" {shipped_text}: the tuning changes that by {change}."
+    if best["search"]:
+        sentence = sentence.replace("the tuning's change", "the search's change").replace(
+            "the tuning changes", "the search changes").replace(
+            "played this way, the strategy beats the others at the table",
+            "played by the search, that seat beats the others at the table (their heuristics are "
+            "not the best play)")
+    by_search = next((r for r in rows if r["search"]), None)
+    if by_search is not None and not best["search"]:
+        sentence += (f" The same seat {SEARCHED} wins "
+                     f"{words.pct(by_search['rate'], words.digits_for(by_search['hi'] - by_search['lo']))} "
+                     f"({words.interval(by_search['lo'], by_search['hi'])}).")
     return {"strategy": strategy, "dominant": dominant, "answer": "yes" if dominant else "no",
             "sentence": sentence, "candidates": rows, "best": best, "shipped": shipped, "gain": gain,
             "knobs": knobs}
