@@ -299,10 +299,20 @@ def order_sentences(rates: pl.DataFrame, h: dict, fair: float, players: int, par
     return out
 
 
+def _units(head: pl.DataFrame) -> set[str]:
+    """How the variants of ``headlines`` are played: {"seat"}, {"team"} or both (a mixed
+    experiment, e.g. a sweep over Herds' teams_at_four)."""
+    return set(head["unit"].to_list()) if "unit" in head.columns else {"seat"}
+
+
 def leaders_sentence(head: pl.DataFrame) -> list:
-    """Which strategy wins most often across the variants. A strategy leads a variant only where
-    no other's interval overlaps its own (``best_group`` of one); where several overlap they are
-    named together, never one of them as the leader."""
+    """Which strategy (in a variant played in teams, which pair of partners) wins most often
+    across the variants. A strategy leads a variant only where no other's interval overlaps its
+    own (``best_group`` of one); where several overlap they are named together, never one of
+    them as the leader."""
+    units = _units(head)
+    noun = {frozenset({"seat"}): "strategy", frozenset({"team"}): "pair of partners"}.get(
+        frozenset(units), "strategy (in teams, the pair of partners)")
     shown = head["best_group"].to_list()
     groups = [frozenset(g) for g in shown]   # the same strategies, whichever estimate is higher
     variants = head["variant"].to_list()
@@ -311,11 +321,11 @@ def leaders_sentence(head: pl.DataFrame) -> list:
         first.setdefault(g, names)
     if len(first) == 1:
         g = shown[0]
-        if len(g) == 1:
-            return [_strong(g[0]), " wins most often in every variant."]
+        if len(g) == 1:  # a pair of partners is plural: "blocker + patient win"
+            return [_strong(g[0]), f" {'win' if units == {'team'} else 'wins'} most often in every variant."]
         return [*_names(list(g)), " win most often in every variant, their intervals overlapping (no "
                 "order between them)."]
-    parts: list = ["The strategy that wins most often changes with the variant: "]
+    parts: list = [f"The {noun} that wins most often changes with the variant: "]
     for k, (key, g) in enumerate(first.items()):
         where = [v for v, x in zip(variants, groups) if x == key]
         parts += ["; " if k else "", *_names(list(g)),
@@ -344,6 +354,11 @@ def head_to_head_sentence(h2h: pl.DataFrame) -> list:
     return ["Head to head, ", _strong(top["strategy"]), " finishes ahead of ", _strong(top["opponent"]),
             f" in {share_of_games(top['rate'], top['lo_family'], top['hi_family'], int(top['games']))}: "
             f"{which}."]
+
+
+def _firsts(row: dict) -> str:
+    """Whose edge a variant's row of ``headlines`` holds: "first team's" where it plays in teams."""
+    return "first team's" if row.get("unit") == "team" else "first seat's"
 
 
 def first_unit(seat_advantage: pl.DataFrame) -> str:
@@ -393,7 +408,9 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
                     f"{signed_points(hi_row['edge'])} percentage points (", _strong(hi_row["variant"]), ")."])
         differ = head.filter(pl.col("outcome") == "differ")["variant"].to_list()
         tested = int((head["outcome"] != "no verdict").sum())
-        correction = f"testing each variant with the strategies accounted for, Holm-corrected for the {tested} variants"
+        accounted = {"first seat": "the strategies", "first team": "the partners"}.get(
+            first, "the strategies (or, in teams, the partners)")
+        correction = f"testing each variant with {accounted} accounted for, Holm-corrected for the {tested} variants"
         seats = {"first seat": "seats", "first team": "teams"}.get(first, "seats (or teams)")
         if differ:
             out.append([f"The {seats} are not equally placed to win in ", f"{len(differ)} of {tested} variants (",
@@ -405,7 +422,7 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
         bal = t["balance"].filter(pl.col("outcome") != "no verdict")
         tied = stats.tied_with_best(bal, "abs_edge", "abs_edge_lo", "abs_edge_hi")
         b = tied.row(0, named=True)
-        out.append([f"Most balanced {seats}: ", _strong(b["variant"]), f", where the {firsts} edge is "
+        out.append([f"Most balanced {seats}: ", _strong(b["variant"]), f", where the {_firsts(b)} edge is "
                     f"{signed_points(b['edge'])} percentage points (its size: "
                     f"{_pp_interval(b['abs_edge_lo'], b['abs_edge_hi'])})", *_tied_words(tied, "edge"), "."])
     if n_var > 1:
@@ -414,10 +431,16 @@ def summarise(t: dict[str, pl.DataFrame], experiment: dict[str, Any]) -> list[li
                                                      -pl.col("spread_lo").alias("spread_hi")),
                                    "spread", "spread_lo", "spread_hi")
         a, z = close.row(0, named=True), far.row(0, named=True)
-        out.append(["Strategies are closest together in ", _strong(a["variant"]),
-                    f" (best minus worst: {points(a['spread'])} percentage points, interval "
+        units = _units(head)
+        # a team variant's spread is between pairs of partners: a mixed experiment says whose
+        subject = {frozenset({"seat"}): "Strategies are", frozenset({"team"}): "Pairs of partners are"}.get(
+            frozenset(units), "Win rates are")
+        whose = (lambda r: "") if len(units) == 1 else (
+            lambda r: "pairs of partners, " if r.get("unit") == "team" else "strategies, ")
+        out.append([f"{subject} closest together in ", _strong(a["variant"]),
+                    f" ({whose(a)}best minus worst: {points(a['spread'])} percentage points, interval "
                     f"{_pp_interval(a['spread_lo'], a['spread_hi'])})", *_tied_words(close, "spread"),
-                    "; furthest apart in ", _strong(z["variant"]), f" ({points(-z['spread'])} percentage points, "
+                    "; furthest apart in ", _strong(z["variant"]), f" ({whose(z)}{points(-z['spread'])} percentage points, "
                     f"interval {_pp_interval(-z['spread_hi'], -z['spread_lo'])})", *_tied_words(far, "spread"), "."])
         out.append(leaders_sentence(head))
     if "turns_mean" in head.columns and head["turns_mean"].is_not_null().all():

@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from safari_sim.stats import teams
-from safari_sim.stats.neighbours import neighbour_sentence, neighbour_test
+from safari_sim.stats.neighbours import neighbour_sentence, neighbour_tests
 from safari_sim.stats.tournament import best_sentence, is_tournament, tournament
 
 
@@ -31,8 +31,9 @@ def stopped_sentence(experiment: dict[str, Any]) -> str | None:
 
 
 def design_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, Any]:
-    """{"tournament": ratings, matrix and verdict or None, "neighbours": the test and its
-    sentence or None, "stopped": a sentence or None, "bullets": for the summary}."""
+    """{"tournament": ratings, matrix and verdict or None, "neighbours": the tests (one, or in
+    a mixed experiment one for the variants in teams and one for the others) with their
+    sentences, or None, "stopped": a sentence or None, "bullets": for the summary}."""
     out: dict[str, Any] = {"tournament": None, "neighbours": None, "stopped": stopped_sentence(experiment),
                            "bullets": []}
     if out["stopped"]:
@@ -51,7 +52,7 @@ def design_view(lf: pl.LazyFrame, experiment: dict[str, Any]) -> dict[str, Any]:
                              "partners": bool(len(lay))}
         out["bullets"].append(["Tournament: ", *verdict])
     if experiment.get("seating") == "permute":
-        n = neighbour_test(lf, experiment)
-        out["neighbours"] = {**n, "sentence": neighbour_sentence(n)}
-        out["bullets"].append([out["neighbours"]["sentence"]])
+        # one test per way of playing: a mixed experiment's team variants and its others apart
+        out["neighbours"] = [{**n, "sentence": neighbour_sentence(n)} for n in neighbour_tests(lf, experiment)]
+        out["bullets"] += [[n["sentence"]] for n in out["neighbours"]]
     return out

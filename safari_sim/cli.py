@@ -246,7 +246,7 @@ def report(
 
 def _print_moved(before: Path, after: Path) -> None:
     from .stats import DatasetError
-    from .stats.compare import IncomparableRuns, moved
+    from .stats.compare import IncomparableRuns, moved, unlike_teams
 
     try:
         diff, changes = moved(before, after)
@@ -259,6 +259,10 @@ def _print_moved(before: Path, after: Path) -> None:
         out.print(t)
     else:
         out.print("the two runs have the same rules, strategies and settings", highlight=False)
+    for label in unlike_teams(diff):
+        out.print(f"{label}: one run plays in teams and the other does not, so its win rates and scores "
+                  f"(of pairs of partners in one, of players in the other) are not compared; its game "
+                  f"length and measures are", highlight=False)
     rescaled = [r for r in diff.iter_rows(named=True) if r["what"].startswith("points available")]
     for r in rescaled:
         out.print(f"the rules change the points a game shares out ({r['before']} -> {r['after']}, "

@@ -281,3 +281,216 @@ def test_a_team_tournament_says_when_pairs_never_met():
     assert t["best"]["groups"] == 2 and sorted(t["names"]) == ["a + b", "a + c", "b + d", "d + e"]
     verdict = "".join(p if isinstance(p, str) else p["strong"] for p in t["verdict"])
     assert "the 4 pairs fall into 2 groups that never played each other" in verdict, verdict
+
+
+def mixed_permuted_games(games: int, rng: int = 11) -> pl.DataFrame:
+    """Variant 0 "teams": four strategies of unequal strength in two teams (partners across);
+    variant 1 "singles": the same four, each for themselves (the dataset's team column gives each
+    seat its own team, as the runner writes a variant without teams in a team experiment). Both
+    seated by permutation, neither with a neighbour effect."""
+    from tests.test_tournament import pool_frame
+
+    strengths = {"a": 2.0, "b": 1.0, "c": 1.0, "d": 0.7}
+    together = permuted_team_games(games, strengths, rng=rng).with_columns(pl.lit("teams").alias("variant"))
+    alone = pool_frame({k: float(np.log(v)) for k, v in strengths.items()}, table=4, games=games, rng=rng)
+    alone = alone.with_columns(pl.lit(1, pl.Int16).alias("variant_id"), pl.lit("singles").alias("variant"),
+                               pl.col("seat").alias("team"), pl.col("deal").cast(pl.Int64),
+                               pl.col("game").cast(pl.Int64))
+    return pl.concat([together, alone.select(together.columns)], how="vertical_relaxed")
+
+
+def test_neighbours_of_a_mixed_experiment_are_worded_per_variant():
+    """A mixed experiment (one variant in teams, one without): the team variant gets the team
+    test and its wording (partners accounted for), the other the players' test and theirs, each
+    naming its variants; before, one test over both said "once partners are accounted for" of
+    the variant where no one has a partner."""
+    from reports.render import render_html
+    from reports.tournament import design_view
+    from reports.view import build_view
+    from safari_sim.stats.neighbours import neighbour_test
+
+    df = mixed_permuted_games(1200)
+    experiment = {"seating": "permute", "players": 4, "teams": True,
+                  "variants": [{"id": 0, "label": "teams"}, {"id": 1, "label": "singles"}]}
+    view = design_view(df.lazy(), experiment)
+    said = [b[0] for b in view["bullets"]]  # the summary's sentences
+    assert len(said) == 2, said
+    assert said[0].startswith("In the variant teams (played in teams): "), said[0]
+    assert "once partners are accounted for" in said[0] or "beyond partners" in said[0]
+    assert said[1].startswith("In the variant singles (played without teams, each player for themselves): "), said[1]
+    assert "partner" not in said[1].split(": ", 1)[1]
+    tests = view["neighbours"]
+    assert [t["partners"] for t in tests] == [True, False]
+    # each the test that fits its variant: the same numbers as the test of that variant alone
+    alone = neighbour_test(df.filter(pl.col("variant_id") == 1).lazy())
+    assert tests[1]["statistic"] == alone["statistic"] and tests[1]["df"] == alone["df"]
+    html = render_html(build_view(df.lazy(), {**experiment, "game": "synthetic", "name": "mixed", "seed": 0,
+                                              "games_per_variant": 1200, "created": "now", "versions": {}}))
+    assert html.count('data-key="neighbours"') == 2
+    assert 'data-partners="True"' in html and 'data-partners="False"' in html
+
+
+def test_until_words_each_variant_of_a_mixed_experiment_as_it_is_played(tmp_path):
+    """``until:`` on a mixed experiment: the stop reason compares the teams a and b play in where
+    the variant plays in teams, and a and b themselves where it does not (it said "the team a
+    plays in" of both); ``interval`` says which intervals are pairs'."""
+    from types import SimpleNamespace
+
+    from safari_sim.run.until import check
+
+    path = tmp_path / "g.parquet"
+    mixed_permuted_games(3000).write_parquet(path)
+    spec = SimpleNamespace(until=SimpleNamespace(interval=None, compare=["a", "b"], alpha=0.05))
+    why = check(spec, [path], 3000, 2)
+    assert why is not None
+    teams_part, singles_part = why.split("; ")
+    assert teams_part.startswith("the team a plays in wins more than the team b plays in, by ") \
+        and teams_part.endswith("deals where they were opponents, teams)"), why
+    assert singles_part.startswith("a wins more than b by ") and ", singles)" in singles_part, why
+    spec = SimpleNamespace(until=SimpleNamespace(interval=0.2, compare=None, alpha=0.05))
+    assert check(spec, [path], 3000, 2).startswith(
+        "every win-rate interval (of a pair of partners in the variants played in teams, of a strategy in the "
+        "others) is within +-20.0 percentage points")
+
+
+def test_report_of_a_mixed_experiment_names_each_variant_unit():
+    """The summary of a mixed experiment: the spread of a team variant is between pairs of
+    partners and the other's between strategies, and the sentences say whose (they said
+    "Strategies are closest together" of both); the headline table marks which variants play in
+    teams."""
+    from reports.render import render_html
+    from reports.view import build_view
+
+    df = mixed_permuted_games(1200)
+    experiment = {"seating": "permute", "players": 4, "teams": True, "game": "synthetic", "name": "mixed", "seed": 0,
+                  "games_per_variant": 1200, "created": "now", "versions": {}, "sweep_keys": ["rules.teams"],
+                  "variants": [{"id": 0, "label": "teams"}, {"id": 1, "label": "singles"}]}
+    view = build_view(df.lazy(), experiment)
+    said = ["".join(p if isinstance(p, str) else p["strong"] for p in b) for b in view.context["summary"]]
+    spread = next(s for s in said if "closest together" in s)
+    assert spread.startswith("Win rates are closest together in "), spread
+    assert "(pairs of partners, " in spread and "(strategies, " in spread, spread
+    assert any(s.startswith("The strategy (in teams, the pair of partners) that wins most often") for s in said), said
+    balanced = next(s for s in said if s.startswith("Most balanced"))
+    mine = "first team's" if "Most balanced seats (or teams): teams" in balanced else "first seat's"
+    assert f"where the {mine} edge is" in balanced, balanced
+    html = render_html(view)
+    assert '<td data-unit="team">teams <span class="pm">(in teams)</span>' in html
+    assert '<td data-unit="seat">singles <span class="pm">(no teams)</span>' in html
+
+
+def test_compare_says_when_one_run_plays_in_teams_and_the_other_not(tmp_path):
+    """Two runs of one table, partners in the first, each for themselves in the second: their
+    win rates (pairs against players) are not paired, and compare says so, with the teams as a
+    line of what differs (before, the lines were left out without a word)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from safari_sim.cli import app
+
+    mixed = mixed_permuted_games(600)
+    for name, vid, teams_ in (("a", 0, [0, 1, 0, 1]), ("b", 1, None)):
+        part = mixed.filter(pl.col("variant_id") == vid).with_columns(pl.lit("base").alias("variant"),
+                                                                     pl.lit(0, pl.Int16).alias("variant_id"))
+        if teams_ is None:
+            part = part.drop("team")
+        (tmp_path / name / "chunks" / "v000").mkdir(parents=True)
+        part.write_parquet(tmp_path / name / "chunks" / "v000" / "c000000.parquet")
+        variant = {"id": 0, "label": "base", "rules": {}, "strategies": [], **({"teams": teams_} if teams_ else {})}
+        (tmp_path / name / "experiment.json").write_text(json.dumps(
+            {"game": "synthetic", "players": 4, "seating": "permute", "teams": teams_ is not None,
+             "variants": [variant], "strategies": []}))
+    r = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b")], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "base: one run plays in teams and the other does not, so its win rates and scores (of pairs of " \
+           "partners in one, of players in the other) are not compared" in text, text
+    assert "1st and 3rd seats against 2nd and 4th seats" in text and "none (each player for themselves)" in text
+
+
+def test_until_compares_two_pairs_of_partners(tmp_path):
+    """``until: {compare: ["a + b", "c + d"]}``: the team of a and b against the team of c and d,
+    on the games where they meet (a third of the permutations: a + b against c + d); a is three
+    times as strong, so that team wins 75% of those games, a difference of 50 points."""
+    import re
+    from types import SimpleNamespace
+
+    from safari_sim.run.until import check
+
+    df = permuted_team_games(2400, {"a": 3.0, "b": 1.0, "c": 1.0, "d": 1.0}, rng=8)
+    path = tmp_path / "g.parquet"
+    df.write_parquet(path)
+    spec = SimpleNamespace(until=SimpleNamespace(interval=None, compare=["d + c", "a+b"], alpha=0.05))
+    why = check(spec, [path], 2400, 1)
+    met = (df.filter(pl.col("strategy").is_in(["a", "b"])).group_by("game")
+           .agg(pl.col("team").n_unique().alias("k")).filter(pl.col("k") == 1).height)
+    m = re.match(r"the team of a \+ b wins more than the team of d \+ c, by (\d+\.\d) \+- \d+\.\d percentage "
+                 r"points \(([\d,]+) deals where they were opponents\)", why or "")
+    assert m, why
+    assert int(m.group(2).replace(",", "")) == met and 600 < met < 1000
+    assert abs(float(m.group(1)) - 50) < 12
+
+
+def _herds_until(tmp_path: Path, compare: str, seating: str = "rotate", players: int = 4) -> str | None:
+    """The message ``load_experiment`` gives Herds (experiments/herds-4p.yaml, few games) with
+    ``until: {compare: COMPARE}``, or None when it is accepted."""
+    from safari_sim.run.config import ExperimentError, load_experiment
+
+    text = (ROOT / "experiments" / "herds-4p.yaml").read_text().replace("games: 20000", "games: 200")
+    text = text.replace("seating: rotate", f"seating: {seating}")
+    if players == 3:
+        text = text.replace("players: 4", "players: 3").replace(
+            "  - {name: patient, use: collector, params: {lay_deck: 10, lay_min_hand: 9}}\n", "")
+    exp = tmp_path / "h.yaml"
+    exp.write_text(text + f"until: {{compare: {compare}}}\n")
+    try:
+        load_experiment(exp)
+    except ExperimentError as e:
+        return str(e).split("h.yaml: ", 1)[-1]  # after the file's name
+    return None
+
+
+def test_until_pairs_are_checked_before_the_run(tmp_path):
+    """Herds at four, rotated: collector + sprinter play blocker + patient in every game (the
+    pairs may be written in either order); collector + patient never sit as partners (one clear
+    message naming the pairs that do; under permute they do); a misspelled name gets a
+    did-you-mean; a pair that names one strategy twice, two pairs sharing one, and a pair at
+    three players (no teams) are refused."""
+    assert _herds_until(tmp_path, '["collector + sprinter", "blocker + patient"]') is None
+    assert _herds_until(tmp_path, '["patient + blocker", "sprinter+collector"]') is None
+    assert _herds_until(tmp_path, '["collector + patient", "blocker + sprinter"]') == (
+        "until.compare: collector + patient are never partners (seating: rotate), so no game has them in one "
+        "team; the pairs of partners that play: blocker + patient, collector + sprinter")
+    assert _herds_until(tmp_path, '["collector + patient", "blocker + sprinter"]', seating="permute") is None
+    assert _herds_until(tmp_path, '["collector + patinet", "blocker + sprinter"]') == (
+        "until.compare: no strategy named 'patinet' (in 'collector + patinet'); did you mean 'patient'?")
+    assert _herds_until(tmp_path, '["blocker + blocker", "collector + sprinter"]') == (
+        "until.compare: 'blocker + blocker' names blocker twice: a pair of partners is two strategies of the "
+        "experiment, each seated once at a table")
+    assert _herds_until(tmp_path, '["collector + sprinter", "collector + blocker"]', seating="permute") == (
+        "until.compare: 'collector + sprinter' and 'collector + blocker' share collector, so they never play "
+        "against each other")
+    assert _herds_until(tmp_path, '["collector + sprinter", "blocker"]', players=3) == (
+        "until.compare: 'collector + sprinter' is a pair of partners, but Herds at 3 players is not played in "
+        "teams here; compare two strategies")
+    assert _herds_until(tmp_path, '["collector + ", "blocker"]') == (
+        "until.compare: 'collector + ' is not a strategy or a pair of partners: write a name, or two joined by "
+        "+, as 'collector + patient'")
+
+
+def test_a_bad_pair_stops_the_run_before_any_game(tmp_path):
+    from typer.testing import CliRunner
+
+    from safari_sim.cli import app
+
+    text = (ROOT / "experiments" / "herds-4p.yaml").read_text().replace("games: 20000", "games: 200")
+    exp = tmp_path / "h.yaml"
+    exp.write_text(text.replace("output: ../results/herds-4p", f"output: {tmp_path / 'out'}")
+                   + 'until: {compare: ["collector + patient", "blocker + sprinter"]}\n')
+    r = CliRunner().invoke(app, ["run", str(exp), "--jobs", "1", "--quiet"])
+    assert r.exit_code == 2, r.output
+    said = " ".join(r.output.split())
+    assert said.startswith("error: ") and "h.yaml: until.compare: collector + patient are never partners " \
+        "(seating: rotate)" in said, said
+    assert not (tmp_path / "out").exists()

@@ -64,7 +64,8 @@ class UntilSpec(BaseModel):
     interval: float | None = Field(None, gt=0, lt=0.5, description=(
         "stop when every win-rate interval's half-width is at most this"))
     compare: list[str] | None = Field(None, min_length=2, max_length=2, description=(
-        "two strategy names: stop once one's win rate is shown higher than the other's"))
+        "two strategy names (in a team game either may be a pair of partners, 'a + b'): stop "
+        "once one's win rate is shown higher than the other's"))
     alpha: float = Field(0.05, gt=0, lt=0.5, description="error rate of the compare decision")
 
     @model_validator(mode="after")
@@ -380,34 +381,13 @@ def resolve(spec: ExperimentFile, path: Path, text: str = "") -> Experiment:
 
 
 def _check_compare(spec: ExperimentFile, game: Game, variants: list[Variant]) -> None:
-    """``until: {compare: [A, B]}`` names two strategies of the experiment; in a game played in
-    teams they must sometimes be opponents (partners win and lose together: a comparison of two
-    partners never ends)."""
-    known = list(dict.fromkeys(s.name for v in variants for s in v.strategies))
-    for name in spec.until.compare:
-        if name not in known:
-            near = difflib.get_close_matches(name, known, n=1)
-            hint = f"; did you mean '{near[0]}'?" if near else f" (strategies: {', '.join(known)})"
-            raise ExperimentError(f"until.compare: no strategy named '{name}'{hint}")
-    a, b = spec.until.compare
-    if spec.seating == "permute":
-        return  # every strategy sits against every other
-    p = spec.players
-    shifts = range(1) if spec.seating == "fixed" else range(p)
-    together = []  # per variant where both sit: whether they are partners in all its games
-    for v in variants:
-        teams = game.teams(v.rules, p)
-        names = [s.name for s in v.strategies]
-        if a not in names or b not in names:
-            continue
-        i, j = names.index(a), names.index(b)
-        # over the rotations both move by the same shift: partners in every game or in none
-        together.append(teams is not None and all(teams[(i + r) % p] == teams[(j + r) % p] for r in shifts))
-    if not together or not all(together):
-        return
-    raise ExperimentError(f"until.compare: {a} and {b} are partners in every game (seating: {spec.seating}), "
-                          "and partners win and lose together, so the comparison can never end; compare "
-                          "two strategies of opposing teams, or use seating: permute")
+    """``until: {compare: [A, B]}`` names two strategies of the experiment, or pairs of partners
+    ("a + b"), that meet as opponents in some game (run/until_sides.py)."""
+    from .until_sides import problem
+
+    why = problem(spec.until.compare, spec.seating, spec.players, game, variants)
+    if why:
+        raise ExperimentError(why)
 
 
 def _label(point: dict[str, Any]) -> str:

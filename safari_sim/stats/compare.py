@@ -84,6 +84,9 @@ def rules_diff(exp_a: dict[str, Any], exp_b: dict[str, Any]) -> pl.DataFrame:
             if a["rules"].get(k) != b["rules"].get(k):
                 rows.append((label, f"rules.{k}", a["rules"].get(k), b["rules"].get(k)))
         rows += _strategies_diff(label, a["strategies"], b["strategies"])
+    for a, b in pairs:  # partners in one run, players in the other: their win rates are not alike
+        if a.get("teams") != b.get("teams"):
+            rows.append((b["label"], "teams", teams_text(a.get("teams")), teams_text(b.get("teams"))))
     if not pairs:  # no variant in common: say how the runs' strategies differ, once
         rows += _strategies_diff("all", exp_a.get("strategies"), exp_b.get("strategies"))
     for a, b in pairs:
@@ -109,6 +112,25 @@ def rules_diff(exp_a: dict[str, Any], exp_b: dict[str, Any]) -> pl.DataFrame:
                 rows.append((v, "variant", "(not in this run)", "in this run"))
     return pl.DataFrame([(r[0], r[1], str(r[2]), str(r[3])) for r in rows],
                         schema=["variant", "what", "before", "after"], orient="row")
+
+
+def teams_text(teams: list[int] | None) -> str:
+    """A variant's teams in words: "1st and 3rd seats against 2nd and 4th seats", or "none"."""
+    from .words import seats_text
+
+    if not teams:
+        return "none (each player for themselves)"
+    order = list(dict.fromkeys(teams))
+    return " against ".join(seats_text([s for s, t in enumerate(teams) if t == k]) for k in order)
+
+
+def unlike_teams(diff: pl.DataFrame) -> list[str]:
+    """The variants played in teams in one run and without in the other (``rules_diff``'s
+    "teams" rows where one side is none): their win rates and scores are of pairs of partners in
+    one run and of players in the other, so ``moved`` pairs none of them."""
+    none = teams_text(None)
+    return [r["variant"] for r in diff.iter_rows(named=True)
+            if r["what"] == "teams" and none in (r["before"], r["after"])]
 
 
 def points_available(exp: dict[str, Any], variant: dict[str, Any]) -> float | None:

@@ -131,11 +131,41 @@ def neighbour_test(lf: pl.LazyFrame, experiment: dict | None = None) -> dict:
     return out
 
 
+def neighbour_tests(lf: pl.LazyFrame, experiment: dict | None = None) -> list[dict]:
+    """``neighbour_test`` for each way the experiment's variants are played: one test where
+    every variant plays alike; in a mixed experiment (some variants in teams, some not, e.g. a
+    sweep over Herds' ``teams_at_four``) one over the team variants, partners accounted for, and
+    one over the others, players alone, each with ``variants`` (the labels it covers), so each
+    variant is tested and worded as it was played."""
+    lf = team_rows.with_teams(lf, experiment)
+    in_teams = team_rows.team_variants(team_rows.layout(lf))
+    ids = sorted(lf.select(pl.col("variant_id").unique()).collect()["variant_id"].to_list())
+    groups = [g for g in ([v for v in ids if v in in_teams], [v for v in ids if v not in in_teams]) if g]
+    if len(groups) < 2:
+        return [neighbour_test(lf)]
+    out = []
+    for g in groups:
+        part = lf.filter(pl.col("variant_id").is_in(g))
+        labels = (part.group_by("variant_id").agg(pl.col("variant").first()).sort("variant_id")
+                  .collect()["variant"].to_list())
+        out.append({**neighbour_test(part), "variants": [str(x) for x in labels]})
+    return out
+
+
 def neighbour_sentence(t: dict, level: float = LEVEL) -> str:
-    """One sentence: whether who sits on a strategy's right (in a team game: who partners it)
-    changes how often it wins."""
-    if t.get("partners"):
-        return _partner_sentence(t, level)
+    """One sentence: whether who sits on a strategy's right (in a team game: once its partner is
+    accounted for) changes how often it wins; with ``variants`` (``neighbour_tests`` of a mixed
+    experiment) it says which variants, and how they were played, the test covers."""
+    text = _partner_sentence(t, level) if t.get("partners") else _player_sentence(t, level)
+    if not t.get("variants"):
+        return text
+    names = t["variants"]
+    which = f"variant {names[0]}" if len(names) == 1 else "variants " + ", ".join(names)
+    how = "played in teams" if t.get("partners") else "played without teams, each player for themselves"
+    return f"In the {which} ({how}): {text[0].lower()}{text[1:]}"
+
+
+def _player_sentence(t: dict, level: float) -> str:
     if not t["testable"]:
         return "Who sits next to whom cannot be tested here (fewer than three players, or neighbours never change)."
     test = f"a test of each strategy's win rate by its right-hand neighbour, seats and tables accounted for: " \

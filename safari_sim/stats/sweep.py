@@ -72,7 +72,8 @@ def headlines(rates: pl.DataFrame, seats: pl.DataFrame, length: pl.DataFrame | N
     """One row per variant: the seat outcome and test, the first seat's edge (and its size
     |edge| with an interval), the best and worst strategies (``best_group``, ``worst_group``: with
     every strategy whose interval overlaps theirs, best first, worst first), the spread between
-    them with its interval, mean turns and mean winning margin.
+    them with its interval, mean turns and mean winning margin; ``unit`` ("seat", or "team" for a
+    variant played in teams) as ``seats`` gives it.
 
     ``rates`` from win_rates, ``seats`` from seat_advantage, ``length`` from game_length,
     ``margin`` from distribution(winning_margin(...), "margin", by=None).
@@ -87,7 +88,7 @@ def headlines(rates: pl.DataFrame, seats: pl.DataFrame, length: pl.DataFrame | N
                       .alias("worst_group"))
     out = seats.select("variant_id", "variant", "players", "games", "first_rate", "first_lo", "first_hi",
                        "fair", "edge", "edge_lo", "edge_hi", "p_value", "p_adjusted", "outcome",
-                       "max_seat_gap").join(best, on="variant_id")
+                       "max_seat_gap", *(["unit"] if "unit" in seats.columns else [])).join(best, on="variant_id")
     out = out.join(spread_intervals(rates), on="variant_id")
     lo, hi = _abs_interval(pl.col("edge_lo"), pl.col("edge_hi"))
     out = out.with_columns(pl.col("edge").abs().alias("abs_edge"), lo.alias("abs_edge_lo"), hi.alias("abs_edge_hi"))
