@@ -368,6 +368,12 @@ def pile_model(b, p, trust, recall, mine_only, g, pp, hand, placed, taken, comp,
 
 @njit(cache=True, inline="always", _nrt=False)
 def odds(k, count, extra, w, inv_sd, z0, lut):
+    # five call sites: inlined is only the call, its numbers typed alike (one compile of _odds)
+    return _odds(np.int64(k), np.int64(count), f4(extra), w, inv_sd, z0, lut)
+
+
+@njit(cache=True, _nrt=False)
+def _odds(k, count, extra, w, inv_sd, z0, lut):
     """The chance the pile holds ``count`` or more animals of kind k, believing in ``extra``
     more animals than the cards say."""
     d = f4(extra) - f4(count)
