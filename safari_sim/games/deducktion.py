@@ -537,12 +537,6 @@ def apply_action(b, act, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, pa
 
 @njit(cache=True, inline="always", _nrt=False)
 def _add_pair(b, a1, n1, a2, n2, legal):
-    # called at eight sites: inlined is only the call, with int64 arguments (one compile)
-    _add_pair_once(np.int64(b), np.int64(a1), np.int64(n1), np.int64(a2), np.int64(n2), legal)
-
-
-@njit(cache=True, _nrt=False)
-def _add_pair_once(b, a1, n1, a2, n2, legal):
     """The question asked by two chosen cards (animal, number), explorers already assigned."""
     if n1 == n2:
         legal[b, A_QUESTION + n1] = True
