@@ -56,12 +56,13 @@ def _u(base, i):
     return np.float64(z >> _S11) * _TO_UNIT
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _first_true(b, ground, mk, first, unknown_only, ud, use_u, ng):
     """A face-down place (``obs.down``), other than ``first`` (-1: none excluded), only one
     not remembered when ``unknown_only``: the first one, or with the uniforms of the block at
     ``ud`` (``use_u``, see ``_u``) the one of the largest u + 1.0 (ties: the first). Returns
-    (place, found); place 0 when none is found."""
+    (place, found); place 0 when none is found. Called, not inlined (four call sites), its
+    arguments typed alike at each (``_first``), so that numba compiles it once."""
     best = 0
     best_v = 0.0
     found = False
@@ -78,15 +79,22 @@ def _first_true(b, ground, mk, first, unknown_only, ud, use_u, ng):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _first(b, ground, mk, first, unknown_only, ud, use_u, ng):
+    # literals (-1, True) would each make numba compile _first_true once more
+    return _first_true(np.int64(b), ground, mk, np.int64(first), np.bool_(unknown_only),
+                       np.uint64(ud), np.bool_(use_u), np.int64(ng))
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _unknown_place(b, ground, mk, first, ud, use_u, ng):
     """A face-down place not remembered, else any (other than ``first``, -1: none excluded).
     The first is as good as any for a perfect memory (no one has seen those places, which were
     shuffled at the deal), not for a forgetful one: the first place it forgot is most likely
     one everybody else remembers, so a forgetful player picks at random."""
-    j, has = _first_true(b, ground, mk, first, True, ud, use_u, ng)
+    j, has = _first(b, ground, mk, first, True, ud, use_u, ng)
     if has:
         return j
-    j, _ = _first_true(b, ground, mk, first, False, ud, use_u, ng)
+    j, _ = _first(b, ground, mk, first, False, ud, use_u, ng)
     return j
 
 
@@ -257,11 +265,11 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, r, b, p, g, pp, hand, ground, 
             cnt[mk[j]] += 1
     if kind == K_GUESSER:
         if phase == FLIP:
-            return _first_true(b, ground, mk, -1, False, ud, True, ng)[0]
+            return _first(b, ground, mk, -1, False, ud, True, ng)[0]
         a = _twin(b, p, hand, ground, mk, first, fk, ng)
         if a >= 0:
             return a
-        flip = _first_true(b, ground, mk, first, False, ud, True, ng)[0]
+        flip = _first(b, ground, mk, first, False, ud, True, ng)[0]
         o = 1 + min(np.int64(_u(ud, ng) * (nplayers - 1)), nplayers - 2)
         return ng + o if _u(ud, ng + 1) < kp[1] else flip
     ncand = _candidates(b, p, hand, scored, cnt, cand, nk)
@@ -297,13 +305,15 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, r, b, p, g, pp, hand, ground, 
                     probe, probe_at = j, at
             if probe_at >= np.float32(max(kp[1], 1e-9)):
                 return probe
-        return _unknown_place(b, ground, mk, -1, ud, use_u, ng)
-    a = _twin(b, p, hand, ground, mk, first, fk, ng)
-    if a >= 0:
-        return a
-    o, c = _best_asked(b, p, fk, pp, cand, ncand, lk, chance, nplayers, nk)
-    if kind == K_PROBER or c >= np.float32(kp[1]):
-        return ng + o
+    else:
+        a = _twin(b, p, hand, ground, mk, first, fk, ng)
+        if a >= 0:
+            return a
+        o, c = _best_asked(b, p, fk, pp, cand, ncand, lk, chance, nplayers, nk)
+        if kind == K_PROBER or c >= np.float32(kp[1]):
+            return ng + o
+    # a card not remembered (first is -1 in FLIP); one call site, as numba compiles an inlined
+    # helper again at each
     return _unknown_place(b, ground, mk, first, ud, use_u, ng)
 
 

@@ -92,16 +92,15 @@ def bruce_policy(kind, declare, b, small, nests, total, legal, die, params):
     declaration."""
     nplayers = params[P_PLAYERS]
     maxsteal = params[P_MAXSTEAL]
+    target = _most_cards(b, nests, small, nplayers)
     if kind == K_STOP_AT:
-        target = _most_cards(b, nests, small, nplayers)
         if nests[0, b, target] == 0 and legal[b, PASS]:
             return PASS
         k = min(np.int64(declare), maxsteal)
         return STEAL0 + (target - 1) * maxsteal + (k - 1)
-    if kind == K_SCOREBOARD:
-        return _by_odds(b, _leader(b, nests, total, small, nplayers), nests, die, maxsteal,
-                        legal, True)
-    return _by_odds(b, _most_cards(b, nests, small, nplayers), nests, die, maxsteal, legal, True)
+    # one call site of each helper: numba compiles an inlined helper again at each
+    target = _leader(b, nests, total, small, nplayers) if kind == K_SCOREBOARD else target
+    return _by_odds(b, target, nests, die, maxsteal, legal, True)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -146,7 +145,8 @@ def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev
     """Play every game of the batch to its end, one game at a time. A take-or-bank decision
     reads the few numbers its policy needs straight from the state (``choose_policy``); after a
     Bruce the kernel writes the view's seat, players and legal mask for ``bruce_policy``; the
-    whole view is written once, at the game's end (what the lockstep loop leaves). out[0]:
+    whole view (what the lockstep loop leaves) is written after it by the rules' ``_views``,
+    compiled once rather than again in here. out[0]:
     decisions; out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
     nbruce = ddb.n_bruce(suit_total, params)
     n_actions = legal.shape[1]
@@ -172,8 +172,6 @@ def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev
             ddb.apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev,
                              card_suit, card_value, die, params, dr)
             decisions += 1
-        ddb.write_view(b, g, pp, row, best, seen, card_suit, card_value, suit_total, params,
-                       nbruce, mover, legal, small, counts, nests, total, row_mask)
     out[0] = decisions
 
 
@@ -193,6 +191,9 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           v.mover, v.legal, v.small, v.counts, v.nests, v.total, v.row_mask, state.drama, out)
     if out[1]:  # pragma: no cover - a compiled policy that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
+    ddb._views(np.arange(len(state.g), dtype=np.int64), state.g, state.pp, state.row, state.best,
+               state.seen, state.card_suit, state.card_value, state.suit_total, state.params,
+               v.mover, v.legal, v.small, v.counts, v.nests, v.total, v.row_mask)
     return int(out[0])
 
 

@@ -270,22 +270,21 @@ def policy(kind, kp, tab, b, g, hand, stack, slen, higher, stype, ptype, tdelta,
         elif kind == K_GIVER:
             rev = rev and target == 1
         return keep + 1 if rev else keep
-    # GIVE
-    if kind == K_SAFE:
-        if kp[5] == 0.0:
-            return keep + 2
-        return _give_worst(b, p, 1, True, 0.0, hand, stack, slen, higher, params)
-    if kind == K_DUMPER:
-        return _give_worst(b, p, 1, True, 0.0, hand, stack, slen, higher, params)
-    return _give_worst(b, p, target, kp[3] != 0.0, kp[4], hand, stack, slen, higher, params)
+    # GIVE (one call site: numba compiles an inlined helper again at each)
+    if kind == K_SAFE and kp[5] == 0.0:
+        return keep + 2
+    offset, explorer_first, at_least = 1, True, 0.0
+    if kind == K_GIVER:
+        offset, explorer_first, at_least = target, kp[3] != 0.0, kp[4]
+    return _give_worst(b, p, offset, explorer_first, at_least, hand, stack, slen, higher, params)
 
 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, tabs, tdelta, base, g, pp, deck, hand, stack, slen, higher, stype,
-          pile, ptype, pub, known, dr, ev, kind_total, params, mover, legal, small, deck_left,
-          vhand, board, stack_types, piles, hand_sizes, unseen, out):
+          pile, ptype, pub, known, dr, ev, params, mover, legal, out):
     """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none)."""
+    whose policy chose an illegal action (0: none). The rest of the finished games' view is
+    written afterwards by the rules' own ``_views`` (compiled once, not again in here)."""
     decisions = 0
     for b in range(g.shape[0]):
         if mover[b] < 0:
@@ -301,10 +300,6 @@ def _play(seating, kinds, kp, tabs, tdelta, base, g, pp, deck, hand, stack, slen
                             pub, known, dr, ev, params)
             hl.write_legal(b, g, hand, params, mover, legal)
             decisions += 1
-        # the whole view of the finished game, as the batch step leaves it
-        hl._view(b, g, pp, hand, stack, slen, higher, stype, ptype, pub, kind_total, params,
-                 mover, legal, small, deck_left, vhand, board, stack_types, piles, hand_sizes,
-                 unseen)
     out[0] = decisions
 
 
@@ -344,13 +339,17 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     v = st.view = dataclasses.replace(st.view, **{f.name: getattr(st.view, f.name).copy()
                                                   for f in dataclasses.fields(st.view)})
     out = np.zeros(2, np.int64)
+    played = np.flatnonzero(v.mover >= 0)
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, tabs, tdelta,
           np.zeros(r.animals + 1, np.int64), st.g, st.pp, st.deck, st.hand, st.stack, st.slen,
-          st.higher, st.stype, st.pile, st.ptype, st.pub, st.known, st.dr, st.ev, st.kind_total,
-          st.params, v.mover, v.legal, v.small, v.deck_left, v.hand, v.board, v.stack_types,
-          v.piles, v.hand_sizes, v.unseen, out)
+          st.higher, st.stype, st.pile, st.ptype, st.pub, st.known, st.dr, st.ev, st.params,
+          v.mover, v.legal, out)
     if out[1]:  # pragma: no cover - a policy that disagrees with the rules
         raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
+    # the whole view of the finished games, as the batch step leaves it
+    hl._views(played, st.g, st.pp, st.hand, st.stack, st.slen, st.higher, st.stype, st.ptype,
+              st.pub, st.kind_total, st.params, v.mover, v.legal, v.small, v.deck_left, v.hand,
+              v.board, v.stack_types, v.piles, v.hand_sizes, v.unseen)
     return int(out[0])
 
 

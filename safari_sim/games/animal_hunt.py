@@ -265,6 +265,8 @@ def apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, du
         return
     first = g[b, FIRST]
     k1 = ground[b, first] % nk
+    paired = False  # a pair caught: the player goes again (F_AGAIN)
+    ends = False    # the hand that gave the card is empty and that ends the game
     if a < ng:
         # Choice C: flip another card
         c2 = ground[b, a]
@@ -278,11 +280,9 @@ def apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, du
             _take_up(b, first, ground, known, seen, g)
             _take_up(b, a, ground, known, seen, g)
             pp[b, p, BY_FLIP] += 1
-            _pair(b, p, k1, True, g, pp, scored, ducky, run, ev, params)
-            _next_turn(b, True, g, pp, hand, run, dr, ev, params)
+            paired = True
         else:
             pp[b, p, MISSES] += 1
-            _next_turn(b, False, g, pp, hand, run, dr, ev, params)
     elif a == ng:
         # Choice A: show the matching card from the hand
         hand[b, p, k1] = False
@@ -291,12 +291,7 @@ def apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, du
         pp[b, p, BY_SHOW] += 1
         log_event(ev, g, NEV, b, E_SHOW, p, k1, 0, 0, 0)
         ends = _emptied(b, p, pp, params)
-        _pair(b, p, k1, not ends or (params[P_FLAGS] & F_LAST_DUCKY) != 0, g, pp, scored, ducky,
-              run, ev, params)
-        if ends:
-            _end_now(b, g, run, dr, ev)
-        else:
-            _next_turn(b, True, g, pp, hand, run, dr, ev, params)
+        paired = True
     else:
         # Choice B: ask the player o seats to the left
         o = a - ng
@@ -313,17 +308,20 @@ def apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, du
             _take_up(b, first, ground, known, seen, g)
             pp[b, p, BY_ASK] += 1
             ends = _emptied(b, t, pp, params)
-            _pair(b, p, k1, not ends or (params[P_FLAGS] & F_LAST_DUCKY) != 0, g, pp, scored,
-                  ducky, run, ev, params)
-            if ends:
-                _end_now(b, g, run, dr, ev)
-            else:
-                _next_turn(b, True, g, pp, hand, run, dr, ev, params)
+            paired = True
         else:
             # everyone now knows t lacks it; the flipped card turns back face down in its place
             lack[b, t, k1] = t_now
             pp[b, p, ASKS_FAILED] += 1
-            _next_turn(b, False, g, pp, hand, run, dr, ev, params)
+    # a pair is caught (and its player goes again), then the turn passes or the game ends; each
+    # helper at one call site, as numba compiles an inlined helper again at each
+    if paired:
+        _pair(b, p, k1, not ends or (params[P_FLAGS] & F_LAST_DUCKY) != 0, g, pp, scored, ducky,
+              run, ev, params)
+    if ends:
+        _end_now(b, g, run, dr, ev)
+    else:
+        _next_turn(b, paired, g, pp, hand, run, dr, ev, params)
 
 
 # ---- What the player to move sees -----------------------------------------------------------------

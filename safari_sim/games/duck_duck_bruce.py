@@ -283,7 +283,9 @@ def _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr):
 @njit(cache=True, inline='always', _nrt=False)
 def _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, card_value, params,
             dr):
-    """Turn over cards until someone must decide or the game ends (Game Play, Double Ducks, Bruce)."""
+    """Turn over cards until someone must decide or the game ends (Game Play, Double Ducks, Bruce).
+    Inlined (called, the whole game played at half the speed), and each card's outcome banks and
+    ends the turn at one call site: numba compiles an inlined helper again at each."""
     ncards = params[P_CARDS]
     nsuits = params[P_SUITS]
     while g[b, PHASE] != OVER:
@@ -293,45 +295,45 @@ def _reveal(b, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit, ca
         last = g[b, POS] >= ncards
         s = card_suit[card]
         log_event(ev, g, NEV, b, E_REVEAL, p, card, g[b, ROW_LEN], 0, 0)
+        bank_to = 0  # the row's cards up to this one go to the player's nest, the rest are lost
         if s < 0:
             # Bruce: the row and the Bruce go to the discard pile; the steal is the player's call
             seen[b, nsuits] += 1
             g[b, DISCARD] += g[b, ROW_LEN] + 1
             log_event(ev, g, NEV, b, E_BRUCE, p, g[b, ROW_LEN], 0, 0, 0)
-            _bank(b, 0, 0, g, pp, row, row_at, nest, best, card_suit, card_value)
+        else:
+            seen[b, s] += 1
+            j = row_at[b, s]
+            if j >= 0:
+                # Double duck: lose the cards from the first match to the new one, nest the rest
+                keep = j
+                if params[P_FLAGS] & F_DOUBLE_ROW:
+                    keep = 0
+                lost = g[b, ROW_LEN] - keep + 1
+                g[b, DISCARD] += lost
+                pp[b, p, DOUBLES] += 1
+                log_event(ev, g, NEV, b, E_DOUBLE, p, card, lost, keep, 0)
+                bank_to = keep
+            else:
+                n = g[b, ROW_LEN]
+                row[b, n] = card
+                row_at[b, s] = n
+                g[b, ROW_LEN] = n + 1
+                if not last:
+                    g[b, PHASE] = CHOOSE
+                    return
+                # The last card: whoever turned it over finishes the turn by banking the row
+                if params[P_FLAGS] & F_LAST_BANKS:
+                    pp[b, p, BANKS] += 1
+                    log_event(ev, g, NEV, b, E_BANK, p, n + 1, 1, 0, 0)
+                    bank_to = n + 1
+                else:
+                    g[b, DISCARD] += n + 1
+        _bank(b, 0, bank_to, g, pp, row, row_at, nest, best, card_suit, card_value)
+        if s < 0:
             g[b, PHASE] = BRUCE
             return
-        seen[b, s] += 1
-        j = row_at[b, s]
-        if j >= 0:
-            # Double duck: lose the cards from the first match to the new one, nest the rest
-            keep = j
-            if params[P_FLAGS] & F_DOUBLE_ROW:
-                keep = 0
-            lost = g[b, ROW_LEN] - keep + 1
-            g[b, DISCARD] += lost
-            pp[b, p, DOUBLES] += 1
-            log_event(ev, g, NEV, b, E_DOUBLE, p, card, lost, keep, 0)
-            _bank(b, 0, keep, g, pp, row, row_at, nest, best, card_suit, card_value)
-            _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr)
-            continue
-        n = g[b, ROW_LEN]
-        row[b, n] = card
-        row_at[b, s] = n
-        g[b, ROW_LEN] = n + 1
-        if last:
-            # The last card: whoever turned it over finishes the turn by banking the row
-            if params[P_FLAGS] & F_LAST_BANKS:
-                pp[b, p, BANKS] += 1
-                log_event(ev, g, NEV, b, E_BANK, p, n + 1, 1, 0, 0)
-                _bank(b, 0, n + 1, g, pp, row, row_at, nest, best, card_suit, card_value)
-            else:
-                g[b, DISCARD] += n + 1
-                _bank(b, 0, 0, g, pp, row, row_at, nest, best, card_suit, card_value)
-            _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr)
-            continue
-        g[b, PHASE] = CHOOSE
-        return
+        _end_turn(b, g, pp, deck, rs, row_at, best, seen, ev, params, dr)
 
 
 @njit(cache=True, _nrt=False)

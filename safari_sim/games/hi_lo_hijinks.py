@@ -292,13 +292,13 @@ def _standings(g, pp, ptype, params):
     """The count (``_count``) of every game into pp[:, :, SCORE]: given a copy of pp, it is the
     running score (``HiLoHijinks.running_score``)."""
     for b in range(g.shape[0]):
-        _count(b, g, pp, ptype, params, SCORE)
+        _count(b, g, pp, ptype, params, np.int64(SCORE))
 
 
 @njit(cache=True, _nrt=False)
 def _score(b, g, pp, ptype, ev, params):
     """The final count (``_count``), logged."""
-    _count(b, g, pp, ptype, params, SCORE)
+    _count(b, g, pp, ptype, params, np.int64(SCORE))  # int64: one compile for both columns
     for p in range(params[P_PLAYERS]):
         sc = pp[b, p, SCORE]
         log_event(ev, g, NEV, b, E_SCORE, p, sc, pp[b, p, PILE_LEN], pp[b, p, DISCARDED],
@@ -312,7 +312,7 @@ def _finish_turn(b, g, pp, deck, hand, ptype, dr, ev, params):
     would count now) is recorded for Drama once a turn."""
     p = g[b, CUR]
     if g[b, DIRTY]:
-        _count(b, g, pp, ptype, params, STANDING)
+        _count(b, g, pp, ptype, params, np.int64(STANDING))
         g[b, DIRTY] = 0
     drama.drama_update(dr, b, pp[b, :, STANDING], True)
     for _ in range(params[P_DRAW]):

@@ -14,18 +14,37 @@
 Every table has a ``variant_id`` column (0 when there is no sweep).
 """
 
-from .dataset import (DatasetError, chunk_files, load_experiment, per_game_columns, scan, stat_columns,
-                      variants)
-from .compare import moved, rules_diff
-from .design import cluster_means, holm, seat_test, with_design
-from .intervals import games_to_halve, wilson, with_wilson
-from .pairs import bradley_terry, head_to_head, pair_tests, ratings, strategies
-from .scores import distribution, game_length, histogram, one_row_per_game, seat_statistics, winning_margin
-from .sweep import headlines, most_balanced, spread_intervals, sweep_table, tied_with_best
-from .wins import seat_advantage, seat_win_rates, versus_fair, win_rates
-from .neighbours import neighbour_test
-from .tournament import tournament
-from . import teams
+import importlib
+
+# the submodule of each name: imported on first use (PEP 562), so that a command that needs one
+# table (``run`` reads the safety stops) does not import scipy.stats and every other on start-up
+_WHERE = {
+    "dataset": ["DatasetError", "chunk_files", "load_experiment", "per_game_columns", "scan", "stat_columns",
+                "variants"],
+    "compare": ["moved", "rules_diff"],
+    "design": ["cluster_means", "holm", "seat_test", "with_design"],
+    "intervals": ["games_to_halve", "wilson", "with_wilson"],
+    "pairs": ["bradley_terry", "head_to_head", "pair_tests", "ratings", "strategies"],
+    "scores": ["distribution", "game_length", "histogram", "one_row_per_game", "seat_statistics",
+               "winning_margin"],
+    "sweep": ["headlines", "most_balanced", "spread_intervals", "sweep_table", "tied_with_best"],
+    "wins": ["seat_advantage", "seat_win_rates", "versus_fair", "win_rates"],
+    "neighbours": ["neighbour_test"],
+    "tournament": ["tournament"],
+}
+_MODULE = {name: mod for mod, names in _WHERE.items() for name in names}
+
+
+def __getattr__(name: str):
+    if name in _MODULE:
+        value = getattr(importlib.import_module(f".{_MODULE[name]}", __name__), name)
+    elif name == "teams":
+        value = importlib.import_module(".teams", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DatasetError", "chunk_files", "load_experiment", "per_game_columns", "scan", "stat_columns", "variants",

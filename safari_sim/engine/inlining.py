@@ -1,0 +1,96 @@
+"""numba's `inline="always"`, without its quadratic copying: most of a game's first run.
+
+A kernel that inlines a helper makes numba (up to 0.68 at least) do two things that cost far more
+than the inlining itself (numba issues 8989 and 9204, the numba-cuda pull requests 689 and 197):
+
+- ``InlineWorker.inline_ir`` deep-copies the helper's IR twice, block by block with a new memo
+  for each block, so each block copies the whole variable scope again: quadratic in the
+  helper's size, and about a third of a first run (Hi-Lo Hijinks: 28 of 77 profiled seconds);
+- ``InlineWorker.inline_function`` runs the untyped pipeline on the helper at every call site,
+  and that pipeline inlines the helper's own helpers again, so a tree of inlined helpers is
+  rebuilt at every site it reaches.
+
+``install()`` changes both, leaving what numba builds the same: the helper's IR is copied once
+per site with one memo (one scope copy, as the helper had one scope), the input IR is returned
+as the "unmutated original" (inline_ir only ever mutates its copy), and the untyped IR of a
+helper is built once per (helper, flags, locals) and copied at each site. The patch is applied
+only to the numba source it was written against (the lines it replaces must be there word for word); with any
+other numba it does nothing, and numba compiles as it always did, only more slowly.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import textwrap
+import weakref
+
+from numba.core import inline_closurecall as _icc
+
+_OLD_COPY = """        # Always copy the callee IR, it gets mutated
+        def copy_ir(the_ir):
+            kernel_copy = the_ir.copy()
+            kernel_copy.blocks = {}
+            for block_label, block in the_ir.blocks.items():
+                new_block = copy.deepcopy(the_ir.blocks[block_label])
+                kernel_copy.blocks[block_label] = new_block
+            return kernel_copy
+
+        callee_ir = copy_ir(callee_ir)
+"""
+_NEW_COPY = """        # one copy, one memo (one scope copy); the input is never mutated, so it is the original
+        callee_ir_original = callee_ir
+        callee_ir = callee_ir.copy()
+        callee_ir.blocks = copy.deepcopy(callee_ir.blocks)
+"""
+_OLD_SAVE = """        # save an unmutated copy of the callee_ir to return
+        callee_ir_original = copy_ir(callee_ir)
+"""
+
+_installed = False
+_untyped: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _patched_inline_ir():
+    """InlineWorker.inline_ir with the copying above, built from numba's own source (so the
+    rest of it stays numba's); None when the source is not the one this was written for."""
+    src = inspect.getsource(_icc.InlineWorker.inline_ir)
+    if _OLD_COPY not in src or _OLD_SAVE not in src:
+        return None
+    src = textwrap.dedent(src.replace(_OLD_COPY, _NEW_COPY).replace(_OLD_SAVE, ""))
+    scope: dict = {}
+    exec(compile(src, _icc.__file__, "exec"), _icc.__dict__, scope)
+    return scope["inline_ir"]
+
+
+def _inline_function(self, caller_ir, block, i, function, arg_typs=None):
+    """InlineWorker.inline_function, with the helper's untyped IR built once (per flags and
+    locals) and copied by inline_ir at each site."""
+    flags = {k: v for k, v in self.flags.values().items() if k != "enable_ssa"}  # set below
+    key = (repr(sorted(flags.items())), repr(sorted((self.locals or {}).items())),
+           id(self.typingctx), id(self.targetctx))
+    per_fn = _untyped.setdefault(function, {})
+    callee_ir = per_fn.get(key)
+    if callee_ir is None:
+        callee_ir = per_fn[key] = self.run_untyped_passes(function)
+    else:
+        self.flags.enable_ssa = False  # what run_untyped_passes leaves set on the caller's flags
+    return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars,
+                          arg_typs=arg_typs)
+
+
+def install() -> bool:
+    """Patch numba's inliner (once per process); returns whether it is patched.
+    ``SAFARI_SIM_NUMBA_INLINER=numba`` in the environment keeps numba's own (to compare)."""
+    global _installed
+    if _installed:
+        return True
+    if os.environ.get("SAFARI_SIM_NUMBA_INLINER") == "numba":
+        return False
+    inline_ir = _patched_inline_ir()
+    if inline_ir is None:
+        return False
+    _icc.InlineWorker.inline_ir = inline_ir
+    _icc.InlineWorker.inline_function = _inline_function
+    _installed = True
+    return True
