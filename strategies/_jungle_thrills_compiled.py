@@ -252,29 +252,30 @@ def _demand(kind, b, p, r, lb, msets, mref, legal, pp, setc, set_owner, set_stat
     """demand: the guesser guesses at the biggest holder; the rememberer and the leader
     (demand_known) name the remembered set with the best score (its points; the leader: its
     holder's standing, then points), and guess where they remember none (the guess's uniforms
-    are drawn in every game alike)."""
-    if kind == K_GUESSER:
-        return _guess(b, p, r, lb, mref, legal, pp, nplayers, nanimals, False, stand, seat_rs)
+    are drawn in every game alike). One call of _guess for both: numba compiles an inlined
+    helper again at each call site."""
     lead = kind == K_LEADER
-    if lead:
-        _standing(b, p, msets, pp, setc, set_owner, set_state, card_value, nplayers, held,
-                  stand)
-    S = setc.shape[1]
-    best, bs = NEG, -1
-    for s in range(S):
-        if _known_set(b, s, p, msets, set_state, set_owner):
-            pts = np.float64(_points(b, s, setc, card_value))  # obs.set_points
-            sc = stand[_off(set_owner[b, s], p, nplayers)] * 100 + pts if lead else pts
-            v = sc + _u(seat_rs, r, 1 + s) * 1e-3
-            if v > best:
-                best, bs = v, s
-    _skip(seat_rs, r, S)
-    if bs < 0:
-        return _guess(b, p, r, lb, mref, legal, pp, nplayers, nanimals, lead, stand, seat_rs)
-    # the guess's uniforms, drawn and not needed
-    _skip(seat_rs, r, nplayers - 1 + nanimals)
-    # obs.demand_action(obs.set_holder, obs.set_animal)
-    return (_off(set_owner[b, bs], p, nplayers) - 1) * nanimals + card_animal[setc[b, bs, 0]]
+    if kind != K_GUESSER:
+        if lead:
+            _standing(b, p, msets, pp, setc, set_owner, set_state, card_value, nplayers, held,
+                      stand)
+        S = setc.shape[1]
+        best, bs = NEG, -1
+        for s in range(S):
+            if _known_set(b, s, p, msets, set_state, set_owner):
+                pts = np.float64(_points(b, s, setc, card_value))  # obs.set_points
+                sc = stand[_off(set_owner[b, s], p, nplayers)] * 100 + pts if lead else pts
+                v = sc + _u(seat_rs, r, 1 + s) * 1e-3
+                if v > best:
+                    best, bs = v, s
+        _skip(seat_rs, r, S)
+        if bs >= 0:
+            # the guess's uniforms, drawn and not needed
+            _skip(seat_rs, r, nplayers - 1 + nanimals)
+            # obs.demand_action(obs.set_holder, obs.set_animal)
+            return ((_off(set_owner[b, bs], p, nplayers) - 1) * nanimals
+                    + card_animal[setc[b, bs, 0]])
+    return _guess(b, p, r, lb, mref, legal, pp, nplayers, nanimals, lead, stand, seat_rs)
 
 
 # ---- Second version: go hunting or not ------------------------------------------------------

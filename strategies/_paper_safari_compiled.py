@@ -192,10 +192,11 @@ def policy(kind, kp, tv, tv_total, b, g, grid, up, known, disc, card_value, para
         for k in range(nslots):
             if kn[k]:
                 look = min(look, score[k])
-        return _first_slot(lg, nslots) if look <= 0 else NO_PEEK
-    if phase == PLACE:
+        if look > 0:
+            return NO_PEEK
+    elif phase == PLACE:
         return SLOT0 + slot if good or not lg[DISCARD] else DISCARD
-    return _first_slot(lg, nslots)
+    return _first_slot(lg, nslots)  # the look (PEEK) too: one call site fewer to compile
 
 
 @njit(cache=True, _nrt=False)

@@ -264,7 +264,7 @@ def _new_game(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
     g[b, STAGE] = TURNING
     g[b, PHASE] = RUN
     g[b, GSTART] = g[b, CLOCK]
-    _deal(b, n, g, pp, stack, zone, zone_at, tmp, rs, ev, params)
+    _deal(b, np.int64(n), g, pp, stack, zone, zone_at, tmp, rs, ev, params)  # int64: one compile
 
 
 @njit(cache=True, _nrt=False)
@@ -281,7 +281,7 @@ def _regather(b, g, pp, pile, zone, zone_at, stack, tmp, rs, ev, params):
         pp[b, p, LIVE] = -1
     if n == 0:
         return False
-    _deal(b, n, g, pp, stack, zone, zone_at, tmp, rs, ev, params)
+    _deal(b, np.int64(n), g, pp, stack, zone, zone_at, tmp, rs, ev, params)
     return True
 
 
@@ -437,24 +437,12 @@ def _pair_of(b, x, zone, zone_at, params):
     return j
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def _pair_exposed(b, p, c, g, pp, pair, pair_formed, pair_seen, zone, zone_at, rs, ev,
-                  card_animal, params, fparams):
-    """"until a player turns up a card of the same animal as one of the cards turned up by a
-    previous player (only the last turned-up card of anyone's stack may be taken)": the pair
-    goes to the centre. True if it was made."""
-    nplayers = params[P_PLAYERS]
-    x = card_animal[c]
-    q = -1
-    for i in range(1, nplayers):
-        r = p - i
-        r = r + nplayers if r < 0 else r
-        lc = pp[b, r, LIVE]
-        if lc >= 0 and card_animal[lc] == x:
-            q = r
-            break
-    if q < 0:
-        return False
+@njit(cache=True, _nrt=False)
+def _make_pair(b, p, c, q, x, g, pp, pair, pair_formed, pair_seen, zone, zone_at, rs, ev,
+               params, fparams):
+    """Player p's card c and player q's live card (animal x) make a pair in the centre, unless
+    the table misses it: True if it was made. Called, not inlined (once a pair; numba would
+    compile it again at each of _pair_exposed's sites), its numbers int64 (one compile)."""
     if _rand_below_one(rs, b, fparams[0]):
         log_event(ev, g, NEV, b, E_MISSED, p, c, 0, 0, 0)
         return False
@@ -474,6 +462,28 @@ def _pair_exposed(b, p, c, g, pp, pair, pair_formed, pair_seen, zone, zone_at, r
     zone_at[b, c] = j
     log_event(ev, g, NEV, b, E_PAIR, p, q, x, j, 0)
     return True
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _pair_exposed(b, p, c, g, pp, pair, pair_formed, pair_seen, zone, zone_at, rs, ev,
+                  card_animal, params, fparams):
+    """"until a player turns up a card of the same animal as one of the cards turned up by a
+    previous player (only the last turned-up card of anyone's stack may be taken)": the pair
+    goes to the centre. True if it was made. Inlined is only the search (once a card turned)."""
+    nplayers = params[P_PLAYERS]
+    x = card_animal[c]
+    q = -1
+    for i in range(1, nplayers):
+        r = p - i
+        r = r + nplayers if r < 0 else r
+        lc = pp[b, r, LIVE]
+        if lc >= 0 and card_animal[lc] == x:
+            q = r
+            break
+    if q < 0:
+        return False
+    return _make_pair(np.int64(b), np.int64(p), np.int64(c), np.int64(q), np.int64(x), g, pp,
+                      pair, pair_formed, pair_seen, zone, zone_at, rs, ev, params, fparams)
 
 
 @njit(cache=True, _nrt=False)
@@ -523,9 +533,10 @@ def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owne
                 g[b, PHASE] = ENDING
             continue
         p = g[b, CUR]
+        nxt = _nxt(p, nplayers)  # the next player (one _nxt for the turn's several exits)
         k = pp[b, p, NSTACK]
         if k == 0:  # no cards in this deal: "This does not matter."
-            g[b, CUR] = _nxt(p, nplayers)
+            g[b, CUR] = nxt
             continue
         c = stack[b, p, k - 1]
         pp[b, p, NSTACK] = k - 1
@@ -546,7 +557,7 @@ def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owne
                 g[b, HOLDER_TURN] = p
                 _start_demand(b, g, K_HUNTER, p, c)
                 return
-            g[b, CUR] = _nxt(p, nplayers)  # "If there are none, the turn passes on as usual"
+            g[b, CUR] = nxt  # "If there are none, the turn passes on as usual"
             continue
         pp[b, p, LIVE] = c
         barred = False
@@ -562,8 +573,10 @@ def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owne
                     log_event(ev, g, NEV, b, E_MISSED, p, c, 1, 0, 0)
                 else:
                     _pop_pile(b, p, pp)
-                    s = _new_set(b, pair[b, j, 0], pair[b, j, 1], c, p, S_HELD, g, pp, setc,
-                                 set_owner, set_state, set_since, zone, zone_at, card_value)
+                    # int64 here and in _apply: one compile of _new_set, not one per constant
+                    s = _new_set(b, pair[b, j, 0], pair[b, j, 1], np.int64(c), p,
+                                 np.int64(S_HELD), g, pp, setc, set_owner, set_state, set_since,
+                                 zone, zone_at, card_value)
                     pair[b, j, 0] = -1
                     pair[b, j, 1] = -1
                     pp[b, p, SETS_MADE] += 1
@@ -573,9 +586,9 @@ def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owne
                         _drama(b, pp, setc, set_owner, set_state, card_value, params, dr)
                     if g[b, LEFT] == 0:
                         _hunters_aside(b, g, pp, stack, pile, zone, zone_at, ev, params)
-                        g[b, HOLDER_TURN] = _nxt(p, nplayers)
+                        g[b, HOLDER_TURN] = nxt
                         continue
-                    g[b, CUR] = _nxt(p, nplayers)
+                    g[b, CUR] = nxt
                     continue
         if version == 2 and not barred and (params[P_FLAGS] & F_HUNT_FIRST) != 0:
             # "Any player, however, who turns up a card which he thinks will make up one of the
@@ -587,14 +600,14 @@ def _advance(b, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_owne
                 return
         if _pair_exposed(b, p, c, g, pp, pair, pair_formed, pair_seen, zone, zone_at, rs, ev,
                          card_animal, params, fparams):
-            g[b, CUR] = _nxt(p, nplayers)
+            g[b, CUR] = nxt
             continue
         if (version == 2 and not barred and (params[P_FLAGS] & F_HUNT_FIRST) == 0
                 and _any_pair(b, pair)):
             g[b, PHASE] = HUNT
             g[b, CARD] = c
             return
-        g[b, CUR] = _nxt(p, nplayers)
+        g[b, CUR] = nxt
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -619,11 +632,13 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
            params, fparams, dr):
     nplayers = params[P_PLAYERS]
     nanimals = params[P_ANIMALS]
+    over = False  # the demands are over (_demands_over, at one call site: numba compiles an
+    # inlined helper again at each)
     if g[b, PHASE] == DEMAND and a == (nplayers - 1) * nanimals:
         # rules.may_decline: the right to demand is not used; the turn passes on as after a
         # demand
         log_event(ev, g, NEV, b, E_DECLINE, g[b, ASKER], 0, 0, 0, 0)
-        _demands_over(b, g, params)
+        over = True
     elif g[b, PHASE] == DEMAND:
         asker = g[b, ASKER]
         o = a // nanimals + 1
@@ -677,8 +692,7 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
                 log_event(ev, g, NEV, b, E_SKIP, q, 0, 0, 0, 0)
                 g[b, PHASE] = ENDING
                 return
-        if ended:
-            _demands_over(b, g, params)
+        over = ended
     else:  # HUNT (second version)
         p = g[b, CUR]
         c = g[b, CARD]
@@ -690,8 +704,9 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
             if card_animal[pair[b, j, 0]] == x:
                 # "If he has chosen correctly he forms the set of 3 and he has won it outright."
                 _pop_pile(b, p, pp)
-                s = _new_set(b, pair[b, j, 0], pair[b, j, 1], c, p, S_WON, g, pp, setc, set_owner,
-                             set_state, set_since, zone, zone_at, card_value)
+                s = _new_set(b, pair[b, j, 0], pair[b, j, 1], np.int64(c), p, np.int64(S_WON),
+                             g, pp, setc, set_owner, set_state, set_since, zone, zone_at,
+                             card_value)
                 pair[b, j, 0] = -1
                 pair[b, j, 1] = -1
                 pp[b, p, HUNTS_WON] += 1
@@ -713,12 +728,15 @@ def _apply(b, a, g, pp, stack, pile, pair, pair_formed, pair_seen, setc, set_own
             _pair_exposed(b, p, c, g, pp, pair, pair_formed, pair_seen, zone, zone_at, rs, ev,
                           card_animal, params, fparams)
         g[b, CUR] = _nxt(p, nplayers)
+    if over:
+        _demands_over(b, g, params)
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def write_decision(b, g, pp, pair, animal_won, params, mover, legal):
     """Who is to move in game b (-1: over) and the legal actions: what the batch ``step`` and
-    the compiled strategies' whole-game kernel (strategies/_jungle_thrills_compiled.py) write."""
+    the compiled strategies' whole-game kernel (strategies/_jungle_thrills_compiled.py) write.
+    Inlined: a call once a decision measured slower (Safari Sprint's view)."""
     nplayers = params[P_PLAYERS]
     nanimals = params[P_ANIMALS]
     spa = params[P_PER] // 3

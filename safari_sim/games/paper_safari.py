@@ -247,13 +247,14 @@ def _tarzan_chain(b, p, k, g, grid, up, known, disc, ev, params):
     nplayers = params[P_PLAYERS]
     chain_up = (params[P_FLAGS] & F_CHAIN_UP) != 0
     was_up = up[b, p, k]
-    passed = _place(b, p, k, params[P_TARZAN], grid, up, known)
+    # _place's numbers int64 at its every call: one compile
+    passed = _place(b, np.int64(p), np.int64(k), np.int64(params[P_TARZAN]), grid, up, known)
     log_event(ev, g, NEV, b, E_TARZAN, p, k, passed, 0, 0)
     for j in range(1, nplayers):
         q = (p + j) % nplayers
         got = passed
         if chain_up:
-            passed = _place(b, q, k, got, grid, up, known)
+            passed = _place(b, np.int64(q), np.int64(k), np.int64(got), grid, up, known)
         else:
             passed = grid[b, q, k]
             grid[b, q, k] = got
@@ -438,8 +439,9 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
         pp[b, p, SUM] += score[p]
         if score[p] < low:
             low = score[p]
-        log_event(ev, g, NEV, b, E_SCORE, p, score[p], _pack(grid[b, p], 0), _pack(grid[b, p], 4),
-             _pack(grid[b, p], 8))
+        # int64 starts: one compile of _pack, not one per constant
+        log_event(ev, g, NEV, b, E_SCORE, p, score[p], _pack(grid[b, p], np.int64(0)),
+                  _pack(grid[b, p], np.int64(4)), _pack(grid[b, p], np.int64(8)))
     if closer >= 0:
         pp[b, closer, CLOSED] += 1
     # the tied lowest players, in turn order from this round's first player
@@ -485,7 +487,8 @@ def _end_round(b, closer, g, pp, grid, up, known, deck, disc, base, card_value, 
         g[b, CUR] = -1
         log_event(ev, g, NEV, b, E_GAME_END, -1, g[b, ROUND], 0, 0, 0)
         return
-    _start_round(b, starter, g, grid, up, known, deck, disc, base, rs, ev, params)
+    # int64 (numba types starter as the literal -1 here): one compile of _start_round
+    _start_round(b, np.int64(starter), g, grid, up, known, deck, disc, base, rs, ev, params)
 
 
 @njit(cache=True)
@@ -599,7 +602,7 @@ def apply_action(b, a, g, pp, grid, up, known, deck, disc, base, card_value, rs,
         g[b, PEEKED] = 0
         log_event(ev, g, NEV, b, E_DRAW, p, card, g[b, FROM_DECK], 0, 0)
         # Elephant: its drawer may look at a face-down card of their own (if any is left)
-        if card == params[P_ELEPHANT] and not _all_up(b, p, up, nslots):
+        if card == params[P_ELEPHANT] and not _all_up(b, np.int64(p), up, nslots):
             g[b, PHASE] = PEEK
         else:
             g[b, PHASE] = PLACE
@@ -624,7 +627,7 @@ def apply_action(b, a, g, pp, grid, up, known, deck, disc, base, card_value, rs,
             _tarzan_chain(b, p, a - SLOT0, g, grid, up, known, disc, ev, params)
         else:
             k = a - SLOT0
-            old = _place(b, p, k, card, grid, up, known)
+            old = _place(b, np.int64(p), np.int64(k), np.int64(card), grid, up, known)
             disc[b, g[b, DISC_N]] = old
             g[b, DISC_N] += 1
             log_event(ev, g, NEV, b, E_EXCHANGE, p, k, card, old, 0)

@@ -263,35 +263,36 @@ def _setup_race(b, g, pp, pos, owner, hand, pile, rdeck, deck, ev, rs, active, d
             hand[b, p, deck[b, i]] += 1
         for p in range(n):
             pp[b, p, HAND_N] = nk // n
-        _shuffle_racing(b, g, rdeck, ev, rs, params)
-        return
-    # the explorer cards: one face down to each player from the dealer's left, the rest aside
-    nxc = params[P_NXC]
-    for i in range(nxc):
-        deck[b, i] = xtypes[i]
-    shuffle_row(deck[b], nxc, rs, b)
-    for i in range(nxc):
-        t = deck[b, i]
-        if i < n:
-            p = dealer + 1 + i
-            p = p % n
-            hand[b, p, t] += 1
-        else:
-            pile[b, ASIDE, t] += 1
-    # each animal's extra card face up by the board
-    if params[P_EXTRA] > 0:
-        for k in range(n):
-            pile[b, BOARD, active[k] * NV + params[P_EXTRA] - 1] += 1
-    # the rest of the game cards, all dealt out from the dealer's left
-    nc = deck_types.shape[0]
-    for i in range(nc):
-        deck[b, i] = deck_types[i]
-    shuffle_row(deck[b], nc, rs, b)
-    for i in range(nc):
-        p = (dealer + 1 + i) % n
-        hand[b, p, deck[b, i]] += 1
-    for p in range(n):
-        pp[b, p, HAND_N] = nc // n + 1
+    else:
+        # the explorer cards: one face down to each player from the dealer's left, the rest aside
+        nxc = params[P_NXC]
+        for i in range(nxc):
+            deck[b, i] = xtypes[i]
+        shuffle_row(deck[b], nxc, rs, b)
+        for i in range(nxc):
+            t = deck[b, i]
+            if i < n:
+                p = dealer + 1 + i
+                p = p % n
+                hand[b, p, t] += 1
+            else:
+                pile[b, ASIDE, t] += 1
+        # each animal's extra card face up by the board
+        if params[P_EXTRA] > 0:
+            for k in range(n):
+                pile[b, BOARD, active[k] * NV + params[P_EXTRA] - 1] += 1
+        # the rest of the game cards, all dealt out from the dealer's left
+        nc = deck_types.shape[0]
+        for i in range(nc):
+            deck[b, i] = deck_types[i]
+        shuffle_row(deck[b], nc, rs, b)
+        for i in range(nc):
+            p = (dealer + 1 + i) % n
+            hand[b, p, deck[b, i]] += 1
+        for p in range(n):
+            pp[b, p, HAND_N] = nc // n + 1
+    # then (either way) the racing cards: one call site, as numba compiles an inlined helper
+    # again at each
     _shuffle_racing(b, g, rdeck, ev, rs, params)
 
 
