@@ -33,6 +33,7 @@ from numba import njit
 
 from safari_sim.engine.chance import _GOLDEN, _S11, _TO_UNIT, mix, uniform
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.engine.play import kernel_done, kernel_out
 from safari_sim.games import animal_hunt as ah
 from safari_sim.games.animal_hunt import (CHOOSE, FIRST, FLIP, HAND_N, P_GROUND, P_KINDS,
                                          P_PLAYERS, PHASE, TURNS)
@@ -321,8 +322,8 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, r, b, p, g, pp, hand, ground, 
 def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, ground, known, seen,
           lack, asked, scored, ducky, run, dr, ev, params, mover, legal, mk, lk, cnt, cand, chance,
           out):
-    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none)."""
+    """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
+    out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
     decisions = 0
     nplayers = params[P_PLAYERS]
     for b in range(g.shape[0]):
@@ -340,6 +341,7 @@ def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, groun
                             run, dr, ev, params)
             ah.write_view(b, g, hand, ground, params, mover, legal)
             decisions += 1
+            out[2 + b] += 1
     out[0] = decisions
 
 
@@ -450,7 +452,8 @@ def recall_now(state, games: np.ndarray, policy: tuple,
     return known.astype(np.int8), lacks
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
+                  per_game: np.ndarray | None = None) -> int:
     """Play a dealt (or part-played) batch to the end with ``policies`` [(kind, knobs, memory)]
     (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams, flat
     row b * P + seat) is advanced in place; a forgetful strategy's ``Memory`` is read for the
@@ -469,7 +472,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     survive = np.ones((npol, 1 << 15), np.float64)
     for i in forgetful:
         survive[i], facts[i], mturn[i] = _memory_of(policies[i], state)
-    out = np.zeros(2, np.int64)
+    out = kernel_out(len(seating))
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, survive, facts, mturn, seat_rs,
           state.g, state.pp, state.hand, state.ground, state.known, state.seen, state.lack,
           state.asked, state.scored, state.ducky, state.run, state.dr, state.ev, state.params,
@@ -482,6 +485,5 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
         mine = seat_of == i
         mem.facts[mine] = facts[i][mine]
         mem.turn[mine] = mturn[i][mine]
-    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
-        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
-    return int(out[0])
+    decisions = kernel_done(out, per_game)
+    return decisions

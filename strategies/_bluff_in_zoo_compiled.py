@@ -28,6 +28,7 @@ from numba.extending import intrinsic
 
 from safari_sim.engine import chance
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.engine.play import kernel_done, kernel_out
 from safari_sim.games import bluff_in_zoo as bz
 from safari_sim.games.bluff_in_zoo import (ALL_EQUAL, ANIMAL, CLAIM_K, CLAIM_N, CLAIMS, CONTINUE,
                                            COUNT, COUNT_ONE, CUR, DOUBT, HAND0, KIND, OVER,
@@ -523,8 +524,8 @@ def policy(kind, kp, b, u0, u1, known, g, pp, hand, placed, taken, comp, params,
 def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind,
           t_val, comp, params, seat_rs, tb_backs, cards_of, legal, sc, qo, mo, am, cm, w, inv_sd,
           z0, rev_of, extra, lut, out):
-    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none)."""
+    """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
+    out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
     nplayers = params[P_PLAYERS]
     decisions = 0
     for b in range(g.shape[0]):
@@ -548,6 +549,7 @@ def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr,
             bz.apply_action(b, a, g, pp, deck, hand, placed, pile, taken, ev, dr, t_cls, t_kind,
                             t_val, params)
             decisions += 1
+            out[2 + b] += 1
             # going on to a claim, placing no card, or naming the claim's number leaves the same
             # player to move with the same observation but for its decision kind: its pile model
             # stands; placing a hand card changes only its own pile cards
@@ -561,7 +563,8 @@ def _play(seating, kinds_of, kp, g, pp, deck, hand, placed, pile, taken, ev, dr,
     out[0] = decisions
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
+                  per_game: np.ndarray | None = None) -> int:
     """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
     returns the decisions made. ``seat_rs`` (the seats' streams) is advanced in place, as the
     policies' draws advance it (the same draws as ``decide``'s)."""
@@ -571,14 +574,13 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
         kp[i, :len(knobs)] = knobs
     backs, cards_of, *scratch = _scratch(state)
     nactions = bz.GAME.n_actions(state.rules, state.n_players)
-    out = np.zeros(2, np.int64)
+    out = kernel_out(len(seating))
     _play(np.ascontiguousarray(seating, np.int64), kinds_of, kp, state.g, state.pp, state.deck,
           state.hand, state.placed, state.pile, state.taken, state.ev, state.dr, state.t_cls,
           state.t_kind, state.t_val, state.comp, state.params, seat_rs, backs, cards_of,
           np.zeros(nactions, np.bool_), *scratch, _TANH_LUT, out)
-    if out[1]:  # pragma: no cover - a compiled policy that disagrees with the rules
-        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
-    return int(out[0])
+    decisions = kernel_done(out, per_game)
+    return decisions
 
 
 def _scratch(state):

@@ -27,6 +27,7 @@ from numba import njit
 
 from safari_sim.engine.chance import _GOLDEN, _S11, _TO_UNIT, mix
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.engine.play import kernel_done, kernel_out
 from safari_sim.games import deducktion as dk
 from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GUESS, A_QUESTION,
                                          A_TARGET, CUR, DECKS, DRAW_ZERO, DRAWPOS,
@@ -610,9 +611,9 @@ def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, lr, 
 def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, dr,
           mover, legal, start, seat_rs, qs, scratch, size, poss, w, wkey, col, per, cnt, tsize,
           out):
-    """Play every game of the batch to its end, one game after the other (a game's decisions
-    and draws depend on that game alone). out[0]: decisions; out[1]: 1 + the first game whose
-    policy chose an illegal action (0: none)."""
+    """Play every game of the batch to its end, one game after the other (a game's decisions and
+    draws depend on that game alone). out[0]: decisions, out[2 + b] those of game b; out[1]: 1 +
+    the first game whose policy chose an illegal action (0: none)."""
     nplayers = params[P_PLAYERS]
     B = g.shape[0]
     decisions = 0
@@ -642,6 +643,7 @@ def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmas
                             dr)
             dk.write_view(b, g, pp, loc, qdeck, params, mover, legal)
             decisions += 1
+            out[2 + b] += 1
     out[0] = decisions
 
 
@@ -653,7 +655,8 @@ def _scratch():
             np.zeros(8, np.int64))
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
+                  per_game: np.ndarray | None = None) -> int:
     """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
     returns the decisions made. ``seat_rs`` (uint64[B * P], the seats' streams) is advanced in
     place by the policies' draws (the same as ``decide``'s)."""
@@ -661,14 +664,13 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     kp = np.zeros((len(policies), 4), np.float64)
     for i, (_, knobs) in enumerate(policies):
         kp[i, :len(knobs)] = knobs
-    out = np.zeros(2, np.int64)
+    out = kernel_out(len(seating))
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, state.g, state.pp, state.loc,
           state.qdeck, state.pile, state.hist, state.guess, state.ev, state.rs, dk.QMASK,
           state.params, state.drama, state.mover, state.legal_, state.start, seat_rs,
           *_scratch(), out)
-    if out[1]:  # pragma: no cover - a compiled policy that disagrees with the rules
-        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
-    return int(out[0])
+    decisions = kernel_done(out, per_game)
+    return decisions
 
 
 @njit(cache=True, _nrt=False)

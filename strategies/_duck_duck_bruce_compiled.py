@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.engine.play import kernel_done, kernel_out
 from safari_sim.games import duck_duck_bruce as ddb
 from safari_sim.games.duck_duck_bruce import (BANK, BRUCE, CHOOSE, CUR, DRAW, OVER, P_CARDS,
                                               P_MAXSTEAL, P_PLAYERS, P_ROUNDS, P_TARGET, PASS,
@@ -142,12 +143,12 @@ def choose_policy(kind, kp0, kp1, b, g, pp, row, best, seen, card_suit, card_val
 def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit,
           card_value, die, suit_total, params, mover, legal, small, counts, nests, total,
           row_mask, dr, out):
-    """Play every game of the batch to its end, one game at a time. A take-or-bank decision
-    reads the few numbers its policy needs straight from the state (``choose_policy``); after a
-    Bruce the kernel writes the view's seat, players and legal mask for ``bruce_policy``; the
-    whole view (what the lockstep loop leaves) is written after it by the rules' ``_views``,
-    compiled once rather than again in here. out[0]:
-    decisions; out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
+    """Play every game of the batch to its end, one game at a time. A take-or-bank decision reads
+    the few numbers its policy needs straight from the state (``choose_policy``); after a Bruce the
+    kernel writes the view's seat, players and legal mask for ``bruce_policy``; the whole view
+    (what the lockstep loop leaves) is written after it by the rules' ``_views``, compiled once
+    rather than again in here. out[0]: decisions, out[2 + b] those of game b; out[1]: 1 + the first
+    game whose policy chose an illegal action (0: none)."""
     nbruce = ddb.n_bruce(suit_total, params)
     n_actions = legal.shape[1]
     decisions = 0
@@ -172,10 +173,12 @@ def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev
             ddb.apply_action(b, a, g, pp, deck, rs, row, row_at, nest, best, seen, ev,
                              card_suit, card_value, die, params, dr)
             decisions += 1
+            out[2 + b] += 1
     out[0] = decisions
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
+                  per_game: np.ndarray | None = None) -> int:
     """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
     returns the decisions made. ``seat_rs`` (the seats' streams, advanced in place) is unused:
     these policies draw nothing."""
@@ -184,17 +187,16 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     for i, (_, knobs) in enumerate(policies):
         kp[i, :len(knobs)] = knobs
     v = state.view
-    out = np.zeros(2, np.int64)
+    out = kernel_out(len(seating))
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, state.g, state.pp, state.deck,
           state.rs, state.row, state.row_at, state.nest, state.best, state.seen, state.ev,
           state.card_suit, state.card_value, state.die, state.suit_total, state.params,
           v.mover, v.legal, v.small, v.counts, v.nests, v.total, v.row_mask, state.drama, out)
-    if out[1]:  # pragma: no cover - a compiled policy that disagrees with the rules
-        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
+    decisions = kernel_done(out, per_game)
     ddb._views(np.arange(len(state.g), dtype=np.int64), state.g, state.pp, state.row, state.best,
                state.seen, state.card_suit, state.card_value, state.suit_total, state.params,
                v.mover, v.legal, v.small, v.counts, v.nests, v.total, v.row_mask)
-    return int(out[0])
+    return decisions
 
 
 @njit(cache=True, _nrt=False)

@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.engine.play import kernel_done, kernel_out
 from safari_sim.games import herds as hg
 from safari_sim.games.herds import (A_CARD0, A_DECK, A_DONE, A_GIVE_DONE, A_GROW0, A_NEW0,
                                     A_RECV0, A_SWAP0, A_TRADE, CUR, EXPLORER, HN, K_GIVE, K_HERD,
@@ -291,8 +292,8 @@ def policy(kind, kp, b, g, zone, hsuit, hown, hlo, hhi, team_total, legal, lb, p
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd,
           hc, tmp3, legal, rs, ev, epts, apts, params, poss, dr, ht, want, table, out):
-    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none)."""
+    """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
+    out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
     decisions = 0
     nact = legal.shape[1]
     for b in range(g.shape[0]):
@@ -307,10 +308,12 @@ def _play(seating, kinds, kp, g, pp, team_total, deck, zone, hsuit, hown, hlo, h
             hg.apply_action(b, a, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard,
                             cherd, hc, tmp3, legal, rs, ev, epts, apts, params, poss, dr)
             decisions += 1
+            out[2 + b] += 1
     out[0] = decisions
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
+                  per_game: np.ndarray | None = None) -> int:
     """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
     returns the decisions made. ``seat_rs`` (the seats' streams) is unused: these policies draw
     nothing."""
@@ -319,14 +322,13 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     for i, (_, knobs) in enumerate(policies):
         kp[i] = _knob_row(knobs)
     st = state
-    out = np.zeros(2, np.int64)
+    out = kernel_out(len(seating))
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, st.g, st.pp, st.team_total, st.deck,
           st.zone, st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc,
           np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params, st.poss,
           st.dr, np.zeros(36, np.int64), np.zeros((2, 36), np.bool_), np.zeros(36, np.float64), out)
-    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
-        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
-    return int(out[0])
+    decisions = kernel_done(out, per_game)
+    return decisions
 
 
 def _knob_row(knobs) -> np.ndarray:

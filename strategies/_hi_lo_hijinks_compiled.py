@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.engine.play import kernel_done, kernel_out
 from safari_sim.games import hi_lo_hijinks as hl
 from safari_sim.games.hi_lo_hijinks import (CUR, END, F_EXP_TYPE, F_TIE_DISCARD, GIVE, HOLDER,
                                             MSTACK, P_ANIMALS, P_EXPTS, P_FLAGS, P_GIVE0, P_K,
@@ -282,9 +283,10 @@ def policy(kind, kp, tab, b, g, hand, stack, slen, higher, stype, ptype, tdelta,
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, tabs, tdelta, base, g, pp, deck, hand, stack, slen, higher, stype,
           pile, ptype, pub, known, dr, ev, params, mover, legal, out):
-    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none). The rest of the finished games' view is
-    written afterwards by the rules' own ``_views`` (compiled once, not again in here)."""
+    """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
+    out[1]: 1 + the first game whose policy chose an illegal action (0: none). The rest of the
+    finished games' view is written afterwards by the rules' own ``_views`` (compiled once, not
+    again in here)."""
     decisions = 0
     for b in range(g.shape[0]):
         if mover[b] < 0:
@@ -300,6 +302,7 @@ def _play(seating, kinds, kp, tabs, tdelta, base, g, pp, deck, hand, stack, slen
                             pub, known, dr, ev, params)
             hl.write_legal(b, g, hand, params, mover, legal)
             decisions += 1
+            out[2 + b] += 1
     out[0] = decisions
 
 
@@ -323,7 +326,8 @@ def _table(rules, kind: int, knobs) -> np.ndarray:
     return t.reshape(-1, 2 * rules.values)
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
+                  per_game: np.ndarray | None = None) -> int:
     """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
     returns the decisions made. ``seat_rs`` is unused: these policies draw nothing."""
     r = state.rules
@@ -338,19 +342,18 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     # before (which may hold the old view's arrays) still says what it said
     v = st.view = dataclasses.replace(st.view, **{f.name: getattr(st.view, f.name).copy()
                                                   for f in dataclasses.fields(st.view)})
-    out = np.zeros(2, np.int64)
+    out = kernel_out(len(seating))
     played = np.flatnonzero(v.mover >= 0)
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, tabs, tdelta,
           np.zeros(r.animals + 1, np.int64), st.g, st.pp, st.deck, st.hand, st.stack, st.slen,
           st.higher, st.stype, st.pile, st.ptype, st.pub, st.known, st.dr, st.ev, st.params,
           v.mover, v.legal, out)
-    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
-        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
+    decisions = kernel_done(out, per_game)
     # the whole view of the finished games, as the batch step leaves it
     hl._views(played, st.g, st.pp, st.hand, st.stack, st.slen, st.higher, st.stype, st.ptype,
               st.pub, st.kind_total, st.params, v.mover, v.legal, v.small, v.deck_left, v.hand,
               v.board, v.stack_types, v.piles, v.hand_sizes, v.unseen)
-    return int(out[0])
+    return decisions
 
 
 

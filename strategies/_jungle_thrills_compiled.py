@@ -25,6 +25,7 @@ from numba import config, njit
 from safari_sim.engine import chance
 from safari_sim.engine.chance import mix
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.engine.play import kernel_done, kernel_out
 from safari_sim.games import jungle_thrills as jt
 from safari_sim.games.jungle_thrills import (CARD, CLOCK, HELD, HUNT0, P_ANIMALS, P_PLAYERS,
                                              P_VERSION, PASS, S_HELD, TOTAL, WONPTS)
@@ -371,10 +372,10 @@ def _play(seating, kinds, kp, pw, last, msets, mref, mpairs, seat_rs, g, pp, sta
           pair_formed, pair_seen, setc, set_owner, set_state, set_since, refused, animal_won,
           zone, zone_at, tmp, rs, ev, card_animal, card_value, params, fparams, dr, mover,
           legal, held, stand, out):
-    """Play every game of the batch to its end; ``last``, ``msets``, ``mref``, ``mpairs`` are
-    the memory of every seat (``Memory.last`` and ``.facts``, row [b, s] that of the strategy
-    in seat s of game b). out[0]: decisions; out[1]: 1 + the first game whose policy chose an
-    illegal action (0: none)."""
+    """Play every game of the batch to its end; ``last``, ``msets``, ``mref``, ``mpairs`` are the
+    memory of every seat (``Memory.last`` and ``.facts``, row [b, s] that of the strategy in seat s
+    of game b). out[0]: decisions, out[2 + b] those of game b; out[1]: 1 + the first game whose
+    policy chose an illegal action (0: none)."""
     decisions = 0
     for b in range(g.shape[0]):
         while mover[b] >= 0:  # game b's decision is current (init or the last action wrote it)
@@ -393,6 +394,7 @@ def _play(seating, kinds, kp, pw, last, msets, mref, mpairs, seat_rs, g, pp, sta
                             tmp, rs, ev, card_animal, card_value, params, fparams, dr)
             jt.write_decision(b, g, pp, pair, animal_won, params, mover, legal)
             decisions += 1
+            out[2 + b] += 1
     out[0] = decisions
 
 
@@ -487,7 +489,8 @@ def _copy_seats(seating, k, src, dst):
                     dst[b, s, f] = src[b, s, f]
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
+                  per_game: np.ndarray | None = None) -> int:
     """Play a dealt (or part-played) batch to the end with ``policies`` [(kind, knobs, memory)]
     (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams, flat
     row b * P + seat) is advanced in place. The policies go on from each strategy's own
@@ -510,7 +513,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     # new arrays, as step makes them: masks handed out before stay as they were
     state.mover = state.mover.copy()
     state.legal = state.legal.copy()
-    out = np.zeros(2, np.int64)
+    out = kernel_out(len(seating))
     _play(seating, kinds, kp, pw, last, facts["sets"], facts["refused"], facts["pairs"], seat_rs,
           state.g, state.pp, state.stack, state.pile, state.pair, state.pair_formed,
           state.pair_seen, state.setc, state.set_owner, state.set_state, state.set_since,
@@ -521,6 +524,5 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
         _copy_seats(seating, k, flat(last), flat(mem.last))
         for name in FACTS:
             _copy_seats(seating, k, flat(facts[name]), flat(mem.facts[name]))
-    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
-        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
-    return int(out[0])
+    decisions = kernel_done(out, per_game)
+    return decisions

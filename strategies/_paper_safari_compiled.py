@@ -34,6 +34,7 @@ import numpy as np
 from numba import njit
 
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.engine.play import kernel_done, kernel_out
 from safari_sim.games import paper_safari as ps
 from safari_sim.games.paper_safari import (CUR, DECK, DISC_N, DISCARD, DRAW, HELD, NO_PEEK, OVER,
                                           P_CARDS, P_COLS, P_FLAGS, P_PLAYERS, P_ROWS, P_SLOTS,
@@ -216,8 +217,8 @@ def _setup(kinds, tvs, base, params, tv_total, partner):
 @njit(cache=True)
 def _play(seating, kinds, kp, tvs, tv_total, partner, g, pp, grid, up, known, deck, disc, base,
           card_value, rs, ev, params, dr, lg, val, kn, fd, score, match, seen, out):
-    """Play every match of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none)."""
+    """Play every match of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
+    out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
     nactions = lg.shape[0]
     decisions = 0
     for b in range(g.shape[0]):
@@ -233,6 +234,7 @@ def _play(seating, kinds, kp, tvs, tv_total, partner, g, pp, grid, up, known, de
             ps.apply_action(b, a, g, pp, grid, up, known, deck, disc, base, card_value, rs, ev,
                             params, dr)
             decisions += 1
+            out[2 + b] += 1
     out[0] = decisions
 
 
@@ -269,18 +271,18 @@ def _prepare(state, policies: list):
     return kinds, kp, tvs, tv_total, partner, scratch
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
+                  per_game: np.ndarray | None = None) -> int:
     """Play a dealt (or part-played) batch to the end with ``policies`` [(kind, knobs)]
     (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams) is
     unused: these policies draw nothing."""
     kinds, kp, tvs, tv_total, partner, scratch = _prepare(state, policies)
-    out = np.zeros(2, np.int64)
+    out = kernel_out(len(seating))
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, tvs, tv_total, partner, state.g,
           state.pp, state.grid, state.up, state.known, state.deck, state.disc, state.base,
           state.card_value, state.rs, state.ev, state.params, state.dr, *scratch, out)
-    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
-        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
-    return int(out[0])
+    decisions = kernel_done(out, per_game)
+    return decisions
 
 
 def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.engine.play import kernel_done, kernel_out
 from safari_sim.games import safari_sprint as ss
 from safari_sim.games.safari_sprint import (CLAIM, CLAIM0, EXPLORER, F_EARLIER_AHEAD, NTYPES, NV,
                                             P_EXTRA, P_FLAGS, P_PLAYERS, P_ROUNDS, P_S, V_KIND,
@@ -320,8 +321,8 @@ def _play(seating, kinds, kp, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, d
           active, deck_types, xtypes, racing, points, params, deck_total, in_play, powq, pow1q,
           mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif,
           own, other, pmf, sv, u, sc, P, out):
-    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none)."""
+    """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
+    out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
     decisions = 0
     for b in range(g.shape[0]):
         while mover[b] >= 0:  # the view of game b is current (init or the last action wrote it)
@@ -338,6 +339,7 @@ def _play(seating, kinds, kp, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, d
                           mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal,
                           vif)
             decisions += 1
+            out[2 + b] += 1
     out[0] = decisions
 
 
@@ -369,7 +371,8 @@ def knob_table(policies: list) -> tuple[np.ndarray, np.ndarray]:
     return kinds, kp
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
+                  per_game: np.ndarray | None = None) -> int:
     """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
     returns the decisions made. ``seat_rs`` (the seats' streams) is unused: these policies draw
     nothing."""
@@ -382,15 +385,14 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     deck_total = np.ascontiguousarray(st.deck_total_ro, np.int64)
     in_play = np.ascontiguousarray(st.in_play_ro)
     powq, pow1q = pow_tables(int(deck_total.sum()))
-    out = np.zeros(2, np.int64)
+    out = kernel_out(len(seating))
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, st.g, st.pp, st.rpts, st.pos,
           st.owner, st.hand, st.pile, st.seq, st.rdeck, st.deck, st.dr, st.ev, st.rs, st.active,
           st.deck_types, st.xtypes, st.racing, st.points, st.params, deck_total, in_play, powq,
           pow1q, v.mover, v.legal, v.small, v.hand, v.played, v.line, v.pos, v.owner, v.seen,
           v.total, v.ifplay, *scratch(), out)
-    if out[1]:  # pragma: no cover - a policy that disagrees with the rules
-        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
-    return int(out[0])
+    decisions = kernel_done(out, per_game)
+    return decisions
 
 
 @njit(cache=True, _nrt=False)

@@ -34,6 +34,7 @@ from numba import njit
 
 from safari_sim.engine.chance import uniform
 from safari_sim.engine.jit import KERNEL_HELPERS, refresh_cache
+from safari_sim.engine.play import kernel_done, kernel_out
 from safari_sim.games.savannah import grid as _grid
 from safari_sim.games.savannah import lookahead as LA
 from safari_sim.games.savannah import turn as T
@@ -290,8 +291,9 @@ def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_
           fd_pos, fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
           cand_cell, cand_pts, legal, ev, rs, prm, dr, buf, gone, was, spaces, owas, only, qd, pos,
           hib, seat_rs, out):
-    """Play every game of the batch to its end. out[0]: decisions; out[1]: 1 + the first game
-    whose policy chose an illegal action (0: none). knobs[k] = (the policy's knob, noise)."""
+    """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
+    out[1]: 1 + the first game whose policy chose an illegal action (0: none). knobs[k] = (the
+    policy's knob, noise)."""
     decisions = 0
     P = prm[T.P_PLAYERS]
     for b in range(g.shape[0]):
@@ -309,6 +311,7 @@ def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_
                            fd_pos, fd_card, fd_owner, box, score, claims, unpl, fr, sc,
                            cand_slot, cand_card, cand_cell, cand_pts, legal, ev, rs, prm, dr)
             decisions += 1
+            out[2 + b] += 1
     out[0] = decisions
 
 
@@ -326,19 +329,18 @@ def _knobs(policies: list):
     return kinds, knobs
 
 
-def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray) -> int:
+def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
+                  per_game: np.ndarray | None = None) -> int:
     """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
     returns the decisions made. ``seat_rs`` (the seats' streams, flat: row b * P + seat,
     advanced in place) gives the draws of a strategy with ``noise``; the others draw nothing."""
     kinds, knobs = _knobs(policies)
-    out = np.zeros(2, np.int64)
+    out = kernel_out(len(seating))
     _play(np.ascontiguousarray(seating, np.int64), kinds, knobs, *state.arrays(),
           *_scratch(state), seat_rs, out)
     if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
         raise RuntimeError("savannah: a game broke a proven bound: a bug, please report")
-    if out[1]:
-        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
-    return int(out[0])
+    return kernel_done(out, per_game)
 
 
 @njit(cache=True, _nrt=False)

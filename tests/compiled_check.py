@@ -7,9 +7,11 @@ import numpy as np
 
 
 def assert_same_games(fast, slow, state_fields=()):
-    """Every outcome column, the drama numbers, the decision count and the named state arrays
+    """Every outcome column, the drama numbers, the decision counts (the batch's and each game's) and the named state arrays
     of two ``BatchResult``s are equal."""
     assert fast.decisions == slow.decisions
+    assert np.array_equal(fast.per_game, slow.per_game)  # each game's decisions
+    assert fast.per_game.sum() == fast.decisions
     for name in ("score", "rank", "win", "turns"):
         assert np.array_equal(getattr(fast.outcome, name), getattr(slow.outcome, name)), name
     assert set(fast.outcome.stats) == set(slow.outcome.stats)

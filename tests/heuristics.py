@@ -2,9 +2,6 @@
 
 - ``ask``: a heuristic's actions in some games of a state, as the play loop asks them
   (``decide``), for a test that sets up a position and checks what a strategy does there.
-- ``check_lockstep_is_whole_game``: the same games played whole inside the game's kernel
-  (``play_compiled``) and through the lockstep loop, each heuristic deciding for its rows, give
-  the same outcomes, decisions, drama and seat streams: the two paths play one policy.
 - ``check_knowledge``: a compiled policy reads the state, not an observation, so it is held to
   its seat's knowledge by scrambling everything that seat cannot see (``scramble``: the game's
   own permutation of hidden cards, written in its tests) and requiring the same action, at every
@@ -39,23 +36,6 @@ def ask(strategy: Any, game: Any, state: Any, games: Sequence[int], seat_rs: np.
         legal = np.take(game.legal(state), games, axis=0)
     rng = SeatRandom(seat_rs, games * players + np.take(mover, games))
     return np.asarray(strategy.decide(state, games, rng, legal), np.int64)
-
-
-def check_lockstep_is_whole_game(game: Any, rules: Any, players: int, strategies: Sequence[Any],
-                                 games: int = 48, seed: int = 5) -> None:
-    k = len(strategies)
-    seating = np.array([[(g + s) % k for s in range(players)] for g in range(games)])
-    got = []
-    for compiled in (True, False):
-        keys = game_keys(seed, players, games)
-        r = play_batch(game, rules, players, strategies, seating, keys, compiled=compiled)
-        got.append((r, keys))
-    (a, ka), (b, kb) = got
-    assert a.decisions == b.decisions
-    for name in ("score", "rank", "win", "turns"):
-        np.testing.assert_array_equal(getattr(a.outcome, name), getattr(b.outcome, name), name)
-    for name, v in a.outcome.stats.items():
-        np.testing.assert_array_equal(v, b.outcome.stats[name], name)
 
 
 def check_knowledge(game: Any, rules: Any, players: int, strategies: Sequence[Any],

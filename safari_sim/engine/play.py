@@ -106,11 +106,29 @@ def _compiled_play(strategies: Sequence[Any]):
     return plays.pop() if len(plays) == 1 else None
 
 
+def kernel_out(batch: int) -> np.ndarray:
+    """The ``out`` array a whole-game kernel (``play_compiled``) fills: [0] the decisions made,
+    [1] 1 + the first game whose policy chose an illegal action (0: none), [2 + b] the decisions
+    of game b."""
+    return np.zeros(2 + batch, np.int64)
+
+
+def kernel_done(out: np.ndarray, per_game: np.ndarray | None = None) -> int:
+    """The decisions a whole-game kernel made (``kernel_out``), each game's added to
+    ``per_game``."""
+    if out[1]:  # pragma: no cover - a compiled policy that disagrees with the rules
+        raise RuntimeError(f"compiled policy chose an illegal action in game {out[1] - 1}")
+    if per_game is not None:
+        per_game += out[2:]
+    return int(out[0])
+
+
 @dataclass
 class BatchResult:
     outcome: Outcome
     seating: np.ndarray  # int[B, P]: index of the strategy in each seat
     decisions: int       # decisions made in the whole batch
+    per_game: np.ndarray  # int64[B]: decisions made in each game
     state: Any
     # seconds spent: deal (init), rules (step kernels, or whole games when compiled), observe,
     # strategies (act), loop (the rest: who moves, legality checks, bookkeeping)
@@ -138,16 +156,17 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
     for s in strategies:
         s.reset(batch, n_players)
     seat_rs = np.ascontiguousarray(keys.seat, dtype=np.uint64).reshape(-1).copy()
+    per_game = np.zeros(batch, np.int64)
     decisions = play_on(game, state, strategies, seating, seat_rs, rules=rules,
-                        max_steps=max_steps, compiled=compiled, times=times)
+                        max_steps=max_steps, compiled=compiled, times=times, per_game=per_game)
     times["loop"] = clock() - t_start - sum(times.values())
-    return BatchResult(game.outcome(state), seating, decisions, state, times)
+    return BatchResult(game.outcome(state), seating, decisions, per_game, state, times)
 
 
 def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarray,
             seat_rs: np.ndarray, rules: Any = None, max_steps: int = 1_000_000,
             compiled: bool = True, times: dict[str, float] | None = None,
-            stop: Any = None) -> int:
+            stop: Any = None, per_game: np.ndarray | None = None) -> int:
     """Play the games of ``state`` (dealt, or part-played: a search's worlds) on to their end;
     returns the decisions made. ``seating`` as in ``play_batch``; ``seat_rs`` (uint64[B * P],
     advanced in place) the flat seat-stream states, row ``b * P + s`` for seat s of game b. The
@@ -155,7 +174,8 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
     strategies that deal worlds (``wants_worlds``); ``times`` gathers rules, observe and
     strategies seconds. ``stop`` (a callable of the movers, int[B] with -1 where a game is over)
     ends the loop early, before a step, where it returns True (a tree search plays its tree part
-    so, then the rest with the compiled heuristics); with ``stop`` the lockstep loop is played."""
+    so, then the rest with the compiled heuristics); with ``stop`` the lockstep loop is played.
+    ``per_game`` (int64[B]), when given, gets each game's decisions added."""
     clock = time.perf_counter
     if times is None:
         times = {"rules": 0.0, "observe": 0.0, "strategies": 0.0}
@@ -163,7 +183,8 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
     fused = _compiled_play(strategies) if compiled and stop is None else None
     if fused is not None:
         t0 = clock()
-        decisions = fused(state, seating, [s.compiled_policy() for s in strategies], seat_rs)
+        decisions = fused(state, seating, [s.compiled_policy() for s in strategies], seat_rs,
+                          per_game)
         times["rules"] += clock() - t0
         return decisions
     actions = np.zeros(batch, dtype=np.int64)
@@ -237,6 +258,8 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
             else:
                 actions[idx] = a
         decisions += live.size
+        if per_game is not None:
+            per_game[live] += 1
         t0 = clock()
         game.step(state, actions)
         times["rules"] += clock() - t0

@@ -29,7 +29,7 @@ class MeasureError(ValueError):
 
 # the dataset's own columns: a measure named like one would hide it
 CORE = ("variant", "variant_id", "game", "deal", "seat", "strategy", "score", "rank", "win",
-        "players", "turns", "team")
+        "players", "turns", "team", "decisions")
 
 
 def load_measure(spec: str, base_dir: Path | None) -> Callable[[Any], Any]:

@@ -192,6 +192,12 @@ def run_chunk(task: ChunkTask) -> tuple[int, int, float]:
                            f"{first + n - 1}, seed {task.seed}); finished chunks are kept",
                            tb) from None
         decisions += res.decisions
+        # each game's decisions (every player's, all kinds): what a game's time at the table
+        # follows (the report's play time), written by the play loop for every game
+        stats = res.outcome.stats
+        game_stats = dict(stats)
+        stats.clear()  # decisions first, next to turns
+        stats.update(decisions=res.per_game.astype(np.int32), **game_stats)
         try:
             res.outcome.stats.update(measure_columns(
                 measures, res.outcome, res.state, task.rules, task.players,
