@@ -387,6 +387,18 @@ def test_holm_matches_its_definition():
         p = rng.uniform(size=m) ** 3
         assert stats.holm(p) == pytest.approx(holm_plain(list(p)))
     assert stats.holm([0.01, 0.04, 0.03]).tolist() == pytest.approx([0.03, 0.06, 0.06])
+    assert stats.holm([]).shape == (0,)
+
+
+def test_holm_is_statsmodels_holm():
+    """The field's implementation gives the same adjusted p-values (ties, ones, zeros too);
+    ours only skips its gc.collect() per call."""
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(8)
+    for m in (1, 3, 12, 200):
+        for p in (rng.uniform(size=m) ** 4, np.round(rng.uniform(size=m), 1)):
+            assert stats.holm(p) == pytest.approx(multipletests(p, method="holm")[1], abs=1e-15)
 
 
 def test_compare_corrects_for_the_number_of_measures(tmp_path):
@@ -801,3 +813,22 @@ def test_a_zero_end_of_an_interval_prints_with_the_intervals_decimals():
     assert points(0.0) == "0.0"
     assert _pp_interval(0.0, 0.141) == "0.0 to 14.1 percentage points"
     assert _pp_interval(-0.002, 0.001) == "\u22120.20 to 0.10 percentage points"
+
+
+def test_every_submodule_is_an_attribute_of_a_fresh_import():
+    """``safari_sim.stats`` imports its submodules on first use (so ``run`` skips scipy.stats):
+    in a new process each submodule (found on disk, not from the package's own list) is still
+    reachable as ``stats.<name>``, and importing the package imports no scipy.stats."""
+    import pkgutil
+    import subprocess
+    import sys
+
+    import safari_sim.stats as pkg
+
+    # (``stats.tournament`` is the function of that name, as it always was)
+    names = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if m.name not in pkg._MODULE)
+    code = ("import sys; from safari_sim import stats; assert 'scipy.stats' not in sys.modules; "
+            f"print(all(getattr(stats, n).__name__ == 'safari_sim.stats.' + n for n in {names!r}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"

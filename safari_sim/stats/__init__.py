@@ -33,13 +33,16 @@ _WHERE = {
     "tournament": ["tournament"],
 }
 _MODULE = {name: mod for mod, names in _WHERE.items() for name in names}
+_SUBMODULES = {"caps", "compare", "dataset", "design", "drama", "intervals", "neighbours", "pairs",
+               "scores", "sensitivity", "sequential", "skill", "slices", "sweep", "teams",
+               "tournament", "wins", "words"}
 
 
 def __getattr__(name: str):
     if name in _MODULE:
         value = getattr(importlib.import_module(f".{_MODULE[name]}", __name__), name)
-    elif name == "teams":
-        value = importlib.import_module(".teams", __name__)
+    elif name in _SUBMODULES:  # ``stats.scores.bins_for``: the submodule, imported now
+        value = importlib.import_module(f".{name}", __name__)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
