@@ -14,6 +14,7 @@ at the deal, so "the lowest-numbered card never seen" is as good as a random unk
 
 from __future__ import annotations
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Heuristic
@@ -93,3 +94,18 @@ BENCHMARK = {"strategy": "rememberer", "params": {"recall": 1.0}, "players": 3}
 # defaults (random rollouts, every legal action).
 SEARCH = {"rollouts": 32, "top_k": 2, "prior": "rememberer", "rollout": "benchmark",
           "depth": 8, "objective": "margin"}
+
+
+def search_candidates(obs, legal, probes: int = 2):
+    """bool[n, W]: the actions the search player compares in each observed game (its
+    ``candidates`` knob; the kernel's docstring in ``_animal_hunt_compiled`` says which): a sure
+    pair alone, else the distinct kinds of move (an unseen card, probing a seen card's match,
+    asking each opponent who may hold the match, a safe flip), read from the observation."""
+    from . import _animal_hunt_compiled as hc
+
+    legal = np.ascontiguousarray(legal, np.bool_)
+    out = np.zeros(legal.shape, np.bool_)
+    hc.candidates_kernel(obs.kind, obs.first, obs.first_kind, obs.down, obs.known, obs.seen,
+                         obs.hand, obs.hand_size, obs.lack, obs.asked, obs.passed, obs.scored,
+                         obs.known_count, legal, int(probes), out)
+    return out
