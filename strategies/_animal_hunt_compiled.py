@@ -320,8 +320,8 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, r, b, p, g, pp, hand, ground, 
 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, ground, known, seen,
-          lack, asked, scored, ducky, run, dr, ev, params, mover, legal, mk, lk, cnt, cand, chance,
-          out):
+          lack, asked, passed, scored, ducky, run, dr, ev, params, mover, legal, mk, lk, cnt, cand,
+          chance, out):
     """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
     out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
     decisions = 0
@@ -337,8 +337,8 @@ def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, groun
                 out[0] = decisions
                 out[1] = b + 1
                 return
-            ah.apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky,
-                            run, dr, ev, params)
+            ah.apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, passed, scored,
+                            ducky, run, dr, ev, params)
             ah.write_view(b, g, hand, ground, params, mover, legal)
             decisions += 1
             out[2 + b] += 1
@@ -475,8 +475,8 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     out = kernel_out(len(seating))
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, survive, facts, mturn, seat_rs,
           state.g, state.pp, state.hand, state.ground, state.known, state.seen, state.lack,
-          state.asked, state.scored, state.ducky, state.run, state.dr, state.ev, state.params,
-          state.mover, state.legal_, *_scratch(state), out)
+          state.asked, state.passed, state.scored, state.ducky, state.run, state.dr, state.ev,
+          state.params, state.mover, state.legal_, *_scratch(state), out)
     # each policy's copy holds the rows of the seats it sits in: write back only those (one
     # strategy seated under two indices shares one Memory, which a whole copy would overwrite)
     seat_of = np.ascontiguousarray(seating, np.int64).reshape(-1)
@@ -487,3 +487,93 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
         mem.turn[mine] = mturn[i][mine]
     decisions = kernel_done(out, per_game)
     return decisions
+
+
+# ---- The search's candidates (strategies/animal_hunt.py, ``search_candidates``) -------------------
+
+@njit(cache=True, _nrt=False)
+def _held_maybe(i, o, k, lack, asked, passed):
+    """Whether the player o seats to the left may hold kind k: never asked for it in vain, never
+    asked for it, never passed its sure pair (``obs.lack``, ``obs.asked``, ``obs.passed``)."""
+    return lack[i, o, k] < 0 and asked[i, o, k] < 0 and passed[i, o, k] < 0
+
+
+@njit(cache=True, _nrt=False)
+def candidates_kernel(kind, first, first_kind, down, known, seen, hand, hand_size, lack, asked,
+                      passed, scored, known_count, legal, probes, out):
+    """bool ``out[i, a]``: the actions worth searching in observed game i (docs/search.md,
+    Animal Hunt). A sure pair is the only candidate: at the start of a turn a place whose kind
+    is seen twice or matches the hand; once a card is face up, its match shown or its seen twin
+    flipped (but where the show would empty the hand and end the game, the other choices too).
+    Otherwise, at the start of a turn: a card nobody has seen, and up to ``probes`` seen cards
+    an opponent may hold the match of (the most recently seen first: to ask for it); once a card
+    is face up: asking each opponent who may hold its match, flipping a card nobody has seen, and
+    flipping a seen card of another kind (ending the turn showing nothing new)."""
+    n, ng = down.shape
+    nplayers = hand_size.shape[1]
+    for i in range(n):
+        for a in range(legal.shape[1]):
+            out[i, a] = False
+        if kind[i] == 0:
+            sure = -1
+            for j in range(ng):
+                k = known[i, j]
+                if down[i, j] and k >= 0 and (known_count[i, k] >= 2 or hand[i, k]):
+                    if sure < 0 or known_count[i, k] >= 2:
+                        sure = j
+                    if known_count[i, k] >= 2:
+                        break
+            if sure >= 0:
+                out[i, sure] = True
+                continue
+            for j in range(ng):
+                if down[i, j] and known[i, j] < 0:
+                    out[i, j] = True
+                    break
+            for _ in range(probes):
+                best, best_t = -1, -1
+                for j in range(ng):
+                    k = known[i, j]
+                    if not down[i, j] or k < 0 or out[i, j] or scored[i, k] >= 0:
+                        continue
+                    maybe = False
+                    for o in range(1, nplayers):
+                        if _held_maybe(i, o, k, lack, asked, passed):
+                            maybe = True
+                    if maybe and seen[i, j] > best_t:
+                        best, best_t = j, seen[i, j]
+                if best < 0:
+                    break
+                out[i, best] = True
+        else:
+            f = first[i]
+            k1 = first_kind[i]
+            if hand[i, k1]:
+                out[i, ng] = True
+                if hand_size[i, 0] > 1:
+                    continue
+            twin = -1
+            for j in range(ng):
+                if down[i, j] and j != f and known[i, j] == k1:
+                    twin = j
+            if twin >= 0:
+                out[i, twin] = True
+                continue
+            for o in range(1, nplayers):
+                if _held_maybe(i, o, k1, lack, asked, passed) and hand_size[i, o] > 0:
+                    out[i, ng + o] = True
+            for j in range(ng):
+                if down[i, j] and j != f and known[i, j] < 0:
+                    out[i, j] = True
+                    break
+            for j in range(ng):
+                if down[i, j] and j != f and known[i, j] >= 0 and known[i, j] != k1:
+                    out[i, j] = True
+                    break
+        any_ = False
+        for a in range(legal.shape[1]):
+            out[i, a] = out[i, a] and legal[i, a]
+            any_ = any_ or out[i, a]
+        if not any_:
+            for a in range(legal.shape[1]):
+                out[i, a] = legal[i, a]

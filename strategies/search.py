@@ -70,6 +70,11 @@ class SearchParams(BaseModel):
         "decisions (0: none)"))
     race_z: float = Field(1.0, ge=0, description=(
         "how close (in standard errors of the difference) the best two must be for `race`"))
+    candidates: str | None = Field(None, description=(
+        "a function of the game's strategies module (strategies/<game>.py) naming the actions "
+        "to search: (obs, legal, **candidates_params) -> bool[n, W]; it replaces top_k and the "
+        "prior (none: top_k and prior)"))
+    candidates_params: dict[str, Any] = Field({}, description="the candidates function's knobs")
     weigh: float | None = Field(None, gt=0, lt=1, description=(
         "weigh each world by how likely the other seats' public statements (claims) are in it "
         "when each is true with this chance (Game.world_weights; Bayes' rule): worlds where "
@@ -181,6 +186,14 @@ def game_defaults(game_id: str) -> dict[str, Any]:
     except ModuleNotFoundError:
         return {}
     return dict(getattr(mod, "SEARCH", {}))
+
+
+def game_function(game_id: str, name: str):
+    """A function of the game's strategies module (the search's ``candidates``)."""
+    fn = getattr(importlib.import_module(f"strategies.{game_id}"), name, None)
+    if not callable(fn):
+        raise ValueError(f"search candidates: strategies/{game_id}.py has no function {name!r}")
+    return fn
 
 
 class Search(Strategy):
@@ -298,6 +311,13 @@ class Search(Strategy):
 
     def _candidates(self, p, obs, legal, rng, prior, worlds) -> np.ndarray:
         """bool[n, W]: the actions to search in each observed game."""
+        if p.candidates is not None:
+            # the game's own: where it names no legal action, every legal action
+            fn = game_function(worlds.game.id, p.candidates)
+            cand = np.asarray(fn(obs, legal, **p.candidates_params), np.bool_) & legal
+            none = ~cand.any(axis=1)
+            cand[none] = legal[none]
+            return cand
         k = p.top_k
         if k == 0:
             return legal.copy()

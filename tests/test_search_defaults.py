@@ -13,10 +13,10 @@ from safari_sim.games import get_game
 from strategies import get_strategy
 from strategies.search import Search
 
-# the games whose defaults issue 32 measured here (Bluff in Zoo's and Animal Hunt's:
-# tests/test_search_weighed.py and the table)
+# the games whose defaults issue 32 measured here (Bluff in Zoo's: tests/test_search_weighed.py
+# and the table; Animal Hunt's candidates and worlds: tests/test_animal_hunt_search.py)
 GAMES = ["jungle_thrills", "hi_lo_hijinks", "safari_sprint", "herds", "paper_safari",
-         "duck_duck_bruce"]
+         "duck_duck_bruce", "animal_hunt"]
 
 
 def search_of(game_id):
@@ -48,3 +48,5 @@ def test_the_defaults_name_the_games_own_strategies(game_id):
         if name is not None:
             get_strategy(game_id, name)
     assert all(0 <= k < len(game.decision_kinds) for k in p.kinds or [])
+    if p.candidates is not None:   # the game's own candidates: a function of its module
+        assert callable(getattr(importlib.import_module(f"strategies.{game_id}"), p.candidates))

@@ -123,6 +123,8 @@ class State:
     seen: np.ndarray         # int16[B, G]: turn in which that card was last face up, -1 never
     lack: np.ndarray         # int16[B, P, K]: last turn p was asked for kind k in vain, -1 never
     asked: np.ndarray        # int16[B, P, K]: last turn p asked someone for kind k, -1 never
+    passed: np.ndarray       # int16[B, P, K]: last turn p passed a sure pair of kind k (public;
+                             # worlds read it as "p does not hold k": _mark_passed), -1 never
     scored: np.ndarray       # int8[B, K]: seat that made the pair of kind k, -1 not yet
     ducky: np.ndarray        # int8[B, A]: seat holding each animal's ducky, -1 nobody
     scratch: np.ndarray      # int16[B, K]: the dealt deck while dealing
@@ -243,8 +245,21 @@ def _next_turn(b, again, g, pp, hand, run, dr, ev, params):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, run, dr, ev,
-                 params):
+def _mark_passed(b, p, t_now, known, passed, ng):
+    """p passed every sure pair of its hand the table shows: each kind seen at a place now
+    (``passed``, public). Called where p flips a card it has not seen at the start of a turn, or
+    does not show the face-up card: a player with a perfect memory who held one of those kinds
+    would have flipped its twin (a pair and another turn) or shown it. Not a rule (a player may
+    pass a pair): worlds read it as a model of the players (``_determinize``)."""
+    for j in range(ng):
+        k = known[b, j]
+        if k >= 0:
+            passed[b, p, k] = t_now
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, passed, scored, ducky, run,
+                 dr, ev, params):
     """One decision of game b (On Your Turn). The one copy of the rules of a decision: the batch
     ``_step`` and the compiled twins' whole-game kernel (strategies/_animal_hunt_compiled.py)
     both call it."""
@@ -255,6 +270,8 @@ def apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, du
     t_now = g[b, TURNS]
     if g[b, PHASE] == FLIP:
         # Flip any card in the hunting ground face up
+        if known[b, a] < 0:
+            _mark_passed(b, p, t_now, known, passed, ng)   # an unknown card, not a sure pair
         c = ground[b, a]
         known[b, a] = c % nk
         seen[b, a] = t_now
@@ -267,6 +284,8 @@ def apply_action(b, a, g, pp, hand, ground, known, seen, lack, asked, scored, du
     k1 = ground[b, first] % nk
     paired = False  # a pair caught: the player goes again (F_AGAIN)
     ends = False    # the hand that gave the card is empty and that ends the game
+    if a != ng:
+        _mark_passed(b, p, t_now, known, passed, ng)       # no show: the face-up card included
     if a < ng:
         # Choice C: flip another card
         c2 = ground[b, a]
@@ -358,19 +377,19 @@ def _views(games, g, hand, ground, params, mover, legal):
 
 
 @njit(cache=True, _nrt=False)
-def _step(actions, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, run, dr, ev, params,
-          mover, legal):
+def _step(actions, g, pp, hand, ground, known, seen, lack, asked, passed, scored, ducky, run, dr,
+          ev, params, mover, legal):
     for b in range(g.shape[0]):
         if g[b, PHASE] != OVER:
-            apply_action(b, actions[b], g, pp, hand, ground, known, seen, lack, asked, scored,
-                         ducky, run, dr, ev, params)
+            apply_action(b, actions[b], g, pp, hand, ground, known, seen, lack, asked, passed,
+                         scored, ducky, run, dr, ev, params)
         write_view(b, g, hand, ground, params, mover, legal)
 
 
 @njit(cache=True, _nrt=False)
-def _observe(games, g, pp, hand, ground, known, seen, lack, asked, scored, ducky, params,
+def _observe(games, g, pp, hand, ground, known, seen, lack, asked, passed, scored, ducky, params,
              seat, kind, turn, first, first_kind, down, o_known, o_seen, o_hand, hand_size,
-             pairs, o_lack, o_asked, o_scored, o_ducky, ground_left, o_count, rot):
+             pairs, o_lack, o_asked, o_passed, o_scored, o_ducky, ground_left, o_count, rot):
     """The observation of the player to move in each of ``games``, written into fresh arrays;
     per-player values rotated so that index 0 is the player and o the player o seats left."""
     nplayers = params[P_PLAYERS]
@@ -412,6 +431,8 @@ def _observe(games, g, pp, hand, ground, known, seen, lack, asked, scored, ducky
                 o_lack[i, o, k] = lack[b, q, k]
             for k in range(nk):
                 o_asked[i, o, k] = asked[b, q, k]
+            for k in range(nk):
+                o_passed[i, o, k] = passed[b, q, k]
         for a in range(ducky.shape[1]):
             o_ducky[i, a] = rot[p, ducky[b, a] + 1]
 
@@ -419,7 +440,7 @@ def _observe(games, g, pp, hand, ground, known, seen, lack, asked, scored, ducky
 # ---- Worlds for search ----------------------------------------------------------------------------
 
 @njit(cache=True)
-def _determinize(seat, g, pp, hand, ground, known, lack, scored, rs, params):
+def _determinize(seat, g, pp, hand, ground, known, lack, passed, scored, rs, params, model):
     """Deal row i of a cloned state again for ``seat[i]``, exactly from the posterior of a fair
     deal given what that seat has seen (docs/rules/animal_hunt.md, "Worlds for search").
 
@@ -433,7 +454,12 @@ def _determinize(seat, g, pp, hand, ground, known, lack, scored, rs, params):
     them and draws the hands from stream i; the rest, as a multiset in kind order, is shuffled
     into the places never seen. Copies are labelled again (the copy of a kind in a hand is copy 0,
     the ground's copy 1; two in the ground: copy 0 at the lower place). Returns the number of
-    rows with no consistent deal (0 for any real position)."""
+    rows with no consistent deal (0 for any real position).
+
+    With ``model`` the other hands also never hold a kind that player passed as a sure pair
+    (``passed``: the players are read as taking every pair their memory shows them, as every
+    shipped heuristic with a perfect memory does), falling back to the refusals alone in a row
+    where no deal is consistent with that (a player who passed a pair)."""
     nplayers = params[P_PLAYERS]
     nk = params[P_KINDS]
     ng = params[P_GROUND]
@@ -455,6 +481,7 @@ def _determinize(seat, g, pp, hand, ground, known, lack, scored, rs, params):
     unknown = np.zeros(ng, np.int64)
     pool = np.zeros(ng, np.int64)
     opp = np.zeros(m, np.int64)
+    barred = np.zeros((m, nk), np.bool_)     # kinds hand j may not hold
     bad = 0
     for i in range(seat.shape[0]):
         p = seat[i]
@@ -484,20 +511,29 @@ def _determinize(seat, g, pp, hand, ground, known, lack, scored, rs, params):
                 elig[ne] = k
                 wt[ne] = w
                 ne += 1
-        # f[e, s]: weighted ways to fill the places s the hands still take with kinds elig[e:]
-        for s in range(ns):
-            f[ne, s] = 0.0
-        f[ne, 0] = 1.0
-        for e in range(ne - 1, -1, -1):
-            k = elig[e]
-            for s in range(ns):
-                f[e, s] = f[e + 1, s]
+        # never to a player asked for it in vain; with ``model``, nor to one who passed its sure
+        # pair (``passed``), unless no deal is left that way: then the refusals alone
+        for attempt in range(2 if model else 1):
+            use = model and attempt == 0
             for j in range(m):
-                if lack[i, opp[j], k] < 0:       # never to a player asked for it in vain
-                    r = radix[j]
-                    for s in range(r, ns):
-                        if dig[s, j] > 0:
-                            f[e, s] += wt[e] * f[e + 1, s - r]
+                for k in range(nk):
+                    barred[j, k] = lack[i, opp[j], k] >= 0 or (use and passed[i, opp[j], k] >= 0)
+            # f[e, s]: weighted ways to fill the places s the hands still take with kinds elig[e:]
+            for s in range(ns):
+                f[ne, s] = 0.0
+            f[ne, 0] = 1.0
+            for e in range(ne - 1, -1, -1):
+                k = elig[e]
+                for s in range(ns):
+                    f[e, s] = f[e + 1, s]
+                for j in range(m):
+                    if not barred[j, k]:
+                        r = radix[j]
+                        for s in range(r, ns):
+                            if dig[s, j] > 0:
+                                f[e, s] += wt[e] * f[e + 1, s - r]
+            if f[0, ns - 1] > 0.0:
+                break
         if not f[0, ns - 1] > 0.0:
             bad += 1
             continue
@@ -514,7 +550,7 @@ def _determinize(seat, g, pp, hand, ground, known, lack, scored, rs, params):
                 continue
             pick = -1
             for j in range(m):
-                if dig[s, j] > 0 and lack[i, opp[j], k] < 0:
+                if dig[s, j] > 0 and not barred[j, k]:
                     pick = j                       # the last one, should rounding leave u >= 0
                     u -= wt[e] * f[e + 1, s - radix[j]]
                     if u < 0.0:
@@ -573,6 +609,8 @@ class Obs(Observation):
     pairs: np.ndarray        # int16[n, P] pairs in each score pile
     lack: np.ndarray         # int16[n, P, K] last turn the player was asked for the kind in vain
     asked: np.ndarray        # int16[n, P, K] last turn the player asked someone for the kind
+    passed: np.ndarray       # int16[n, P, K] last turn the player passed the kind's sure pair (it
+                             # flipped an unknown card, or did not show, while the kind lay seen)
     scored: np.ndarray       # int8[n, K] offset of the player who made the pair of a kind, -1
     ducky: np.ndarray        # int8[n, A] offset of the player holding each ducky, -1
     ground_left: np.ndarray  # int16[n] face-down cards in the hunting ground
@@ -649,6 +687,7 @@ class AnimalHunt(Game):
             known=np.full((batch, ng), -1, np.int8), seen=np.full((batch, ng), -1, np.int16),
             lack=np.full((batch, n_players, nk), -1, np.int16),
             asked=np.full((batch, n_players, nk), -1, np.int16),
+            passed=np.full((batch, n_players, nk), -1, np.int16),
             scored=np.full((batch, nk), -1, np.int8),
             ducky=np.full((batch, rules.animals), -1, np.int8),
             scratch=np.zeros((batch, nk), np.int16),
@@ -685,14 +724,17 @@ class AnimalHunt(Game):
                 known=np.empty((n, ng), np.int8), seen=np.empty((n, ng), np.int16),
                 hand=np.empty((n, nk), np.bool_), hand_size=np.empty((n, p), np.int16),
                 pairs=np.empty((n, p), np.int16), lack=np.empty((n, p, nk), np.int16),
-                asked=np.empty((n, p, nk), np.int16), scored=np.empty((n, nk), np.int8),
+                asked=np.empty((n, p, nk), np.int16), passed=np.empty((n, p, nk), np.int16),
+                scored=np.empty((n, nk), np.int8),
                 ducky=np.empty((n, state.ducky.shape[1]), np.int8),
                 ground_left=np.empty(n, np.int16), known_count=np.empty((n, nk), np.int8),
                 kinds=nk, numbers=state.rules.numbers, places=ng)
         _observe(games, state.g, state.pp, state.hand, state.ground, state.known, state.seen,
-                 state.lack, state.asked, state.scored, state.ducky, state.params, o.seat, o.kind,
+                 state.lack, state.asked, state.passed, state.scored, state.ducky, state.params,
+                 o.seat, o.kind,
                  o.turn, o.first, o.first_kind, o.down, o.known, o.seen, o.hand, o.hand_size,
-                 o.pairs, o.lack, o.asked, o.scored, o.ducky, o.ground_left, o.known_count,
+                 o.pairs, o.lack, o.asked, o.passed, o.scored, o.ducky, o.ground_left,
+                 o.known_count,
                  state.rot)
         return o
 
@@ -701,8 +743,8 @@ class AnimalHunt(Game):
         state.mover = np.empty(len(state.g), np.int64)
         state.legal_ = np.empty(state.legal_.shape, np.bool_)
         _step(np.asarray(actions, np.int64), state.g, state.pp, state.hand, state.ground,
-              state.known, state.seen, state.lack, state.asked, state.scored, state.ducky,
-              state.run, state.dr, state.ev, state.params, state.mover, state.legal_)
+              state.known, state.seen, state.lack, state.asked, state.passed, state.scored,
+              state.ducky, state.run, state.dr, state.ev, state.params, state.mover, state.legal_)
 
     def duckies(self, state: State) -> np.ndarray:
         """int[B, P]: duckies in front of each player."""
@@ -785,6 +827,7 @@ class AnimalHunt(Game):
             st.seen[b, pos] = t
         st.lack[b] = -1
         st.asked[b] = -1
+        st.passed[b] = -1
         for (p, k), t in (lacks or {}).items():
             st.lack[b, p, k] = t
         st.scored[b] = -1
@@ -818,17 +861,18 @@ class AnimalHunt(Game):
     constant_fields = ("params", "rot")
 
     def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
-                    keys: np.ndarray) -> State:
+                    keys: np.ndarray, model: bool = True) -> State:
         """Worlds for search (docs/rules/animal_hunt.md, "Worlds for search"): the other hands
         and the cards at places never seen dealt again from ``keys[i]``, exactly from what the
-        seat knows (its hand, every card seen and where, every refusal); the event log and the
-        dealing scratch (they name hidden cards) are dropped."""
+        seat knows (its hand, every card seen and where, every refusal); with ``model`` (the
+        search's worlds) no player holds a kind whose sure pair it passed (``_determinize``).
+        The event log and the dealing scratch (they name hidden cards) are dropped."""
         games = np.asarray(games, np.int64)
         w = self.clone(dataclasses.replace(state, ev=state.ev[:, :0]), games)
         w.rs = np.array(keys, dtype=np.uint64)
         w.scratch[:] = 0
         bad = _determinize(np.asarray(seat, np.int64), w.g, w.pp, w.hand, w.ground, w.known,
-                           w.lack, w.scored, w.rs, w.params)
+                           w.lack, w.passed, w.scored, w.rs, w.params, bool(model))
         if bad:
             raise ValueError(f"{bad} position(s) with no deal consistent with the seat's view")
         self._refresh(w, np.arange(len(games)))
