@@ -177,8 +177,10 @@ class State:
 
 # ---- helpers -------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit("int64(int64, int64[::1])", cache=True, _nrt=False)
 def _team(p, params):
+    """p's side. Called, not inlined (LLVM inlines it): inlined, a dozen sites typed it again;
+    one signature (an int32 p is converted), not one kernel per type of p."""
     if params[P_NTEAMS] < params[P_PLAYERS]:
         return p // 2 if params[P_FLAGS] & F_BESIDE else p % 2
     return p
@@ -994,6 +996,9 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
     p = g[b, CUR]
     ph = g[b, PHASE]
     z = Z_HAND0 + p
+    # the event this action logs (-1: none here), logged at one site below: log_event is
+    # inlined, and each of its sites compiled again
+    et, x1, x2, x3, x4 = -1, 0, 0, 0, 0
     if ph == K_STEP2:
         if a == A_DECK:
             _draw_top(b, p, g, deck, zone, ev)
@@ -1008,7 +1013,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
             _seen_into(b, p, c, poss)
             if c >= 60 and params[P_FLAGS] & F_GRASSMUST:  # (a variant) it must be played
                 g[b, MUST] |= 1 << (c - 60)
-            log_event(ev, g, NEV, b, E_TAKE, p, c, 0, 0, 0)
+            et, x1 = E_TAKE, c
             g[b, PHASE] = K_HERD
     elif ph == K_GIVE:
         if a == A_GIVE_DONE:
@@ -1025,7 +1030,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
         g[b, NEED] -= c % 6 + 1
         if c >= 60:  # an explorer from the grassland in a trade must be played this turn
             g[b, MUST] |= 1 << (c - 60)
-        log_event(ev, g, NEV, b, E_TRADE_TAKE, p, c, 0, 0, 0)
+        et, x1 = E_TRADE_TAKE, c
     elif ph == K_HERD:
         f = _forced(g, b)
         if a == A_DONE:
@@ -1038,7 +1043,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
             _place(b, p, np.int64(h), tmp, np.int64(3), lo, np.int64(t), g, zone, hsuit, hown, hlo,
                    hhi, hcard, cherd, params)
             pp[b, p, HERDS_MADE] += 1
-            log_event(ev, g, NEV, b, E_NEW, p, tmp[0], tmp[1], tmp[2], t)
+            et, x1, x2, x3, x4 = E_NEW, tmp[0], tmp[1], tmp[2], t
         elif a < A_SWAP0:
             h = (a - A_GROW0) // 2
             end = (a - A_GROW0) % 2
@@ -1048,7 +1053,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
             _place(b, p, np.int64(h), tmp, np.int64(1), n, np.int64(hsuit[b, h]), g, zone, hsuit,
                    hown, hlo, hhi, hcard, cherd, params)
             pp[b, p, GROWS] += 1
-            log_event(ev, g, NEV, b, E_GROW, p, c, h, 0, 0)
+            et, x1, x2 = E_GROW, c, h
         else:
             e = a - A_SWAP0
             c = 60 + e
@@ -1062,7 +1067,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
             cherd[b, c] = -1
             g[b, MUST] |= 1 << e
             pp[b, p, SWAPS] += 1
-            log_event(ev, g, NEV, b, E_SWAP, p, real, c, h, 0)
+            et, x1, x2, x3 = E_SWAP, real, c, h
     elif ph == K_PASS:
         g[b, PCARD] = a - A_CARD0
         g[b, PHASE] = K_RECV
@@ -1070,8 +1075,10 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
         q = (p + a - A_RECV0 + 1) % params[P_PLAYERS]
         zone[b, g[b, PCARD]] = Z_HAND0 + q
         _passed(b, p, q, g[b, PCARD], poss)
-        log_event(ev, g, NEV, b, E_PASS, p, g[b, PCARD], q, 0, 0)
+        et, x1, x2 = E_PASS, g[b, PCARD], q
         g[b, PHASE] = -2
+    if et >= 0:
+        log_event(ev, g, NEV, b, et, p, x1, x2, x3, x4)
 
 
 @njit(cache=True, inline="always", _nrt=False)
