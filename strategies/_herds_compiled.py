@@ -55,9 +55,10 @@ KP_TAKE, KP_TRADE, KP_LAY_DECK, KP_LAY_HAND, KP_WILD, KP_EXTRA = range(6)
 NKP = 6  # KP_EXTRA: the blocker's ``block``, the sprinter's ``focus_bonus``
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _first_legal(lb, legal):
-    """The first legal action of legal row ``lb``."""
+    """The first legal action of legal row ``lb``. Called, not inlined: it runs only when the
+    chosen action is not legal, and inlined its four sites compiled it four times."""
     for a in range(legal.shape[1]):
         if legal[lb, a]:
             return a
@@ -107,8 +108,12 @@ def _card_table(ht, want, table):
     """card_values(obs, rows) by suit * 6 + number - 1 into table[36] (row 5: the explorers)."""
     for s in range(5):
         for n in range(6):
-            near = 2.0 * (_held(ht, s, n - 1) + _held(ht, s, n + 1)) + _held(ht, s, n - 2) \
-                + _held(ht, s, n + 2)
+            # 2 * (held n - 1, n + 1) + held n - 2, n + 2 (sums of 0s and 1s: exact in any
+            # order); one _held site, inlined once
+            near = 0.0
+            for d in range(-2, 3):
+                if d != 0:
+                    near += (2.0 if d * d == 1 else 1.0) * _held(ht, s, n + d)
             table[s * 6 + n] = near + 3.0 * (1.0 if want[1, s * 6 + n] else 0.0)
     for n in range(6):
         wild = 0.0
@@ -153,10 +158,12 @@ def _sprint_focus(b, team, g, hsuit, hown, hlo, hhi, ht):
 def _score(mode, c, table, focus, bonus, want):
     """The score _pick maximises for card c: its value (mode 0), minus it (1), minus it less
     ``bonus`` (the blocker's ``block``) where it grows an opponent's herd (2: pass_scores)."""
+    # one _val site (inlined once): mode 2 values the card without the focus
+    v = _val(table, c, focus if mode != 2 else -1, bonus if mode != 2 else 0.0)
     if mode == 0:
-        return _val(table, c, focus, bonus)
+        return v
     if mode == 1:
-        return -_val(table, c, focus, bonus)
+        return -v
     if c < 60:
         use = want[0, (c // 12) * 6 + c % 6]
     else:  # opponent_use: an explorer grows any opponent's herd ending next to its number
@@ -164,7 +171,7 @@ def _score(mode, c, table, focus, bonus, want):
         for s in range(6):
             if want[0, s * 6 + c - 60]:
                 use = True
-    return -_val(table, c, -1, 0.0) - bonus * (1.0 if use else 0.0)
+    return -v - bonus * (1.0 if use else 0.0)
 
 
 @njit(cache=True, _nrt=False)

@@ -179,6 +179,7 @@ class State:
 
 @njit(cache=True, inline="always", _nrt=False)
 def _team(p, params):
+    """p's side. Inlined (a few statements a site): called, the warm kernels slowed by 12%."""
     if params[P_NTEAMS] < params[P_PLAYERS]:
         return p // 2 if params[P_FLAGS] & F_BESIDE else p % 2
     return p
@@ -235,10 +236,11 @@ def _shift(w0, w1, w2, w3, v):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _has(w0, w1, w2, w3, s):
-    if s < 0 or s > 255:
+    """Whether the 256-bit set (four words) holds s (False outside 0..255). Few statements:
+    it is inlined at nine sites, each typed and compiled again."""
+    if (s & ~255) != 0:  # s < 0 or s > 255
         return False
-    w = w0 if s < 64 else w1 if s < 128 else w2 if s < 192 else w3
-    return ((w >> np.uint64(s & 63)) & np.uint64(1)) != 0
+    return ((w0, w1, w2, w3)[s >> 6] >> np.uint64(s & 63)) & np.uint64(1) != 0
 
 
 @njit(cache=True, _nrt=False)
@@ -396,8 +398,8 @@ def _witness(b, p, t, m, k, kind, excl, cand, give_open, zone):
 _I = np.int64
 
 
-@njit(cache=True, _nrt=False)
-def _new_herd_trade(b, p, e, excl, cand, g0, need, zone):
+@njit(cache=True, inline="always", _nrt=False)
+def _new_herd_trade_of(b, p, e, excl, cand, g0, need, zone):
     """Whether a trade can still be completed in which explorer e (number e+1) is the only
     explorer taken and is laid in step three in a new herd of three with cards held after the
     trade, a card left to pass (docs/rules/herds.md, "trade_explorer"). ``need`` < 0: the
@@ -460,11 +462,13 @@ def _new_herd_trade(b, p, e, excl, cand, g0, need, zone):
 
 
 @njit(cache=True, _nrt=False)
-def _any_new_herd_trade(b, p, excl, g0, need, zone):
-    """_new_herd_trade for some explorer in the grassland (none taken yet)."""
-    for e in range(6):
-        if zone[b, 60 + e] == Z_GRASS and _new_herd_trade(b, p, e, excl, _I(-1), g0, need, zone):
-            return True
+def _new_herd_trade(b, p, e, excl, cand, g0, need, zone):
+    """``_new_herd_trade_of`` for explorer e, or (e < 0) for some explorer in the grassland
+    (none taken yet). (One kernel for both: the rules inline its body once.)"""
+    for x in range(6):
+        if x == e or (e < 0 and zone[b, 60 + x] == Z_GRASS):
+            if _new_herd_trade_of(b, p, x, excl, cand, g0, need, zone):
+                return True
     return False
 
 
@@ -683,7 +687,8 @@ def _step2_options(b, p, g, zone, hown, hlo, hhi, legal, params, write):
     gw0, gw1, gw2, gw3 = _sums_of(ac + ec)
     hw0, hw1, hw2, hw3 = _whole_sums_of(ac, ec, params)
     if _can_give(_hand_values(b, p, zone), np.int64(0), gw0, gw1, gw2, gw3, hw0, hw1, hw2, hw3) or \
-            (playable and _any_new_herd_trade(b, p, _I(-1), _I(0), _I(-1), zone)):
+            (playable and _new_herd_trade(b, p, _I(-1), _I(-1), _I(-1), _I(0), _I(-1),
+                                                   zone)):
         k += 1
         if write:
             legal[b, A_TRADE] = True
@@ -742,7 +747,7 @@ def _start_hand(b, g, deck, zone, cherd, rs, ev, params, poss):
     g[b, CUR] = first
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp, legal,
              rs, ev, epts, apts, params, poss, dr):
     """From the start of a turn (PHASE = K_STEP2 set by the caller, step one not yet done), or
@@ -777,17 +782,16 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
             playable = params[P_FLAGS] & F_PLAYABLE
             for c in range(NCARDS):
                 if zone[b, c] == z and ((ok >> (c % 6 + 1)) & 1 or (
-                        playable and _any_new_herd_trade(b, p, c, _I(g[b, GSUM] + c % 6 + 1),
-                                                         _I(-1),
-                                                         zone))):
+                        playable and _new_herd_trade(b, p, _I(-1), c, _I(-1),
+                                                     _I(g[b, GSUM] + c % 6 + 1), _I(-1), zone))):
                     legal[b, A_CARD0 + c] = True
             if g[b, GSUM] > 0:
                 if hv != 0:
                     done = _has(gw0, gw1, gw2, gw3, g[b, GSUM])
                 else:  # the whole hand is given
                     done = _has(hw0, hw1, hw2, hw3, g[b, GSUM])
-                if done or (playable and _any_new_herd_trade(b, p, _I(-1), _I(0), _I(g[b, GSUM]),
-                                                             zone)):
+                if done or (playable and _new_herd_trade(b, p, _I(-1), _I(-1), _I(-1), _I(0),
+                                                         _I(g[b, GSUM]), zone)):
                     legal[b, A_GIVE_DONE] = True
             return
         if ph == K_TAKE:
@@ -848,12 +852,7 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
                     elif ntaken == 1:
                         ok = _new_herd_trade(b, p, _I(taken), _I(-1), c, _I(0), _I(need - v), zone)
                     elif ntaken == 0:
-                        ok = False
-                        for e in range(6):
-                            if zone[b, 60 + e] == Z_GRASS and _new_herd_trade(
-                                    b, p, e, _I(-1), c, _I(0), _I(need - v), zone):
-                                ok = True
-                                break
+                        ok = _new_herd_trade(b, p, _I(-1), _I(-1), c, _I(0), _I(need - v), zone)
                     else:
                         ok = False
                     if ok:
@@ -955,6 +954,18 @@ def _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, che
 
 
 @njit(cache=True, _nrt=False)
+def _advance_games(b, games, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd,
+                   hc, tmp, legal, rs, ev, epts, apts, params, poss, dr):
+    """``_advance`` for game b, or (b < 0) for each game of ``games`` (b >= 0: unused). One
+    kernel for both (``apply_action`` and the first decisions of a batch): a second kernel
+    calling this one would compile all of the rules' machine code again (numba links and
+    optimizes a kernel's callees into it)."""
+    for i in range(1 if b >= 0 else games.shape[0]):
+        _advance(b if b >= 0 else games[i], g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi,
+                 hcard, cherd, hc, tmp, legal, rs, ev, epts, apts, params, poss, dr)
+
+
+@njit(cache=True, _nrt=False)
 def _place(b, p, h, cards, ncard, lo, t, g, zone, hsuit, hown, hlo, hhi, hcard, cherd, params):
     """Put cards into herd h (a new one when h == HN) at numbers lo.. (cards in number order)."""
     if h == g[b, HN]:
@@ -984,6 +995,9 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
     p = g[b, CUR]
     ph = g[b, PHASE]
     z = Z_HAND0 + p
+    # the event this action logs (-1: none here), logged at one site below: log_event is
+    # inlined, and each of its sites compiled again
+    et, x1, x2, x3, x4 = -1, 0, 0, 0, 0
     if ph == K_STEP2:
         if a == A_DECK:
             _draw_top(b, p, g, deck, zone, ev)
@@ -998,7 +1012,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
             _seen_into(b, p, c, poss)
             if c >= 60 and params[P_FLAGS] & F_GRASSMUST:  # (a variant) it must be played
                 g[b, MUST] |= 1 << (c - 60)
-            log_event(ev, g, NEV, b, E_TAKE, p, c, 0, 0, 0)
+            et, x1 = E_TAKE, c
             g[b, PHASE] = K_HERD
     elif ph == K_GIVE:
         if a == A_GIVE_DONE:
@@ -1015,7 +1029,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
         g[b, NEED] -= c % 6 + 1
         if c >= 60:  # an explorer from the grassland in a trade must be played this turn
             g[b, MUST] |= 1 << (c - 60)
-        log_event(ev, g, NEV, b, E_TRADE_TAKE, p, c, 0, 0, 0)
+        et, x1 = E_TRADE_TAKE, c
     elif ph == K_HERD:
         f = _forced(g, b)
         if a == A_DONE:
@@ -1028,7 +1042,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
             _place(b, p, np.int64(h), tmp, np.int64(3), lo, np.int64(t), g, zone, hsuit, hown, hlo,
                    hhi, hcard, cherd, params)
             pp[b, p, HERDS_MADE] += 1
-            log_event(ev, g, NEV, b, E_NEW, p, tmp[0], tmp[1], tmp[2], t)
+            et, x1, x2, x3, x4 = E_NEW, tmp[0], tmp[1], tmp[2], t
         elif a < A_SWAP0:
             h = (a - A_GROW0) // 2
             end = (a - A_GROW0) % 2
@@ -1038,7 +1052,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
             _place(b, p, np.int64(h), tmp, np.int64(1), n, np.int64(hsuit[b, h]), g, zone, hsuit,
                    hown, hlo, hhi, hcard, cherd, params)
             pp[b, p, GROWS] += 1
-            log_event(ev, g, NEV, b, E_GROW, p, c, h, 0, 0)
+            et, x1, x2 = E_GROW, c, h
         else:
             e = a - A_SWAP0
             c = 60 + e
@@ -1052,7 +1066,7 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
             cherd[b, c] = -1
             g[b, MUST] |= 1 << e
             pp[b, p, SWAPS] += 1
-            log_event(ev, g, NEV, b, E_SWAP, p, real, c, h, 0)
+            et, x1, x2, x3 = E_SWAP, real, c, h
     elif ph == K_PASS:
         g[b, PCARD] = a - A_CARD0
         g[b, PHASE] = K_RECV
@@ -1060,8 +1074,10 @@ def _apply(b, a, g, pp, zone, deck, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp
         q = (p + a - A_RECV0 + 1) % params[P_PLAYERS]
         zone[b, g[b, PCARD]] = Z_HAND0 + q
         _passed(b, p, q, g[b, PCARD], poss)
-        log_event(ev, g, NEV, b, E_PASS, p, g[b, PCARD], q, 0, 0)
+        et, x1, x2 = E_PASS, g[b, PCARD], q
         g[b, PHASE] = -2
+    if et >= 0:
+        log_event(ev, g, NEV, b, et, p, x1, x2, x3, x4)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -1075,8 +1091,8 @@ def apply_action(b, a, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hca
            poss)
     for x in range(legal.shape[1]):
         legal[b, x] = False
-    _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
-             legal, rs, ev, epts, apts, params, poss, dr)
+    _advance_games(b, tmp, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc,
+                   tmp, legal, rs, ev, epts, apts, params, poss, dr)
 
 
 @njit(cache=True, _nrt=False)
@@ -1095,15 +1111,6 @@ def _init(g, deck, zone, cherd, rs, ev, params, poss):
         g[b, DEALER] = params[P_PLAYERS] - 1
         _start_hand(b, g, deck, zone, cherd, rs, ev, params, poss)
         g[b, PHASE] = -1
-
-
-@njit(cache=True, _nrt=False)
-def _advance_all(games, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc,
-                 tmp, legal, rs, ev, epts, apts, params, poss, dr):
-    for i in range(games.shape[0]):
-        b = games[i]
-        _advance(b, g, pp, team_total, deck, zone, hsuit, hown, hlo, hhi, hcard, cherd, hc, tmp,
-                 legal, rs, ev, epts, apts, params, poss, dr)
 
 
 # ---- Worlds for search ------------------------------------------------------------------------
@@ -1497,10 +1504,10 @@ class Herds(Game):
 
     def _advance(self, st: State, games: np.ndarray) -> None:
         st.legal_ = np.zeros_like(st.legal_)
-        _advance_all(np.asarray(games, np.int64), st.g, st.pp, st.team_total, st.deck, st.zone,
-                     st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc,
-                     np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params,
-                     st.poss, st.dr)
+        _advance_games(np.int64(-1), np.ascontiguousarray(games, np.int64), st.g, st.pp,
+                       st.team_total, st.deck, st.zone, st.hsuit, st.hown, st.hlo, st.hhi,
+                       st.hcard, st.cherd, st.hc, np.zeros(3, np.int64), st.legal_, st.rs, st.ev,
+                       st.epts, st.apts, st.params, st.poss, st.dr)
 
     def to_move(self, state: State) -> np.ndarray:
         return np.where(state.g[:, PHASE] == OVER, -1, state.g[:, CUR]).astype(np.int64)
@@ -1700,10 +1707,10 @@ class Herds(Game):
                 st.cherd[b, c] = h
         st.g[b, PHASE] = K_STEP2 if step_one_done else -1
         st.legal_[b] = False
-        _advance_all(np.array([b], np.int64), st.g, st.pp, st.team_total, st.deck, st.zone,
-                     st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc,
-                     np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts, st.params,
-                     st.poss, st.dr)
+        _advance_games(np.int64(b), np.zeros(1, np.int64), st.g, st.pp, st.team_total, st.deck,
+                       st.zone, st.hsuit, st.hown, st.hlo, st.hhi, st.hcard, st.cherd, st.hc,
+                       np.zeros(3, np.int64), st.legal_, st.rs, st.ev, st.epts, st.apts,
+                       st.params, st.poss, st.dr)
 
     def describe(self, state: State, i: int) -> str:
         st = state

@@ -127,7 +127,7 @@ def _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces, limit)
     cr = 0
     cc = 0
     if phase == 2:
-        nr, ar, mr = scan(board, b, q, 1, -1, -1)
+        nr, ar, mr = scan(board, b, q, np.int64(1), -1, -1)
         nc, ac, mc = scan(board, b, q, S, -1, -1)
         cr = line_code(nr, ar, mr, c // 12, c % 6)
         cc = line_code(nc, ac, mc, c // 12, c % 6)
@@ -171,7 +171,7 @@ def _reply_after(board, b, q, c, phase, possible, prm, gone, was, spaces, limit)
         v = board[b, e]
         if not _empty(v) or not _touches(board, b, e, S):
             continue                    # a card, a face-down card, or touching nothing now
-        nr, ar, mr = scan(board, b, e, 1, -1, -1)
+        nr, ar, mr = scan(board, b, e, np.int64(1), -1, -1)
         nc, ac, mc = scan(board, b, e, S, -1, -1)
         pts = _best_reply(nr, ar, mr, nc, ac, mc, possible, phase, prm)
         if pts > best:
@@ -365,12 +365,12 @@ def threat_one(board, b, q, c, phase, possible, prm, qd, gone, was, spaces, limi
         if (al & qd[k, Q_PALLOW] & possible) == 0:
             continue            # no reply there (_best_reply_of's first test)
         mt = _matching(n, am, nm)
-        if k < 2:
-            pts = _best_reply_of(n, al, mt, qd[k, Q_PERP], qd[k, Q_PALLOW], qd[k, Q_PMATCH],
-                                 possible, phase, prm)
-        else:
-            pts = _best_reply_of(qd[k, Q_PERP], qd[k, Q_PALLOW], qd[k, Q_PMATCH], n, al, mt,
-                                 possible, phase, prm)
+        # the row's line first, then the column's (one _best_reply_of site, inlined once)
+        r0, r1, r2 = n, al, mt
+        c0, c1, c2 = qd[k, Q_PERP], qd[k, Q_PALLOW], qd[k, Q_PMATCH]
+        if k >= 2:
+            r0, r1, r2, c0, c1, c2 = c0, c1, c2, r0, r1, r2
+        pts = _best_reply_of(r0, r1, r2, c0, c1, c2, possible, phase, prm)
         if pts > best:
             best = pts
             if best >= limit:
@@ -411,7 +411,7 @@ def _threat(board, up_pos, up_card, fd_pos, cand_cell, cand_card, n_cand, possib
 @njit(cache=True, _nrt=False)
 def _closed(board, b, e, vp, vc, avail, S):
     """Whether space e takes no card of the types in ``avail`` (with card vc at vp in thought)."""
-    nr, ar, mr = scan(board, b, e, 1, vp, vc)
+    nr, ar, mr = scan(board, b, e, np.int64(1), vp, vc)
     nc, ac, mc = scan(board, b, e, S, vp, vc)
     return (allowed(nr, ar, mr) & allowed(nc, ac, mc) & avail) == 0
 
@@ -530,7 +530,7 @@ def unplayable_one(c, avail, last_copy, only, qd, q_only):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _allowed_now(board, b, e, S):
-    nr, ar, mr = scan(board, b, e, 1, -1, -1)
+    nr, ar, mr = scan(board, b, e, np.int64(1), -1, -1)
     nc, ac, mc = scan(board, b, e, S, -1, -1)
     return allowed(nr, ar, mr) & allowed(nc, ac, mc)
 

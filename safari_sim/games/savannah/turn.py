@@ -114,8 +114,8 @@ def _list(b, q, g, board, fr):
 
 @njit(cache=True, _nrt=False)
 def _scan_entry(b, i, board, fr, sc, S):
-    q = fr[b, i]
-    nr, ar, mr = scan(board, b, q, 1, -1, -1)
+    q = np.int64(fr[b, i])
+    nr, ar, mr = scan(board, b, q, np.int64(1), -1, -1)
     nc, ac, mc = scan(board, b, q, S, -1, -1)
     sc[b, i] = pack(nr, ar, mr, nc, ac, mc)
     sc[b, (sc.shape[1] >> 1) + i] = allowed(nr, ar, mr) & allowed(nc, ac, mc)
@@ -241,8 +241,8 @@ def _gen_place(b, g, board, up_pos, hand, hand_n, fr, sc, cand_slot, cand_card, 
     if g[b, N_UP] == 0:
         # the dealer's first card: where it goes does not matter, the grid has no borders
         for s in range(nh):
-            _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, s, hand[b, p, s],
-                      prm[P_ORIGIN], 0)
+            _add_cand(b, g, cand_slot, cand_card, cand_cell, cand_pts, np.int64(s),
+                      np.int64(hand[b, p, s]), np.int64(prm[P_ORIGIN]), np.int64(0))
         k = g[b, N_CAND]
     else:
         nf = _spaces(b, g, board, fr, sc, S)
@@ -329,7 +329,7 @@ def _gen_keep(b, g, board, up_pos, unpl, fr, sc, cand_slot, cand_card, cand_cell
     down), 1 keeps the 2nd pile's; each with the most that card could score now."""
     old = g[b, N_CAND]
     g[b, N_CAND] = 0
-    q = unpl[b, g[b, I_UNPL]]
+    q = np.int64(unpl[b, g[b, I_UNPL]])
     for j in range(2):
         c = np.int64(g[b, KEEP1 + j])
         pts = best_points(b, g, board, up_pos, fr, sc, c, prm)
@@ -488,7 +488,7 @@ def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc, sc
     pts = 0
     removed = 0
     if g[b, PHASE] != OPENING:
-        nr, ar, mr = scan(board, b, q, 1, -1, -1)
+        nr, ar, mr = scan(board, b, q, np.int64(1), -1, -1)
         nc, ac, mc = scan(board, b, q, S, -1, -1)
         cr = line_code(nr, ar, mr, c // 12, c % 6)
         cc = line_code(nc, ac, mc, c // 12, c % 6)
@@ -502,7 +502,7 @@ def _place(b, slot, q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc, sc
             if cr > 0:
                 lo_r = -_run_len(board, b, q, -1)
                 hi_r = _run_len(board, b, q, 1)
-                removed += _remove_run(b, q, 1, g, board, up_pos, up_count, box, fr, sc, S)
+                removed += _remove_run(b, q, np.int64(1), g, board, up_pos, up_count, box, fr, sc, S)
             if cc > 0:
                 lo_c = -_run_len(board, b, q, -S)
                 hi_c = _run_len(board, b, q, S)
@@ -529,13 +529,13 @@ def _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, p
     n2 = g[b, N2]
     n0 = g[b, N_FR]
     for i in range(g[b, N_FD]):
-        _list(b, fd_pos[b, i], g, board, fr)     # it touches the face-up cards it lay among
+        _list(b, np.int64(fd_pos[b, i]), g, board, fr)     # it touches the face-up cards it lay among
         pile2[b, n2] = fd_card[b, i]
         n2 += 1
     if prm[P_TOUCH_FD]:
         # the spaces open only because they touched a face-down card close again
         for i in range(g[b, N_FD]):
-            _close_around(b, fd_pos[b, i], g, board, fr, sc, S)
+            _close_around(b, np.int64(fd_pos[b, i]), g, board, fr, sc, S)
         g[b, FR_OK] = 0
     elif g[b, FR_OK]:   # no face-up line changed: only the reopened spaces need their lines
         for i in range(n0, g[b, N_FR]):
@@ -578,35 +578,36 @@ def _advance(b, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2, 
         else:
             g[b, PHASE] = ONE       # "The game now begins with the dealer"
             g[b, CUR] = 0
-    elif ph == ONE:
-        # Step C: one claim at a time, each waits for the player's choice of card
-        while g[b, I_UNPL] < g[b, N_UNPL]:
-            if prm[P_MAXCLAIMS] > 0 and g[b, CLAIMS_TURN] >= prm[P_MAXCLAIMS]:
-                break
-            if g[b, N2] == 0:
-                break           # a claim needs a card from each pile
-            score[b, p] += prm[P_CLAIM]
-            claims[b, p] += 1
-            g[b, CLAIMS_TURN] += 1
-            g[b, KEEP1] = pile1[b, g[b, N1] - 1]
-            g[b, KEEP2] = pile2[b, g[b, N2] - 1]
-            g[b, N2] -= 1
-            g[b, KIND] = KEEP
-            _gen_keep(b, g, board, up_pos, unpl, fr, sc, cand_slot, cand_card, cand_cell,
-                      cand_pts, legal, prm)
-            return
-        # Step D
-        _draw(b, p, g, pile1, hand, hand_n)
-        drama.drama_update(dr, b, score[b], False)
-        if g[b, N1] == 0:
-            _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, prm)
-        g[b, CUR] = (p + 1) % P
     else:
-        if g[b, N1] > 0:
+        if ph == ONE:
+            # Step C: one claim at a time, each waits for the player's choice of card
+            while g[b, I_UNPL] < g[b, N_UNPL]:
+                if prm[P_MAXCLAIMS] > 0 and g[b, CLAIMS_TURN] >= prm[P_MAXCLAIMS]:
+                    break
+                if g[b, N2] == 0:
+                    break           # a claim needs a card from each pile
+                score[b, p] += prm[P_CLAIM]
+                claims[b, p] += 1
+                g[b, CLAIMS_TURN] += 1
+                g[b, KEEP1] = pile1[b, g[b, N1] - 1]
+                g[b, KEEP2] = pile2[b, g[b, N2] - 1]
+                g[b, N2] -= 1
+                g[b, KIND] = KEEP
+                _gen_keep(b, g, board, up_pos, unpl, fr, sc, cand_slot, cand_card, cand_cell,
+                          cand_pts, legal, prm)
+                return
+            # Step D
+            _draw(b, p, g, pile1, hand, hand_n)
+        elif g[b, N1] > 0:
             _draw(b, p, g, pile1, hand, hand_n)
             g[b, DRAWN2 + p] += 1
+        # (one drama_update site for both phases: it is inlined, and compiled at each site)
         drama.drama_update(dr, b, score[b], False)
-        if g[b, N_UP] == 0:
+        if ph == ONE:
+            if g[b, N1] == 0:
+                _end_phase_one(b, g, board, pile1, pile2, fd_pos, fd_card, fr, sc, ev, rs, prm)
+            g[b, CUR] = (p + 1) % P
+        elif g[b, N_UP] == 0:
             g[b, PHASE] = OVER
             g[b, CLEARED] = 1
         else:
@@ -643,7 +644,9 @@ def apply_action(b, a, g, board, up_pos, up_count, copies, hand, hand_n, pile1, 
     S = prm[P_S]
     p = g[b, CUR]
     if g[b, KIND] == PLACE:
-        q = cand_cell[b, a]
+        # spaces (int32 in the arrays) and steps are passed as int64 everywhere: numba compiles
+        # a helper once per argument type (an int32, a literal 1), the grid's helpers twice
+        q = np.int64(cand_cell[b, a])
         _place(b, cand_slot[b, a], q, g, board, up_pos, up_count, hand, hand_n, box, fr, sc,
                score, ev, prm)
         if g[b, PHASE] == ONE:
@@ -653,7 +656,7 @@ def apply_action(b, a, g, board, up_pos, up_count, copies, hand, hand_n, pile1, 
     else:
         # the claim's choice: the kept card goes back on top of the 1st pile, the other
         # face down into the unplayable space
-        q = unpl[b, g[b, I_UNPL]]
+        q = np.int64(unpl[b, g[b, I_UNPL]])
         kept = g[b, KEEP1 + a]
         buried = g[b, KEEP2 - a]
         pile1[b, g[b, N1] - 1] = kept
