@@ -71,4 +71,4 @@ BENCHMARK = {"strategy": "stop_at", "params": {"cards": 3}, "players": 3, "rules
 # per action, each played 4 steps on by card_counter (its default risk 0.3) and scored by the
 # running-score margin (the banked nests): a decision moves the final margin by far less than a
 # whole play-out's spread (docs/search.md, "Why it is weak in Duck Duck Bruce").
-SEARCH = {"rollouts": 48, "rollout": "card_counter", "depth": 4, "objective": "margin"}
+SEARCH = {"rollouts": 48, "rollout": "card_counter", "depth": 4, "objective": "win"}

@@ -939,7 +939,7 @@ def test_cut_value_is_a_share_that_grows_with_the_lead_and_as_the_end_nears():
 
 def test_cut_value_counts_the_movers_row_by_what_banking_it_adds():
     """The row waiting for the mover's choice counts CUT_ROW times the points banking it would
-    add to the nest (a suit already held higher adds nothing); the other seats' values fall."""
+    add to the nest (a suit already held higher adds nothing)."""
     r, st = position([c(RED, FOUR), c(GREEN, ONE), c(BLUE, TWO)], nests={0: [c(GREEN, THREE)]},
                      totals=[20, 20, 20], cur=0)
     act(st, ddb.DRAW)            # the row: red 4, green 1; green adds nothing to the nest's 3
@@ -947,10 +947,11 @@ def test_cut_value_counts_the_movers_row_by_what_banking_it_adds():
     gain = np.zeros(1, np.int64)
     ddb._row_gains(st.g, st.pp, st.row, st.best, st.card_suit, st.card_value, gain)
     assert gain[0] == 4
-    before = G.cut_value(st, np.array([0]))[0]
     old = ddb.CUT_ROW
     try:
         ddb.CUT_ROW = 0.0
-        assert G.cut_value(st, np.array([0]))[0] < before
+        before = G.cut_value(st, np.array([0]))[0]
+        ddb.CUT_ROW = 0.5
+        assert G.cut_value(st, np.array([0]))[0] > before
     finally:
         ddb.CUT_ROW = old

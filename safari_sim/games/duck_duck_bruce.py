@@ -143,11 +143,14 @@ P_PLAYERS, P_CARDS, P_SUITS, P_MAXSTEAL, P_TARGET, P_ROUNDS, P_FLAGS, P_MAXROUND
 F_DOUBLE_ROW, F_LAST_BANKS, F_MAY_PASS, F_STARTER_TOTAL = 1, 2, 4, 8
 
 # The race model of ``cut_value`` (a search's estimate of the final win share where it stops a
-# world early), fitted to the winners of simulated games of the heuristics (3 players, the
-# printed rules): how sharply the running scores decide, points a round the leader is counted
-# to gain, and the rounds' worth of noise left at the very end.
+# world early), fitted by likelihood to the winners of 3,000 simulated 3-player games of the
+# heuristics (the printed rules): how sharply the running scores decide, points a round the
+# leader is counted to gain, and the rounds' worth of noise left at the very end. CUT_ROW: the
+# share of what banking the mover's row would add that counts for it (0: the row at risk counts
+# nothing, as in the running score; 0.5, 0.75 (the likelihood's best) and 1 measured no better
+# in the search, docs/search.md).
 CUT_SCALE, CUT_PACE, CUT_LEFT = 0.177, 12.9, 0.161
-CUT_ROW = 1.0
+CUT_ROW = 0.0
 
 
 # ---- Setup ------------------------------------------------------------------------------------
@@ -934,11 +937,12 @@ class DuckDuckBruce(Game):
         score = self.running_score(state)
         # the row waiting for the mover's take-or-bank choice: banking it now is always legal,
         # so it is worth at least what it would add to the nest
-        gain = np.empty(len(state.g), np.int64)
-        _row_gains(state.g, state.pp, state.row, state.best, state.card_suit, state.card_value,
-                   gain)
-        movers = np.flatnonzero(gain > 0)
-        score[movers, state.g[movers, CUR]] += gain[movers] * CUT_ROW
+        if CUT_ROW:
+            gain = np.empty(len(state.g), np.int64)
+            _row_gains(state.g, state.pp, state.row, state.best, state.card_suit,
+                       state.card_value, gain)
+            movers = np.flatnonzero(gain > 0)
+            score[movers, state.g[movers, CUR]] += gain[movers] * CUT_ROW
         params = state.params
         left = (params[P_CARDS] - state.g[:, POS]) / max(int(params[P_CARDS]), 1)
         if params[P_ROUNDS] > 0:
