@@ -197,21 +197,72 @@ def _nest_score(b, p, best, nsuits):
     return t
 
 
+@njit(cache=True, inline='always', _nrt=False)
+def _row_gain(b, g, best, row, card_suit, card_value):
+    """The points game b's row would add to the mover's nest if banked now (0 where no duck
+    waits for a take-or-bank choice: after a Bruce the row is lost)."""
+    if g[b, PHASE] != CHOOSE or g[b, CUR] < 0:
+        return 0
+    p = g[b, CUR]
+    t = 0
+    for i in range(g[b, ROW_LEN]):  # each suit once in the row (a second one is a double duck)
+        c = row[b, i]
+        s = card_suit[c]
+        if s >= 0 and card_value[c] > best[b, p, s]:
+            t += card_value[c] - best[b, p, s]
+    return t
+
+
 @njit(cache=True, _nrt=False)
 def _row_gains(g, pp, row, best, card_suit, card_value, out):
-    """out[b]: the points game b's row would add to the mover's nest if banked now (0 where no
-    duck waits for a take-or-bank choice: after a Bruce the row is lost)."""
+    """out[b]: ``_row_gain`` of every game b."""
     for b in range(g.shape[0]):
-        out[b] = 0
-        if g[b, PHASE] != CHOOSE or g[b, CUR] < 0:
+        out[b] = _row_gain(b, g, best, row, card_suit, card_value)
+
+
+@njit(cache=True, _nrt=False)
+def _cut_shares(g, pp, row, best, card_suit, card_value, params, seat, scale, pace, left_c,
+                row_w, out):
+    """out[b]: ``DuckDuckBruce.cut_value``'s share of seat ``seat[b]`` in game b (the race
+    model over the running scores, the mover's row counted ``row_w`` of what banking it adds;
+    a finished game: the outcome's win share, ties split)."""
+    nplayers = params[P_PLAYERS]
+    ncards = max(params[P_CARDS], 1)
+    for b in range(g.shape[0]):
+        me = seat[b]
+        if g[b, PHASE] == OVER:
+            top = pp[b, 0, TOTAL]
+            for p in range(1, nplayers):
+                top = max(top, pp[b, p, TOTAL])
+            ties = 0
+            for p in range(nplayers):
+                if pp[b, p, TOTAL] == top:
+                    ties += 1
+            out[b] = 1.0 / ties if pp[b, me, TOTAL] == top else 0.0
             continue
-        p = g[b, CUR]
-        n = g[b, ROW_LEN]
-        for i in range(n):  # each suit once in the row (a second one is a double duck)
-            c = row[b, i]
-            s = card_suit[c]
-            if s >= 0 and card_value[c] > best[b, p, s]:
-                out[b] += card_value[c] - best[b, p, s]
+        extra = 0.0
+        if row_w != 0.0:
+            extra = row_w * _row_gain(b, g, best, row, card_suit, card_value)
+        cur = g[b, CUR]
+        top = -1e300
+        for p in range(nplayers):
+            sc = np.float64(pp[b, p, TOTAL] + pp[b, p, ROUND_PTS]) + (extra if p == cur else 0.0)
+            top = max(top, sc)
+        left = (params[P_CARDS] - g[b, POS]) / ncards
+        if params[P_ROUNDS] > 0:
+            rounds = left + max(params[P_ROUNDS] - g[b, ROUND] - 1, 0)
+        else:
+            rounds = left + max(params[P_TARGET] - top - pace * left, 0.0) / pace
+        k = scale / np.sqrt(max(rounds + left_c, 0.03))
+        tot = 0.0
+        mine = 0.0
+        for p in range(nplayers):
+            sc = np.float64(pp[b, p, TOTAL] + pp[b, p, ROUND_PTS]) + (extra if p == cur else 0.0)
+            z = np.exp(k * (sc - top))
+            tot += z
+            if p == me:
+                mine = z
+        out[b] = mine / tot
 
 
 @njit(cache=True, inline='always', _nrt=False)
@@ -932,32 +983,11 @@ class DuckDuckBruce(Game):
         target at CUT_PACE points a round (or the rounds left of a fixed ``rounds``), plus
         CUT_LEFT. Fitted by likelihood to the winners of 3,000 3-player games of the shipped
         heuristics (docs/search.md, Duck Duck Bruce); a finished game: its outcome's share."""
-        seat = np.asarray(seat, np.int64)
-        sc = np.arange(len(seat))
-        score = self.running_score(state)
-        # the row waiting for the mover's take-or-bank choice: banking it now is always legal,
-        # so it is worth at least what it would add to the nest
-        if CUT_ROW:
-            gain = np.empty(len(state.g), np.int64)
-            _row_gains(state.g, state.pp, state.row, state.best, state.card_suit,
-                       state.card_value, gain)
-            movers = np.flatnonzero(gain > 0)
-            score[movers, state.g[movers, CUR]] += gain[movers] * CUT_ROW
-        params = state.params
-        left = (params[P_CARDS] - state.g[:, POS]) / max(int(params[P_CARDS]), 1)
-        if params[P_ROUNDS] > 0:
-            rounds = left + np.maximum(params[P_ROUNDS] - state.g[:, ROUND] - 1, 0)
-        else:
-            top = score.max(axis=1)
-            rounds = left + np.maximum(params[P_TARGET] - top - CUT_PACE * left, 0) / CUT_PACE
-        z = CUT_SCALE * score / np.sqrt(np.maximum(rounds + CUT_LEFT, 0.03))[:, None]
-        z = np.exp(z - z.max(axis=1, keepdims=True))
-        share = z[sc, seat] / z.sum(axis=1)
-        over = state.g[:, PHASE] == OVER
-        if over.any():
-            done = np.flatnonzero(over)
-            share[done] = ranks_and_wins(score[done])[1][np.arange(done.size), seat[done]]
-        return share
+        out = np.empty(len(state.g), np.float64)
+        _cut_shares(state.g, state.pp, state.row, state.best, state.card_suit, state.card_value,
+                    state.params, np.asarray(seat, np.int64), CUT_SCALE, CUT_PACE, CUT_LEFT,
+                    float(CUT_ROW), out)
+        return out
 
     def outcome_numpy(self, state: State) -> Outcome:
         """``outcome`` from the engine's numpy helpers (ranks_and_wins, drama_stats): the
