@@ -159,8 +159,9 @@ def after_steps(depth: int):
 def world_results(game, state, seat) -> tuple[np.ndarray, np.ndarray]:
     """``seat_results`` for worlds that may not be over (a depth-limited play-out): a finished
     world by its outcome, one still running by the game's running score (win: the seat's share
-    of the best running score, ties split; margin: its lead over the best other seat; lower is
-    better where the lower score wins)."""
+    of the best running score, ties split, or the game's own estimate of the seat's win share
+    where it has one, ``cut_value(state, seat)``; margin: its lead over the best other seat;
+    lower is better where the lower score wins)."""
     running = np.asarray(game.to_move(state)) >= 0
     if not running.any():
         return seat_results(game, state, seat)
@@ -168,7 +169,11 @@ def world_results(game, state, seat) -> tuple[np.ndarray, np.ndarray]:
     if getattr(game, "lower_score_wins", False):
         score = -score
     sc = np.arange(len(seat))
-    win = ranks_and_wins(score)[1][sc, seat]
+    # a game may estimate the seat's final win share from the position itself (``cut_value``:
+    # e.g. a race to a target score); else the share of the best running score
+    cut = getattr(game, "cut_value", None)
+    win = (ranks_and_wins(score)[1][sc, seat] if cut is None else
+           np.asarray(cut(state, seat), np.float64))
     mine = score[sc, seat].copy()
     score[sc, seat] = -np.inf
     margin = mine - score.max(axis=1)

@@ -915,3 +915,43 @@ def test_the_state_layout_measure_plays_the_reference_games():
     for layout in ("arrays", "records"):
         score, d = mod.play(layout, keys, stop, declare)
         assert np.array_equal(score, want) and d == decisions, layout
+
+
+# ---- the search's value of a world cut before its end (cut_value) ------------------------------
+
+def test_cut_value_is_a_share_that_grows_with_the_lead_and_as_the_end_nears():
+    """cut_value: every seat's shares sum to 1; more points, more share; the same lead is worth
+    more near the target than early; a finished game is valued by its outcome."""
+    r = G.make_rules()
+    st = G.init(r, 3, deal_keys(4, 1))
+    st.pp[:, :, ddb.TOTAL] = [[10, 5, 0], [70, 65, 60], [30, 30, 30], [40, 50, 45]]
+    st.g[:, ddb.ROW_LEN] = 0  # no row waiting (the first card revealed is the mover's)
+    shares = np.stack([G.cut_value(st, np.full(4, s)) for s in range(3)], axis=1)
+    assert np.allclose(shares.sum(axis=1), 1)
+    assert (np.diff(shares[:2], axis=1) < 0).all()       # the higher total, the higher share
+    assert shares[1, 0] > shares[0, 0] > 1 / 3            # a 5-point lead counts more near 77
+    assert np.allclose(shares[2], 1 / 3)
+    assert shares[3].argmax() == 1
+    st.g[3, ddb.PHASE] = ddb.OVER                         # over: the outcome's win share
+    assert G.cut_value(st, np.array([0, 0, 0, 1]))[3] == 1.0
+    assert G.cut_value(st, np.array([0, 0, 0, 0]))[3] == 0.0
+
+
+def test_cut_value_counts_the_movers_row_by_what_banking_it_adds():
+    """The row waiting for the mover's choice counts CUT_ROW times the points banking it would
+    add to the nest (a suit already held higher adds nothing)."""
+    r, st = position([c(RED, FOUR), c(GREEN, ONE), c(BLUE, TWO)], nests={0: [c(GREEN, THREE)]},
+                     totals=[20, 20, 20], cur=0)
+    act(st, ddb.DRAW)            # the row: red 4, green 1; green adds nothing to the nest's 3
+    assert st.g[0, ddb.ROW_LEN] == 2 and st.g[0, ddb.PHASE] == ddb.CHOOSE
+    gain = np.zeros(1, np.int64)
+    ddb._row_gains(st.g, st.pp, st.row, st.best, st.card_suit, st.card_value, gain)
+    assert gain[0] == 4
+    old = ddb.CUT_ROW
+    try:
+        ddb.CUT_ROW = 0.0
+        before = G.cut_value(st, np.array([0]))[0]
+        ddb.CUT_ROW = 0.5
+        assert G.cut_value(st, np.array([0]))[0] > before
+    finally:
+        ddb.CUT_ROW = old

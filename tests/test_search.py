@@ -393,8 +393,9 @@ def test_after_steps_plays_exactly_depth_steps():
 @pytest.mark.parametrize("game_id,steps", [("duck_duck_bruce", 60), ("bluff_in_zoo", 25)])
 def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, steps):
     """Unfinished worlds: win share of the best running score (ties split; the lowest where the
-    lower score wins: Bluff in Zoo), margin over the best other seat (negated there); finished
-    ones: by their outcome, as a whole play-out is."""
+    lower score wins: Bluff in Zoo), or the game's own estimate where it has one (Duck Duck
+    Bruce's cut_value), margin over the best other seat (negated there); finished ones: by
+    their outcome, as a whole play-out is."""
     from strategies.search import world_results
 
     game = get_game(game_id)
@@ -411,6 +412,7 @@ def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, ste
     mover = game.to_move(st)
     rs = game.running_score(st)
     out = game.outcome(st)
+    cut = game.cut_value(st, seat) if hasattr(game, "cut_value") else None
     sign = -1 if game.lower_score_wins else 1
     assert (mover >= 0).any() and (mover < 0).any()
     for i in range(n):
@@ -420,8 +422,11 @@ def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, ste
         else:
             row = [sign * float(x) for x in rs[i]]
             best = max(row)
-            assert win[i] == (1 / row.count(best) if row[seat[i]] == best else 0.0)
+            if cut is None:
+                assert win[i] == (1 / row.count(best) if row[seat[i]] == best else 0.0)
         assert margin[i] == row[seat[i]] - max(row[q] for q in range(p) if q != seat[i])
+    if cut is not None:  # the game's own estimate of the win share, finished worlds included
+        assert np.array_equal(win, cut)
 
 
 def test_search_rollout_benchmark_is_the_games_bench_heuristic():

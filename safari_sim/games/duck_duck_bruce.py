@@ -142,6 +142,16 @@ class State:
 P_PLAYERS, P_CARDS, P_SUITS, P_MAXSTEAL, P_TARGET, P_ROUNDS, P_FLAGS, P_MAXROUNDS = range(8)
 F_DOUBLE_ROW, F_LAST_BANKS, F_MAY_PASS, F_STARTER_TOTAL = 1, 2, 4, 8
 
+# The race model of ``cut_value`` (a search's estimate of the final win share where it stops a
+# world early), fitted by likelihood to the winners of 3,000 simulated 3-player games of the
+# heuristics (the printed rules): how sharply the running scores decide, points a round the
+# leader is counted to gain, and the rounds' worth of noise left at the very end. CUT_ROW: the
+# share of what banking the mover's row would add that counts for it (0: the row at risk counts
+# nothing, as in the running score; 0.5, 0.75 (the likelihood's best) and 1 measured no better
+# in the search, docs/search.md).
+CUT_SCALE, CUT_PACE, CUT_LEFT = 0.177, 12.9, 0.161
+CUT_ROW = 0.0
+
 
 # ---- Setup ------------------------------------------------------------------------------------
 
@@ -185,6 +195,74 @@ def _nest_score(b, p, best, nsuits):
     for s in range(nsuits):
         t += best[b, p, s]
     return t
+
+
+@njit(cache=True, inline='always', _nrt=False)
+def _row_gain(b, g, best, row, card_suit, card_value):
+    """The points game b's row would add to the mover's nest if banked now (0 where no duck
+    waits for a take-or-bank choice: after a Bruce the row is lost)."""
+    if g[b, PHASE] != CHOOSE or g[b, CUR] < 0:
+        return 0
+    p = g[b, CUR]
+    t = 0
+    for i in range(g[b, ROW_LEN]):  # each suit once in the row (a second one is a double duck)
+        c = row[b, i]
+        s = card_suit[c]
+        if s >= 0 and card_value[c] > best[b, p, s]:
+            t += card_value[c] - best[b, p, s]
+    return t
+
+
+@njit(cache=True, _nrt=False)
+def _row_gains(g, pp, row, best, card_suit, card_value, out):
+    """out[b]: ``_row_gain`` of every game b."""
+    for b in range(g.shape[0]):
+        out[b] = _row_gain(b, g, best, row, card_suit, card_value)
+
+
+@njit(cache=True, _nrt=False)
+def _cut_shares(g, pp, row, best, card_suit, card_value, params, seat, scale, pace, left_c,
+                row_w, out):
+    """out[b]: ``DuckDuckBruce.cut_value``'s share of seat ``seat[b]`` in game b (the race
+    model over the running scores, the mover's row counted ``row_w`` of what banking it adds;
+    a finished game: the outcome's win share, ties split)."""
+    nplayers = params[P_PLAYERS]
+    ncards = max(params[P_CARDS], 1)
+    for b in range(g.shape[0]):
+        me = seat[b]
+        if g[b, PHASE] == OVER:
+            top = pp[b, 0, TOTAL]
+            for p in range(1, nplayers):
+                top = max(top, pp[b, p, TOTAL])
+            ties = 0
+            for p in range(nplayers):
+                if pp[b, p, TOTAL] == top:
+                    ties += 1
+            out[b] = 1.0 / ties if pp[b, me, TOTAL] == top else 0.0
+            continue
+        extra = 0.0
+        if row_w != 0.0:
+            extra = row_w * _row_gain(b, g, best, row, card_suit, card_value)
+        cur = g[b, CUR]
+        top = -1e300
+        for p in range(nplayers):
+            sc = np.float64(pp[b, p, TOTAL] + pp[b, p, ROUND_PTS]) + (extra if p == cur else 0.0)
+            top = max(top, sc)
+        left = (params[P_CARDS] - g[b, POS]) / ncards
+        if params[P_ROUNDS] > 0:
+            rounds = left + max(params[P_ROUNDS] - g[b, ROUND] - 1, 0)
+        else:
+            rounds = left + max(params[P_TARGET] - top - pace * left, 0.0) / pace
+        k = scale / np.sqrt(max(rounds + left_c, 0.03))
+        tot = 0.0
+        mine = 0.0
+        for p in range(nplayers):
+            sc = np.float64(pp[b, p, TOTAL] + pp[b, p, ROUND_PTS]) + (extra if p == cur else 0.0)
+            z = np.exp(k * (sc - top))
+            tot += z
+            if p == me:
+                mine = z
+        out[b] = mine / tot
 
 
 @njit(cache=True, inline='always', _nrt=False)
@@ -894,6 +972,22 @@ class DuckDuckBruce(Game):
         total = state.pp[:, :, TOTAL].astype(np.float64)
         playing = (state.g[:, PHASE] != OVER)[:, None]
         return total + np.where(playing, state.pp[:, :, ROUND_PTS], 0)
+
+    def cut_value(self, state: State, seat: np.ndarray) -> np.ndarray:
+        """float64[B]: game i's estimated final win share of seat ``seat[i]`` (a search's value
+        where it stops a world before the end; strategies/search.py). A race model: each seat's
+        running score (``running_score``) moves by noise growing with the rounds still to come,
+        so the share is a softmax of the scores whose sharpness grows as the end nears,
+        ``p_i ~ exp(CUT_SCALE * s_i / sqrt(R))``, R the rounds left: what is left of this round
+        (the draw pile's share of the deck) plus the rounds the leader needs to reach the
+        target at CUT_PACE points a round (or the rounds left of a fixed ``rounds``), plus
+        CUT_LEFT. Fitted by likelihood to the winners of 3,000 3-player games of the shipped
+        heuristics (docs/search.md, Duck Duck Bruce); a finished game: its outcome's share."""
+        out = np.empty(len(state.g), np.float64)
+        _cut_shares(state.g, state.pp, state.row, state.best, state.card_suit, state.card_value,
+                    state.params, np.asarray(seat, np.int64), CUT_SCALE, CUT_PACE, CUT_LEFT,
+                    float(CUT_ROW), out)
+        return out
 
     def outcome_numpy(self, state: State) -> Outcome:
         """``outcome`` from the engine's numpy helpers (ranks_and_wins, drama_stats): the
