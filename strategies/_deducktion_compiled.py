@@ -36,7 +36,7 @@ from safari_sim.games.deducktion import (A_ASK, A_CARD, A_GUESS, A_MELD, A_NO_GU
                                          NC, NH, NN, NQC, N_ACTIONS, N_QUESTIONS, P_DECKS,
                                          P_DRAW, P_HAND, P_PLAYERS, PASS, PHASE, QPOS,
                                          QUESTION, TARGET, TGT,
-                                         TURNS)
+                                         TURNS, _on_table, _sizes, track_one)
 
 # the kernels below inline the game's rules: recompile them when they (or the engine) change
 refresh_cache(__file__, KERNEL_HELPERS + (dk.__file__,))
@@ -63,10 +63,7 @@ def _u(s0, j):
 
 # ---- what the observation holds, read from the state -------------------------------------------
 
-@njit(cache=True, inline="always", _nrt=False)
-def _on_table(x):
-    """obs.table >= 0: face up or melded."""
-    return x == FACEUP or x >= MELD0
+# ``_on_table`` (obs.table >= 0) is the game's (games/deducktion.py)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -171,195 +168,9 @@ def _unseen_guess(b, p, nplayers, g, loc, hist, start, max_unseen, s0, off):
 
 # ---- the deducer: track, propagate, estimate -------------------------------------------------------
 
-@njit(cache=True, inline="always", _nrt=False)
-def _sizes(b, p, nplayers, pp, loc, size):
-    """place_sizes: obs.hand_size by offset, the box 5, the two-player reserve the rest."""
-    tot = 0
-    for o in range(nplayers):
-        s = p + o
-        s = s - nplayers if s >= nplayers else s
-        size[o] = pp[b, s, HAND_N]
-        tot += size[o]
-    size[nplayers] = NA
-    if nplayers == 2:
-        t = 0
-        for c in range(NC):
-            if _on_table(loc[b, c]):
-                t += 1
-        size[nplayers + 1] = max(0, NC - NA - tot - t)
-
-
-@njit(cache=True, _nrt=False)
-def _fix(poss, size, X, P):
-    """deducktion._fix for one game: narrow the sets by the place sizes and one missing card
-    per animal until nothing changes (the same rules in the same order)."""
-    mb = 1 << P
-    changed = True
-    while changed:
-        changed = False
-        for x in range(X):
-            bit = 1 << x
-            nsure = 0
-            for c in range(NC):
-                if poss[c] == bit:
-                    nsure += 1
-            if nsure >= size[x]:
-                for c in range(NC):
-                    if poss[c] & bit and poss[c] != bit:
-                        poss[c] &= ~bit
-                        changed = True
-            nhas = 0
-            for c in range(NC):
-                if poss[c] & bit:
-                    nhas += 1
-            if nhas == size[x]:
-                for c in range(NC):
-                    if poss[c] & bit and poss[c] != bit:
-                        poss[c] = bit
-                        changed = True
-        for a in range(NA):
-            nm = 0
-            anysure = False
-            for n in range(NN):
-                v = poss[a * NN + n]
-                if v & mb:
-                    nm += 1
-                if v == mb:
-                    anysure = True
-            for n in range(NN):
-                c = a * NN + n
-                v = poss[c]
-                if v & mb:
-                    if nm == 1 and v != mb:
-                        poss[c] = mb
-                        changed = True
-                    elif nm != 1 and anysure and v != mb:
-                        poss[c] = v & ~mb
-                        changed = True
-
-
-@njit(cache=True, _nrt=False)
-def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss, tsize, fallback=True):
-    """The deducer's card sets (``games.deducktion.track`` with propagate; the plain-Python
-    reference deduction of ``tests/test_deducktion_deduction.py`` is their oracle), for seat p of
-    game b: poss[c] the places (bits by offset, P the box, P + 1 the reserve) card c can be in. Reads obs.start_hand,
-    obs.table, obs.hist (rotated; columns 6 and 7 only where this seat is shown them),
-    obs.hand, obs.hand_size (``size``: place_sizes). ``tsize``: scratch, the place sizes as
-    the history goes."""
-    P = nplayers
-    X = P + 2 if P == 2 else P + 1
-    me = 1
-    mb = 1 << P
-    others = ((1 << P) - 1) & ~me
-    init = others | mb | ((1 << (P + 1)) if P == 2 else 0)
-    sh = np.int64(start[b, p])
-    dealt = 0
-    for c in range(NC):
-        poss[c] = me if (sh >> c) & 1 else init
-        if (sh >> c) & 1:
-            dealt += 1
-        if loc[b, c] == FACEUP:
-            poss[c] = 0
-    for x in range(P):
-        tsize[x] = dealt
-    tsize[P] = NA
-    if P == 2:
-        tsize[P + 1] = dealt
-    for j in range(g[b, NH]):
-        ty = hist[b, j, 0]
-        w = hist[b, j, 1] - p
-        who = w + P if w < 0 else w
-        if ty == H_MELD:
-            inb = np.int64(hist[b, j, 6])
-            for c in range(NC):
-                if (inb >> c) & 1:
-                    poss[c] = 0
-            tsize[who] -= hist[b, j, 4]
-        elif ty == H_DRAW:
-            if who == 0:
-                inb = np.int64(hist[b, j, 6])
-                for c in range(NC):
-                    if (inb >> c) & 1:
-                        poss[c] = me
-            else:
-                add = 1 << min(who, 7)
-                for c in range(NC):
-                    if (poss[c] >> (P + 1)) & 1:
-                        poss[c] |= add
-            tsize[who] += 1
-            tsize[X - 1] -= 1
-        elif ty == H_ASK:
-            t = hist[b, j, 2] - p
-            tg = t + P if t < 0 else t
-            qm = qmask[hist[b, j, 3]]
-            k = hist[b, j, 4]
-            hold = hist[b, j, 5]
-            A = 1 << who
-            T = 1 << tg
-            if who == 0:
-                inb = np.int64(hist[b, j, 6])
-                outb = np.int64(hist[b, j, 7])
-                for c in range(NC):
-                    if (qm >> c) & 1:
-                        poss[c] &= ~T
-                    if (inb >> c) & 1:
-                        poss[c] = me
-                    if (outb >> c) & 1:
-                        poss[c] = T
-            elif tg == 0:
-                inb = np.int64(hist[b, j, 7])
-                outb = np.int64(hist[b, j, 6])
-                for c in range(NC):
-                    if (outb >> c) & 1:
-                        poss[c] = A
-                    if (inb >> c) & 1:
-                        poss[c] = me
-            elif k == 0:
-                for c in range(NC):
-                    if (qm >> c) & 1:
-                        poss[c] &= ~T
-            else:
-                # everybody else: the count only (all that could be there were; as many as
-                # were surely there: no other)
-                nq = 0
-                ns = 0
-                for c in range(NC):
-                    if (qm >> c) & 1 and poss[c] & T:
-                        nq += 1
-                        if poss[c] == T:
-                            ns += 1
-                sat = nq == k
-                excl = ns == k
-                for c in range(NC):
-                    inq = (qm >> c) & 1
-                    old = T if (inq and poss[c] & T and sat) else poss[c]
-                    if inq and excl and poss[c] != T:
-                        old &= ~T
-                    a_part = 0
-                    if old & A:
-                        a_part = (A | T) if hold > k else T
-                    t_part = 0
-                    if old & T:
-                        if inq:
-                            t_part = (A | T) if hold < k else A
-                        else:
-                            t_part = T
-                    poss[c] = (old & ~(A | T)) | a_part | t_part
-        _fix(poss, tsize, X, P)
-    # my hand is known exactly, and so is the table
-    for c in range(NC):
-        x = loc[b, c]
-        if x == p:
-            poss[c] = me
-        else:
-            poss[c] &= ~me
-        if _on_table(x):
-            poss[c] = 0
-    _fix(poss, size, X, P)
-    # a contradiction (none should arise) falls back to "anywhere but here"
-    for c in range(NC):
-        if fallback and poss[c] == 0 and not _on_table(loc[b, c]):
-            poss[c] = others | mb
+# ``_sizes`` (place_sizes) and ``track_one`` (with its fixed point ``_fix_one``) are the game's
+# (games/deducktion.py): the one account of the seat's knowledge that the deducer and the worlds
+# for search (``determinize``) share
 
 
 @njit(cache=True, inline="always", _nrt=False)

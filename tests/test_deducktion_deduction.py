@@ -236,3 +236,61 @@ def test_the_deducer_finds_every_card_the_reference_deduction_pins_down(players,
         assert ref_sure > 500, name
         assert both == ref_sure, f"{name}: {ref_sure - both} of {ref_sure} certain cards missed"
         assert mine >= ref_sure, name
+
+
+def _numpy_world_sets(st, games):
+    """What ``determinize`` dealt within before ``world_sets`` was compiled: the game's numpy
+    ``track`` of the mover's observation (propagated outside an exchange), as W_* bits by
+    absolute seat."""
+    P = st.n_players
+    obs = G.observe(st, games)
+    seat = G.to_move(st)[games].astype(np.int64)
+    ph = st.g[games, dk.PHASE]
+    poss = np.zeros((len(games), 30), np.uint8)
+    for rows, prop in ((np.flatnonzero((ph != dk.PASS) & (ph != dk.GIVE)), True),
+                       (np.flatnonzero((ph == dk.PASS) | (ph == dk.GIVE)), False)):
+        if rows.size:
+            poss[rows] = dk.track(obs.take(rows), fallback=False, propagate=prop)
+    allowed = np.zeros((len(games), 30), np.int32)
+    for o in range(P):
+        allowed |= ((poss >> o) & 1).astype(np.int32) << ((seat + o) % P)[:, None].astype(np.int32)
+    allowed |= ((poss >> P) & 1).astype(np.int32) << dk.W_MISSING
+    if P == 2:
+        allowed |= ((poss >> (P + 1)) & 1).astype(np.int32) << dk.W_DRAW
+    return allowed
+
+
+@pytest.mark.parametrize("players,rules", [
+    (2, {}), (2, {"two_player_reserve": "draw_when_empty"}), (3, {}), (3, {"add_to_meld": True}),
+    (4, {"question_decks": 2}), (5, {})])
+def test_compiled_world_sets_are_the_numpy_track(players, rules):
+    """``world_sets`` (compiled ``track_one``, what ``determinize`` deals within) gives the sets
+    of the game's numpy ``track`` at every decision of every kind (exchanges included, where
+    neither propagates by the present sizes) of games the three heuristics play."""
+    strats = [get_strategy(G.id, n)() for n in ("naive", "collector", "deducer")]
+    B = 24
+    keys = game_keys(7 + players, players, B)
+    st = G.init(G.make_rules(rules), players, keys.deal)
+    seat_rs = keys.seat.reshape(-1).copy()
+    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 3
+    looked, kinds, pinned = 0, set(), 0
+    for _ in range(10_000):
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            break
+        want = _numpy_world_sets(st, live)
+        got = dk.world_sets(st, live, mv[live])
+        assert np.array_equal(got, want)
+        looked += len(live)
+        kinds |= set(st.g[live, dk.PHASE].tolist())
+        pinned += int(((got & (got - 1)) == 0).sum())
+        legal = G.legal(st)
+        a = np.zeros(B, np.int64)
+        for k, s in enumerate(strats):
+            idx = live[seating[live, mv[live]] == k]
+            if idx.size:
+                a[idx] = choose(s, G, st, idx, seat_rs, players)
+        G.step(st, a)
+    assert looked > 500 and pinned > 1000
+    assert {dk.MELD, dk.TARGET, dk.QUESTION, dk.PASS, dk.GIVE, dk.GUESS} <= kinds or players == 2

@@ -760,12 +760,245 @@ def _observe(games, g, pp, loc, qdeck, hist, start, guess, params, seen_guesses,
         animal[i] = g[b, GANIMAL] if ph == GUESS else -1
 
 
+# ---- the seat's card sets, compiled (the deducer's ``track_one``; ``determinize``) -----------
+
+@njit(cache=True, inline="always", _nrt=False)
+def _on_table(x):
+    """obs.table >= 0: face up or melded."""
+    return x == FACEUP or x >= MELD0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _sizes(b, p, nplayers, pp, loc, size):
+    """place_sizes: obs.hand_size by offset, the box 5, the two-player reserve the rest."""
+    tot = 0
+    for o in range(nplayers):
+        s = p + o
+        s = s - nplayers if s >= nplayers else s
+        size[o] = pp[b, s, HAND_N]
+        tot += size[o]
+    size[nplayers] = NA
+    if nplayers == 2:
+        t = 0
+        for c in range(NC):
+            if _on_table(loc[b, c]):
+                t += 1
+        size[nplayers + 1] = max(0, NC - NA - tot - t)
+
+
+@njit(cache=True, _nrt=False)
+def _fix_one(poss, size, X, P):
+    """deducktion._fix for one game: narrow the sets by the place sizes and one missing card
+    per animal until nothing changes (the same rules in the same order)."""
+    mb = 1 << P
+    changed = True
+    while changed:
+        changed = False
+        for x in range(X):
+            bit = 1 << x
+            nsure = 0
+            for c in range(NC):
+                if poss[c] == bit:
+                    nsure += 1
+            if nsure >= size[x]:
+                for c in range(NC):
+                    if poss[c] & bit and poss[c] != bit:
+                        poss[c] &= ~bit
+                        changed = True
+            nhas = 0
+            for c in range(NC):
+                if poss[c] & bit:
+                    nhas += 1
+            if nhas == size[x]:
+                for c in range(NC):
+                    if poss[c] & bit and poss[c] != bit:
+                        poss[c] = bit
+                        changed = True
+        for a in range(NA):
+            nm = 0
+            anysure = False
+            for n in range(NN):
+                v = poss[a * NN + n]
+                if v & mb:
+                    nm += 1
+                if v == mb:
+                    anysure = True
+            for n in range(NN):
+                c = a * NN + n
+                v = poss[c]
+                if v & mb:
+                    if nm == 1 and v != mb:
+                        poss[c] = mb
+                        changed = True
+                    elif nm != 1 and anysure and v != mb:
+                        poss[c] = v & ~mb
+                        changed = True
+
+
+@njit(cache=True, _nrt=False)
+def track_one(b, p, nplayers, g, loc, hist, start, qmask, size, poss, tsize, fallback=True,
+              propagate=True):
+    """``track`` compiled, for seat p of game b (the deducer's card sets, and the sets the
+    worlds for search are dealt within; the plain-Python reference deduction of
+    ``tests/test_deducktion_deduction.py`` is their oracle, and a test requires the same sets
+    as ``track`` at random positions): poss[c] the places (bits by offset, P the box, P + 1 the
+    reserve) card c can be in. Reads obs.start_hand, obs.table, obs.hist (rotated; columns 6
+    and 7 only where this seat is shown them), obs.hand, obs.hand_size (``size``:
+    place_sizes; read only with ``propagate``). ``tsize``: scratch, the place sizes as the
+    history goes."""
+    P = nplayers
+    X = P + 2 if P == 2 else P + 1
+    me = 1
+    mb = 1 << P
+    others = ((1 << P) - 1) & ~me
+    init = others | mb | ((1 << (P + 1)) if P == 2 else 0)
+    sh = np.int64(start[b, p])
+    dealt = 0
+    for c in range(NC):
+        poss[c] = me if (sh >> c) & 1 else init
+        if (sh >> c) & 1:
+            dealt += 1
+        if loc[b, c] == FACEUP:
+            poss[c] = 0
+    for x in range(P):
+        tsize[x] = dealt
+    tsize[P] = NA
+    if P == 2:
+        tsize[P + 1] = dealt
+    for j in range(g[b, NH]):
+        ty = hist[b, j, 0]
+        w = hist[b, j, 1] - p
+        who = w + P if w < 0 else w
+        if ty == H_MELD:
+            inb = np.int64(hist[b, j, 6])
+            for c in range(NC):
+                if (inb >> c) & 1:
+                    poss[c] = 0
+            tsize[who] -= hist[b, j, 4]
+        elif ty == H_DRAW:
+            if who == 0:
+                inb = np.int64(hist[b, j, 6])
+                for c in range(NC):
+                    if (inb >> c) & 1:
+                        poss[c] = me
+            else:
+                add = 1 << min(who, 7)
+                for c in range(NC):
+                    if (poss[c] >> (P + 1)) & 1:
+                        poss[c] |= add
+            tsize[who] += 1
+            tsize[X - 1] -= 1
+        elif ty == H_ASK:
+            t = hist[b, j, 2] - p
+            tg = t + P if t < 0 else t
+            qm = qmask[hist[b, j, 3]]
+            k = hist[b, j, 4]
+            hold = hist[b, j, 5]
+            A = 1 << who
+            T = 1 << tg
+            if who == 0:
+                inb = np.int64(hist[b, j, 6])
+                outb = np.int64(hist[b, j, 7])
+                for c in range(NC):
+                    if (qm >> c) & 1:
+                        poss[c] &= ~T
+                    if (inb >> c) & 1:
+                        poss[c] = me
+                    if (outb >> c) & 1:
+                        poss[c] = T
+            elif tg == 0:
+                inb = np.int64(hist[b, j, 7])
+                outb = np.int64(hist[b, j, 6])
+                for c in range(NC):
+                    if (outb >> c) & 1:
+                        poss[c] = A
+                    if (inb >> c) & 1:
+                        poss[c] = me
+            elif k == 0:
+                for c in range(NC):
+                    if (qm >> c) & 1:
+                        poss[c] &= ~T
+            else:
+                # everybody else: the count only (all that could be there were; as many as
+                # were surely there: no other)
+                nq = 0
+                ns = 0
+                for c in range(NC):
+                    if (qm >> c) & 1 and poss[c] & T:
+                        nq += 1
+                        if poss[c] == T:
+                            ns += 1
+                sat = nq == k
+                excl = ns == k
+                for c in range(NC):
+                    inq = (qm >> c) & 1
+                    old = T if (inq and poss[c] & T and sat) else poss[c]
+                    if inq and excl and poss[c] != T:
+                        old &= ~T
+                    a_part = 0
+                    if old & A:
+                        a_part = (A | T) if hold > k else T
+                    t_part = 0
+                    if old & T:
+                        if inq:
+                            t_part = (A | T) if hold < k else A
+                        else:
+                            t_part = T
+                    poss[c] = (old & ~(A | T)) | a_part | t_part
+        _fix_one(poss, tsize, X, P)
+    # my hand is known exactly, and so is the table
+    for c in range(NC):
+        x = loc[b, c]
+        if x == p:
+            poss[c] = me
+        else:
+            poss[c] &= ~me
+        if _on_table(x):
+            poss[c] = 0
+    if propagate:
+        _fix_one(poss, size, X, P)
+    # a contradiction (none should arise) falls back to "anywhere but here"
+    for c in range(NC):
+        if fallback and poss[c] == 0 and not _on_table(loc[b, c]):
+            poss[c] = others | mb
+
+
 # ---- worlds for search (Game.determinize) ---------------------------------------------------------
 
 # place bits of the world kernel: 0..4 a seat's hand, then the box, the reserve, in transit
 W_MISSING, W_DRAW, W_TRANSIT = 5, 6, 7
 W_LOC = np.array([0, 1, 2, 3, 4, MISSING, DRAW, TO_ASKER], np.int8)
 WORLD_TRIES = 20000      # rejection tries of a world within the card sets, then the fallback
+
+
+@njit(cache=True, _nrt=False)
+def _track_worlds(games, seat, g, pp, loc, hist, start, qmask, size, poss, tsize, out):
+    """``determinize``'s card sets: for observed game ``games[i]`` and its seat to move
+    ``seat[i]``, ``track(fallback=False)`` compiled (``track_one``; propagated by the present
+    sizes outside an exchange only: at PASS and GIVE the cards in transit are in no hand, and the
+    exchange under way is ``_deal_worlds``'s), as W_* place bits by absolute seat in
+    out[i, c]."""
+    P = pp.shape[1]
+    for i in range(games.shape[0]):
+        b = games[i]
+        s = seat[i]
+        ph = g[b, PHASE]
+        prop = ph != PASS and ph != GIVE
+        if prop:
+            _sizes(b, s, P, pp, loc, size)
+        track_one(b, s, P, g, loc, hist, start, qmask, size, poss, tsize, False, prop)
+        for c in range(NC):
+            m = poss[c]
+            a = 0
+            for o in range(P):
+                if (m >> o) & 1:
+                    x = s + o
+                    a |= 1 << (x - P if x >= P else x)
+            if (m >> P) & 1:
+                a |= 1 << W_MISSING
+            if P == 2 and (m >> (P + 1)) & 1:
+                a |= 1 << W_DRAW
+            out[i, c] = a
 
 
 @njit(cache=True)
@@ -1172,6 +1405,19 @@ def track(obs: Obs, fallback: bool = True, propagate: bool = True) -> np.ndarray
     return np.where(lost, np.uint8(others | mb), poss)
 
 
+def world_sets(state: State, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """int32[n, 30]: the places (W_* bits: a seat's hand by absolute seat, the box, the reserve)
+    each card can be in for ``seat[i]`` in game ``games[i]``, after the finished exchanges: what
+    ``determinize`` deals within. ``track(observe(...), fallback=False)`` (propagated outside an
+    exchange) compiled, the same sets (a test compares them at random positions)."""
+    games = np.ascontiguousarray(games, np.int64)
+    out = np.zeros((len(games), NC), np.int32)
+    _track_worlds(games, np.ascontiguousarray(seat, np.int64), state.g, state.pp, state.loc,
+                  state.hist, state.start, QMASK, np.zeros(8, np.int64), np.zeros(NC, np.int64),
+                  np.zeros(8, np.int64), out)
+    return out
+
+
 def place_sizes(obs: Obs) -> np.ndarray:
     """int[n, X]: cards in each place (hands, the box, the reserve hand)."""
     P = obs.players
@@ -1304,21 +1550,8 @@ class Deducktion(Game):
         w = self.clone(state, games)
         w.rs = np.array(keys, dtype=np.uint64)
         # tracked once per observed game: its worlds (a search deals many) share the observation
-        once, world_of = np.unique(games, return_inverse=True)
-        obs = self.observe(state, once)
-        ph = state.g[once, PHASE]
-        poss = np.zeros((len(once), NC), np.uint8)
-        for rows, prop in ((np.flatnonzero((ph != PASS) & (ph != GIVE)), True),
-                           (np.flatnonzero((ph == PASS) | (ph == GIVE)), False)):
-            if rows.size:
-                poss[rows] = track(obs.take(rows), fallback=False, propagate=prop)
-        poss = poss[world_of.reshape(-1)]
-        allowed = np.zeros((n, NC), np.int32)
-        for o in range(P):
-            allowed |= ((poss >> o) & 1).astype(np.int32) << ((seat + o) % P)[:, None].astype(np.int32)
-        allowed |= ((poss >> P) & 1).astype(np.int32) << W_MISSING
-        if P == 2:
-            allowed |= ((poss >> (P + 1)) & 1).astype(np.int32) << W_DRAW
+        once, first, world_of = np.unique(games, return_index=True, return_inverse=True)
+        allowed = world_sets(state, once, seat[first])[world_of.reshape(-1)]
         w.dealt = np.zeros(n, np.int8)
         _deal_worlds(seat, w.g, w.pp, w.loc, w.qdeck, w.pile, w.start, w.hist, w.guess, w.rs,
                      w.params, allowed, QMASK, state.rules.guesses_seen, WORLD_TRIES, w.dealt)
