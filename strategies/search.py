@@ -48,6 +48,12 @@ class SearchParams(BaseModel):
         "game's bench heuristic with its params, which plays best in most games)"))
     rollout_params: dict[str, Any] = Field({}, description=(
         "the rollout strategy's knobs (with 'benchmark': on top of the benchmark's own)"))
+    own_rollout: str | None = Field(None, description=(
+        "strategy of the game playing the searcher's own seat in the worlds, after the "
+        "candidate action (its later decisions), while `rollout` plays the others (none: "
+        "`rollout` plays every seat)"))
+    own_rollout_params: dict[str, Any] = Field({}, description=(
+        "the own-seat rollout strategy's knobs"))
     depth: int = Field(0, ge=0, description=(
         "steps of the play loop (every seat's decisions) each world is played after the "
         "candidate action before it is scored by the game's running score (0: to the end)"))
@@ -212,6 +218,7 @@ class Search(Strategy):
     def __init__(self, **params: Any):
         super().__init__(**params)
         self._helpers: dict[str, tuple[Any, ...]] = {}
+        self._own: dict[str, Any] = {}
         self._batch = None
 
     def reset(self, batch: int, n_players: int) -> None:
@@ -253,6 +260,9 @@ class Search(Strategy):
             other = (None if p.elsewhere is None else
                      make(p.elsewhere, p.elsewhere_params, "elsewhere"))
             got = self._helpers[game.id] = (p, prior, rollout, other)
+            self._own[game.id] = (None if p.own_rollout is None else
+                                  helper(game, p.own_rollout, p.own_rollout_params,
+                                         f"{self.label}.own_rollout"))
         return got
 
     def act(self, obs, legal, rng, worlds=None):
@@ -408,10 +418,17 @@ class Search(Strategy):
         seat_keys = world_keys(base, seats.repeat(len(base), 0), SEATS)
         seat_rs = seat_keys.reshape(len(base), r, n_players)[gi, rep].reshape(-1).copy()
         rollout.reset(m, n_players)
+        players = [rollout]
+        seating = np.zeros((m, n_players), np.int64)
+        own = self._own.get(game.id)
+        if own is not None:  # the searcher's own seat by its own rollout strategy
+            own.reset(m, n_players)
+            players.append(own)
+            seating[np.arange(m), seat] = 1
         # to the end, or ``depth`` steps of the loop (every world steps together: each plays
         # exactly that many, whatever else is in its chunk)
-        play_on(game, w, [rollout], np.zeros((m, n_players), np.int64), seat_rs,
-                rules=worlds.rules, stop=after_steps(p.depth))
+        play_on(game, w, players, seating, seat_rs, rules=worlds.rules,
+                stop=after_steps(p.depth))
         win, margin = world_results(game, w, seat)
         first, other = (win, margin) if p.objective == "win" else (margin, win)
         sums = np.zeros((4,) + cand.shape)

@@ -472,3 +472,57 @@ def test_race_plays_more_worlds_only_where_the_best_two_are_close():
     whole = s._means(s._evaluate(p, game, worlds, rows, legal, base, rollout, 0, 16), legal)
     assert np.array_equal(raced[0][close], whole[0][close])
     assert np.array_equal(raced[0][~close], mean[~close])
+
+
+def test_own_rollout_plays_the_searchers_seat_and_the_rollout_the_others():
+    """`own_rollout`: in the worlds, after the candidate action, the searcher's own seat is
+    played by the own-seat strategy and every other seat by `rollout` (each asked only for its
+    seats); the same strategy in both places gives the same means as no own rollout."""
+    game = DDB
+    rules = DDB.make_rules(rounds=1)
+    keys = game_keys(8, 3, 12)
+    state = game.init(rules, 3, keys.deal)
+    mover = np.asarray(game.to_move(state))
+    idx = np.flatnonzero(mover >= 0)
+    worlds = Worlds(game, rules, 3, state, idx, mover[idx].copy())
+    legal = np.asarray(game.legal(state))[idx]
+    base = seed_keys(SeatRandom(keys.seat.reshape(-1).copy(), idx * 3 + mover[idx]))
+    rows = np.arange(idx.size)
+
+    class Seen(get_strategy(DDB.id, "random")):
+        """random, remembering the seats it was asked to move for, by world"""
+
+        def reset(self, batch, n_players):
+            super().reset(batch, n_players)
+            self.seats = [set() for _ in range(batch)]
+
+        def act(self, obs, legal, rng):
+            for b, s in zip(obs.game, obs.seat):
+                self.seats[b].add(int(s))
+            return super().act(obs, legal, rng)
+
+    s = Search(rollouts=3, own_rollout="random")
+    p, _, rollout, _ = s._strategies(game)
+    rollout, own = Seen(), Seen()
+    s._own[game.id] = own
+    s._evaluate(p, game, worlds, rows, legal, base, rollout, 0, 3)
+    gi = np.repeat(np.nonzero(legal)[0], 3)      # the observed game of each world
+    me = mover[idx][gi]
+    assert all(o == {int(m)} for o, m in zip(own.seats, me) if o)
+    assert sum(bool(o) for o in own.seats) > len(me) // 2
+    assert all(int(m) not in r for r, m in zip(rollout.seats, me))
+    assert sum(len(r) == 2 for r in rollout.seats) > len(me) // 2
+    # the same strategy (card_counter, compiled) in both places: the same means as none
+    one = Search(rollouts=4, rollout="card_counter")
+    both = Search(rollouts=4, rollout="card_counter", own_rollout="card_counter")
+    sums = []
+    for sr in (one, both):
+        p, _, ro, _ = sr._strategies(game)
+        sums.append(sr._evaluate(p, game, worlds, rows, legal, base, ro, 0, 4))
+    assert np.array_equal(sums[0], sums[1])
+    # and another own strategy plays other worlds
+    other = Search(rollouts=4, rollout="card_counter", own_rollout="stop_at",
+                   own_rollout_params={"cards": 1})
+    p, _, ro, _ = other._strategies(game)
+    assert not np.array_equal(other._evaluate(p, game, worlds, rows, legal, base, ro, 0, 4),
+                              sums[0])
