@@ -13,7 +13,10 @@ chances); this module names them, with their knobs.
 
 from __future__ import annotations
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
+
+from safari_sim.games.deducktion import A_GUESS, A_NO_GUESS, GUESS, NN
 
 from .base import Heuristic
 
@@ -76,3 +79,29 @@ STRATEGIES = [Naive, Collector, Deducer]
 # sets from the whole history at each look, no longer needs leaving out)
 BENCHMARK = {"strategy": "naive", "params": {}, "players": 4,
              "mix": [["naive", {}], ["collector", {}], ["deducer", {}]]}
+# The search's defaults (issue 32; docs/search.md "Deducktion", the table that chose them): only
+# "meld a rank or ask" searched (a meld now, or hold the cards), 8 worlds per candidate played to
+# the end by `deducer` in the other seats and by `deducer` holding its melds to five of a number
+# (`meld_at` 5: a meld at five, or on the last turn) in the searcher's own seat, the margin over
+# the best other seat; every other decision is that same holding deducer's. Dealing the worlds
+# is compiled (`track_one`, the deducer's own sets).
+SEARCH = {"kinds": [0], "rollouts": 8, "objective": "margin", "rollout": "deducer",
+          "own_rollout": "deducer", "own_rollout_params": {"meld_at": 5},
+          "elsewhere": "deducer", "elsewhere_params": {"meld_at": 5}}
+
+
+def search_candidates(obs, legal) -> np.ndarray:
+    """bool[n, W]: the actions the search weighs (its ``candidates`` knob). A guess: the numbers
+    of the animal (``obs.animal``) the seat never saw (``obs.seen``: a card it saw is not in the
+    box), and no guess; where one number is left unseen it is the missing card: that sure guess
+    alone (+5, never worse). Every other decision: every legal action."""
+    cand = np.asarray(legal, np.bool_).copy()
+    rows = np.flatnonzero(np.asarray(obs.kind) == GUESS)
+    if rows.size:
+        a = np.asarray(obs.animal, np.int64)[rows]
+        seen = np.asarray(obs.seen)[rows]
+        unseen = ~seen[np.arange(rows.size)[:, None], a[:, None] * NN + np.arange(NN)]
+        sure = unseen.sum(axis=1) == 1
+        cand[rows, A_GUESS:A_GUESS + NN] &= unseen
+        cand[rows, A_NO_GUESS] &= ~sure
+    return cand

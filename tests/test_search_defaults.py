@@ -16,7 +16,7 @@ from strategies.search import Search
 # the games whose defaults issue 32 measured here (Bluff in Zoo's: tests/test_search_weighed.py
 # and the table; Animal Hunt's candidates and worlds: tests/test_animal_hunt_search.py)
 GAMES = ["jungle_thrills", "hi_lo_hijinks", "safari_sprint", "herds", "paper_safari",
-         "duck_duck_bruce", "animal_hunt"]
+         "duck_duck_bruce", "animal_hunt", "deducktion"]
 
 
 def search_of(game_id):
@@ -44,7 +44,8 @@ def test_the_defaults_name_the_games_own_strategies(game_id):
     game = get_game(game_id)
     p, prior, rollout, other = Search()._strategies(game)
     assert (prior is None) == (p.prior is None) and (other is None) == (p.elsewhere is None)
-    for name in (p.prior, p.elsewhere, None if p.rollout == "benchmark" else p.rollout):
+    for name in (p.prior, p.elsewhere, p.own_rollout,
+                 None if p.rollout == "benchmark" else p.rollout):
         if name is not None:
             get_strategy(game_id, name)
     assert all(0 <= k < len(game.decision_kinds) for k in p.kinds or [])
