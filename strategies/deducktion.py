@@ -80,14 +80,19 @@ STRATEGIES = [Naive, Collector, Deducer]
 BENCHMARK = {"strategy": "naive", "params": {}, "players": 4,
              "mix": [["naive", {}], ["collector", {}], ["deducer", {}]]}
 # The search's defaults (issue 32; docs/search.md "Deducktion", the table that chose them): only
-# "meld a rank or ask" searched (a meld now, or hold the cards), 8 worlds per candidate played to
-# the end by `deducer` in the other seats and by `deducer` holding its melds to five of a number
-# (`meld_at` 5: a meld at five, or on the last turn) in the searcher's own seat, the margin over
-# the best other seat; every other decision is that same holding deducer's. Dealing the worlds
-# is compiled (`track_one`, the deducer's own sets).
-SEARCH = {"kinds": [0], "rollouts": 8, "objective": "margin", "rollout": "deducer",
-          "own_rollout": "deducer", "own_rollout_params": {"meld_at": 5},
+# the guesses searched, among the game's candidates (`search_candidates`: the numbers never seen,
+# and no guess; a sure guess alone), 16 worlds per candidate played to the end by `deducer`, the
+# win share; every other decision is the deducer's holding its melds to five of a number
+# (`meld_at` 5: a meld at five, or on the last turn), which is most of the strength (the table).
+SEARCH = {"kinds": [5], "rollouts": 16, "objective": "win", "rollout": "deducer",
+          "candidates": "search_candidates",
           "elsewhere": "deducer", "elsewhere_params": {"meld_at": 5}}
+# Where the search with these defaults is the stronger player (`skill`'s best player, the
+# tuner's best response): docs/search.md measures it ahead of every shipped heuristic (at their
+# shipped knobs) at 3 players, 2,400 games against two deducers (games 0-599 and 1200-2999,
+# chosen before they were played; 0-599 alone: 0.42 ± 0.04). The deducer holding its melds to
+# five (`meld_at` 5) in the same seat does as well (0.44): the strength is that play's.
+SEARCH_AHEAD = {"players": [3], "closest": "deducer", "win": 0.43, "half": 0.02, "games": 2400}
 
 
 def search_candidates(obs, legal) -> np.ndarray:
