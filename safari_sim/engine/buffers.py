@@ -80,6 +80,18 @@ def zeros(shape, dtype) -> np.ndarray:
     return full(shape, 0, dtype)
 
 
+def untouched(shape, dtype) -> np.ndarray:
+    """``np.zeros(shape, dtype)`` on fresh ordinary pages, never pooled: for an array of which
+    little is ever written (a search's worlds copy only the used part of Savannah's grid), whose
+    pages cost nothing until first touched (numpy's own zeros of 4 MB and more ask for huge
+    pages, and a huge page is zeroed whole at its first touch)."""
+    shape = tuple(int(s) for s in (shape if isinstance(shape, tuple) else (shape,)))
+    dtype = np.dtype(dtype)
+    if int(np.prod(shape)) * dtype.itemsize < MIN_BYTES:
+        return np.zeros(shape, dtype)
+    return _mapped(shape, dtype)
+
+
 def clear() -> None:
     """Forget every pooled array (the ones still in use stay valid)."""
     with _lock:
