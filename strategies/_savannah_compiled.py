@@ -292,14 +292,21 @@ def _noisy(a, noise, seat_rs, row, lg):
 def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2,
           fd_pos, fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
           cand_cell, cand_pts, legal, ev, rs, prm, dr, buf, gone, was, spaces, owas, only, qd, pos,
-          hib, seat_rs, out):
-    """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
-    out[1]: 1 + the first game whose policy chose an illegal action (0: none). knobs[k] = (the
-    policy's knob, noise)."""
+          hib, seat_rs, limit, counted, out):
+    """Play every game of the batch to its end, or where limit > 0 (a search's depth) until
+    ``limit`` decisions of the kinds ``counted`` has a bit of (1 << kind) are made and the next
+    one would be another. out[0]: decisions, out[2 + b] those of game b; out[1]: 1 + the first
+    game whose policy chose an illegal action (0: none). knobs[k] = (the policy's knob,
+    noise)."""
     decisions = 0
     P = prm[T.P_PLAYERS]
     for b in range(g.shape[0]):
+        made = 0
         while g[b, T.PHASE] != T.OVER:  # game b's candidates are listed (init or the last step)
+            if limit > 0 and (counted >> np.int64(g[b, T.KIND])) & 1:
+                if made == limit:
+                    break
+                made += 1
             mover = g[b, T.CUR]
             k = seating[b, mover]
             a = policy(kinds[k], knobs[k, 0], b, g, board, up_count, copies, hand, hand_n, fr, sc,
@@ -332,14 +339,19 @@ def _knobs(policies: list):
 
 
 def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
-                  per_game: np.ndarray | None = None) -> int:
-    """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
-    returns the decisions made. ``seat_rs`` (the seats' streams, flat: row b * P + seat,
-    advanced in place) gives the draws of a strategy with ``noise``; the others draw nothing."""
+                  per_game: np.ndarray | None = None, steps: int = 0,
+                  step_kinds: tuple | None = None) -> int:
+    """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them),
+    or ``steps`` more decisions of each game where steps > 0 (``engine.play.play_on``'s
+    ``steps``; with ``step_kinds``, only decisions of those kinds count, and play stops before
+    the next one of them); returns the decisions made. ``seat_rs`` (the seats' streams, flat:
+    row b * P + seat, advanced in place) gives the draws of a strategy with ``noise``; the
+    others draw nothing."""
     kinds, knobs = _knobs(policies)
     out = kernel_out(len(seating))
+    counted = -1 if step_kinds is None else sum(1 << int(k) for k in step_kinds)
     _play(np.ascontiguousarray(seating, np.int64), kinds, knobs, *state.arrays(),
-          *_scratch(state), seat_rs, out)
+          *_scratch(state), seat_rs, np.int64(steps), np.int64(counted), out)
     if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
         raise RuntimeError("savannah: a game broke a proven bound: a bug, please report")
     return kernel_done(out, per_game)

@@ -51,6 +51,11 @@ class SearchParams(BaseModel):
     depth: int = Field(0, ge=0, description=(
         "steps of the play loop (every seat's decisions) each world is played after the "
         "candidate action before it is scored by the game's running score (0: to the end)"))
+    depth_kinds: list[int] | None = Field(None, description=(
+        "the decision kinds `depth` counts (none: every decision); a world stops before the "
+        "next decision of these kinds once it has made `depth` of them, so the others (in "
+        "Savannah a claim's keep, part of its turn: [0]) are played out with their turn "
+        "(needs the game's whole-game kernel and a compiled rollout: Savannah)"))
     objective: Literal["win", "margin"] = Field("win", description=(
         "win: the mean win share; margin: the mean score lead over the best other seat (each "
         "breaks the other's ties)"))
@@ -411,7 +416,7 @@ class Search(Strategy):
         # to the end, or ``depth`` steps of the loop (every world steps together: each plays
         # exactly that many, whatever else is in its chunk)
         play_on(game, w, [rollout], np.zeros((m, n_players), np.int64), seat_rs,
-                rules=worlds.rules, stop=after_steps(p.depth))
+                rules=worlds.rules, steps=p.depth, step_kinds=p.depth_kinds)
         win, margin = world_results(game, w, seat)
         first, other = (win, margin) if p.objective == "win" else (margin, win)
         sums = np.zeros((4,) + cand.shape)
