@@ -1496,12 +1496,25 @@ def test_clone_copies_what_is_read_and_plays_on(players, rules, steps):
     read: the grid exactly, each list (open spaces and their cached lines, this turn's unplayable
     spaces, the candidates and the legal mask) up to its length, every other array whole, as
     ``Game.clone`` does; cloned rows (repeated, out of order) play on as the games they copy."""
+    from types import SimpleNamespace
+
     from clone_check import check_clone_plays_on
     from safari_sim.engine.protocol import Game
 
     st = _mixed_positions(players, rules, steps)
     rows = np.array([3, 0, 3, 5, 1, 1, 2, 4])
-    fast, slow = G.clone(st, rows), Game.clone(G, st, rows)
+    # the clone's buffers (``buffers.scratch``, reused) hold another game's leftovers
+    from safari_sim.engine import buffers
+    big = np.repeat(rows, 60)                      # pooled: more than a megabyte of grids
+    other = _mixed_positions(players, rules, steps + 30, seed=1)
+    old = G.clone(other, big)
+    for name in ("fr", "sc", "unpl", "cand_pts", "cand_cell", "cand_card", "cand_slot"):
+        getattr(old, name)[:] = 7                  # stale entries past every list's length
+    del old
+    assert buffers._scratch
+    whole, slow = G.clone(st, big), Game.clone(G, st, rows)
+    fast = SimpleNamespace(**{k: v[::60] for k, v in vars(whole).items()
+                              if isinstance(v, np.ndarray) and v.shape[:1] == big.shape})
     F = st.sc.shape[1] // 2
     g = slow.g
     for name in ("g", "board", "up_pos", "up_count", "hand", "hand_n", "pile1", "pile2",

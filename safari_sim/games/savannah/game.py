@@ -447,10 +447,10 @@ class Savannah(Game):
     def clone(self, state: State, rows: np.ndarray) -> State:
         """``Game.clone`` (game i a copy of game ``rows[i]``), made for a search's thousands of
         worlds: the large arrays (the grid, the open spaces' lists, the candidates: about 70 kB
-        a game) copied only where anything reads them (``worlds.copy_rows``: the grid's used
-        cells, each list up to its length), on fresh pages that cost nothing where untouched;
-        the small ones copied whole. Played on, a copy plays as the game it copies
-        (``tests/test_savannah.py``)."""
+        a game) in reused buffers (``buffers.scratch``: no fresh pages to fault in at every
+        decision), copied only where anything reads them (``worlds.copy_rows``: the grid's used
+        cells, EMPTY elsewhere; each list up to its length); the small ones copied whole.
+        Played on, a copy plays as the game it copies (``tests/test_savannah.py``)."""
         rows = np.asarray(rows, np.int64)
         batch = len(state.rs)
         kw = {}
@@ -458,7 +458,7 @@ class Savannah(Game):
             v = getattr(state, f.name)
             if (isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == batch
                     and f.name not in self.constant_fields):
-                kw[f.name] = (buffers.untouched((len(rows),) + v.shape[1:], v.dtype)
+                kw[f.name] = (buffers.scratch((len(rows),) + v.shape[1:], v.dtype)
                               if f.name in W.COPIED else v[rows])  # fancy indexing: a copy
         W.copy_rows(rows, state.g, *(getattr(state, k) for k in W.COPIED),
                     *(kw[k] for k in W.COPIED))

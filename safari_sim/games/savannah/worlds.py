@@ -182,12 +182,13 @@ COPIED = ("board", "unpl", "fr", "sc", "cand_slot", "cand_card", "cand_cell", "c
 @njit(cache=True, _nrt=False)
 def copy_rows(rows, g, board, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts, legal,
               w_board, w_unpl, w_fr, w_sc, w_slot, w_card, w_cell, w_pts, w_legal):
-    """Row i of the ``w_`` arrays (zeros) becomes game ``rows[i]``'s wherever anything reads it:
-    the grid from its first to its last cell that is not EMPTY (every other cell is EMPTY, 0),
-    and the lists up to their lengths (this turn's unplayable spaces, N_UNPL; the open spaces
-    and both halves of their cached lines, N_FR; the candidates, N_CAND: the legal mask is True
-    exactly there, as ``_set_legal`` keeps it). Past a list's length the real state keeps stale
-    entries that nothing reads; the copy has zeros there."""
+    """Row i of the ``w_`` arrays (left over from anything) becomes game ``rows[i]``'s wherever
+    anything reads it: the grid whole (its cells from the first to the last that is not EMPTY
+    copied, EMPTY elsewhere), the legal mask whole (True exactly on the candidates, as
+    ``_set_legal`` keeps it), and the lists up to their lengths (this turn's unplayable spaces,
+    N_UNPL; the open spaces and both halves of their cached lines, N_FR; the candidates,
+    N_CAND). Past a list's length nothing is read: the real state keeps stale entries there,
+    the copy whatever its buffer held."""
     F = sc.shape[1] >> 1
     last = -1
     lo = 0
@@ -202,17 +203,25 @@ def copy_rows(rows, g, board, unpl, fr, sc, cand_slot, cand_card, cand_cell, can
             hi = board.shape[1] - 1
             while hi >= lo and board[b, hi] == 0:
                 hi -= 1
+        for q in range(lo):
+            w_board[i, q] = 0
         for q in range(lo, hi + 1):
             w_board[i, q] = board[b, q]
+        for q in range(hi + 1, board.shape[1]):
+            w_board[i, q] = 0
         for k in range(g[b, T.N_UNPL]):
             w_unpl[i, k] = unpl[b, k]
         for k in range(g[b, T.N_FR]):
             w_fr[i, k] = fr[b, k]
             w_sc[i, k] = sc[b, k]
             w_sc[i, F + k] = sc[b, F + k]
-        for k in range(g[b, T.N_CAND]):
+        n = g[b, T.N_CAND]
+        for k in range(n):
             w_slot[i, k] = cand_slot[b, k]
             w_card[i, k] = cand_card[b, k]
             w_cell[i, k] = cand_cell[b, k]
             w_pts[i, k] = cand_pts[b, k]
+        for k in range(n):
             w_legal[i, k] = legal[b, k]
+        for k in range(n, legal.shape[1]):
+            w_legal[i, k] = False
