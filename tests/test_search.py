@@ -472,3 +472,24 @@ def test_race_plays_more_worlds_only_where_the_best_two_are_close():
     whole = s._means(s._evaluate(p, game, worlds, rows, legal, base, rollout, 0, 16), legal)
     assert np.array_equal(raced[0][close], whole[0][close])
     assert np.array_equal(raced[0][~close], mean[~close])
+
+
+def test_prior_bonus_keeps_the_priors_choice_unless_another_is_clearly_better():
+    """With a bonus larger than any margin the search plays the prior's own choice at every
+    decision: Savannah's games come out as with the prior in that seat (it draws nothing from
+    the seat's stream); with no bonus the search chooses otherwise somewhere."""
+    game = get_game("savannah")
+    rules = game.make_rules()
+    n, p = 6, 3
+    keys = game_keys(4, p, n)
+    seating = np.ones((n, p), np.int64)
+    seating[np.arange(n), np.arange(n) % p] = 0
+    sm = lambda: get_strategy("savannah", "space_maker")()   # noqa: E731
+    ref = play_batch(game, rules, p, [sm(), sm()], seating, keys).outcome.score
+    knobs = dict(rollouts=2, top_k=3, prior="space_maker", depth=2, depth_kinds=[0],
+                 objective="margin", rollout="greedy")
+    kept = play_batch(game, rules, p, [Search(prior_bonus=1000.0, **knobs), sm()], seating,
+                      keys).outcome.score
+    assert np.array_equal(kept, ref)
+    free = play_batch(game, rules, p, [Search(**knobs), sm()], seating, keys).outcome.score
+    assert not np.array_equal(free, ref)
