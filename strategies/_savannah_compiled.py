@@ -116,14 +116,15 @@ def _limit(p, w, bv, tie):
 
 @njit(cache=True, _nrt=False)
 def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was, spaces, qd, pos,
-              sc):
+              sc, lg):
     """The first candidate of the best points - w * threat (``lookahead.threat_one``: the most
     the next player could score, with a card this player has not seen, at the spaces this play
     changes). The threat is never negative, so a candidate scores at most its points;
     candidates are looked at by points, the most first, and once the points left are below the
     best value found none can beat it (on a tie the first candidate wins). Only the candidates
     that might win are worked out, and each threat only until it is large enough to lose
-    (``_limit``): the same choice as working out every one."""
+    (``_limit``): the same choice as working out every one. Only the candidates the legal mask
+    ``lg`` allows are chosen from (a search asking its prior again narrows it)."""
     S = prm[P_S]
     top = np.int64(pts[0])
     low = top
@@ -139,7 +140,7 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
     level = top
     while level >= low and level >= bv:
         for j in range(n):
-            if pts[j] != level or (level == bv and j > best):
+            if pts[j] != level or (level == bv and j > best) or not lg[j]:
                 continue
             q = np.int64(cells[j])
             if q != last:
@@ -156,7 +157,8 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
 
 
 @njit(cache=True, _nrt=False)
-def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, pos, sc, w, hib):
+def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, pos, sc, w, hib,
+                 lg):
     """The first candidate of the best points + w * new unplayable spaces (anywhere on the
     table, ``lookahead.unplayable_one``), as ``_first_best_plus`` of
     ``lookahead.new_unplayable_given``'s numbers, working out only the candidates that might
@@ -164,12 +166,16 @@ def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, 
     copy of its type t), and fl(p + fl(w * k)) never falls as k grows (w >= 0: rounding is
     monotone), so a candidate whose points + w * hi are below the best value found (or equal,
     and it comes later) cannot be chosen. The candidate with the highest bound is worked out
-    first, then the others in order. ``hib[t]``: w * hi of type t."""
+    first, then the others in order. ``hib[t]``: w * hi of type t. Only the candidates the
+    legal mask ``lg`` allows are chosen from (a search asking its prior again narrows it; none
+    allowed: candidate 0)."""
     for t in range(36):
         hib[t] = w * np.float64(4 + (only[t] if last_copy[t] else 0))
     first = 0
     top = -np.inf
     for j in range(n):
+        if not lg[j]:
+            continue
         hi = np.float64(pts[j]) + hib[_TYPE[cards[j]]]
         if hi > top:
             top = hi
@@ -181,6 +187,8 @@ def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, 
     q_only = -1
     for i in range(n + 1):
         j = first if i == 0 else i - 1
+        if not lg[j]:
+            continue
         if i > 0:
             if j == first:
                 continue
@@ -193,7 +201,7 @@ def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, 
             last = q
         v = np.float64(pts[j]) + w * np.float64(
             LA.unplayable_one(np.int64(cards[j]), avail, last_copy, only, qd, q_only))
-        if i == 0 or v > bv or (v == bv and j < best):
+        if bv == -np.inf or v > bv or (v == bv and j < best):
             bv = v
             best = j
     return best
@@ -228,7 +236,7 @@ def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand
         for i in range(nf):
             pos[fr[b, i]] = i + 1
         a = _cautious(board, b, cand_cell[b], cand_card[b], pts, n, possible, phase, knob, prm,
-                      gone, was, spaces, qd, pos, sc)
+                      gone, was, spaces, qd, pos, sc, lg)
         for i in range(nf):
             pos[fr[b, i]] = 0
         return a
@@ -255,13 +263,12 @@ def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand
         for i in range(nf):
             pos[fr[b, i]] = i + 1
         a = _space_maker(board, b, cand_cell[b], cand_card[b], pts, n, avail, owas, S, only, qd,
-                         pos, sc, knob, hib)
+                         pos, sc, knob, hib, lg)
         for i in range(nf):
             pos[fr[b, i]] = 0
         return a
-    if kind == K_GREEDY:
-        return _first_best_int(pts, n, lg)
-    return _first_best_plus(pts, pts, 0.0, n)
+    # greedy, and the others' greedy value (claims; space_maker's phase two; a knob of 0)
+    return _first_best_int(pts, n, lg)
 
 
 @njit(cache=True, inline="always", _nrt=False)

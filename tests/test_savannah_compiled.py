@@ -115,7 +115,8 @@ def test_a_user_strategy_built_on_a_heuristic_is_played_through_its_act():
 
 def test_a_policy_chooses_among_the_legal_mask_it_is_handed():
     """A search asks its prior again with the actions already chosen taken out of the mask:
-    greedy then takes the best of those left, and a noisy move is one of them."""
+    greedy, space_maker and cautious then take the best of those left, and a noisy move is
+    one of them."""
     from safari_sim.games.savannah import turn as T
 
     P, B = 3, 16
@@ -135,6 +136,22 @@ def test_a_policy_chooses_among_the_legal_mask_it_is_handed():
     pts = np.take(st.cand_pts, games, axis=0)[:, :legal.shape[1]].astype(np.int64)
     assert narrowed[np.arange(len(games)), second].all()
     assert (pts[np.arange(len(games)), second] == np.where(narrowed, pts, -1).max(axis=1)).all()
+    # the lookahead policies too: their next choice is among the actions left, and with the
+    # whole mask they choose as in play (the first choice)
+    for name in ("space_maker", "cautious"):
+        s = get_strategy(G.id, name)()
+        top = ask(s, G, st, games, rs, P)
+        assert (ask(s, G, st, games, rs, P, legal=legal) == top).all()
+        left = legal.copy()
+        left[np.arange(len(games)), top] = False
+        nxt = ask(s, G, st, games, rs, P, legal=left)
+        assert left[np.arange(len(games)), nxt].all(), name
+        # taking out a candidate it would not choose changes nothing
+        other = legal.copy()
+        for i, (a, b) in enumerate(zip(top, nxt)):
+            spare = [j for j in np.flatnonzero(legal[i]) if j not in (a, b)]
+            other[i, spare[:1]] = False
+        assert (ask(s, G, st, games, rs, P, legal=other) == top).all(), name
     wild = get_strategy(G.id, "cautious")(noise=1.0)
     only = np.zeros_like(legal)
     only[:, 1] = True
