@@ -75,3 +75,11 @@ class SpaceMaker(SavannahStrategy):
 
 STRATEGIES = [Greedy, Cautious, SpaceMaker]
 BENCHMARK = {"strategy": "greedy", "params": {}}
+# The search's defaults (docs/search.md, "Savannah", issue 32): only the placements searched
+# (a claim's kept card is space_maker's, that is greedy's, choice), space_maker's top 3, 8 worlds
+# each played 3 more placements (every seat's; the claims of a turn played with it, uncounted)
+# by greedy and valued by the running-score margin: ahead of space_maker at 2 and 3 players,
+# where fewer worlds, fewer candidates or a cut by every decision were level or behind.
+SEARCH = {"kinds": [0], "elsewhere": "space_maker", "top_k": 3, "prior": "space_maker",
+          "rollouts": 8, "rollout": "benchmark", "depth": 3, "depth_kinds": [0],
+          "objective": "margin"}

@@ -107,6 +107,17 @@ def _compiled_play(strategies: Sequence[Any]):
     return plays.pop() if len(plays) == 1 else None
 
 
+_PARAMETERS: dict[Any, frozenset] = {}
+
+
+def _parameters(fn) -> frozenset:
+    """The names of a whole-game kernel's parameters (what ``play_on`` may hand it)."""
+    got = _PARAMETERS.get(fn)
+    if got is None:
+        got = _PARAMETERS[fn] = frozenset(inspect.signature(fn).parameters)
+    return got
+
+
 def kernel_out(batch: int) -> np.ndarray:
     """The ``out`` array a whole-game kernel (``play_compiled``) fills: [0] the decisions made,
     [1] 1 + the first game whose policy chose an illegal action (0: none), [2 + b] the decisions
@@ -190,7 +201,7 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
     batch = seating.shape[0]
     fused = _compiled_play(strategies) if compiled and stop is None else None
     if steps > 0 and fused is not None:
-        takes = inspect.signature(fused).parameters
+        takes = _parameters(fused)
         if "steps" not in takes or (step_kinds is not None and "step_kinds" not in takes):
             fused = None
     if fused is not None:
