@@ -76,10 +76,11 @@ class SpaceMaker(SavannahStrategy):
 STRATEGIES = [Greedy, Cautious, SpaceMaker]
 BENCHMARK = {"strategy": "greedy", "params": {}}
 # The search's defaults (docs/search.md, "Savannah", issue 32): only the placements searched
-# (a claim's kept card is space_maker's, that is greedy's, choice), space_maker's top 3, 8 worlds
-# each played 3 more placements (every seat's; the claims of a turn played with it, uncounted)
-# by greedy and valued by the running-score margin: ahead of space_maker at 2 and 3 players,
-# where fewer worlds, fewer candidates or a cut by every decision were level or behind.
+# (a claim's kept card is space_maker's, that is greedy's, choice), space_maker's top 3, 16
+# worlds each played 3 more placements (every seat's; the claims of a turn played with it,
+# uncounted) by greedy and valued by the running-score margin: the strongest screened (8 and 12
+# worlds, 2 or 4 candidates, the win objective, other depths, a cut by every decision and
+# searched claims were level or behind it), about 500 decisions a second.
 SEARCH = {"kinds": [0], "elsewhere": "space_maker", "top_k": 3, "prior": "space_maker",
-          "rollouts": 8, "rollout": "benchmark", "depth": 3, "depth_kinds": [0],
+          "rollouts": 16, "rollout": "benchmark", "depth": 3, "depth_kinds": [0],
           "objective": "margin"}
