@@ -493,3 +493,24 @@ def test_prior_bonus_keeps_the_priors_choice_unless_another_is_clearly_better():
     assert np.array_equal(kept, ref)
     free = play_batch(game, rules, p, [Search(**knobs), sm()], seating, keys).outcome.score
     assert not np.array_equal(free, ref)
+
+
+def test_depth_kinds_needs_a_kernel_that_stops_games_one_by_one():
+    """``depth_kinds`` counts only some decisions, so each world stops at its own step: played
+    inside Savannah's whole-game kernel with a compiled rollout; with random rollouts (the
+    lockstep loop) or in a game whose kernel cannot, the search says so."""
+    game = get_game("savannah")
+    seat = np.ones((2, 3), np.int64)
+    seat[:, 0] = 0
+    greedy = get_strategy("savannah", "greedy")
+    # the defaults (depth 3 by placement, greedy rollouts) play
+    play_batch(game, game.make_rules(), 3, [Search(rollouts=1), greedy()], seat,
+               game_keys(0, 3, 2))
+    with pytest.raises(StrategyFailed, match="kinds") as e:
+        play_batch(game, game.make_rules(), 3, [Search(rollouts=1, rollout="random"), greedy()],
+                   seat, game_keys(0, 3, 2))
+    assert isinstance(e.value.__cause__, NotImplementedError)
+    with pytest.raises(StrategyFailed, match="kinds"):
+        play_batch(DDB, DDB.make_rules(rounds=1), 2,
+                   [_search(rollouts=1, depth=2, depth_kinds=[0], rollout="benchmark"),
+                    _random()], _table(2, 2), game_keys(0, 2, 2))
