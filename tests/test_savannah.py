@@ -1494,8 +1494,9 @@ def _mixed_positions(players, rules, steps, batch=6, seed=0):
 def test_clone_copies_what_is_read_and_plays_on(players, rules, steps):
     """Savannah's own ``clone`` (a search's worlds) copies the large arrays only where they are
     read: the grid exactly, each list (open spaces and their cached lines, this turn's unplayable
-    spaces, the candidates and the legal mask) up to its length, every other array whole, as
-    ``Game.clone`` does; cloned rows (repeated, out of order) play on as the games they copy."""
+    spaces, the candidates and the legal mask) up to its length and zeros past it, every other
+    array whole, as ``Game.clone`` does; cloned rows (repeated, out of order) play on as the
+    games they copy."""
     from types import SimpleNamespace
 
     from clone_check import check_clone_plays_on
@@ -1529,9 +1530,15 @@ def test_clone_copies_what_is_read_and_plays_on(players, rules, steps):
         n = g[i, T.N_FR]
         assert np.array_equal(fast.sc[i, :n], slow.sc[i, :n])
         assert np.array_equal(fast.sc[i, F:F + n], slow.sc[i, F:F + n])
-        # the legal mask is False past the candidates in both
+        # the legal mask is False past the candidates in both; past each list the copy holds
+        # zeros, nothing an earlier world left in its buffer (the 7s above)
         assert not fast.legal_mask[i, g[i, T.N_CAND]:].any()
         assert not slow.legal_mask[i, g[i, T.N_CAND]:].any()
+        for name, n in (("unpl", g[i, T.N_UNPL]), ("fr", g[i, T.N_FR]), ("cand_slot", g[i, T.N_CAND]),
+                        ("cand_card", g[i, T.N_CAND]), ("cand_cell", g[i, T.N_CAND]),
+                        ("cand_pts", g[i, T.N_CAND])):
+            assert not getattr(fast, name)[i, n:].any(), name
+        assert not fast.sc[i, g[i, T.N_FR]:F].any() and not fast.sc[i, F + g[i, T.N_FR]:].any()
     check_clone_plays_on(G, lambda: _mixed_positions(players, rules, steps), rows)
 
 

@@ -449,7 +449,8 @@ class Savannah(Game):
         worlds: the large arrays (the grid, the open spaces' lists, the candidates: about 70 kB
         a game) in reused buffers (``buffers.scratch``: no fresh pages to fault in at every
         decision), copied only where anything reads them (``worlds.copy_rows``: the grid's used
-        cells, EMPTY elsewhere; each list up to its length); the small ones copied whole.
+        cells, EMPTY elsewhere; each list up to its length, zeros past it); the small ones
+        copied whole.
         Played on, a copy plays as the game it copies (``tests/test_savannah.py``)."""
         rows = np.asarray(rows, np.int64)
         batch = len(state.rs)
