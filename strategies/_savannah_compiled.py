@@ -116,14 +116,15 @@ def _limit(p, w, bv, tie):
 
 @njit(cache=True, _nrt=False)
 def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was, spaces, qd, pos,
-              sc):
+              sc, lg):
     """The first candidate of the best points - w * threat (``lookahead.threat_one``: the most
     the next player could score, with a card this player has not seen, at the spaces this play
     changes). The threat is never negative, so a candidate scores at most its points;
     candidates are looked at by points, the most first, and once the points left are below the
     best value found none can beat it (on a tie the first candidate wins). Only the candidates
     that might win are worked out, and each threat only until it is large enough to lose
-    (``_limit``): the same choice as working out every one."""
+    (``_limit``): the same choice as working out every one. Only the candidates the legal mask
+    ``lg`` allows are chosen from (a search asking its prior again narrows it)."""
     S = prm[P_S]
     top = np.int64(pts[0])
     low = top
@@ -139,7 +140,7 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
     level = top
     while level >= low and level >= bv:
         for j in range(n):
-            if pts[j] != level or (level == bv and j > best):
+            if pts[j] != level or (level == bv and j > best) or not lg[j]:
                 continue
             q = np.int64(cells[j])
             if q != last:
@@ -156,7 +157,8 @@ def _cautious(board, b, cells, cards, pts, n, possible, phase, w, prm, gone, was
 
 
 @njit(cache=True, _nrt=False)
-def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, pos, sc, w, hib):
+def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, pos, sc, w, hib,
+                 lg):
     """The first candidate of the best points + w * new unplayable spaces (anywhere on the
     table, ``lookahead.unplayable_one``), as ``_first_best_plus`` of
     ``lookahead.new_unplayable_given``'s numbers, working out only the candidates that might
@@ -164,12 +166,16 @@ def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, 
     copy of its type t), and fl(p + fl(w * k)) never falls as k grows (w >= 0: rounding is
     monotone), so a candidate whose points + w * hi are below the best value found (or equal,
     and it comes later) cannot be chosen. The candidate with the highest bound is worked out
-    first, then the others in order. ``hib[t]``: w * hi of type t."""
+    first, then the others in order. ``hib[t]``: w * hi of type t. Only the candidates the
+    legal mask ``lg`` allows are chosen from (a search asking its prior again narrows it; none
+    allowed: candidate 0)."""
     for t in range(36):
         hib[t] = w * np.float64(4 + (only[t] if last_copy[t] else 0))
     first = 0
     top = -np.inf
     for j in range(n):
+        if not lg[j]:
+            continue
         hi = np.float64(pts[j]) + hib[_TYPE[cards[j]]]
         if hi > top:
             top = hi
@@ -181,6 +187,8 @@ def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, 
     q_only = -1
     for i in range(n + 1):
         j = first if i == 0 else i - 1
+        if not lg[j]:
+            continue
         if i > 0:
             if j == first:
                 continue
@@ -193,7 +201,7 @@ def _space_maker(board, b, cells, cards, pts, n, avail, last_copy, S, only, qd, 
             last = q
         v = np.float64(pts[j]) + w * np.float64(
             LA.unplayable_one(np.int64(cards[j]), avail, last_copy, only, qd, q_only))
-        if i == 0 or v > bv or (v == bv and j < best):
+        if bv == -np.inf or v > bv or (v == bv and j < best):
             bv = v
             best = j
     return best
@@ -228,7 +236,7 @@ def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand
         for i in range(nf):
             pos[fr[b, i]] = i + 1
         a = _cautious(board, b, cand_cell[b], cand_card[b], pts, n, possible, phase, knob, prm,
-                      gone, was, spaces, qd, pos, sc)
+                      gone, was, spaces, qd, pos, sc, lg)
         for i in range(nf):
             pos[fr[b, i]] = 0
         return a
@@ -255,13 +263,12 @@ def policy(kind, knob, b, g, board, up_count, copies, hand, hand_n, fr, sc, cand
         for i in range(nf):
             pos[fr[b, i]] = i + 1
         a = _space_maker(board, b, cand_cell[b], cand_card[b], pts, n, avail, owas, S, only, qd,
-                         pos, sc, knob, hib)
+                         pos, sc, knob, hib, lg)
         for i in range(nf):
             pos[fr[b, i]] = 0
         return a
-    if kind == K_GREEDY:
-        return _first_best_int(pts, n, lg)
-    return _first_best_plus(pts, pts, 0.0, n)
+    # greedy, and the others' greedy value (claims; space_maker's phase two; a knob of 0)
+    return _first_best_int(pts, n, lg)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -292,14 +299,21 @@ def _noisy(a, noise, seat_rs, row, lg):
 def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2,
           fd_pos, fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
           cand_cell, cand_pts, legal, ev, rs, prm, dr, buf, gone, was, spaces, owas, only, qd, pos,
-          hib, seat_rs, out):
-    """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
-    out[1]: 1 + the first game whose policy chose an illegal action (0: none). knobs[k] = (the
-    policy's knob, noise)."""
+          hib, seat_rs, limit, counted, out):
+    """Play every game of the batch to its end, or where limit > 0 (a search's depth) until
+    ``limit`` decisions of the kinds ``counted`` has a bit of (1 << kind) are made and the next
+    one would be another. out[0]: decisions, out[2 + b] those of game b; out[1]: 1 + the first
+    game whose policy chose an illegal action (0: none). knobs[k] = (the policy's knob,
+    noise)."""
     decisions = 0
     P = prm[T.P_PLAYERS]
     for b in range(g.shape[0]):
+        made = 0
         while g[b, T.PHASE] != T.OVER:  # game b's candidates are listed (init or the last step)
+            if limit > 0 and (counted >> np.int64(g[b, T.KIND])) & 1:
+                if made == limit:
+                    break
+                made += 1
             mover = g[b, T.CUR]
             k = seating[b, mover]
             a = policy(kinds[k], knobs[k, 0], b, g, board, up_count, copies, hand, hand_n, fr, sc,
@@ -332,14 +346,19 @@ def _knobs(policies: list):
 
 
 def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
-                  per_game: np.ndarray | None = None) -> int:
-    """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them);
-    returns the decisions made. ``seat_rs`` (the seats' streams, flat: row b * P + seat,
-    advanced in place) gives the draws of a strategy with ``noise``; the others draw nothing."""
+                  per_game: np.ndarray | None = None, steps: int = 0,
+                  step_kinds: tuple | None = None) -> int:
+    """Play a dealt batch to the end with ``policies`` [(kind, knobs)] (seating indexes them),
+    or ``steps`` more decisions of each game where steps > 0 (``engine.play.play_on``'s
+    ``steps``; with ``step_kinds``, only decisions of those kinds count, and play stops before
+    the next one of them); returns the decisions made. ``seat_rs`` (the seats' streams, flat:
+    row b * P + seat, advanced in place) gives the draws of a strategy with ``noise``; the
+    others draw nothing."""
     kinds, knobs = _knobs(policies)
     out = kernel_out(len(seating))
+    counted = -1 if step_kinds is None else sum(1 << int(k) for k in step_kinds)
     _play(np.ascontiguousarray(seating, np.int64), kinds, knobs, *state.arrays(),
-          *_scratch(state), seat_rs, out)
+          *_scratch(state), seat_rs, np.int64(steps), np.int64(counted), out)
     if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
         raise RuntimeError("savannah: a game broke a proven bound: a bug, please report")
     return kernel_done(out, per_game)

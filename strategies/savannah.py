@@ -75,3 +75,13 @@ class SpaceMaker(SavannahStrategy):
 
 STRATEGIES = [Greedy, Cautious, SpaceMaker]
 BENCHMARK = {"strategy": "greedy", "params": {}}
+# The search's defaults (docs/search.md, "Savannah", issue 32): only the placements searched
+# (a claim's kept card is space_maker's, that is greedy's, choice), space_maker's top 3, 16
+# worlds each played 3 more placements (every seat's; the claims of a turn played with it,
+# uncounted) by greedy and valued by the running-score margin: the strongest screened (8 and 12
+# worlds, 2 or 4 candidates, the win objective, other depths, a cut by every decision and
+# searched claims were level or behind it), about 400 to 470 decisions a second: a fifth of the
+# issue's 2,000, so no SEARCH_AHEAD (skill and tune keep space_maker; docs/search.md has the row).
+SEARCH = {"kinds": [0], "elsewhere": "space_maker", "top_k": 3, "prior": "space_maker",
+          "rollouts": 16, "rollout": "benchmark", "depth": 3, "depth_kinds": [0],
+          "objective": "margin"}

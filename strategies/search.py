@@ -57,6 +57,11 @@ class SearchParams(BaseModel):
     depth: int = Field(0, ge=0, description=(
         "steps of the play loop (every seat's decisions) each world is played after the "
         "candidate action before it is scored by the game's running score (0: to the end)"))
+    depth_kinds: list[int] | None = Field(None, description=(
+        "the decision kinds `depth` counts (none: every decision); a world stops before the "
+        "next decision of these kinds once it has made `depth` of them, so the others (in "
+        "Savannah a claim's keep, part of its turn: [0]) are played out with their turn "
+        "(needs the game's whole-game kernel and a compiled rollout: Savannah)"))
     objective: Literal["win", "margin"] = Field("win", description=(
         "win: the mean win share; margin: the mean score lead over the best other seat (each "
         "breaks the other's ties)"))
@@ -81,6 +86,10 @@ class SearchParams(BaseModel):
         "to search: (obs, legal, **candidates_params) -> bool[n, W]; it replaces top_k and the "
         "prior (none: top_k and prior)"))
     candidates_params: dict[str, Any] = Field({}, description="the candidates function's knobs")
+    prior_bonus: float = Field(0.0, ge=0, description=(
+        "added to the mean of the prior's own choice (its first of `top_k`), in the "
+        "objective's units: another candidate is played only where its mean is more than this "
+        "above it (0: the best mean, whoever chose it)"))
     weigh: float | None = Field(None, gt=0, lt=1, description=(
         "weigh each world by how likely the other seats' public statements (claims) are in it "
         "when each is true with this chance (Game.world_weights; Bayes' rule): worlds where "
@@ -300,7 +309,7 @@ class Search(Strategy):
 
     def _search(self, game, p, prior, rollout, obs, legal, rng, worlds):
         base = seed_keys(rng)  # first: the same two draws per game whatever else happens
-        cand = self._candidates(p, obs, legal, rng, prior, worlds)
+        cand, own = self._candidates(p, obs, legal, rng, prior, worlds)
         # [2, n, W]: the objective's mean, then the other one's (the tie-break)
         value = np.where(cand, 0.0, -np.inf)[None].repeat(2, axis=0)  # forced: the one candidate
         # only games with a real choice are searched
@@ -317,6 +326,9 @@ class Search(Strategy):
                 value[:, rows] = self._race(p, game, worlds, rows, cand[rows], base[rows],
                                             rollout)
                 start = stop
+            if p.prior_bonus > 0 and own is not None:
+                # the prior's own choice keeps its place unless another is clearly better
+                value[0, open_, own[open_]] += p.prior_bonus
         # the best mean; among equals the best of the other measure (a seat that loses every
         # world still prefers losing by less), then the seat's stream
         ties = cand & (value[0] >= value[0].max(axis=1, keepdims=True))
@@ -324,22 +336,24 @@ class Search(Strategy):
         ties &= second >= second.max(axis=1, keepdims=True)
         return random_legal(ties, rng)  # ties broken by the seat's stream
 
-    def _candidates(self, p, obs, legal, rng, prior, worlds) -> np.ndarray:
-        """bool[n, W]: the actions to search in each observed game."""
+    def _candidates(self, p, obs, legal, rng, prior, worlds):
+        """(bool[n, W]: the actions to search in each observed game, int[n]: the prior's own
+        choice in each, its first of top_k, or None without a prior)."""
         if p.candidates is not None:
             # the game's own: where it names no legal action, every legal action
             fn = game_function(worlds.game.id, p.candidates)
             cand = np.asarray(fn(obs, legal, **p.candidates_params), np.bool_) & legal
             none = ~cand.any(axis=1)
             cand[none] = legal[none]
-            return cand
+            return cand, None
         k = p.top_k
         if k == 0:
-            return legal.copy()
+            return legal.copy(), None
         n = len(legal)
         left = legal.copy()
         cand = np.zeros_like(legal)
         rows = np.arange(n)
+        first = None
         for _ in range(k):
             if prior is not None:
                 shown = left.copy()
@@ -350,12 +364,14 @@ class Search(Strategy):
                 fine[fine] = left[rows[fine], a[fine]]
                 # a prior that answers with an action already taken (or none): a random one
                 a = np.where(fine, a, random_legal(left, rng))
+                if first is None:
+                    first = a.copy()
             else:
                 a = random_legal(left, rng)
             some = left.any(axis=1)
             cand[rows[some], a[some]] = True
             left[rows[some], a[some]] = False
-        return cand
+        return cand, first
 
     def _race(self, p, game, worlds, rows, cand, base, rollout) -> np.ndarray:
         """float[2, len(rows), W]: the mean result of each candidate of observed games ``rows``
@@ -427,8 +443,8 @@ class Search(Strategy):
             seating[np.arange(m), seat] = 1
         # to the end, or ``depth`` steps of the loop (every world steps together: each plays
         # exactly that many, whatever else is in its chunk)
-        play_on(game, w, players, seating, seat_rs, rules=worlds.rules,
-                stop=after_steps(p.depth))
+        play_on(game, w, players, seating, seat_rs, rules=worlds.rules, steps=p.depth,
+                step_kinds=p.depth_kinds)
         win, margin = world_results(game, w, seat)
         first, other = (win, margin) if p.objective == "win" else (margin, win)
         sums = np.zeros((4,) + cand.shape)

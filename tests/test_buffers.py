@@ -42,3 +42,22 @@ def test_small_arrays_and_other_shapes_are_plain_numpy():
     assert s.dtype == np.int16 and (s == 5).all() and s.flags.owndata
     a = buffers.zeros(SHAPE, np.int32)
     assert a.dtype == np.int32 and a.shape == SHAPE and a.flags.writeable and a.flags.c_contiguous
+
+
+def test_scratch_reuses_a_free_buffer_and_never_one_in_use():
+    """``scratch``: the first rows of a pooled buffer with enough rows, its old contents left;
+    a buffer still held (through any view) is never handed out again."""
+    buffers.clear()
+    row = (1 << 16,)                               # 64 kB a row: pooled from 16 rows on
+    a = buffers.scratch((20,) + row, np.int8)
+    a[:] = 5
+    addr = a.ctypes.data
+    b = buffers.scratch((20,) + row, np.int8)      # a is held: another buffer
+    assert not np.shares_memory(a, b)
+    del a, b
+    c = buffers.scratch((17,) + row, np.int8)      # fewer rows: the first free buffer's
+    assert c.ctypes.data == addr and c.shape == (17,) + row and (c == 5).all()
+    d = buffers.scratch((40,) + row, np.int8)      # more rows than any: a new one
+    assert not np.shares_memory(c, d) and d.shape[0] == 40
+    assert buffers.scratch((2, 8), np.int8).shape == (2, 8)   # small: numpy's own
+    buffers.clear()

@@ -1470,6 +1470,78 @@ def test_world_frequencies_match_the_rulebook():
         assert abs(freq - 1 / k) < 4 * np.sqrt(1 / k * (1 - 1 / k) / n), freq
 
 
+def _mixed_positions(players, rules, steps, batch=6, seed=0):
+    """A batch of games played ``steps`` decisions by ``mixed`` (the same each time)."""
+    r = G.make_rules(rules)
+    keys = game_keys(50 + seed, players, batch)
+    seat_rs = keys.seat.reshape(-1).copy()
+    st = G.init(r, players, keys.deal)
+    for _ in range(steps):
+        mv = G.to_move(st)
+        live = np.flatnonzero(mv >= 0)
+        if live.size == 0:
+            break
+        a = np.zeros(len(mv), np.int64)
+        a[live] = mixed(G.observe(st, live), G.legal(st)[live],
+                        SeatRandom(seat_rs, live * players + mv[live]))
+        G.step(st, a)
+    return st
+
+
+@pytest.mark.parametrize("players, rules, steps", [
+    (3, {}, 3), (3, {}, 25), (2, {}, 40), (3, {}, 70), (2, {"touch_face_down": False}, 30),
+    (3, {"buried_on_table": "own", "max_claims": 1}, 45)])
+def test_clone_copies_what_is_read_and_plays_on(players, rules, steps):
+    """Savannah's own ``clone`` (a search's worlds) copies the large arrays only where they are
+    read: the grid exactly, each list (open spaces and their cached lines, this turn's unplayable
+    spaces, the candidates and the legal mask) up to its length and zeros past it, every other
+    array whole, as ``Game.clone`` does; cloned rows (repeated, out of order) play on as the
+    games they copy."""
+    from types import SimpleNamespace
+
+    from clone_check import check_clone_plays_on
+    from safari_sim.engine.protocol import Game
+
+    st = _mixed_positions(players, rules, steps)
+    rows = np.array([3, 0, 3, 5, 1, 1, 2, 4])
+    # the clone's buffers (``buffers.scratch``, reused) hold another game's leftovers
+    from safari_sim.engine import buffers
+    big = np.repeat(rows, 60)                      # pooled: more than a megabyte of grids
+    other = _mixed_positions(players, rules, steps + 30, seed=1)
+    old = G.clone(other, big)
+    for name in ("fr", "sc", "unpl", "cand_pts", "cand_cell", "cand_card", "cand_slot"):
+        getattr(old, name)[:] = 7                  # stale entries past every list's length
+    del old
+    assert buffers._scratch
+    whole, slow = G.clone(st, big), Game.clone(G, st, rows)
+    fast = SimpleNamespace(**{k: v[::60] for k, v in vars(whole).items()
+                              if isinstance(v, np.ndarray) and v.shape[:1] == big.shape})
+    F = st.sc.shape[1] // 2
+    g = slow.g
+    for name in ("g", "board", "up_pos", "up_count", "hand", "hand_n", "pile1", "pile2",
+                 "fd_pos", "fd_card", "fd_owner", "box", "score", "claims", "rs", "dr", "ev"):
+        assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+    for i in range(len(rows)):
+        for names, n in ((("unpl",), g[i, T.N_UNPL]), (("fr",), g[i, T.N_FR]),
+                         (("cand_slot", "cand_card", "cand_cell", "cand_pts", "legal_mask"),
+                          g[i, T.N_CAND])):
+            for name in names:
+                assert np.array_equal(getattr(fast, name)[i, :n], getattr(slow, name)[i, :n])
+        n = g[i, T.N_FR]
+        assert np.array_equal(fast.sc[i, :n], slow.sc[i, :n])
+        assert np.array_equal(fast.sc[i, F:F + n], slow.sc[i, F:F + n])
+        # the legal mask is False past the candidates in both; past each list the copy holds
+        # zeros, nothing an earlier world left in its buffer (the 7s above)
+        assert not fast.legal_mask[i, g[i, T.N_CAND]:].any()
+        assert not slow.legal_mask[i, g[i, T.N_CAND]:].any()
+        for name, n in (("unpl", g[i, T.N_UNPL]), ("fr", g[i, T.N_FR]), ("cand_slot", g[i, T.N_CAND]),
+                        ("cand_card", g[i, T.N_CAND]), ("cand_cell", g[i, T.N_CAND]),
+                        ("cand_pts", g[i, T.N_CAND])):
+            assert not getattr(fast, name)[i, n:].any(), name
+        assert not fast.sc[i, g[i, T.N_FR]:F].any() and not fast.sc[i, F + g[i, T.N_FR]:].any()
+    check_clone_plays_on(G, lambda: _mixed_positions(players, rules, steps), rows)
+
+
 # ---- Searchable rules (issue 14) ----------------------------------------------------------------
 
 def test_every_search_value_plays():

@@ -115,7 +115,8 @@ def test_a_user_strategy_built_on_a_heuristic_is_played_through_its_act():
 
 def test_a_policy_chooses_among_the_legal_mask_it_is_handed():
     """A search asks its prior again with the actions already chosen taken out of the mask:
-    greedy then takes the best of those left, and a noisy move is one of them."""
+    greedy, space_maker and cautious then take the best of those left, and a noisy move is
+    one of them."""
     from safari_sim.games.savannah import turn as T
 
     P, B = 3, 16
@@ -135,6 +136,22 @@ def test_a_policy_chooses_among_the_legal_mask_it_is_handed():
     pts = np.take(st.cand_pts, games, axis=0)[:, :legal.shape[1]].astype(np.int64)
     assert narrowed[np.arange(len(games)), second].all()
     assert (pts[np.arange(len(games)), second] == np.where(narrowed, pts, -1).max(axis=1)).all()
+    # the lookahead policies too: their next choice is among the actions left, and with the
+    # whole mask they choose as in play (the first choice)
+    for name in ("space_maker", "cautious"):
+        s = get_strategy(G.id, name)()
+        top = ask(s, G, st, games, rs, P)
+        assert (ask(s, G, st, games, rs, P, legal=legal) == top).all()
+        left = legal.copy()
+        left[np.arange(len(games)), top] = False
+        nxt = ask(s, G, st, games, rs, P, legal=left)
+        assert left[np.arange(len(games)), nxt].all(), name
+        # taking out a candidate it would not choose changes nothing
+        other = legal.copy()
+        for i, (a, b) in enumerate(zip(top, nxt)):
+            spare = [j for j in np.flatnonzero(legal[i]) if j not in (a, b)]
+            other[i, spare[:1]] = False
+        assert (ask(s, G, st, games, rs, P, legal=other) == top).all(), name
     wild = get_strategy(G.id, "cautious")(noise=1.0)
     only = np.zeros_like(legal)
     only[:, 1] = True
@@ -174,3 +191,92 @@ def test_the_cached_lines_of_the_open_spaces_equal_a_fresh_scan(players, rules):
             checked += 1
     assert not (st.g[:, T.PHASE] != T.OVER).any()
     assert checked > 1000 and removals > 50
+
+
+def _mid_game(players, steps, n=8, seed=5):
+    """A batch of n games, ``steps`` decisions in (greedy everywhere), and its seat streams."""
+    from safari_sim.engine.play import play_on
+
+    game = get_game("savannah")
+    keys = game_keys(seed, players, n)
+    st = game.init(game.make_rules(), players, keys.deal)
+    rs = keys.seat.reshape(-1).copy()
+    g = get_strategy("savannah", "greedy")()
+    g.reset(n, players)
+    if steps:
+        play_on(game, st, [g], np.zeros((n, players), np.int64), rs, steps=steps)
+    return game, st, rs
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_steps_in_the_kernel_play_as_the_lockstep_loop_stopped(players):
+    """``play_on(..., steps=d)`` with compiled heuristics (a search's depth) plays each game d
+    more decisions inside the whole-game kernel: the same states as the lockstep loop stopped
+    after d steps; a game that ends sooner ends."""
+    from safari_sim.engine.play import play_on
+
+    n = 8
+    tables = [get_strategy("savannah", k)() for k in ("greedy", "space_maker", "cautious")]
+    seating = (np.arange(players)[None, :] + np.arange(n)[:, None]) % 3
+    for start, d in ((0, 1), (10, 7), (30, 200)):
+        game, a, ra = _mid_game(players, start)
+        _, b, rb = _mid_game(players, start)
+        for s in tables:
+            s.reset(n, players)
+        made = play_on(game, a, tables, seating, ra, steps=d)
+        made_b = play_on(game, b, tables, seating, rb, steps=d, compiled=False)
+        assert made == made_b
+        for k in ("g", "board", "hand", "score", "pile1", "pile2", "fd_card", "rs"):
+            assert np.array_equal(getattr(a, k), getattr(b, k)), k
+        assert (made < d * n) == (d == 200)     # the longest runs every game to its end
+        if d == 200:
+            assert (game.to_move(a) < 0).all()
+
+
+def test_step_kinds_count_only_placements_and_play_a_turns_claims():
+    """With ``step_kinds=[0]`` a depth counts placements only: each game makes d of them, plays
+    the claims of the last one's turn, and stops before the next placement; the lockstep loop
+    cannot stop games one by one and says so."""
+    from safari_sim.engine.play import play_on
+    from safari_sim.games.savannah import turn as T
+
+    n, players, d = 12, 3, 9
+    game, st, rs = _mid_game(players, 6, n=n)
+    before = st.g[:, T.TURNS].copy()
+    g = get_strategy("savannah", "greedy")()
+    s = get_strategy("savannah", "greedy")()
+    s.reset(n, players)
+    play_on(game, st, [s], np.zeros((n, players), np.int64), rs, steps=d, step_kinds=[0])
+    # the same game by game, one decision at a time, counting the placements
+    _, ref, rr = _mid_game(players, 6, n=n)
+    placed = np.zeros(n, np.int64)
+    kept = 0
+    for b in range(n):
+        while ref.g[b, T.PHASE] != T.OVER:
+            if ref.g[b, T.KIND] == T.PLACE:
+                if placed[b] == d:
+                    break
+                placed[b] += 1
+            else:
+                kept += 1
+            one = game.clone(ref, np.array([b]))
+            one_rs = rr[b * players:(b + 1) * players].copy()
+            g.reset(1, players)
+            play_on(game, one, [g], np.zeros((1, players), np.int64), one_rs, steps=1)
+            for f in ("g", "board", "up_pos", "up_count", "hand", "hand_n", "pile1", "pile2",
+                      "fd_pos", "fd_card", "fd_owner", "box", "score", "claims", "rs", "dr"):
+                getattr(ref, f)[b] = getattr(one, f)[0]
+            for f in ("unpl", "fr", "sc", "cand_slot", "cand_card", "cand_cell", "cand_pts",
+                      "legal_mask"):
+                getattr(ref, f)[b] = getattr(one, f)[0]
+            rr[b * players:(b + 1) * players] = one_rs
+    assert kept > 0                                      # some turns made claims
+    assert (placed == d).all()
+    for k in ("g", "board", "hand", "score", "pile1", "pile2", "rs"):
+        assert np.array_equal(getattr(st, k), getattr(ref, k)), k
+    live = game.to_move(st) >= 0
+    assert (st.g[live, T.KIND] == T.PLACE).all()         # stopped before a placement
+    assert (st.g[:, T.TURNS] > before).all()
+    with pytest.raises(NotImplementedError, match="kinds"):
+        play_on(game, st, [s], np.zeros((n, players), np.int64), rs, steps=2, step_kinds=[0],
+                compiled=False)

@@ -526,3 +526,45 @@ def test_own_rollout_plays_the_searchers_seat_and_the_rollout_the_others():
     p, _, ro, _ = other._strategies(game)
     assert not np.array_equal(other._evaluate(p, game, worlds, rows, legal, base, ro, 0, 4),
                               sums[0])
+
+
+def test_prior_bonus_keeps_the_priors_choice_unless_another_is_clearly_better():
+    """With a bonus larger than any margin the search plays the prior's own choice at every
+    decision: Savannah's games come out as with the prior in that seat (it draws nothing from
+    the seat's stream); with no bonus the search chooses otherwise somewhere."""
+    game = get_game("savannah")
+    rules = game.make_rules()
+    n, p = 6, 3
+    keys = game_keys(4, p, n)
+    seating = np.ones((n, p), np.int64)
+    seating[np.arange(n), np.arange(n) % p] = 0
+    sm = lambda: get_strategy("savannah", "space_maker")()   # noqa: E731
+    ref = play_batch(game, rules, p, [sm(), sm()], seating, keys).outcome.score
+    knobs = dict(rollouts=2, top_k=3, prior="space_maker", depth=2, depth_kinds=[0],
+                 objective="margin", rollout="greedy")
+    kept = play_batch(game, rules, p, [Search(prior_bonus=1000.0, **knobs), sm()], seating,
+                      keys).outcome.score
+    assert np.array_equal(kept, ref)
+    free = play_batch(game, rules, p, [Search(**knobs), sm()], seating, keys).outcome.score
+    assert not np.array_equal(free, ref)
+
+
+def test_depth_kinds_needs_a_kernel_that_stops_games_one_by_one():
+    """``depth_kinds`` counts only some decisions, so each world stops at its own step: played
+    inside Savannah's whole-game kernel with a compiled rollout; with random rollouts (the
+    lockstep loop) or in a game whose kernel cannot, the search says so."""
+    game = get_game("savannah")
+    seat = np.ones((2, 3), np.int64)
+    seat[:, 0] = 0
+    greedy = get_strategy("savannah", "greedy")
+    # the defaults (depth 3 by placement, greedy rollouts) play
+    play_batch(game, game.make_rules(), 3, [Search(rollouts=1), greedy()], seat,
+               game_keys(0, 3, 2))
+    with pytest.raises(StrategyFailed, match="kinds") as e:
+        play_batch(game, game.make_rules(), 3, [Search(rollouts=1, rollout="random"), greedy()],
+                   seat, game_keys(0, 3, 2))
+    assert isinstance(e.value.__cause__, NotImplementedError)
+    with pytest.raises(StrategyFailed, match="kinds"):
+        play_batch(DDB, DDB.make_rules(rounds=1), 2,
+                   [_search(rollouts=1, depth=2, depth_kinds=[0], rollout="benchmark"),
+                    _random()], _table(2, 2), game_keys(0, 2, 2))

@@ -16,7 +16,7 @@ from strategies.search import Search
 # the games whose defaults issue 32 measured here (Bluff in Zoo's: tests/test_search_weighed.py
 # and the table; Animal Hunt's candidates and worlds: tests/test_animal_hunt_search.py)
 GAMES = ["jungle_thrills", "hi_lo_hijinks", "safari_sprint", "herds", "paper_safari",
-         "duck_duck_bruce", "animal_hunt", "deducktion"]
+         "duck_duck_bruce", "animal_hunt", "deducktion", "savannah"]
 
 
 def search_of(game_id):

@@ -25,6 +25,7 @@ MAX_POOLED = 2 << 30         # bytes the pool keeps in all; beyond, arrays are n
 _PER_SHAPE = 3               # arrays kept of one shape and type (a state, the one before, spare)
 
 _pool: dict[tuple, list[np.ndarray]] = {}
+_scratch: dict[tuple, list[np.ndarray]] = {}   # ``scratch``'s: not zeroed on reuse
 _lock = threading.Lock()
 
 
@@ -38,7 +39,7 @@ def _mapped(shape: tuple, dtype: np.dtype) -> np.ndarray:
 
 
 def _pooled_bytes() -> int:
-    return sum(a.nbytes for lst in _pool.values() for a in lst)
+    return sum(a.nbytes for pool in (_pool, _scratch) for lst in pool.values() for a in lst)
 
 
 def _make_room(n: int) -> bool:
@@ -80,7 +81,34 @@ def zeros(shape, dtype) -> np.ndarray:
     return full(shape, 0, dtype)
 
 
+def scratch(shape, dtype) -> np.ndarray:
+    """A writable array of ``shape`` whose contents are left over from its last use (not
+    zeroed: the caller writes every entry it will read), the first ``shape[0]`` rows of a pooled
+    one with at least that many rows that no one holds any more (a search's worlds, thousands a
+    decision: their pages are faulted in once, not at every decision)."""
+    shape = tuple(int(s) for s in (shape if isinstance(shape, tuple) else (shape,)))
+    dtype = np.dtype(dtype)
+    n = shape[0]
+    if int(np.prod(shape)) * dtype.itemsize < MIN_BYTES:
+        return np.empty(shape, dtype)
+    key = (shape[1:], dtype.str)
+    with _lock:
+        lst = _scratch.setdefault(key, [])
+        for a in lst:
+            if a.shape[0] >= n and sys.getrefcount(a) == 3:  # the list, a, the call: free
+                return a[:n]
+        rows = 1 << max(n - 1, 1).bit_length()   # a power of two: fewer sizes come and go
+        a = _mapped((rows,) + shape[1:], dtype)
+        free = [i for i in range(len(lst)) if sys.getrefcount(lst[i]) == 2]
+        if len(lst) >= _PER_SHAPE and free:          # the smallest free one makes room
+            del lst[min(free, key=lambda i: lst[i].shape[0])]
+        if len(lst) < _PER_SHAPE and _make_room(a.nbytes):
+            lst.append(a)
+    return a[:n]
+
+
 def clear() -> None:
     """Forget every pooled array (the ones still in use stay valid)."""
     with _lock:
         _pool.clear()
+        _scratch.clear()

@@ -11,6 +11,7 @@ worlds a search player plays out); a strategy with ``wants_worlds`` also gets a 
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -106,6 +107,17 @@ def _compiled_play(strategies: Sequence[Any]):
     return plays.pop() if len(plays) == 1 else None
 
 
+_PARAMETERS: dict[Any, frozenset] = {}
+
+
+def _parameters(fn) -> frozenset:
+    """The names of a whole-game kernel's parameters (what ``play_on`` may hand it)."""
+    got = _PARAMETERS.get(fn)
+    if got is None:
+        got = _PARAMETERS[fn] = frozenset(inspect.signature(fn).parameters)
+    return got
+
+
 def kernel_out(batch: int) -> np.ndarray:
     """The ``out`` array a whole-game kernel (``play_compiled``) fills: [0] the decisions made,
     [1] 1 + the first game whose policy chose an illegal action (0: none), [2 + b] the decisions
@@ -166,7 +178,8 @@ def play_batch(game: Game, rules: Any, n_players: int, strategies: Sequence[Any]
 def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarray,
             seat_rs: np.ndarray, rules: Any = None, max_steps: int = 1_000_000,
             compiled: bool = True, times: dict[str, float] | None = None,
-            stop: Any = None, per_game: np.ndarray | None = None) -> int:
+            stop: Any = None, per_game: np.ndarray | None = None, steps: int = 0,
+            step_kinds: Sequence[int] | None = None) -> int:
     """Play the games of ``state`` (dealt, or part-played: a search's worlds) on to their end;
     returns the decisions made. ``seating`` as in ``play_batch``; ``seat_rs`` (uint64[B * P],
     advanced in place) the flat seat-stream states, row ``b * P + s`` for seat s of game b. The
@@ -175,18 +188,43 @@ def play_on(game: Game, state: Any, strategies: Sequence[Any], seating: np.ndarr
     strategies seconds. ``stop`` (a callable of the movers, int[B] with -1 where a game is over)
     ends the loop early, before a step, where it returns True (a tree search plays its tree part
     so, then the rest with the compiled heuristics); with ``stop`` the lockstep loop is played.
-    ``per_game`` (int64[B]), when given, gets each game's decisions added."""
+    ``per_game`` (int64[B]), when given, gets each game's decisions added. ``steps`` (> 0):
+    each game plays at most that many more decisions (a search's depth): inside the whole-game
+    kernel where the game's takes a ``steps`` argument (Savannah's), else the lockstep loop
+    stopped after that many steps (every live game steps once per step: the same games).
+    ``step_kinds`` (with ``steps``): only decisions of these kinds count, and each game stops
+    before its next one once it has made ``steps`` of them (a turn's later decisions, e.g.
+    Savannah's claims, are played); only a kernel that takes it plays so (else an error)."""
     clock = time.perf_counter
     if times is None:
         times = {"rules": 0.0, "observe": 0.0, "strategies": 0.0}
     batch = seating.shape[0]
     fused = _compiled_play(strategies) if compiled and stop is None else None
+    if steps > 0 and fused is not None:
+        takes = _parameters(fused)
+        if "steps" not in takes or (step_kinds is not None and "step_kinds" not in takes):
+            fused = None
     if fused is not None:
         t0 = clock()
-        decisions = fused(state, seating, [s.compiled_policy() for s in strategies], seat_rs,
-                          per_game)
+        policies = [s.compiled_policy() for s in strategies]
+        decisions = (fused(state, seating, policies, seat_rs, per_game, steps=steps,
+                           **({} if step_kinds is None else {"step_kinds": tuple(step_kinds)}))
+                     if steps > 0 else fused(state, seating, policies, seat_rs, per_game))
         times["rules"] += clock() - t0
         return decisions
+    if steps > 0 and step_kinds is not None:
+        raise NotImplementedError(
+            f"{game.id}: a depth counting only decisions of kinds {list(step_kinds)} is played "
+            "only by a whole-game kernel that takes it (Savannah's, with compiled heuristics in "
+            "every seat)")
+    if steps > 0:
+        if stop is not None:
+            raise ValueError("play_on: give steps or stop, not both")
+        played = [0]
+
+        def stop(mover):
+            played[0] += 1
+            return played[0] > steps
     actions = np.zeros(batch, dtype=np.int64)
     single = len(strategies) == 1
     wants = [bool(getattr(s, "wants_worlds", False)) for s in strategies]

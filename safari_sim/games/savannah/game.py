@@ -137,6 +137,11 @@ class Obs(Observation):
         self._slot = st.cand_slot[games, :self.width]
         self._card = st.cand_card[games, :self.width]
         self._cell = st.cand_cell[games, :self.width]
+        # the padding past each list reads 0: the state's entries there are stale (another
+        # player's earlier list), and a world (``clone``) holds zeros there
+        pad = np.arange(self.width)[None, :] >= self.n_cand[:, None]
+        for a in (self.points, self._slot, self._card, self._cell):
+            a[pad] = 0
         self._up_pos, self._up_card, self._fd_pos = public_layout(st, games)
         self._up_count = st.up_count[games]
         self._copies = st.copies.copy()
@@ -438,6 +443,27 @@ class Savannah(Game):
 
     # -- worlds, for search (worlds.py; docs/rules/savannah.md, "Worlds for search")
     constant_fields = ("prm", "copies")
+
+    def clone(self, state: State, rows: np.ndarray) -> State:
+        """``Game.clone`` (game i a copy of game ``rows[i]``), made for a search's thousands of
+        worlds: the large arrays (the grid, the open spaces' lists, the candidates: about 70 kB
+        a game) in reused buffers (``buffers.scratch``: no fresh pages to fault in at every
+        decision), copied only where anything reads them (``worlds.copy_rows``: the grid's used
+        cells, EMPTY elsewhere; each list up to its length, zeros past it); the small ones
+        copied whole.
+        Played on, a copy plays as the game it copies (``tests/test_savannah.py``)."""
+        rows = np.asarray(rows, np.int64)
+        batch = len(state.rs)
+        kw = {}
+        for f in dataclasses.fields(state):
+            v = getattr(state, f.name)
+            if (isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == batch
+                    and f.name not in self.constant_fields):
+                kw[f.name] = (buffers.scratch((len(rows),) + v.shape[1:], v.dtype)
+                              if f.name in W.COPIED else v[rows])  # fancy indexing: a copy
+        W.copy_rows(rows, state.g, *(getattr(state, k) for k in W.COPIED),
+                    *(kw[k] for k in W.COPIED))
+        return dataclasses.replace(state, **kw)
 
     def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
                     keys: np.ndarray) -> State:

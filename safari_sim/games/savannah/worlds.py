@@ -172,3 +172,67 @@ def _put(i, code, c, hand, pile1, pile2, fd_card, g, H):
         fd_card[i, j] = c
     else:
         g[i, T.KEEP2] = c
+
+
+# the arrays ``copy_rows`` copies (the large ones: the grid, the open spaces, the candidates)
+COPIED = ("board", "unpl", "fr", "sc", "cand_slot", "cand_card", "cand_cell", "cand_pts",
+          "legal_mask")
+
+
+@njit(cache=True, _nrt=False)
+def copy_rows(rows, g, board, unpl, fr, sc, cand_slot, cand_card, cand_cell, cand_pts, legal,
+              w_board, w_unpl, w_fr, w_sc, w_slot, w_card, w_cell, w_pts, w_legal):
+    """Row i of the ``w_`` arrays (left over from earlier worlds) becomes game ``rows[i]``'s:
+    the grid (its cells from the first to the last that is not EMPTY copied, EMPTY elsewhere),
+    the legal mask (True exactly on the candidates, as ``_set_legal`` keeps it), and the lists
+    up to their lengths (this turn's unplayable spaces, N_UNPL; the open spaces and both halves
+    of their cached lines, N_FR; the candidates, N_CAND), zeros past them (the real state keeps
+    stale entries there that nothing reads; a world holds nothing it was not dealt, not even
+    what an earlier world of another seat left in its buffer). Each entry is written once."""
+    F = sc.shape[1] >> 1
+    last = -1
+    lo = 0
+    hi = -1
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        if b != last:           # a world's rows repeat: the grid's span once per run
+            last = b
+            lo = 0
+            while lo < board.shape[1] and board[b, lo] == 0:
+                lo += 1
+            hi = board.shape[1] - 1
+            while hi >= lo and board[b, hi] == 0:
+                hi -= 1
+        for q in range(lo):
+            w_board[i, q] = 0
+        for q in range(lo, hi + 1):
+            w_board[i, q] = board[b, q]
+        for q in range(hi + 1, board.shape[1]):
+            w_board[i, q] = 0
+        n = g[b, T.N_UNPL]
+        for k in range(n):
+            w_unpl[i, k] = unpl[b, k]
+        for k in range(n, unpl.shape[1]):
+            w_unpl[i, k] = 0
+        n = g[b, T.N_FR]
+        for k in range(n):
+            w_fr[i, k] = fr[b, k]
+            w_sc[i, k] = sc[b, k]
+            w_sc[i, F + k] = sc[b, F + k]
+        for k in range(n, F):
+            w_fr[i, k] = 0
+            w_sc[i, k] = 0
+            w_sc[i, F + k] = 0
+        n = g[b, T.N_CAND]
+        for k in range(n):
+            w_slot[i, k] = cand_slot[b, k]
+            w_card[i, k] = cand_card[b, k]
+            w_cell[i, k] = cand_cell[b, k]
+            w_pts[i, k] = cand_pts[b, k]
+            w_legal[i, k] = legal[b, k]
+        for k in range(n, legal.shape[1]):
+            w_slot[i, k] = 0
+            w_card[i, k] = 0
+            w_cell[i, k] = 0
+            w_pts[i, k] = 0
+            w_legal[i, k] = False
