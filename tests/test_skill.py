@@ -149,6 +149,28 @@ def test_the_best_player_is_the_search_where_it_is_measured_ahead():
         skill.best_player("hi_lo_hijinks", 3, "strongest")
 
 
+def test_a_player_count_measured_apart_has_its_own_row(monkeypatch):
+    """`SEARCH_AHEAD["at"]`: a second player count's measured row (issue 32: Herds at four in
+    teams) replaces the first count's at that count only; without it a count reads the first's."""
+    import strategies.herds as herds
+
+    monkeypatch.setattr(herds, "SEARCH_AHEAD", {
+        "players": [3, 4], "closest": "collector", "win": 0.62, "half": 0.04, "games": 600,
+        "at": {4: {"win": 0.61, "half": 0.03, "games": 1200,
+                   "against": "with a collector partner against two of it, in teams"}}})
+    three, four = skill.search_ahead("herds", 3), skill.search_ahead("herds", 4)
+    assert (three["win"], three["games"], "at" in three) == (0.62, 600, False)
+    assert (four["win"], four["half"], four["games"], four["closest"]) == (0.61, 0.03, 1200, "collector")
+    assert skill.search_ahead("herds", 2) is None
+    assert "0.62 ± 0.04 against two of it, 600 games" in skill.best_player("herds", 3)[1]
+    chosen, why = skill.best_player("herds", 4)
+    assert chosen == "search" and "at 4 players" in why
+    assert "0.61 ± 0.03 with a collector partner against two of it, in teams, 1200 games" in why
+    monkeypatch.setattr(herds, "SEARCH_AHEAD", {"players": [3, 4], "closest": "collector",
+                                                "win": 0.62, "half": 0.04, "games": 600})
+    assert "0.62 ± 0.04 against three of it" in skill.best_player("herds", 4)[1]
+
+
 def test_the_command_plays_and_names_the_search_where_it_is_ahead(tmp_path):
     import json
 

@@ -192,7 +192,10 @@ BEST = ("auto", "heuristic")
 def search_ahead(game_id: str, players: int) -> dict | None:
     """The game's ``SEARCH_AHEAD`` (strategies/<game>.py, next to ``SEARCH``: the measured row of
     docs/search.md where the search with the game's defaults is ahead of every shipped heuristic)
-    when it holds at ``players``, else None."""
+    when it holds at ``players``, else None. Its ``closest``, ``win``, ``half``, ``games`` are the
+    row of the first count in ``players``; another count's row, where measured, is in ``at``
+    (``{4: {"closest": ..., "win": ..., "half": ..., "games": ..., "against": ...}}``) and
+    replaces them at that count (``against``: how the table was seated, e.g. teams)."""
     import importlib
 
     try:
@@ -200,7 +203,17 @@ def search_ahead(game_id: str, players: int) -> dict | None:
     except ModuleNotFoundError:
         return None
     ahead = getattr(mod, "SEARCH_AHEAD", None)
-    return ahead if ahead and players in ahead.get("players", ()) else None
+    if not ahead or players not in ahead.get("players", ()):
+        return None
+    # a count measured apart (``"at": {4: {...}}``) has its own row over the first count's
+    rec = {k: v for k, v in ahead.items() if k != "at"}
+    return {**rec, **ahead.get("at", {}).get(players, {})}
+
+
+def _against(players: int) -> str:
+    """"against two of it": the other seats of a table of ``players``, all the closest."""
+    n = players - 1
+    return f"against {['one', 'two', 'three', 'four', 'five'][n - 1] if 0 < n < 6 else n} of it"
 
 
 def best_player(game_id: str, players: int, best: str = "auto") -> tuple[str, str]:
@@ -215,7 +228,8 @@ def best_player(game_id: str, players: int, best: str = "auto") -> tuple[str, st
     if best == "auto" and ahead:
         return "search", (f"search with the game's measured defaults, ahead of every shipped heuristic "
                           f"at {players} players in docs/search.md (the closest, {ahead['closest']}: the "
-                          f"search wins {ahead['win']:.2f} ± {ahead['half']:.2f} against two of it, "
+                          f"search wins {ahead['win']:.2f} ± {ahead['half']:.2f} "
+                          f"{ahead.get('against') or _against(players)}, "
                           f"{ahead['games']} games)")
     if best == "heuristic":
         why = "asked for (--best heuristic)"
