@@ -131,5 +131,7 @@ SEARCH = {"rollouts": 4, "rollout": "benchmark", "top_k": 3, "prior": "backer", 
           "elsewhere": "backer"}
 # Where the search with these defaults is the stronger player (`skill`'s best player, the
 # tuner's best response): docs/search.md measures it ahead of every shipped heuristic at these
-# player counts, 600 games against two copies of each; the closest of them and its row.
-SEARCH_AHEAD = {"players": [3], "closest": "backer", "win": 0.54, "half": 0.04, "games": 600}
+# player counts, 600 games against two copies of each; the closest of them and its row. At 4
+# players (the baseline; docs/search.md, "Other player counts") against three copies, fair 1/4.
+SEARCH_AHEAD = {"players": [3, 4], "closest": "backer", "win": 0.54, "half": 0.04, "games": 600,
+                "at": {4: {"closest": "backer", "win": 0.32, "half": 0.04, "games": 600}}}

@@ -142,8 +142,13 @@ def test_the_best_player_is_the_search_where_it_is_measured_ahead():
     for game in ("animal_hunt", "savannah", "duck_duck_bruce"):
         chosen, why = skill.best_player(game, 3)
         assert chosen == "" and "not measured ahead" in why, game
-    chosen, why = skill.best_player("safari_sprint", 4)  # its baseline: measured at 3 only
+    chosen, why = skill.best_player("hi_lo_hijinks", 4)  # measured at 3 only
     assert chosen == "" and "measured ahead only at 3 players" in why
+    # measured at 4 too (issue 32): Safari Sprint's baseline, Herds in teams, each its own row
+    chosen, why = skill.best_player("safari_sprint", 4)
+    assert chosen == "search" and "the closest, backer: the search wins 0.32 ± 0.04 against three of it" in why
+    chosen, why = skill.best_player("herds", 4)
+    assert chosen == "search" and "the closest, blocker: the search wins 0.56 ± 0.04 with a blocker partner" in why
     assert skill.best_player("hi_lo_hijinks", 3, "heuristic") == ("", "asked for (--best heuristic)")
     with pytest.raises(ValueError, match="best"):
         skill.best_player("hi_lo_hijinks", 3, "strongest")
