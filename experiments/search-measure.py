@@ -173,8 +173,10 @@ def summary(paths):
         t = sum(r["search_cpu"] for r in rs)
         cpu = sum(r["cpu"] for r in rs)
         fair = rs[0].get("fair", 1 / rs[0]["players"])
-        verdict = ("search ahead" if m - half > fair else
-                   "heuristic ahead" if m + half < fair else "heuristic matches")
+        who = rs[0].get("player", "search")  # a comparison row's seat is a heuristic
+        verdict = (f"{who} ahead" if m - half > fair else
+                   ("heuristic" if who == "search" else "opponents") + " ahead" if m + half < fair
+                   else ("heuristic matches" if who == "search" else "level"))
         print(f"| {k[0]} | {k[7]} | {k[8]} | {k[9]} | {k[1]} | {k[2]} | {k[6]} | {k[4]} | {k[5]} | {k[3]} | {n} | "
               f"{m:.2f} ± {half:.2f} | {d / max(t, 1e-9):,.0f} | {cpu:.0f} | {verdict} |")
 
