@@ -135,18 +135,32 @@ def rollout_spec(game_id: str, name: str, params: dict[str, Any]) -> tuple[str, 
     return bench["strategy"], {**bench.get("params", {}), **params}
 
 
-def seat_results(game, state, seat) -> tuple[np.ndarray, np.ndarray]:
-    """(win share, score margin over the best other seat) of seat ``seat[i]`` in finished game i
-    of ``state`` (the margin negated where the lower score wins)."""
+def lead(score: np.ndarray, seat: np.ndarray, teams: np.ndarray | None = None) -> np.ndarray:
+    """Seat ``seat[i]``'s score in row i of ``score`` less the best of the other side's: every
+    other seat, or with ``teams`` (the game's team of each seat) every seat of another team (a
+    partner's score is the team's own, not a rival's)."""
+    sc = np.arange(len(seat))
+    mine = score[sc, seat].copy()
+    other = score.copy()
+    if teams is None:
+        other[sc, seat] = -np.inf
+    else:
+        t = np.asarray(teams)
+        other[t[None, :] == t[seat][:, None]] = -np.inf
+    return mine - other.max(axis=1)
+
+
+def seat_results(game, state, seat, teams=None) -> tuple[np.ndarray, np.ndarray]:
+    """(win share, score margin over the best other seat, or the best seat of another team with
+    ``teams``) of seat ``seat[i]`` in finished game i of ``state`` (the margin negated where the
+    lower score wins)."""
     out = game.outcome(state)
     sc = np.arange(len(seat))
     win = np.asarray(out.win, np.float64)[sc, seat]
     score = np.asarray(out.score, np.float64).copy()
     if getattr(game, "lower_score_wins", False):
         score = -score
-    mine = score[sc, seat]
-    score[sc, seat] = -np.inf
-    return win, mine - score.max(axis=1)
+    return win, lead(score, seat, teams)
 
 
 def check_depth(game, who: str, depth: int) -> None:
@@ -171,15 +185,16 @@ def after_steps(depth: int):
     return stop
 
 
-def world_results(game, state, seat) -> tuple[np.ndarray, np.ndarray]:
+def world_results(game, state, seat, teams=None) -> tuple[np.ndarray, np.ndarray]:
     """``seat_results`` for worlds that may not be over (a depth-limited play-out): a finished
     world by its outcome, one still running by the game's running score (win: the seat's share
     of the best running score, ties split, or the game's own estimate of the seat's win share
     where it has one, ``cut_value(state, seat)``; margin: its lead over the best other seat;
-    lower is better where the lower score wins)."""
+    lower is better where the lower score wins; with ``teams``, over the best seat of another
+    team)."""
     running = np.asarray(game.to_move(state)) >= 0
     if not running.any():
-        return seat_results(game, state, seat)
+        return seat_results(game, state, seat, teams)
     score = np.asarray(game.running_score(state), np.float64)
     if getattr(game, "lower_score_wins", False):
         score = -score
@@ -189,12 +204,10 @@ def world_results(game, state, seat) -> tuple[np.ndarray, np.ndarray]:
     cut = getattr(game, "cut_value", None)
     win = (ranks_and_wins(score)[1][sc, seat] if cut is None else
            np.asarray(cut(state, seat), np.float64))
-    mine = score[sc, seat].copy()
-    score[sc, seat] = -np.inf
-    margin = mine - score.max(axis=1)
+    margin = lead(score, seat, teams)
     done = np.flatnonzero(~running)
     if done.size:  # finished earlier: scored as a whole play-out is
-        win[done], margin[done] = seat_results(game, game.clone(state, done), seat[done])
+        win[done], margin[done] = seat_results(game, game.clone(state, done), seat[done], teams)
     return win, margin
 
 
@@ -214,6 +227,50 @@ def game_function(game_id: str, name: str):
     if not callable(fn):
         raise ValueError(f"search candidates: strategies/{game_id}.py has no function {name!r}")
     return fn
+
+
+def _check_kinds(game, p: SearchParams) -> None:
+    """A clear error where ``kinds`` or ``depth_kinds`` name a decision kind the game has not."""
+    kinds = len(game.decision_kinds)
+    for knob in ("kinds", "depth_kinds"):
+        bad = [k for k in (getattr(p, knob) or []) if kinds and not 0 <= k < kinds]
+        if bad:
+            raise ValueError(f"search {knob}: {game.id} has decision kinds 0 to {kinds - 1} "
+                             f"({', '.join(game.decision_kinds)}), not {bad}")
+
+
+def check_settings(game, p: SearchParams) -> None:
+    """Everything a search player's settings name, checked against ``game`` before a game is
+    played (an experiment is checked so when it is read): the strategies it plays (prior,
+    rollout, elsewhere, own rollout) and their knobs, the candidates function, the decision
+    kinds, the depth."""
+    from pydantic import ValidationError
+
+    from . import get_strategy
+
+    rollout, rollout_params = rollout_spec(game.id, p.rollout, p.rollout_params)
+    for knob, name, params in (("prior", p.prior, p.prior_params),
+                               ("rollout", rollout, rollout_params),
+                               ("elsewhere", p.elsewhere, p.elsewhere_params),
+                               ("own_rollout", p.own_rollout, p.own_rollout_params)):
+        if name is None:
+            continue
+        try:
+            get_strategy(game.id, name).Params(**params)
+        except KeyError as e:  # StrategyNotFound: its message names the game's strategies
+            raise ValueError(f"search {knob}: {e}") from None
+        except ValidationError as e:
+            first = e.errors()[0]
+            at = ".".join(str(x) for x in first["loc"])
+            raise ValueError(f"search {knob}_params{'.' + at if at else ''}: "
+                             f"{first['msg']}") from None
+    if p.candidates is not None:
+        game_function(game.id, p.candidates)
+    _check_kinds(game, p)
+    try:
+        check_depth(game, "search", p.depth)
+    except NotImplementedError as e:
+        raise ValueError(str(e)) from None
 
 
 class Search(Strategy):
@@ -243,6 +300,10 @@ class Search(Strategy):
         return SearchParams(**{**game_defaults(game_id),
                                **self.params.model_dump(exclude_unset=True)})
 
+    def check_for(self, game) -> None:
+        """``check_settings`` for this player's settings in ``game`` (ValueError)."""
+        check_settings(game, self.settings(game.id))
+
     def _strategies(self, game) -> tuple[Any, Any, Any, Any]:
         """(settings, prior or None, rollout, elsewhere or None) for this game, built on
         first use."""
@@ -251,11 +312,7 @@ class Search(Strategy):
             from . import get_strategy
 
             p = self.settings(game.id)
-            kinds = len(game.decision_kinds)
-            bad = [k for k in (p.kinds or []) if kinds and not 0 <= k < kinds]
-            if bad:
-                raise ValueError(f"search kinds: {game.id} has decision kinds 0 to {kinds - 1} "
-                                 f"({', '.join(game.decision_kinds)}), not {bad}")
+            _check_kinds(game, p)
             name, params = rollout_spec(game.id, p.rollout, p.rollout_params)
             rollout = helper(game, name, params, f"{self.label}.rollout")
             def make(nm, kw, which):
@@ -445,7 +502,7 @@ class Search(Strategy):
         # exactly that many, whatever else is in its chunk)
         play_on(game, w, players, seating, seat_rs, rules=worlds.rules, steps=p.depth,
                 step_kinds=p.depth_kinds)
-        win, margin = world_results(game, w, seat)
+        win, margin = world_results(game, w, seat, game.teams(worlds.rules, n_players))
         first, other = (win, margin) if p.objective == "win" else (margin, win)
         sums = np.zeros((4,) + cand.shape)
         for k, v in enumerate((first, other, first * first, np.ones(m))):

@@ -568,3 +568,55 @@ def test_depth_kinds_needs_a_kernel_that_stops_games_one_by_one():
         play_batch(DDB, DDB.make_rules(rounds=1), 2,
                    [_search(rollouts=1, depth=2, depth_kinds=[0], rollout="benchmark"),
                     _random()], _table(2, 2), game_keys(0, 2, 2))
+
+
+def test_lead_in_teams_is_over_the_best_seat_of_another_team():
+    """In a team game a partner's score is the team's own: the margin is over the rivals."""
+    from strategies.search import lead
+
+    score = np.array([[10., 10., 7., 7.], [3., 9., 3., 9.], [5., 1., 5., 8.]])
+    seat = np.array([0, 1, 2])
+    teams = np.array([0, 1, 0, 1])  # partners sit opposite
+    rows = []
+    for i, s in enumerate(seat):  # the oracle: every seat of another team, by hand
+        rivals = [score[i, q] for q in range(4) if teams[q] != teams[s]]
+        rows.append(score[i, s] - max(rivals))
+    assert lead(score, seat, teams).tolist() == rows == [0.0, 6.0, -3.0]
+    # every player for themselves: over the best other seat (the partner counts)
+    assert lead(score, seat).tolist() == [0.0, 0.0, -3.0]
+
+
+@pytest.mark.parametrize("params, says", [
+    ({"candidates": "no_such_fn"}, "has no function 'no_such_fn'"),
+    ({"prior": "nobody"}, "search prior: unknown strategy 'nobody'"),
+    ({"rollout": "rememberer", "rollout_params": {"recall": 7}}, "search rollout_params.recall"),
+    ({"kinds": [9]}, "search kinds: animal_hunt has decision kinds 0 to 1"),
+])
+def test_an_experiment_naming_what_the_search_cannot_play_fails_when_read(tmp_path, params,
+                                                                           says):
+    """A search's knobs that name a strategy, a candidates function or a decision kind the game
+    has not stop the experiment when it is read (exit 2 on the command line), not mid-run."""
+    import json
+
+    from safari_sim.run.config import ExperimentError, load_experiment
+
+    exp = tmp_path / "bad.yaml"
+    exp.write_text(f"""game: animal_hunt
+players: 3
+games: 30
+strategies:
+  - name: s
+    use: search
+    params: {json.dumps(params)}
+  - name: r1
+    use: rememberer
+  - name: r2
+    use: rememberer
+""")
+    with pytest.raises(ExperimentError, match="strategies\\[0\\].params: ") as e:
+        load_experiment(exp, output=str(tmp_path / "out"))
+    assert says in str(e.value)
+    assert not (tmp_path / "out").exists()
+    good = exp.read_text().replace(json.dumps(params), "{}")
+    exp.write_text(good)
+    load_experiment(exp, output=str(tmp_path / "out"))  # the search's own defaults are fine

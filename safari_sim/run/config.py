@@ -360,13 +360,18 @@ def resolve(spec: ExperimentFile, path: Path, text: str = "") -> Experiment:
             raise ExperimentError(f"{where}.{e.field}: {str(e).split(': ', 1)[-1]}" if e.field
                                   else f"{where}: {e}") from None
         for i, s in enumerate(strats):
+            swept = any(k.startswith(f"strategies.{s.name}.") for k in point)
+            at = (f"sweep point {_label(point)}: strategies[{i}].params" if swept else
+                  f"{where_listed}[{names.index(s.name)}].params")
             try:
                 classes[s.name].Params(**s.params)
             except ValidationError as e:
-                swept = any(k.startswith(f"strategies.{s.name}.") for k in point)
-                at = (f"sweep point {_label(point)}: strategies[{i}].params" if swept else
-                      f"{where_listed}[{names.index(s.name)}].params")
                 raise ExperimentError(_pydantic_message(e, at, classes[s.name].Params)) from None
+            if hasattr(classes[s.name], "check_for"):  # what its knobs name in this game
+                try:
+                    classes[s.name](**s.params).check_for(game)
+                except ValueError as e:
+                    raise ExperimentError(f"{at}: {e}") from None
         variants.append(Variant(vid, _label(point) if point else "base", point, rules, strats))
     _check_measures(spec.measures, base_dir)
     if spec.until and spec.until.compare:
