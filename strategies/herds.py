@@ -89,5 +89,5 @@ SEARCH = {"rollouts": 4, "rollout": "benchmark", "top_k": 3, "prior": "collector
 # players in teams (docs/search.md, "Other player counts"): the search's team (its partner
 # played by blocker, the strongest heuristic team there) against two blocker, fair 1/2.
 SEARCH_AHEAD = {"players": [3, 4], "closest": "collector", "win": 0.62, "half": 0.04, "games": 600,
-                "at": {4: {"closest": "blocker", "win": 0.56, "half": 0.04, "games": 600,
+                "at": {4: {"closest": "blocker", "win": 0.72, "half": 0.04, "games": 600,
                            "against": "with a blocker partner against two of it, in teams (fair 0.50)"}}}
