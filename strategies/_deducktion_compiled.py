@@ -703,7 +703,7 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     out = np.zeros(len(games), np.int64)
     _decide(np.ascontiguousarray(games, np.int64), np.int64(policy[0]), kp, state.g, state.pp,
             state.loc, state.qdeck, state.hist, state.start, state.mover,
-            np.ascontiguousarray(legal, np.bool_), dk.QMASK, state.params, seat_rs, *_scratch(),
+            np.require(legal, np.bool_, "CW"), dk.QMASK, state.params, seat_rs, *_scratch(),
             out)
     return out
 

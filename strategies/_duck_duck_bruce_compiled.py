@@ -227,6 +227,6 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     out = np.zeros(len(games), np.int64)
     _decide(games, np.int64(policy[0]), np.float64(knobs[0]), np.float64(knobs[1]), state.g,
             state.pp, state.row, state.best, state.seen, state.card_suit, state.card_value,
-            state.die, state.suit_total, state.params, np.ascontiguousarray(legal, np.bool_),
+            state.die, state.suit_total, state.params, np.require(legal, np.bool_, "CW"),
             v.legal, v.small, v.nests, v.total, out)
     return out

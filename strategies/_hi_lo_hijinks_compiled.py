@@ -379,5 +379,5 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
             np.ascontiguousarray(_table(r, kind, knobs)),
             _take_delta(r.majority_tie == "discard").reshape(-1),
             np.zeros(r.animals + 1, np.int64), st.g, st.hand, st.stack, st.slen, st.higher,
-            st.stype, st.ptype, np.ascontiguousarray(legal, np.bool_), st.params, out)
+            st.stype, st.ptype, np.require(legal, np.bool_, "CW"), st.params, out)
     return out

@@ -292,7 +292,7 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     kinds, kp, tvs, tv_total, partner, scratch = _prepare(state, [policy])
     games = np.ascontiguousarray(games, np.int64)
     out = np.zeros(len(games), np.int64)
-    _decide(games, kp, tvs, tv_total, partner, np.ascontiguousarray(legal, np.bool_), state.g,
+    _decide(games, kp, tvs, tv_total, partner, np.require(legal, np.bool_, "CW"), state.g,
             state.grid, state.up, state.known, state.disc, state.card_value, state.params,
             *scratch, kinds, out)
     return out

@@ -416,7 +416,7 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     powq, pow1q = pow_tables(int(deck_total.sum()))
     out = np.zeros(len(games), np.int64)
     _decide(np.ascontiguousarray(games, np.int64), kinds[0], kp[0],
-            np.ascontiguousarray(legal, np.bool_), v.small, v.hand, v.played, v.line, v.pos,
+            np.require(legal, np.bool_, "CW"), v.small, v.hand, v.played, v.line, v.pos,
             v.owner, v.ifplay, deck_total, np.ascontiguousarray(st.in_play_ro), st.racing,
             st.points, st.params, powq, pow1q, *scratch(), out)
     return out

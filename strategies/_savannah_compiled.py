@@ -366,7 +366,7 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     kinds, knobs = _knobs([policy])
     games = np.ascontiguousarray(games, np.int64)
     out = np.zeros(len(games), np.int64)
-    _decide(games, kinds[0], knobs[0, 0], knobs[0, 1], np.ascontiguousarray(legal, np.bool_),
+    _decide(games, kinds[0], knobs[0, 0], knobs[0, 1], np.require(legal, np.bool_, "CW"),
             state.g, state.board, state.up_count, state.copies, state.hand, state.hand_n,
             state.fr, state.sc, state.cand_cell, state.cand_card, state.cand_pts, state.prm,
             *_scratch(state), seat_rs, out)
