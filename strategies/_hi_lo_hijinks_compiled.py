@@ -347,6 +347,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     for i, (_, knobs) in enumerate(policies):
         kp[i] = _knob_row(knobs)
     tabs = np.ascontiguousarray(np.stack([_table(r, k, kn) for k, kn in policies]))
+    tabs.flags.writeable = False  # as ``decide``'s table (cached): one type, one compile
     tdelta = _take_delta(r.majority_tie == "discard").reshape(-1)
     st = state
     # the kernel writes the view in place: a fresh one, so that an observation handed out
