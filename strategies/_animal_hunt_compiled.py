@@ -321,18 +321,29 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, r, b, p, g, pp, hand, ground, 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, ground, known, seen,
           lack, asked, passed, scored, ducky, run, dr, ev, params, mover, legal, mk, lk, cnt, cand,
-          chance, out):
+          chance, games, mask, acts, out):
     """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
-    out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
+    out[1]: 1 + the first game whose policy chose an illegal action (0: none).
+
+    With ``games`` not empty it only decides (the lockstep loop's ``decide``): acts[i] is policy
+    0's action in game games[i] for its player to move, drawing from ``seat_rs[i]``; nothing is
+    played (the policies read no legal mask: ``mask`` is unused). One kernel for both, so the
+    policy is compiled once."""
+    only = games.shape[0] > 0
     decisions = 0
     nplayers = params[P_PLAYERS]
-    for b in range(g.shape[0]):
-        while mover[b] >= 0:  # the view of game b is current (init or the last action wrote it)
+    for j in range(games.shape[0] if only else g.shape[0]):
+        b = games[j] if only else j
+        # the view of game b is current (init or the last action wrote it)
+        while only or mover[b] >= 0:
             p = mover[b]
-            k = seating[b, p]
-            a = policy(kinds[k], kp[k], survive[k], facts[k], mturn[k], seat_rs, b * nplayers + p,
-                       b, p, g, pp, hand, ground, known, seen, lack, asked, scored, params, mk,
-                       lk, cnt, cand, chance)
+            k = 0 if only else seating[b, p]
+            a = policy(kinds[k], kp[k], survive[k], facts[k], mturn[k], seat_rs,
+                       j if only else b * nplayers + p, b, p, g, pp, hand, ground, known, seen,
+                       lack, asked, scored, params, mk, lk, cnt, cand, chance)
+            if only:
+                acts[j] = a
+                break
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[0] = decisions
                 out[1] = b + 1
@@ -392,18 +403,6 @@ def _scratch(state):
             np.empty(nk, np.bool_), np.empty(nplayers, np.float32))
 
 
-@njit(cache=True, _nrt=False)
-def _decide(games, kind, kp, surv, facts, mturn, seat_rs, g, pp, hand, ground, known, seen,
-            lack, asked, scored, params, mover, mk, lk, cnt, cand, chance, out):
-    """The policy's action in each game of ``games`` for its player to move (what ``_play``
-    would choose there), drawing from ``seat_rs[i]`` for games[i]."""
-    for i in range(games.shape[0]):
-        b = games[i]
-        out[i] = policy(kind, kp, surv, facts, mturn, seat_rs, i, b, mover[b], g, pp, hand,
-                        ground, known, seen, lack, asked, scored, params, mk, lk, cnt, cand,
-                        chance)
-
-
 def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
            legal: np.ndarray) -> np.ndarray:
     """The actions of ``policy`` (kind, knobs, memory) in ``games`` of ``state``; ``seat_rs``
@@ -411,10 +410,14 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     policies read no legal mask: every action they choose is legal (``legal`` unused)."""
     surv, facts, turn = _memory_of(policy, state)
     out = np.zeros(len(games), np.int64)
-    _decide(np.ascontiguousarray(games, np.int64), np.int64(policy[0]),
-            np.asarray(policy[1], np.float64), surv, facts, turn, seat_rs, state.g, state.pp,
-            state.hand, state.ground, state.known, state.seen, state.lack, state.asked,
-            state.scored, state.params, state.mover, *_scratch(state), out)
+    mask = np.require(legal, np.bool_, "CW")
+    _play(np.zeros((1, 1), np.int64), np.array([policy[0]], np.int64),
+          np.asarray(policy[1], np.float64).reshape(1, -1), surv.reshape(1, -1),
+          facts.reshape((1,) + facts.shape), turn.reshape(1, -1), seat_rs, state.g, state.pp,
+          state.hand, state.ground, state.known, state.seen, state.lack, state.asked,
+          state.passed, state.scored, state.ducky, state.run, state.dr, state.ev, state.params,
+          state.mover, mask, *_scratch(state), np.ascontiguousarray(games, np.int64), mask, out,
+          kernel_out(0))
     return out
 
 
@@ -476,7 +479,8 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, survive, facts, mturn, seat_rs,
           state.g, state.pp, state.hand, state.ground, state.known, state.seen, state.lack,
           state.asked, state.passed, state.scored, state.ducky, state.run, state.dr, state.ev,
-          state.params, state.mover, state.legal_, *_scratch(state), out)
+          state.params, state.mover, state.legal_, *_scratch(state), np.zeros(0, np.int64),
+          state.legal_, np.zeros(0, np.int64), out)
     # each policy's copy holds the rows of the seats it sits in: write back only those (one
     # strategy seated under two indices shares one Memory, which a whole copy would overwrite)
     seat_of = np.ascontiguousarray(seating, np.int64).reshape(-1)

@@ -621,7 +621,7 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     out = np.zeros(len(games), np.int64)
     _decide(np.ascontiguousarray(games, np.int64), np.int64(policy[0]), kp, state.g, state.pp,
             state.hand, state.placed, state.taken, state.comp, state.params, state.t_cls,
-            state.t_kind, state.t_val, seat_rs, np.ascontiguousarray(legal, np.bool_),
+            state.t_kind, state.t_val, seat_rs, np.require(legal, np.bool_, "CW"),
             *_scratch(state), _TANH_LUT, out)
     return out
 

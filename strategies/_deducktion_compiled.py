@@ -421,20 +421,25 @@ def policy(kind, kp, b, p, nplayers, g, pp, loc, qdeck, hist, start, legal, lr, 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmask, params, dr,
           mover, legal, start, seat_rs, qs, scratch, size, poss, w, wkey, col, per, cnt, tsize,
-          out):
+          games, mask, acts, out):
     """Play every game of the batch to its end, one game after the other (a game's decisions and
     draws depend on that game alone). out[0]: decisions, out[2 + b] those of game b; out[1]: 1 +
-    the first game whose policy chose an illegal action (0: none)."""
+    the first game whose policy chose an illegal action (0: none).
+
+    With ``games`` not empty it only decides (the lockstep loop's ``decide``): acts[i] is policy
+    0's action in game games[i] for its mover, among ``mask[i]``, drawing from row i of
+    ``seat_rs``; nothing is played. One kernel for both, so the policy is compiled once."""
+    only = games.shape[0] > 0
     nplayers = params[P_PLAYERS]
-    B = g.shape[0]
     decisions = 0
-    for b in range(B):
+    for j in range(games.shape[0] if only else g.shape[0]):
+        b = games[j] if only else j
         wkey[0] = -1     # the deducer's kept chances are this game's only
         qturn = -1
         nq = 0
-        while mover[b] >= 0:
+        while only or mover[b] >= 0:
             m = mover[b]
-            k = seating[b, m]
+            k = 0 if only else seating[b, m]
             ph = g[b, PHASE]
             if kinds[k] == K_DEDUCER and (ph == TARGET or ph == QUESTION):
                 # obs.allowed of this turn's three flipped cards (obs.flipped), once a turn
@@ -443,9 +448,13 @@ def _play(seating, kinds, kp, g, pp, loc, qdeck, pile, hist, guess, ev, rs, qmas
                     nq = _allowed_list(np.int64(qdeck[b, i]), np.int64(qdeck[b, i + 1]),
                                       np.int64(qdeck[b, i + 2]), scratch, qs)
                     qturn = g[b, TURNS]
-            a = policy(kinds[k], kp[k], b, m, nplayers, g, pp, loc, qdeck, hist, start, legal, b,
-                       qmask, params, seat_rs, b * nplayers + m, nq, qs, size, poss, w, wkey,
-                       col, per, cnt, tsize)
+            lg = mask if only else legal
+            a = policy(kinds[k], kp[k], b, m, nplayers, g, pp, loc, qdeck, hist, start, lg,
+                       j if only else b, qmask, params, seat_rs, j if only else b * nplayers + m,
+                       nq, qs, size, poss, w, wkey, col, per, cnt, tsize)
+            if only:
+                acts[j] = a
+                break
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[1] = b + 1
                 out[0] = decisions
@@ -479,29 +488,9 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, state.g, state.pp, state.loc,
           state.qdeck, state.pile, state.hist, state.guess, state.ev, state.rs, dk.QMASK,
           state.params, state.drama, state.mover, state.legal_, state.start, seat_rs,
-          *_scratch(), out)
+          *_scratch(), np.zeros(0, np.int64), state.legal_, np.zeros(0, np.int64), out)
     decisions = kernel_done(out, per_game)
     return decisions
-
-
-@njit(cache=True, _nrt=False)
-def _decide(games, kind, kp, g, pp, loc, qdeck, hist, start, mover, legal, qmask, params,
-            seat_rs, qs, scratch, size, poss, w, wkey, col, per, cnt, tsize, out):
-    """The policy's action in each game of ``games`` (what ``_play`` would choose there), among
-    ``legal[i]``, drawing from row i of ``seat_rs``."""
-    nplayers = params[P_PLAYERS]
-    for i in range(games.shape[0]):
-        b = games[i]
-        ph = g[b, PHASE]
-        nq = 0
-        if kind == K_DEDUCER and (ph == TARGET or ph == QUESTION):
-            j = g[b, QPOS]
-            nq = _allowed_list(np.int64(qdeck[b, j]), np.int64(qdeck[b, j + 1]),
-                               np.int64(qdeck[b, j + 2]), scratch, qs)
-        wkey[0] = -1
-        out[i] = policy(kind, kp, b, mover[b], nplayers, g, pp, loc, qdeck, hist, start, legal,
-                        i, qmask, params, seat_rs, i, nq, qs, size, poss, w, wkey, col, per, cnt,
-                        tsize)
 
 
 def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
@@ -509,13 +498,14 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     """The actions of ``policy`` (kind, knobs) in ``games`` of ``state``; ``seat_rs``
     (uint64[n]: row i the stream of game games[i]'s mover) advanced by each decision's draws;
     ``legal`` (bool[n, W]) what each may choose among."""
-    kp = np.zeros(4, np.float64)
-    kp[:len(policy[1])] = policy[1]
+    kp = np.zeros((1, 4), np.float64)
+    kp[0, :len(policy[1])] = policy[1]
     out = np.zeros(len(games), np.int64)
-    _decide(np.ascontiguousarray(games, np.int64), np.int64(policy[0]), kp, state.g, state.pp,
-            state.loc, state.qdeck, state.hist, state.start, state.mover,
-            np.ascontiguousarray(legal, np.bool_), dk.QMASK, state.params, seat_rs, *_scratch(),
-            out)
+    mask = np.require(legal, np.bool_, "CW")
+    _play(np.zeros((1, 1), np.int64), np.array([policy[0]], np.int64), kp, state.g, state.pp,
+          state.loc, state.qdeck, state.pile, state.hist, state.guess, state.ev, state.rs,
+          dk.QMASK, state.params, state.drama, state.mover, mask, state.start, seat_rs,
+          *_scratch(), np.ascontiguousarray(games, np.int64), mask, out, kernel_out(0))
     return out
 
 

@@ -142,31 +142,45 @@ def choose_policy(kind, kp0, kp1, b, g, pp, row, best, seen, card_suit, card_val
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, g, pp, deck, rs, row, row_at, nest, best, seen, ev, card_suit,
           card_value, die, suit_total, params, mover, legal, small, counts, nests, total,
-          row_mask, dr, out):
+          row_mask, dr, games, mask, acts, out):
     """Play every game of the batch to its end, one game at a time. A take-or-bank decision reads
     the few numbers its policy needs straight from the state (``choose_policy``); after a Bruce the
     kernel writes the view's seat, players and legal mask for ``bruce_policy``; the whole view
     (what the lockstep loop leaves) is written after it by the rules' ``_views``, compiled once
     rather than again in here. out[0]: decisions, out[2 + b] those of game b; out[1]: 1 + the first
-    game whose policy chose an illegal action (0: none)."""
+    game whose policy chose an illegal action (0: none).
+
+    With ``games`` not empty it only decides (the lockstep loop's ``decide``): acts[i] is policy
+    0's action in game games[i]; after a Bruce it writes the view's seat and players as above
+    and copies ``mask[i]`` into the view's legal row; nothing is played. One kernel for both, so
+    each policy is compiled once."""
+    only = games.shape[0] > 0
     nbruce = ddb.n_bruce(suit_total, params)
     n_actions = legal.shape[1]
     decisions = 0
-    for b in range(g.shape[0]):
+    for j in range(games.shape[0] if only else g.shape[0]):
+        b = games[j] if only else j
         while True:
             ph = g[b, PHASE]
-            if ph == OVER:
+            if ph == OVER and not only:
                 break
-            k = seating[b, g[b, CUR]]
+            k = 0 if only else seating[b, g[b, CUR]]
             kind = kinds[k]
             if ph == BRUCE:
                 small[V_SEAT, b] = g[b, CUR]
                 ddb.view_players(b, g, pp, params, nests, total)
-                ddb.view_legal(b, g, params, legal)
+                if only:
+                    for x in range(n_actions):
+                        legal[b, x] = x < mask.shape[1] and mask[j, x]
+                else:
+                    ddb.view_legal(b, g, params, legal)
                 a = bruce_policy(kind, kp[k, 1], b, small, nests, total, legal, die, params)
             else:
                 a = choose_policy(kind, kp[k, 0], kp[k, 1], b, g, pp, row, best, seen,
                                   card_suit, card_value, suit_total, params, nbruce)
+            if only:
+                acts[j] = a
+                break
             if not ddb.is_legal(ph, a, params, n_actions):
                 out[1] = b + 1
                 return
@@ -191,7 +205,8 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, state.g, state.pp, state.deck,
           state.rs, state.row, state.row_at, state.nest, state.best, state.seen, state.ev,
           state.card_suit, state.card_value, state.die, state.suit_total, state.params,
-          v.mover, v.legal, v.small, v.counts, v.nests, v.total, v.row_mask, state.drama, out)
+          v.mover, v.legal, v.small, v.counts, v.nests, v.total, v.row_mask, state.drama,
+          np.zeros(0, np.int64), v.legal, np.zeros(0, np.int64), out)
     decisions = kernel_done(out, per_game)
     ddb._views(np.arange(len(state.g), dtype=np.int64), state.g, state.pp, state.row, state.best,
                state.seen, state.card_suit, state.card_value, state.suit_total, state.params,
@@ -199,34 +214,18 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     return decisions
 
 
-@njit(cache=True, _nrt=False)
-def _decide(games, kind, kp0, kp1, g, pp, row, best, seen, card_suit, card_value, die,
-            suit_total, params, mask, legal, small, nests, total, out):
-    """The policy's action in each game of ``games`` (what ``_play`` would choose there): after
-    a Bruce it reads the view written for it, with ``mask`` (row i: games[i]) as legal mask."""
-    nbruce = ddb.n_bruce(suit_total, params)
-    for i in range(games.shape[0]):
-        b = games[i]
-        if g[b, PHASE] == BRUCE:
-            small[V_SEAT, b] = g[b, CUR]
-            ddb.view_players(b, g, pp, params, nests, total)
-            for a in range(legal.shape[1]):
-                legal[b, a] = a < mask.shape[1] and mask[i, a]
-            out[i] = bruce_policy(kind, kp1, b, small, nests, total, legal, die, params)
-        else:
-            out[i] = choose_policy(kind, kp0, kp1, b, g, pp, row, best, seen, card_suit,
-                                   card_value, suit_total, params, nbruce)
-
-
 def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
            legal: np.ndarray) -> np.ndarray:
     """The actions of ``policy`` (kind, knobs) in ``games`` of ``state``; ``seat_rs`` unused
     (these policies draw nothing), ``legal`` (bool[n, W]) what each may choose among."""
     knobs = tuple(policy[1]) + (0, 0)
+    kp = np.array([knobs[:2]], np.float64)
     v = state.view
     out = np.zeros(len(games), np.int64)
-    _decide(games, np.int64(policy[0]), np.float64(knobs[0]), np.float64(knobs[1]), state.g,
-            state.pp, state.row, state.best, state.seen, state.card_suit, state.card_value,
-            state.die, state.suit_total, state.params, np.ascontiguousarray(legal, np.bool_),
-            v.legal, v.small, v.nests, v.total, out)
+    _play(np.zeros((1, 1), np.int64), np.array([policy[0]], np.int64), kp, state.g, state.pp,
+          state.deck, state.rs, state.row, state.row_at, state.nest, state.best, state.seen,
+          state.ev, state.card_suit, state.card_value, state.die, state.suit_total, state.params,
+          v.mover, v.legal, v.small, v.counts, v.nests, v.total, v.row_mask, state.drama,
+          np.ascontiguousarray(games, np.int64), np.require(legal, np.bool_, "CW"), out,
+          kernel_out(0))
     return out

@@ -362,6 +362,6 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     out = np.zeros(len(games), np.int64)
     _decide(np.ascontiguousarray(games, np.int64), np.int64(policy[0]), _knob_row(policy[1]),
             st.g, st.zone, st.hsuit, st.hown, st.hlo, st.hhi, st.team_total,
-            np.ascontiguousarray(legal, np.bool_), st.params, np.zeros(36, np.int64),
+            np.require(legal, np.bool_, "CW"), st.params, np.zeros(36, np.int64),
             np.zeros((2, 36), np.bool_), np.zeros(36, np.float64), out)
     return out

@@ -282,19 +282,30 @@ def policy(kind, kp, tab, b, g, hand, stack, slen, higher, stype, ptype, tdelta,
 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, tabs, tdelta, base, g, pp, deck, hand, stack, slen, higher, stype,
-          pile, ptype, pub, known, dr, ev, params, mover, legal, out):
+          pile, ptype, pub, known, dr, ev, params, mover, legal, games, mask, acts, out):
     """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
     out[1]: 1 + the first game whose policy chose an illegal action (0: none). The rest of the
     finished games' view is written afterwards by the rules' own ``_views`` (compiled once, not
-    again in here)."""
+    again in here).
+
+    With ``games`` not empty it only decides (the lockstep loop's ``decide``): acts[i] is policy
+    0's action in game games[i], with row i of ``mask`` as its legal mask; nothing is played.
+    One kernel for both, so the policy is compiled once."""
+    only = games.shape[0] > 0
     decisions = 0
-    for b in range(g.shape[0]):
-        if mover[b] < 0:
+    for j in range(games.shape[0] if only else g.shape[0]):
+        b = games[j] if only else j
+        if not only and mover[b] < 0:
             continue
-        while mover[b] >= 0:  # mover and legal of game b are current (init or the last action)
-            k = seating[b, mover[b]]
+        # mover and legal of game b are current (init or the last action)
+        while only or mover[b] >= 0:
+            k = 0 if only else seating[b, mover[b]]
+            lg = mask if only else legal
             a = policy(kinds[k], kp[k], tabs[k], b, g, hand, stack, slen, higher, stype, ptype,
-                       tdelta, legal, b, params, base)
+                       tdelta, lg, j if only else b, params, base)
+            if only:
+                acts[j] = a
+                break
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[1] = b + 1
                 return
@@ -336,6 +347,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     for i, (_, knobs) in enumerate(policies):
         kp[i] = _knob_row(knobs)
     tabs = np.ascontiguousarray(np.stack([_table(r, k, kn) for k, kn in policies]))
+    tabs.flags.writeable = False  # as ``decide``'s table (cached): one type, one compile
     tdelta = _take_delta(r.majority_tie == "discard").reshape(-1)
     st = state
     # the kernel writes the view in place: a fresh one, so that an observation handed out
@@ -347,7 +359,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, tabs, tdelta,
           np.zeros(r.animals + 1, np.int64), st.g, st.pp, st.deck, st.hand, st.stack, st.slen,
           st.higher, st.stype, st.pile, st.ptype, st.pub, st.known, st.dr, st.ev, st.params,
-          v.mover, v.legal, out)
+          v.mover, v.legal, np.zeros(0, np.int64), v.legal, np.zeros(0, np.int64), out)
     decisions = kernel_done(out, per_game)
     # the whole view of the finished games, as the batch step leaves it
     hl._views(played, st.g, st.pp, st.hand, st.stack, st.slen, st.higher, st.stype, st.ptype,
@@ -355,16 +367,6 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
               v.board, v.stack_types, v.piles, v.hand_sizes, v.unseen)
     return decisions
 
-
-
-@njit(cache=True, _nrt=False)
-def _decide(games, kind, kp, tab, tdelta, base, g, hand, stack, slen, higher, stype, ptype,
-            legal, params, out):
-    """The policy's action in each game of ``games`` (what ``_play`` would choose there), with
-    row i of ``legal`` (game games[i]) as its legal mask."""
-    for i in range(games.shape[0]):
-        out[i] = policy(kind, kp, tab, games[i], g, hand, stack, slen, higher, stype, ptype,
-                        tdelta, legal, i, params, base)
 
 
 def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
@@ -375,9 +377,11 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     kind, knobs = int(policy[0]), policy[1]
     st = state
     out = np.zeros(len(games), np.int64)
-    _decide(np.ascontiguousarray(games, np.int64), np.int64(kind), _knob_row(knobs),
-            np.ascontiguousarray(_table(r, kind, knobs)),
-            _take_delta(r.majority_tie == "discard").reshape(-1),
-            np.zeros(r.animals + 1, np.int64), st.g, st.hand, st.stack, st.slen, st.higher,
-            st.stype, st.ptype, np.ascontiguousarray(legal, np.bool_), st.params, out)
+    tab = np.ascontiguousarray(_table(r, kind, knobs))
+    mask = np.require(legal, np.bool_, "CW")
+    _play(np.zeros((1, 1), np.int64), np.array([kind], np.int64), _knob_row(knobs)[None, :],
+          tab.reshape((1,) + tab.shape), _take_delta(r.majority_tie == "discard").reshape(-1),
+          np.zeros(r.animals + 1, np.int64), st.g, st.pp, st.deck, st.hand, st.stack, st.slen,
+          st.higher, st.stype, st.pile, st.ptype, st.pub, st.known, st.dr, st.ev, st.params,
+          st.view.mover, mask, np.ascontiguousarray(games, np.int64), mask, out, kernel_out(0))
     return out

@@ -371,20 +371,30 @@ def policy(kind, kp, pw, b, p, r, lb, last, msets, mref, mpairs, g, pp, pair, pa
 def _play(seating, kinds, kp, pw, last, msets, mref, mpairs, seat_rs, g, pp, stack, pile, pair,
           pair_formed, pair_seen, setc, set_owner, set_state, set_since, refused, animal_won,
           zone, zone_at, tmp, rs, ev, card_animal, card_value, params, fparams, dr, mover,
-          legal, held, stand, out):
+          legal, held, stand, games, mask, acts, out):
     """Play every game of the batch to its end; ``last``, ``msets``, ``mref``, ``mpairs`` are the
     memory of every seat (``Memory.last`` and ``.facts``, row [b, s] that of the strategy in seat s
     of game b). out[0]: decisions, out[2 + b] those of game b; out[1]: 1 + the first game whose
-    policy chose an illegal action (0: none)."""
+    policy chose an illegal action (0: none).
+
+    With ``games`` not empty it only decides (the lockstep loop's ``decide``): acts[i] is policy
+    0's action in game games[i] for its player to move, among ``mask[i]``, drawing from
+    ``seat_rs[i]``; nothing is played. One kernel for both, so the policy is compiled once."""
+    only = games.shape[0] > 0
     decisions = 0
-    for b in range(g.shape[0]):
+    for j in range(games.shape[0] if only else g.shape[0]):
+        b = games[j] if only else j
         while mover[b] >= 0:  # game b's decision is current (init or the last action wrote it)
             p = mover[b]
-            k = seating[b, p]
-            a = policy(kinds[k], kp[k], pw[k], b, p, b * params[P_PLAYERS] + p, b, last, msets,
-                       mref, mpairs, g, pp, pair, pair_formed, pair_seen, setc, set_owner,
-                       set_state, set_since, refused, card_animal, card_value, params, legal,
-                       held, stand, seat_rs)
+            k = 0 if only else seating[b, p]
+            lg = mask if only else legal
+            a = policy(kinds[k], kp[k], pw[k], b, p, j if only else b * params[P_PLAYERS] + p,
+                       j if only else b, last, msets, mref, mpairs, g, pp, pair, pair_formed,
+                       pair_seen, setc, set_owner, set_state, set_since, refused, card_animal,
+                       card_value, params, lg, held, stand, seat_rs)
+            if only:
+                acts[j] = a
+                break
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[1] = b + 1
                 out[0] = decisions
@@ -447,19 +457,6 @@ class Memory:
                              "seats asked in another batch: reset the strategy first")
 
 
-@njit(cache=True, _nrt=False)
-def _decide(games, kind, kp, pw, last, msets, mref, mpairs, g, pp, pair, pair_formed, pair_seen,
-            setc, set_owner, set_state, set_since, refused, card_animal, card_value, params,
-            mover, legal, held, stand, seat_rs, out):
-    """The policy's action in each game of ``games`` for its player to move (what ``_play``
-    would choose there), among ``legal[i]`` and drawing from ``seat_rs[i]`` for games[i]."""
-    for i in range(games.shape[0]):
-        b = games[i]
-        out[i] = policy(kind, kp, pw, b, mover[b], i, i, last, msets, mref, mpairs, g, pp, pair,
-                        pair_formed, pair_seen, setc, set_owner, set_state, set_since, refused,
-                        card_animal, card_value, params, legal, held, stand, seat_rs)
-
-
 def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
            legal: np.ndarray) -> np.ndarray:
     """The actions of ``policy`` (kind, knobs, memory) in ``games`` of ``state``; ``seat_rs``
@@ -469,13 +466,16 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     mem.size(state)
     P = int(state.params[P_PLAYERS])
     out = np.zeros(len(games), np.int64)
-    _decide(np.ascontiguousarray(games, np.int64), np.int64(kind),
-            np.asarray(knobs, np.float64), mem.pw, mem.last, mem.facts["sets"],
-            mem.facts["refused"], mem.facts["pairs"], state.g, state.pp, state.pair,
-            state.pair_formed, state.pair_seen, state.setc, state.set_owner, state.set_state,
-            state.set_since, state.refused, state.card_animal, state.card_value, state.params,
-            state.mover, np.ascontiguousarray(legal, np.bool_), np.zeros(P, np.int64),
-            np.zeros(P, np.float64), seat_rs, out)
+    _play(np.zeros((1, 1), np.int64), np.array([kind], np.int64),
+          np.asarray(knobs, np.float64).reshape(1, -1), mem.pw.reshape(1, -1), mem.last,
+          mem.facts["sets"], mem.facts["refused"], mem.facts["pairs"], seat_rs, state.g,
+          state.pp, state.stack, state.pile, state.pair, state.pair_formed, state.pair_seen,
+          state.setc, state.set_owner, state.set_state, state.set_since, state.refused,
+          state.animal_won, state.zone, state.zone_at, state.tmp, state.rs, state.ev,
+          state.card_animal, state.card_value, state.params, state.fparams, state.dr,
+          state.mover, state.legal, np.zeros(P, np.int64), np.zeros(P, np.float64),
+          np.ascontiguousarray(games, np.int64), np.require(legal, np.bool_, "CW"), out,
+          kernel_out(0))
     return out
 
 
@@ -519,7 +519,8 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           state.pair_seen, state.setc, state.set_owner, state.set_state, state.set_since,
           state.refused, state.animal_won, state.zone, state.zone_at, state.tmp, state.rs,
           state.ev, state.card_animal, state.card_value, state.params, state.fparams, state.dr,
-          state.mover, state.legal, np.zeros(P, np.int64), np.zeros(P, np.float64), out)
+          state.mover, state.legal, np.zeros(P, np.int64), np.zeros(P, np.float64),
+          np.zeros(0, np.int64), state.legal, np.zeros(0, np.int64), out)
     for k, mem in mems:
         _copy_seats(seating, k, flat(last), flat(mem.last))
         for name in FACTS:

@@ -216,17 +216,31 @@ def _setup(kinds, tvs, base, params, tv_total, partner):
 
 @njit(cache=True)
 def _play(seating, kinds, kp, tvs, tv_total, partner, g, pp, grid, up, known, deck, disc, base,
-          card_value, rs, ev, params, dr, lg, val, kn, fd, score, match, seen, out):
+          card_value, rs, ev, params, dr, lg, val, kn, fd, score, match, seen, games, mask, acts,
+          out):
     """Play every match of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
-    out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
+    out[1]: 1 + the first game whose policy chose an illegal action (0: none).
+
+    With ``games`` not empty it only decides (the lockstep loop's ``decide``): acts[i] is policy
+    0's action in game games[i], with ``mask[i]`` as the legal mask; nothing is played. One
+    kernel for both, so the policy is compiled once."""
+    only = games.shape[0] > 0
     nactions = lg.shape[0]
     decisions = 0
-    for b in range(g.shape[0]):
-        while g[b, PHASE] != OVER:
-            k = seating[b, g[b, CUR]]
-            ps.write_legal(b, g, up, params, lg)
+    for j in range(games.shape[0] if only else g.shape[0]):
+        b = games[j] if only else j
+        while only or g[b, PHASE] != OVER:
+            k = 0 if only else seating[b, g[b, CUR]]
+            if only:
+                for x in range(nactions):
+                    lg[x] = x < mask.shape[1] and mask[j, x]
+            else:
+                ps.write_legal(b, g, up, params, lg)
             a = policy(kinds[k], kp[k], tvs[k], tv_total[k], b, g, grid, up, known, disc,
                        card_value, params, partner, lg, val, kn, fd, score, match, seen)
+            if only:
+                acts[j] = a
+                break
             if a < 0 or a >= nactions or not lg[a]:
                 out[1] = b + 1
                 out[0] = decisions
@@ -236,18 +250,6 @@ def _play(seating, kinds, kp, tvs, tv_total, partner, g, pp, grid, up, known, de
             decisions += 1
             out[2 + b] += 1
     out[0] = decisions
-
-
-@njit(cache=True, _nrt=False)
-def _decide(games, kp, tvs, tv_total, partner, legal, g, grid, up, known, disc, card_value,
-            params, lg, val, kn, fd, score, match, seen, kinds, out):
-    """The policy's action in each game of ``games`` (what ``_play`` would choose there), with
-    ``legal`` (row i: games[i]) as the legal mask."""
-    for i in range(games.shape[0]):
-        for a in range(lg.shape[0]):
-            lg[a] = a < legal.shape[1] and legal[i, a]
-        out[i] = policy(kinds[0], kp[0], tvs[0], tv_total[0], games[i], g, grid, up, known, disc,
-                        card_value, params, partner, lg, val, kn, fd, score, match, seen)
 
 
 def _prepare(state, policies: list):
@@ -280,7 +282,8 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     out = kernel_out(len(seating))
     _play(np.ascontiguousarray(seating, np.int64), kinds, kp, tvs, tv_total, partner, state.g,
           state.pp, state.grid, state.up, state.known, state.deck, state.disc, state.base,
-          state.card_value, state.rs, state.ev, state.params, state.dr, *scratch, out)
+          state.card_value, state.rs, state.ev, state.params, state.dr, *scratch,
+          np.zeros(0, np.int64), np.zeros((0, 0), np.bool_), np.zeros(0, np.int64), out)
     decisions = kernel_done(out, per_game)
     return decisions
 
@@ -292,7 +295,8 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     kinds, kp, tvs, tv_total, partner, scratch = _prepare(state, [policy])
     games = np.ascontiguousarray(games, np.int64)
     out = np.zeros(len(games), np.int64)
-    _decide(games, kp, tvs, tv_total, partner, np.ascontiguousarray(legal, np.bool_), state.g,
-            state.grid, state.up, state.known, state.disc, state.card_value, state.params,
-            *scratch, kinds, out)
+    _play(np.zeros((1, 1), np.int64), kinds, kp, tvs, tv_total, partner, state.g, state.pp,
+          state.grid, state.up, state.known, state.deck, state.disc, state.base,
+          state.card_value, state.rs, state.ev, state.params, state.dr, *scratch, games,
+          np.require(legal, np.bool_, "CW"), out, kernel_out(0))
     return out

@@ -320,16 +320,28 @@ def policy(kind, kp, b, legal, lb, small, vhand, vplayed, vline, vpos, vowner, v
 def _play(seating, kinds, kp, g, pp, rpts, pos, owner, hand, pile, seq, rdeck, deck, dr, ev, rs,
           active, deck_types, xtypes, racing, points, params, deck_total, in_play, powq, pow1q,
           mover, legal, small, vhand, vplayed, vline, vpos, vowner, vseen, vtotal, vif,
-          own, other, pmf, sv, u, sc, P, out):
+          own, other, pmf, sv, u, sc, P, games, mask, acts, out):
     """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
-    out[1]: 1 + the first game whose policy chose an illegal action (0: none)."""
+    out[1]: 1 + the first game whose policy chose an illegal action (0: none).
+
+    With ``games`` not empty it only decides (the lockstep loop's ``decide``): acts[i] is policy
+    0's action in game games[i] (from the view the game keeps current), with row i of ``mask``
+    as its legal actions; nothing is played. One kernel for both, so the policy is compiled
+    once."""
+    only = games.shape[0] > 0
     decisions = 0
-    for b in range(g.shape[0]):
-        while mover[b] >= 0:  # the view of game b is current (init or the last action wrote it)
-            k = seating[b, mover[b]]
-            a = policy(kinds[k], kp[k], b, legal, b, small, vhand, vplayed, vline, vpos, vowner,
-                       vif, deck_total, in_play, racing, points, params, powq, pow1q, own, other,
-                       pmf, sv, u, sc, P)
+    for j in range(games.shape[0] if only else g.shape[0]):
+        b = games[j] if only else j
+        # the view of game b is current (init or the last action wrote it)
+        while only or mover[b] >= 0:
+            k = 0 if only else seating[b, mover[b]]
+            lg = mask if only else legal
+            a = policy(kinds[k], kp[k], b, lg, j if only else b, small, vhand, vplayed, vline,
+                       vpos, vowner, vif, deck_total, in_play, racing, points, params, powq,
+                       pow1q, own, other, pmf, sv, u, sc, P)
+            if only:
+                acts[j] = a
+                break
             if a < 0 or a >= legal.shape[1] or not legal[b, a]:
                 out[1] = b + 1
                 return
@@ -390,20 +402,10 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           st.owner, st.hand, st.pile, st.seq, st.rdeck, st.deck, st.dr, st.ev, st.rs, st.active,
           st.deck_types, st.xtypes, st.racing, st.points, st.params, deck_total, in_play, powq,
           pow1q, v.mover, v.legal, v.small, v.hand, v.played, v.line, v.pos, v.owner, v.seen,
-          v.total, v.ifplay, *scratch(), out)
+          v.total, v.ifplay, *scratch(), np.zeros(0, np.int64), v.legal,
+          np.zeros(0, np.int64), out)
     decisions = kernel_done(out, per_game)
     return decisions
-
-
-@njit(cache=True, _nrt=False)
-def _decide(games, kind, kp, legal, small, vhand, vplayed, vline, vpos, vowner, vif, deck_total,
-            in_play, racing, points, params, powq, pow1q, own, other, pmf, sv, u, sc, P, out):
-    """The policy's action in each game of ``games`` (what ``_play`` would choose there, from
-    the view the game keeps current), with row i of ``legal`` (game games[i]) as its mask."""
-    for i in range(games.shape[0]):
-        out[i] = policy(kind, kp, games[i], legal, i, small, vhand, vplayed, vline, vpos, vowner,
-                        vif, deck_total, in_play, racing, points, params, powq, pow1q, own, other,
-                        pmf, sv, u, sc, P)
 
 
 def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
@@ -415,8 +417,11 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     deck_total = np.ascontiguousarray(st.deck_total_ro, np.int64)
     powq, pow1q = pow_tables(int(deck_total.sum()))
     out = np.zeros(len(games), np.int64)
-    _decide(np.ascontiguousarray(games, np.int64), kinds[0], kp[0],
-            np.ascontiguousarray(legal, np.bool_), v.small, v.hand, v.played, v.line, v.pos,
-            v.owner, v.ifplay, deck_total, np.ascontiguousarray(st.in_play_ro), st.racing,
-            st.points, st.params, powq, pow1q, *scratch(), out)
+    _play(np.zeros((1, 1), np.int64), kinds, kp, st.g, st.pp, st.rpts, st.pos, st.owner,
+          st.hand, st.pile, st.seq, st.rdeck, st.deck, st.dr, st.ev, st.rs, st.active,
+          st.deck_types, st.xtypes, st.racing, st.points, st.params, deck_total,
+          np.ascontiguousarray(st.in_play_ro), powq, pow1q, v.mover, v.legal, v.small, v.hand,
+          v.played, v.line, v.pos, v.owner, v.seen, v.total, v.ifplay, *scratch(),
+          np.ascontiguousarray(games, np.int64), np.require(legal, np.bool_, "CW"), out,
+          kernel_out(0))
     return out

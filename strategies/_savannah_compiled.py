@@ -299,27 +299,38 @@ def _noisy(a, noise, seat_rs, row, lg):
 def _play(seating, kinds, knobs, g, board, up_pos, up_count, copies, hand, hand_n, pile1, pile2,
           fd_pos, fd_card, fd_owner, box, score, claims, unpl, fr, sc, cand_slot, cand_card,
           cand_cell, cand_pts, legal, ev, rs, prm, dr, buf, gone, was, spaces, owas, only, qd, pos,
-          hib, seat_rs, limit, counted, out):
+          hib, seat_rs, limit, counted, games, mask, acts, out):
     """Play every game of the batch to its end, or where limit > 0 (a search's depth) until
     ``limit`` decisions of the kinds ``counted`` has a bit of (1 << kind) are made and the next
     one would be another. out[0]: decisions, out[2 + b] those of game b; out[1]: 1 + the first
     game whose policy chose an illegal action (0: none). knobs[k] = (the policy's knob,
-    noise)."""
+    noise).
+
+    With ``games`` not empty it only decides (the lockstep loop's ``decide``): acts[i] is policy
+    0's action in game games[i], with ``mask[i]`` as the legal mask and ``seat_rs[i]`` as the
+    mover's stream; nothing is played. One kernel for both, so the policy is compiled once."""
+    deciding = games.shape[0] > 0
     decisions = 0
     P = prm[T.P_PLAYERS]
-    for b in range(g.shape[0]):
+    for j in range(games.shape[0] if deciding else g.shape[0]):
+        b = games[j] if deciding else j
         made = 0
-        while g[b, T.PHASE] != T.OVER:  # game b's candidates are listed (init or the last step)
+        # game b's candidates are listed (init or the last step)
+        while deciding or g[b, T.PHASE] != T.OVER:
             if limit > 0 and (counted >> np.int64(g[b, T.KIND])) & 1:
                 if made == limit:
                     break
                 made += 1
             mover = g[b, T.CUR]
-            k = seating[b, mover]
+            k = 0 if deciding else seating[b, mover]
+            lg = mask[j] if deciding else legal[b]
             a = policy(kinds[k], knobs[k, 0], b, g, board, up_count, copies, hand, hand_n, fr, sc,
                        cand_cell, cand_card, cand_pts, prm, buf, gone, was, spaces, owas, only,
-                       qd, pos, hib, legal[b])
-            a = _noisy(a, knobs[k, 1], seat_rs, b * P + mover, legal[b])
+                       qd, pos, hib, lg)
+            a = _noisy(a, knobs[k, 1], seat_rs, j if deciding else b * P + mover, lg)
+            if deciding:
+                acts[j] = a
+                break
             if a < 0 or a >= g[b, T.N_CAND] or not legal[b, a]:
                 out[1] = b + 1
                 return
@@ -358,23 +369,11 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
     out = kernel_out(len(seating))
     counted = -1 if step_kinds is None else sum(1 << int(k) for k in step_kinds)
     _play(np.ascontiguousarray(seating, np.int64), kinds, knobs, *state.arrays(),
-          *_scratch(state), seat_rs, np.int64(steps), np.int64(counted), out)
+          *_scratch(state), seat_rs, np.int64(steps), np.int64(counted), np.zeros(0, np.int64),
+          state.legal_mask, np.zeros(0, np.int64), out)
     if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
         raise RuntimeError("savannah: a game broke a proven bound: a bug, please report")
     return kernel_done(out, per_game)
-
-
-@njit(cache=True, _nrt=False)
-def _decide(games, kind, knob, noise, legal, g, board, up_count, copies, hand, hand_n, fr, sc,
-            cand_cell, cand_card, cand_pts, prm, buf, gone, was, spaces, owas, only, qd, pos,
-            hib, seat_rs, out):
-    """The policy's action in each game of ``games`` (what ``_play`` would choose there), with
-    ``legal`` (row i: games[i]) as the legal mask and ``seat_rs[i]`` as the mover's stream."""
-    for i in range(games.shape[0]):
-        a = policy(kind, knob, games[i], g, board, up_count, copies, hand, hand_n, fr, sc,
-                   cand_cell, cand_card, cand_pts, prm, buf, gone, was, spaces, owas, only, qd,
-                   pos, hib, legal[i])
-        out[i] = _noisy(a, noise, seat_rs, i, legal[i])
 
 
 def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
@@ -385,10 +384,9 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
     kinds, knobs = _knobs([policy])
     games = np.ascontiguousarray(games, np.int64)
     out = np.zeros(len(games), np.int64)
-    _decide(games, kinds[0], knobs[0, 0], knobs[0, 1], np.ascontiguousarray(legal, np.bool_),
-            state.g, state.board, state.up_count, state.copies, state.hand, state.hand_n,
-            state.fr, state.sc, state.cand_cell, state.cand_card, state.cand_pts, state.prm,
-            *_scratch(state), seat_rs, out)
+    _play(np.zeros((1, 1), np.int64), kinds, knobs, *state.arrays(), *_scratch(state), seat_rs,
+          np.int64(0), np.int64(-1), games, np.require(legal, np.bool_, "CW"), out,
+          kernel_out(0))
     if state.g[:, T.ERR].any():  # pragma: no cover - the bounds in grid.py / game.py
         raise RuntimeError("savannah: a game broke a proven bound: a bug, please report")
     return out
