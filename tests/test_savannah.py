@@ -1500,7 +1500,6 @@ def test_clone_copies_what_is_read_and_plays_on(players, rules, steps):
     from types import SimpleNamespace
 
     from clone_check import check_clone_plays_on
-    from safari_sim.engine.protocol import Game
 
     st = _mixed_positions(players, rules, steps)
     rows = np.array([3, 0, 3, 5, 1, 1, 2, 4])
@@ -1513,7 +1512,12 @@ def test_clone_copies_what_is_read_and_plays_on(players, rules, steps):
         getattr(old, name)[:] = 7                  # stale entries past every list's length
     del old
     assert buffers._scratch
-    whole, slow = G.clone(st, big), Game.clone(G, st, rows)
+    whole = G.clone(st, big)
+    # the reference: every per-game array copied by rows, written here (not the code checked)
+    B = len(st.rs)
+    slow = SimpleNamespace(**{k: v[rows].copy() for k, v in vars(st).items()
+                              if isinstance(v, np.ndarray) and v.shape[:1] == (B,)
+                              and k not in G.constant_fields})
     fast = SimpleNamespace(**{k: v[::60] for k, v in vars(whole).items()
                               if isinstance(v, np.ndarray) and v.shape[:1] == big.shape})
     F = st.sc.shape[1] // 2

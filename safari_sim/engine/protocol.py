@@ -322,10 +322,15 @@ class Game(abc.ABC):
             v = getattr(state, f.name)
             if (isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == batch
                     and f.name not in self.constant_fields):
-                kw[f.name] = v[rows].copy()
+                kw[f.name] = self.clone_field(f.name, v, rows)
             elif f.default is None and not isinstance(v, np.ndarray) and v is not None:
                 kw[f.name] = None  # a cache (a view of the state): rebuilt on use
         return dataclasses.replace(state, **kw)
+
+    def clone_field(self, name: str, value: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """One per-game array of a ``clone``: row i a copy of row ``rows[i]`` (a game may hand
+        some fields reused buffers and fill them itself after: Savannah's)."""
+        return value[rows]  # fancy indexing: a copy
 
     def determinize(self, state: Any, games: np.ndarray, seat: np.ndarray,
                     keys: np.ndarray) -> Any:

@@ -453,17 +453,15 @@ class Savannah(Game):
         copied whole.
         Played on, a copy plays as the game it copies (``tests/test_savannah.py``)."""
         rows = np.asarray(rows, np.int64)
-        batch = len(state.rs)
-        kw = {}
-        for f in dataclasses.fields(state):
-            v = getattr(state, f.name)
-            if (isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == batch
-                    and f.name not in self.constant_fields):
-                kw[f.name] = (buffers.scratch((len(rows),) + v.shape[1:], v.dtype)
-                              if f.name in W.COPIED else v[rows])  # fancy indexing: a copy
+        new = super().clone(state, rows)
         W.copy_rows(rows, state.g, *(getattr(state, k) for k in W.COPIED),
-                    *(kw[k] for k in W.COPIED))
-        return dataclasses.replace(state, **kw)
+                    *(getattr(new, k) for k in W.COPIED))
+        return new
+
+    def clone_field(self, name: str, value: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        if name in W.COPIED:  # filled by ``clone`` after (``worlds.copy_rows``)
+            return buffers.scratch((len(rows),) + value.shape[1:], value.dtype)
+        return value[rows]
 
     def determinize(self, state: State, games: np.ndarray, seat: np.ndarray,
                     keys: np.ndarray) -> State:
