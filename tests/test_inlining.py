@@ -70,6 +70,8 @@ def test_the_patch_is_installed_on_this_numba():
     assert inlining.install()
     assert inline_closurecall.InlineWorker.inline_function is inlining._inline_function
     assert inline_closurecall.InlineWorker.inline_ir.__module__ == inline_closurecall.__name__
+    from numba.core.targetconfig import TargetConfig
+    assert TargetConfig.__hash__.__module__ == inlining.__name__
 
 
 def test_patched_and_numbas_own_inliner_compute_the_same(tmp_path):
@@ -132,3 +134,40 @@ def test_a_site_never_changes_the_ir_shared_with_the_next():
     assert user_two(a) == 16 - 4
     after = [str(b.body) for ir in shared for b in ir.blocks.values()]
     assert before == after
+
+
+FLAGS = textwrap.dedent("""
+    import sys
+    if sys.argv[1] == "patched":
+        import safari_sim.engine  # installs the patches
+    from numba.core.compiler import Flags
+    from numba.core.cpu import CPUTargetOptions  # noqa: F401  (another TargetConfig subclass)
+    made = []
+    for nrt, boundscheck, release in ((False, None, False), (True, None, False),
+                                      (True, True, True), (True, False, False)):
+        f = Flags()
+        if nrt:
+            f.nrt = True
+        if boundscheck is not None:
+            f.boundscheck = boundscheck
+        f.release_gil = release
+        made.append(f)
+    print([sorted(f.values().items(), key=str) for f in made])
+    print([hash(f) for f in made])
+    print([[a == b for b in made] for a in made], made[1] == Flags(made[1]), made[0] == 3)
+""")
+
+
+def test_the_faster_flags_hash_and_compare_as_numbas_own(tmp_path):
+    """Typing keys its caches by the compile flags: the patched ``values``, hash and ``==`` must
+    give exactly numba's (the hash with the same PYTHONHASHSEED, unpatched in another process)."""
+    (tmp_path / "flags.py").write_text(FLAGS)
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "7",
+           "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = {}
+    for mode in ("patched", "numba"):
+        out[mode] = subprocess.run(
+            [sys.executable, str(tmp_path / "flags.py"), mode], cwd=tmp_path, env=env,
+            capture_output=True, text=True, check=True).stdout
+    assert out["patched"] == out["numba"]
+    assert "[False, True, False, True]" in out["numba"]   # some flags differ, some are equal
