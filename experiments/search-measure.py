@@ -21,7 +21,8 @@ Other player counts (issue 32): ``--players N`` seats N players, the searcher in
 in game b (the others all ``OPPONENT``). ``--rules JSON`` sets rules over the printed ones (e.g.
 Herds' ``'{"teams_at_four": false}'``; at four players Herds plays in teams by its printed rules,
 partners opposite: 0+2 against 1+3). Where the game has teams (``game.teams(rules, N)``) the
-searcher's partners are played by ``--partner NAME`` (default: ``OPPONENT``), the row's win is
+searcher's partners are played by ``--partner NAME`` (default: ``OPPONENT``; ``search``: the
+search with the measured seat's knobs, a team of search partners), the row's win is
 its team's (the partners' shares added) and the fair share is one over the number of sides (1/2 in
 teams), else 1/N. ``--heuristic NAME`` plays the measured seat with that heuristic instead of
 the search (its default knobs): the comparison row of the same seats (e.g. all `collector`).
@@ -73,7 +74,11 @@ def searcher(args):
 
 
 def heuristic(args, name):
-    """A shipped heuristic of the game, with the opponents' knobs where it has them."""
+    """A shipped heuristic of the game, with the opponents' knobs where it has them; ``search``
+    (as ``--partner``) is the search player with the measured seat's knobs (``--knobs``, else the
+    game's defaults), untimed: a team of search partners, as `skill` seats one."""
+    if name == "search":
+        return Search(**json.loads(args.knobs or "{}"))
     return get_strategy(args.game, name)(**OPPONENT_PARAMS.get((args.game, name), {}))
 
 
