@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 from numba import njit
 from numba.core import inline_closurecall
 
@@ -171,3 +172,38 @@ def test_the_faster_flags_hash_and_compare_as_numbas_own(tmp_path):
             capture_output=True, text=True, check=True).stdout
     assert out["patched"] == out["numba"]
     assert "[False, True, False, True]" in out["numba"]   # some flags differ, some are equal
+
+
+def test_the_typing_memo_answers_as_numba_does():
+    """A builtin's typing remembered per argument types gives numba's own answer: literal and
+    plain arguments, arrays of other layouts, and a call no template types (never remembered)."""
+    import operator
+
+    from numba.core import types
+    from numba.core.registry import cpu_target
+    from numba.core.types.functions import BaseFunction
+
+    inlining.install()
+    assert types.Function.get_call_type is not BaseFunction.get_call_type
+    ctx = cpu_target.typing_context
+    ctx.refresh()
+    a2 = types.Array(types.int8, 2, "C")
+    a1 = types.Array(types.float64, 1, "A", readonly=True)
+    tup = types.UniTuple(types.int64, 3)
+    calls = [(operator.getitem, (a2, types.UniTuple(types.int64, 2))),
+             (operator.getitem, (a2, types.int64)),
+             (operator.getitem, (a1, types.intp)),
+             (operator.getitem, (tup, types.IntegerLiteral(1))),
+             (operator.add, (types.int8, types.int64)),
+             (operator.add, (types.IntegerLiteral(3), types.IntegerLiteral(4))),
+             (operator.lt, (types.float64, types.int32)),
+             (operator.setitem, (a2, types.UniTuple(types.int64, 2), types.int64))]
+    for fn, args in calls * 2:   # the second round from the memo
+        fnty = ctx.resolve_value_type(fn)
+        own = BaseFunction.get_call_type(fnty, ctx, args, {})
+        assert fnty.get_call_type(ctx, args, {}) == own and own is not None
+    fnty = ctx.resolve_value_type(operator.setitem)
+    bad = (a1, types.int64, types.float64)   # a read-only array cannot be written
+    for _ in range(2):
+        with pytest.raises(Exception):
+            fnty.get_call_type(ctx, bad, {})

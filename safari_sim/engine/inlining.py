@@ -19,7 +19,10 @@ other numba it does nothing, and numba compiles as it always did, only more slow
 
 It also makes numba's compile flags cheaper to compare (``_fast_flags``): typing looks every
 call's implementation up in a cache keyed by the flags, and each lookup hashed and compared them
-by reading all 22 options through properties (about 5% of a first run).
+by reading all 22 options through properties (about 5% of a first run). And it remembers how a
+builtin function types for given argument types (``_typing_memo``): numba tried every template
+of ``getitem``, ``setitem``, ``+`` ... at each of a kernel's thousands of calls (about 1 ms a
+call, failures raised and caught), though the answer depends only on the types.
 """
 
 from __future__ import annotations
@@ -120,6 +123,38 @@ def _fast_flags() -> bool:
     return True
 
 
+def _typing_memo() -> bool:
+    """``types.Function.get_call_type`` (the typing of a call of a builtin: operators, getitem,
+    numpy functions) remembered per (function, context, argument types, flags); only answers
+    are kept, a failure is worked out again each time as numba does."""
+    from numba.core import types
+    from numba.core.targetconfig import ConfigStack
+
+    real = types.Function.get_call_type
+    if getattr(real, "_safari_memo", False):
+        return True
+    memo: dict = {}
+
+    def get_call_type(self, context, args, kws):
+        flags = ConfigStack.top_or_none()
+        try:
+            key = (self, context, tuple(args), tuple(sorted(kws.items())),
+                   None if flags is None else repr(sorted(flags.values().items())))
+            hash(key)
+        except TypeError:  # an unhashable argument type: numba's own way
+            return real(self, context, args, kws)
+        sig = memo.get(key)
+        if sig is None:
+            sig = real(self, context, args, kws)
+            if sig is not None:
+                memo[key] = sig
+        return sig
+
+    get_call_type._safari_memo = True
+    types.Function.get_call_type = get_call_type
+    return True
+
+
 def install() -> bool:
     """Patch numba's inliner (once per process); returns whether it is patched.
     ``SAFARI_SIM_NUMBA_INLINER=numba`` in the environment keeps numba's own (to compare)."""
@@ -134,5 +169,6 @@ def install() -> bool:
     _icc.InlineWorker.inline_ir = inline_ir
     _icc.InlineWorker.inline_function = _inline_function
     _fast_flags()
+    _typing_memo()
     _installed = True
     return True
