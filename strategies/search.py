@@ -342,9 +342,9 @@ class Search(Strategy):
             other = (None if p.elsewhere is None else
                      make(p.elsewhere, p.elsewhere_params, "elsewhere"))
             got = self._helpers[(game.id, players)] = (p, prior, rollout, other)
-            self._own[(game.id, players)] = (None if p.own_rollout is None else
-                                  helper(game, p.own_rollout, p.own_rollout_params,
-                                         f"{self.label}.own_rollout"))
+            self._own[(game.id, players)] = (
+                None if p.own_rollout is None else
+                helper(game, p.own_rollout, p.own_rollout_params, f"{self.label}.own_rollout"))
         return got
 
     def act(self, obs, legal, rng, worlds=None):
