@@ -126,12 +126,15 @@ BENCHMARK = {"strategy": "backer", "params": {}, "players": 4,
 # a knob unset), chosen by the measured table in docs/search.md ("Per-game defaults"): only the
 # card played into the line searched (backer chooses the animal and its space), among the 3
 # cards backer likes best, 4 whole play-outs each by backer (a depth cut loses here: the places
-# a few steps into a race are not its final places).
+# a few steps into a race are not its final places). At 4 players (`"at"`) only backer's top 2:
+# its 3 cost 1,744 decisions a second there (each play-out is longer), under issue 32's 2,000; the
+# top 2 play 2,196 and win 0.33 ± 0.03 against three backer on 1,200 games (docs/search.md,
+# "Other player counts").
 SEARCH = {"rollouts": 4, "rollout": "benchmark", "top_k": 3, "prior": "backer", "kinds": [1],
-          "elsewhere": "backer"}
+          "elsewhere": "backer", "at": {4: {"top_k": 2}}}
 # Where the search with these defaults is the stronger player (`skill`'s best player, the
 # tuner's best response): docs/search.md measures it ahead of every shipped heuristic at these
 # player counts, 600 games against two copies of each; the closest of them and its row. At 4
 # players (the baseline; docs/search.md, "Other player counts") against three copies, fair 1/4.
 SEARCH_AHEAD = {"players": [3, 4], "closest": "backer", "win": 0.54, "half": 0.04, "games": 600,
-                "at": {4: {"closest": "backer", "win": 0.32, "half": 0.04, "games": 600}}}
+                "at": {4: {"closest": "backer", "win": 0.33, "half": 0.03, "games": 1200}}}

@@ -211,14 +211,27 @@ def world_results(game, state, seat, teams=None) -> tuple[np.ndarray, np.ndarray
     return win, margin
 
 
-def game_defaults(game_id: str) -> dict[str, Any]:
+def game_defaults(game_id: str, players: int | None = None) -> dict[str, Any]:
     """The search knobs a game's strategies module chose by measurement (its ``SEARCH``:
-    docs/search.md has the table), used where the player's own params leave a knob unset."""
+    docs/search.md has the table), used where the player's own params leave a knob unset. A
+    player count measured apart has its own knobs in ``SEARCH["at"]`` (``{4: {"top_k": 2}}``),
+    over the others at that count (``players``; None: the knobs of every other count)."""
     try:
         mod = importlib.import_module(f"strategies.{game_id}")
     except ModuleNotFoundError:
         return {}
-    return dict(getattr(mod, "SEARCH", {}))
+    knobs = dict(getattr(mod, "SEARCH", {}))
+    at = knobs.pop("at", None) or {}
+    return {**knobs, **at.get(players, {})}
+
+
+def default_counts(game_id: str) -> list[int]:
+    """The player counts with knobs of their own in the game's ``SEARCH["at"]``."""
+    try:
+        mod = importlib.import_module(f"strategies.{game_id}")
+    except ModuleNotFoundError:
+        return []
+    return sorted((getattr(mod, "SEARCH", {}) or {}).get("at", {}) or {})
 
 
 def game_function(game_id: str, name: str):
@@ -294,24 +307,27 @@ class Search(Strategy):
                 if s is not None:
                     s.reset(batch, n_players)
 
-    def settings(self, game_id: str) -> SearchParams:
-        """The knobs this player searches ``game_id`` with: the game's defaults (``SEARCH``),
-        then every knob set on the player."""
-        return SearchParams(**{**game_defaults(game_id),
+    def settings(self, game_id: str, players: int | None = None) -> SearchParams:
+        """The knobs this player searches ``game_id`` with at ``players`` players: the game's
+        defaults (``SEARCH``, with its ``"at"`` row for that count), then every knob set on the
+        player."""
+        return SearchParams(**{**game_defaults(game_id, players),
                                **self.params.model_dump(exclude_unset=True)})
 
     def check_for(self, game) -> None:
-        """``check_settings`` for this player's settings in ``game`` (ValueError)."""
-        check_settings(game, self.settings(game.id))
+        """``check_settings`` for this player's settings in ``game`` (ValueError), at every
+        player count with defaults of its own too."""
+        for players in [None, *default_counts(game.id)]:
+            check_settings(game, self.settings(game.id, players))
 
-    def _strategies(self, game) -> tuple[Any, Any, Any, Any]:
-        """(settings, prior or None, rollout, elsewhere or None) for this game, built on
-        first use."""
-        got = self._helpers.get(game.id)
+    def _strategies(self, game, players: int | None = None) -> tuple[Any, Any, Any, Any]:
+        """(settings, prior or None, rollout, elsewhere or None) for this game at ``players``
+        players, built on first use."""
+        got = self._helpers.get((game.id, players))
         if got is None:
             from . import get_strategy
 
-            p = self.settings(game.id)
+            p = self.settings(game.id, players)
             _check_kinds(game, p)
             name, params = rollout_spec(game.id, p.rollout, p.rollout_params)
             rollout = helper(game, name, params, f"{self.label}.rollout")
@@ -325,15 +341,16 @@ class Search(Strategy):
             prior = None if p.prior is None else make(p.prior, p.prior_params, "prior")
             other = (None if p.elsewhere is None else
                      make(p.elsewhere, p.elsewhere_params, "elsewhere"))
-            got = self._helpers[game.id] = (p, prior, rollout, other)
-            self._own[game.id] = (None if p.own_rollout is None else
-                                  helper(game, p.own_rollout, p.own_rollout_params,
-                                         f"{self.label}.own_rollout"))
+            got = self._helpers[(game.id, players)] = (p, prior, rollout, other)
+            self._own[(game.id, players)] = (
+                None if p.own_rollout is None else
+                helper(game, p.own_rollout, p.own_rollout_params, f"{self.label}.own_rollout"))
         return got
 
     def act(self, obs, legal, rng, worlds=None):
         game = searched_game(worlds, "search")
-        p, prior, rollout, other = self._strategies(game)
+        players = worlds.n_players
+        p, prior, rollout, other = self._strategies(game, players)
         check_depth(game, "search", p.depth)
         legal = np.asarray(legal)
         if p.kinds is not None:
@@ -350,9 +367,9 @@ class Search(Strategy):
                 if rows.size:
                     out[rows] = self._search(game, p, prior, rollout, obs.take(rows),
                                              np.take(legal, rows, axis=0), rng.take(rows),
-                                             worlds.take(rows))
+                                             worlds.take(rows), players)
                 return out
-        return self._search(game, p, prior, rollout, obs, legal, rng, worlds)
+        return self._search(game, p, prior, rollout, obs, legal, rng, worlds, players)
 
     @staticmethod
     def _play_as(strategy, obs, legal, rng, worlds):
@@ -364,7 +381,7 @@ class Search(Strategy):
             return np.asarray(worlds.decide(strategy, rng, shown), np.int64)
         return np.asarray(strategy.act(obs, shown, rng), np.int64)
 
-    def _search(self, game, p, prior, rollout, obs, legal, rng, worlds):
+    def _search(self, game, p, prior, rollout, obs, legal, rng, worlds, players=None):
         base = seed_keys(rng)  # first: the same two draws per game whatever else happens
         cand, own = self._candidates(p, obs, legal, rng, prior, worlds)
         # [2, n, W]: the objective's mean, then the other one's (the tie-break)
@@ -381,7 +398,7 @@ class Search(Strategy):
                                                           side="right")))
                 rows = open_[start:stop]
                 value[:, rows] = self._race(p, game, worlds, rows, cand[rows], base[rows],
-                                            rollout)
+                                            rollout, players)
                 start = stop
             if p.prior_bonus > 0 and own is not None:
                 # the prior's own choice keeps its place unless another is clearly better
@@ -430,18 +447,19 @@ class Search(Strategy):
             left[rows[some], a[some]] = False
         return cand, first
 
-    def _race(self, p, game, worlds, rows, cand, base, rollout) -> np.ndarray:
+    def _race(self, p, game, worlds, rows, cand, base, rollout, players=None) -> np.ndarray:
         """float[2, len(rows), W]: the mean result of each candidate of observed games ``rows``
         by the objective, then by the other measure; with ``race``, the games whose best two
         candidates are close (their means less than ``race_z`` standard errors apart) play
         ``race`` more worlds per candidate, and their means are over all the worlds played."""
-        sums = self._evaluate(p, game, worlds, rows, cand, base, rollout, 0, p.rollouts)
+        sums = self._evaluate(p, game, worlds, rows, cand, base, rollout, 0, p.rollouts, players)
         if p.race > 0:
             mean, _, sq, tot = self._means(sums, cand)
             close = np.flatnonzero(self._close(mean, sq, tot, cand, p.race_z))
             if close.size:
                 sums[:, close] += self._evaluate(p, game, worlds, rows[close], cand[close],
-                                                 base[close], rollout, p.rollouts, p.race)
+                                                 base[close], rollout, p.rollouts, p.race,
+                                                 players)
         mean, other, _, _ = self._means(sums, cand)
         return np.stack([mean, other])
 
@@ -466,7 +484,7 @@ class Search(Strategy):
         return (cand.sum(axis=1) > 1) & (gap <= z * np.sqrt(var[i, a] + var[i, b]))
 
     def _evaluate(self, p, game, worlds, rows, cand, base, rollout, first_world: int,
-                  r: int) -> np.ndarray:
+                  r: int, count: int | None = None) -> np.ndarray:
         """float[4, len(rows), W]: over worlds ``first_world`` .. ``first_world + r - 1`` of
         each candidate of observed games ``rows``, the sums of the objective's result, of the
         other measure's (win share or margin), of the objective's square and of the worlds'
@@ -493,7 +511,7 @@ class Search(Strategy):
         rollout.reset(m, n_players)
         players = [rollout]
         seating = np.zeros((m, n_players), np.int64)
-        own = self._own.get(game.id)
+        own = self._own.get((game.id, count))  # built for the table's player count
         if own is not None:  # the searcher's own seat by its own rollout strategy
             own.reset(m, n_players)
             players.append(own)

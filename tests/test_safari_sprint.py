@@ -1380,3 +1380,15 @@ def test_running_score_while_choosing_animals_is_the_series_points_alone():
     act(st, int(np.flatnonzero(G.legal(st)[0])[0]))
     assert st.g[0, ss.PHASE] == ss.CLAIM
     assert G.running_score(st).tolist() == [[11, 10, 13]]
+
+
+def test_the_search_defaults_at_four_search_backers_top_two():
+    """Issue 32: at 4 players a play-out is longer, so the search plays backer's top 2 (SEARCH's
+    "at" row; 2,196 decisions a second, 0.33 ± 0.03 against three backer, docs/search.md); at 3
+    and 5 the top 3, and every other knob is the same at every count."""
+    from strategies.search import Search
+
+    three, four, five = (Search().settings("safari_sprint", n) for n in (3, 4, 5))
+    assert (three.top_k, four.top_k, five.top_k) == (3, 2, 3)
+    assert four.model_copy(update={"top_k": 3}) == three == five
+    assert Search(top_k=3).settings("safari_sprint", 4).top_k == 3   # a knob set on the player wins

@@ -504,7 +504,7 @@ def test_own_rollout_plays_the_searchers_seat_and_the_rollout_the_others():
     s = Search(rollouts=3, own_rollout="random")
     p, _, rollout, _ = s._strategies(game)
     rollout, own = Seen(), Seen()
-    s._own[game.id] = own
+    s._own[(game.id, None)] = own  # keyed by game and player count (None: any)
     s._evaluate(p, game, worlds, rows, legal, base, rollout, 0, 3)
     gi = np.repeat(np.nonzero(legal)[0], 3)      # the observed game of each world
     me = mover[idx][gi]
