@@ -207,7 +207,12 @@ def world_results(game, state, seat, teams=None) -> tuple[np.ndarray, np.ndarray
     margin = lead(score, seat, teams)
     done = np.flatnonzero(~running)
     if done.size:  # finished earlier: scored as a whole play-out is
-        win[done], margin[done] = seat_results(game, game.clone(state, done), seat[done], teams)
+        if getattr(game, "outcome_by_rows", False):  # read in place: no copy of the worlds
+            w_all, m_all = seat_results(game, state, seat, teams)
+            win[done], margin[done] = w_all[done], m_all[done]
+        else:
+            win[done], margin[done] = seat_results(game, game.clone(state, done), seat[done],
+                                                   teams)
     return win, margin
 
 

@@ -390,18 +390,23 @@ def test_after_steps_plays_exactly_depth_steps():
         assert np.array_equal(st.pp, ref.pp) and np.array_equal(st.g, ref.g)
 
 
-@pytest.mark.parametrize("game_id,steps", [("duck_duck_bruce", 60), ("bluff_in_zoo", 25)])
-def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, steps):
+STEPS_SAVANNAH = 72  # 10 of the 40 games over, 30 running
+
+
+@pytest.mark.parametrize("game_id,steps", [("duck_duck_bruce", 60), ("bluff_in_zoo", 25),
+                                           ("savannah", STEPS_SAVANNAH)])
+def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, steps, monkeypatch):
     """Unfinished worlds: win share of the best running score (ties split; the lowest where the
     lower score wins: Bluff in Zoo), or the game's own estimate where it has one (Duck Duck
     Bruce's cut_value), margin over the best other seat (negated there); finished ones: by
-    their outcome, as a whole play-out is."""
+    their outcome, as a whole play-out is (Savannah, ``outcome_by_rows``: read in place, the
+    same results as from a copy of the finished worlds)."""
     from strategies.search import world_results
 
     game = get_game(game_id)
     p, n = 3, 40
-    rules = game.make_rules(rounds=1) if game_id == "duck_duck_bruce" else \
-        game.make_rules(point_limit=4)
+    rules = (game.make_rules(rounds=1) if game_id == "duck_duck_bruce" else
+             game.make_rules() if game_id == "savannah" else game.make_rules(point_limit=4))
     st = game.init(rules, p, deal_keys(n, 3))
     r = get_strategy(game_id, "random")()
     r.reset(n, p)
@@ -427,6 +432,10 @@ def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, ste
         assert margin[i] == row[seat[i]] - max(row[q] for q in range(p) if q != seat[i])
     if cut is not None:  # the game's own estimate of the win share, finished worlds included
         assert np.array_equal(win, cut)
+    if game.outcome_by_rows:  # in place as from a copy of the finished worlds
+        monkeypatch.setattr(type(game), "outcome_by_rows", False)
+        copied = world_results(game, st, seat)
+        assert np.array_equal(win, copied[0]) and np.array_equal(margin, copied[1])
 
 
 def test_search_rollout_benchmark_is_the_games_bench_heuristic():
