@@ -73,6 +73,14 @@ class SpaceMaker(SavannahStrategy):
         return (float(self.params.space_value), float(self.params.noise))
 
 
+def phase_one(obs):
+    """bool[n]: the decisions of the first phase (a search's ``searched``: the opening's
+    placements and the second phase's removals are left to its ``elsewhere``)."""
+    import numpy as np
+
+    return np.asarray(obs.phase) == 1
+
+
 STRATEGIES = [Greedy, Cautious, SpaceMaker]
 BENCHMARK = {"strategy": "greedy", "params": {}}
 # The search's defaults (docs/search.md, "Savannah", issue 32): only the placements searched

@@ -629,3 +629,34 @@ strategies:
     good = exp.read_text().replace(json.dumps(params), "{}")
     exp.write_text(good)
     load_experiment(exp, output=str(tmp_path / "out"))  # the search's own defaults are fine
+
+
+def test_searched_leaves_the_decisions_it_does_not_name_to_elsewhere(monkeypatch):
+    """``searched``: a function of the game's strategies module names the decisions searched;
+    the others are played by ``elsewhere``. Naming none, Savannah's search plays every game as
+    space_maker in its seat does; naming the first phase's (``phase_one``), it searches there
+    and chooses otherwise somewhere; a function the module has not is a clear error."""
+    import strategies.savannah as sv
+
+    game = get_game("savannah")
+    rules = game.make_rules()
+    n, p = 6, 3
+    keys = game_keys(4, p, n)
+    seating = np.ones((n, p), np.int64)
+    seating[np.arange(n), np.arange(n) % p] = 0
+    sm = lambda: get_strategy("savannah", "space_maker")()   # noqa: E731
+    ref = play_batch(game, rules, p, [sm(), sm()], seating, keys).outcome.score
+    monkeypatch.setattr(sv, "nowhere", lambda obs: np.zeros(len(obs.phase), np.bool_),
+                        raising=False)
+    knobs = dict(rollouts=2, top_k=3, prior="space_maker", depth=2, depth_kinds=[0],
+                 objective="margin", rollout="greedy", kinds=[0], elsewhere="space_maker")
+    none = play_batch(game, rules, p, [Search(searched="nowhere", **knobs), sm()], seating,
+                      keys).outcome.score
+    assert np.array_equal(none, ref)
+    one = play_batch(game, rules, p, [Search(searched="phase_one", **knobs), sm()], seating,
+                     keys).outcome.score
+    assert not np.array_equal(one, ref)
+    obs = type("O", (), {"phase": np.array([0, 1, 2, 1], np.int8)})()
+    assert sv.phase_one(obs).tolist() == [False, True, False, True]
+    with pytest.raises(ValueError, match="no function"):
+        Search(searched="missing").check_for(game)
