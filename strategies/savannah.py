@@ -81,6 +81,22 @@ def phase_one(obs):
     return np.asarray(obs.phase) == 1
 
 
+def after_opening(obs):
+    """bool[n]: the decisions of the first and second phases (the opening's placements left to
+    a search's ``elsewhere``)."""
+    import numpy as np
+
+    return np.asarray(obs.phase) >= 1
+
+
+def outside_phase_one(obs):
+    """bool[n]: the opening's placements and the second phase's removals (the first phase's
+    placements left to a search's ``elsewhere``)."""
+    import numpy as np
+
+    return np.asarray(obs.phase) != 1
+
+
 STRATEGIES = [Greedy, Cautious, SpaceMaker]
 BENCHMARK = {"strategy": "greedy", "params": {}}
 # The search's defaults (docs/search.md, "Savannah", issue 32): only the placements searched
