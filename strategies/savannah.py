@@ -73,6 +73,30 @@ class SpaceMaker(SavannahStrategy):
         return (float(self.params.space_value), float(self.params.noise))
 
 
+def phase_one(obs):
+    """bool[n]: the decisions of the first phase (a search's ``searched``: the opening's
+    placements and the second phase's removals are left to its ``elsewhere``)."""
+    import numpy as np
+
+    return np.asarray(obs.phase) == 1
+
+
+def after_opening(obs):
+    """bool[n]: the decisions of the first and second phases (the opening's placements left to
+    a search's ``elsewhere``)."""
+    import numpy as np
+
+    return np.asarray(obs.phase) >= 1
+
+
+def outside_phase_one(obs):
+    """bool[n]: the opening's placements and the second phase's removals (the first phase's
+    placements left to a search's ``elsewhere``)."""
+    import numpy as np
+
+    return np.asarray(obs.phase) != 1
+
+
 STRATEGIES = [Greedy, Cautious, SpaceMaker]
 BENCHMARK = {"strategy": "greedy", "params": {}}
 # The search's defaults (docs/search.md, "Savannah", issue 32): only the placements searched
@@ -80,8 +104,11 @@ BENCHMARK = {"strategy": "greedy", "params": {}}
 # worlds each played 3 more placements (every seat's; the claims of a turn played with it,
 # uncounted) by greedy and valued by the running-score margin: the strongest screened (8 and 12
 # worlds, 2 or 4 candidates, the win objective, other depths, a cut by every decision and
-# searched claims were level or behind it), about 400 to 470 decisions a second: a fifth of the
-# issue's 2,000, so no SEARCH_AHEAD (skill and tune keep space_maker; docs/search.md has the row).
+# searched claims were level or behind it), about 700 decisions a second at 3 players (880 at 2;
+# 400 to 470 before the world copy by slices, "Savannah: speed, second session"), 3.1 ms a
+# decision one game at a time: a third of the issue's 2,000, so no SEARCH_AHEAD (skill and tune
+# keep space_maker; docs/search.md has the row). Fewer worlds, top 2, racing and searching only
+# some phases (``searched``: phase_one, after_opening, outside_phase_one) were faster and weaker.
 SEARCH = {"kinds": [0], "elsewhere": "space_maker", "top_k": 3, "prior": "space_maker",
           "rollouts": 16, "rollout": "benchmark", "depth": 3, "depth_kinds": [0],
           "objective": "margin"}

@@ -71,6 +71,10 @@ class SearchParams(BaseModel):
         "the decision kinds searched (the observation's kind: `safari-sim strategies GAME "
         "--actions` names them); the others are played by `elsewhere` (none: every decision "
         "is searched)"))
+    searched: str | None = Field(None, description=(
+        "a function of the game's strategies module (strategies/<game>.py) naming, among the "
+        "decisions of `kinds`, the ones to search: (obs) -> bool[n]; the others are played by "
+        "`elsewhere` (none: every decision of `kinds`)"))
     elsewhere: str | None = Field(None, description=(
         "strategy of the game playing the decisions whose kind is not in `kinds` (none: the "
         "rollout strategy)"))
@@ -207,7 +211,12 @@ def world_results(game, state, seat, teams=None) -> tuple[np.ndarray, np.ndarray
     margin = lead(score, seat, teams)
     done = np.flatnonzero(~running)
     if done.size:  # finished earlier: scored as a whole play-out is
-        win[done], margin[done] = seat_results(game, game.clone(state, done), seat[done], teams)
+        if getattr(game, "outcome_by_rows", False):  # read in place: no copy of the worlds
+            w_all, m_all = seat_results(game, state, seat, teams)
+            win[done], margin[done] = w_all[done], m_all[done]
+        else:
+            win[done], margin[done] = seat_results(game, game.clone(state, done), seat[done],
+                                                   teams)
     return win, margin
 
 
@@ -277,8 +286,9 @@ def check_settings(game, p: SearchParams) -> None:
             at = ".".join(str(x) for x in first["loc"])
             raise ValueError(f"search {knob}_params{'.' + at if at else ''}: "
                              f"{first['msg']}") from None
-    if p.candidates is not None:
-        game_function(game.id, p.candidates)
+    for fn in (p.candidates, p.searched):
+        if fn is not None:
+            game_function(game.id, fn)
     _check_kinds(game, p)
     try:
         check_depth(game, "search", p.depth)
@@ -353,10 +363,14 @@ class Search(Strategy):
         p, prior, rollout, other = self._strategies(game, players)
         check_depth(game, "search", p.depth)
         legal = np.asarray(legal)
-        if p.kinds is not None:
-            # decisions of the kinds not searched: the elsewhere (or rollout) strategy's, from
-            # the same seat streams, before any key is drawn for the searched ones
-            off = ~np.isin(np.asarray(obs.kind), p.kinds)
+        if p.kinds is not None or p.searched is not None:
+            # decisions of the kinds not searched (or not named by ``searched``): the elsewhere
+            # (or rollout) strategy's, from the same seat streams, before any key is drawn for
+            # the searched ones
+            off = (np.zeros(len(legal), np.bool_) if p.kinds is None else
+                   ~np.isin(np.asarray(obs.kind), p.kinds))
+            if p.searched is not None:
+                off |= ~np.asarray(game_function(game.id, p.searched)(obs), np.bool_)
             if off.any():
                 out = np.zeros(len(legal), np.int64)
                 rows = np.flatnonzero(off)

@@ -390,18 +390,23 @@ def test_after_steps_plays_exactly_depth_steps():
         assert np.array_equal(st.pp, ref.pp) and np.array_equal(st.g, ref.g)
 
 
-@pytest.mark.parametrize("game_id,steps", [("duck_duck_bruce", 60), ("bluff_in_zoo", 25)])
-def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, steps):
+STEPS_SAVANNAH = 72  # 10 of the 40 games over, 30 running
+
+
+@pytest.mark.parametrize("game_id,steps", [("duck_duck_bruce", 60), ("bluff_in_zoo", 25),
+                                           ("savannah", STEPS_SAVANNAH)])
+def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, steps, monkeypatch):
     """Unfinished worlds: win share of the best running score (ties split; the lowest where the
     lower score wins: Bluff in Zoo), or the game's own estimate where it has one (Duck Duck
     Bruce's cut_value), margin over the best other seat (negated there); finished ones: by
-    their outcome, as a whole play-out is."""
+    their outcome, as a whole play-out is (Savannah, ``outcome_by_rows``: read in place, the
+    same results as from a copy of the finished worlds)."""
     from strategies.search import world_results
 
     game = get_game(game_id)
     p, n = 3, 40
-    rules = game.make_rules(rounds=1) if game_id == "duck_duck_bruce" else \
-        game.make_rules(point_limit=4)
+    rules = (game.make_rules(rounds=1) if game_id == "duck_duck_bruce" else
+             game.make_rules() if game_id == "savannah" else game.make_rules(point_limit=4))
     st = game.init(rules, p, deal_keys(n, 3))
     r = get_strategy(game_id, "random")()
     r.reset(n, p)
@@ -427,6 +432,10 @@ def test_world_results_score_unfinished_worlds_by_the_running_score(game_id, ste
         assert margin[i] == row[seat[i]] - max(row[q] for q in range(p) if q != seat[i])
     if cut is not None:  # the game's own estimate of the win share, finished worlds included
         assert np.array_equal(win, cut)
+    if game.outcome_by_rows:  # in place as from a copy of the finished worlds
+        monkeypatch.setattr(type(game), "outcome_by_rows", False)
+        copied = world_results(game, st, seat)
+        assert np.array_equal(win, copied[0]) and np.array_equal(margin, copied[1])
 
 
 def test_search_rollout_benchmark_is_the_games_bench_heuristic():
@@ -620,3 +629,34 @@ strategies:
     good = exp.read_text().replace(json.dumps(params), "{}")
     exp.write_text(good)
     load_experiment(exp, output=str(tmp_path / "out"))  # the search's own defaults are fine
+
+
+def test_searched_leaves_the_decisions_it_does_not_name_to_elsewhere(monkeypatch):
+    """``searched``: a function of the game's strategies module names the decisions searched;
+    the others are played by ``elsewhere``. Naming none, Savannah's search plays every game as
+    space_maker in its seat does; naming the first phase's (``phase_one``), it searches there
+    and chooses otherwise somewhere; a function the module has not is a clear error."""
+    import strategies.savannah as sv
+
+    game = get_game("savannah")
+    rules = game.make_rules()
+    n, p = 6, 3
+    keys = game_keys(4, p, n)
+    seating = np.ones((n, p), np.int64)
+    seating[np.arange(n), np.arange(n) % p] = 0
+    sm = lambda: get_strategy("savannah", "space_maker")()   # noqa: E731
+    ref = play_batch(game, rules, p, [sm(), sm()], seating, keys).outcome.score
+    monkeypatch.setattr(sv, "nowhere", lambda obs: np.zeros(len(obs.phase), np.bool_),
+                        raising=False)
+    knobs = dict(rollouts=2, top_k=3, prior="space_maker", depth=2, depth_kinds=[0],
+                 objective="margin", rollout="greedy", kinds=[0], elsewhere="space_maker")
+    none = play_batch(game, rules, p, [Search(searched="nowhere", **knobs), sm()], seating,
+                      keys).outcome.score
+    assert np.array_equal(none, ref)
+    one = play_batch(game, rules, p, [Search(searched="phase_one", **knobs), sm()], seating,
+                     keys).outcome.score
+    assert not np.array_equal(one, ref)
+    obs = type("O", (), {"phase": np.array([0, 1, 2, 1], np.int8)})()
+    assert sv.phase_one(obs).tolist() == [False, True, False, True]
+    with pytest.raises(ValueError, match="no function"):
+        Search(searched="missing").check_for(game)

@@ -201,6 +201,10 @@ class Game(abc.ABC):
     Rules: ClassVar[type]
     score_name: ClassVar[str] = "points"
     lower_score_wins: ClassVar[bool] = False
+    # True where ``outcome(state)`` of a batch in which some games still run gives each finished
+    # game its own result (a finished game's row reads only that game): a search then scores
+    # its finished worlds in place, not from a copy of them (``strategies.search.world_results``)
+    outcome_by_rows: ClassVar[bool] = False
     # Names of the decision kinds, indexed by the ``kind`` field of the observation.
     decision_kinds: ClassVar[tuple[str, ...]] = ()
     # The game's own measures: the ``Outcome.stats`` columns its rules notes list under

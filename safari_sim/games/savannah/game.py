@@ -264,6 +264,7 @@ class Savannah(Game):
     Rules = Rules
     score_name = "points"
     decision_kinds = ("place a card", "unplayable space: keep which drawn card")
+    outcome_by_rows = True    # ``outcome`` reads each game's own scores, turns and counts
 
     def check(self, rules: Rules, n_players: int) -> None:
         super().check(rules, n_players)
