@@ -237,3 +237,50 @@ def test_worlds_dealt_in_runs_of_one_game_are_the_worlds_dealt_one_by_one():
     for i in range(5):
         one = G.determinize(fb, rows[i:i + 1], np.ones(1, np.int64), keys[i:i + 1])
         assert np.array_equal(w.hand[i], one.hand[0]) and np.array_equal(w.ground[i], one.ground[0])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_steps_in_the_kernel_play_as_the_lockstep_loop_stopped(players):
+    """``play_on(..., steps=d)`` with compiled heuristics (the search's depth) plays each game d
+    more decisions inside the whole-game kernel (``play_compiled``'s ``steps``): the same states,
+    streams and memories as the lockstep loop stopped after d steps; a game that ends sooner
+    ends, and the longest depth plays every game to its end."""
+    import dataclasses
+
+    from safari_sim.engine.play import play_on
+
+    n = 12
+    knobs = [("rememberer", {}), ("prober", {"recall": 0.8}), ("guesser", {"recall": 0.9})]
+
+    def mid(start):
+        keys = game_keys(3, players, np.arange(n))
+        st = G.init(G.make_rules(), players, keys.deal)
+        tabs = [get_strategy(G.id, k)(**kw) for k, kw in knobs]
+        for s in tabs:
+            s.reset(n, players)
+        rs = keys.seat.reshape(-1).copy()
+        seating = (np.arange(players)[None, :] + np.arange(n)[:, None]) % 3
+        if start:
+            play_on(G, st, tabs, seating, rs, steps=start, compiled=False)
+        return st, tabs, seating, rs
+
+    for start, d in ((0, 1), (6, 8), (20, 5), (3, 3000)):
+        a, ta, seating, ra = mid(start)
+        b, tb, _, rb = mid(start)
+        made = play_on(G, a, ta, seating, ra, steps=d)
+        made_b = play_on(G, b, tb, seating, rb, steps=d, compiled=False)
+        assert made == made_b
+        assert np.array_equal(ra, rb)
+        for f in dataclasses.fields(a):
+            x = getattr(a, f.name)
+            if isinstance(x, np.ndarray):
+                assert np.array_equal(x, getattr(b, f.name)), f.name
+        for s, t in zip(ta, tb):
+            if s.memory.facts is not None:
+                assert np.array_equal(s.memory.facts, t.memory.facts)
+                assert np.array_equal(s.memory.turn, t.memory.turn)
+        assert (made < d * n) == (d == 3000)
+        if d == 3000:
+            assert (G.to_move(a) < 0).all()
+        else:
+            assert (G.to_move(a) >= 0).any()
