@@ -497,7 +497,7 @@ def _determinize(seat, src, g, pp, hand, ground, known, lack, passed, scored, rs
             opp[j] = q - nplayers if q >= nplayers else q
             radix[j + 1] = radix[j] * (pp[i, opp[j], HAND_N] + 1)
         ns = radix[m]
-        for s in range(ns):
+        for s in range(0 if same else ns):      # the run's table of digits is kept too
             for j in range(m):
                 dig[s, j] = (s // radix[j]) % (radix[j + 1] // radix[j])
         for k in range(nk):
