@@ -321,9 +321,11 @@ def policy(kind, kp, surv, facts, mturn, seat_rs, r, b, p, g, pp, hand, ground, 
 @njit(cache=True, _nrt=False)
 def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, ground, known, seen,
           lack, asked, passed, scored, ducky, run, dr, ev, params, mover, legal, mk, lk, cnt, cand,
-          chance, games, mask, acts, out):
-    """Play every game of the batch to its end. out[0]: decisions, out[2 + b] those of game b;
-    out[1]: 1 + the first game whose policy chose an illegal action (0: none).
+          chance, games, mask, acts, out, steps):
+    """Play every game of the batch to its end, or ``steps`` more decisions of each game where
+    steps > 0 (the lockstep loop stopped after that many steps: the same games). out[0]:
+    decisions, out[2 + b] those of game b; out[1]: 1 + the first game whose policy chose an
+    illegal action (0: none).
 
     With ``games`` not empty it only decides (the lockstep loop's ``decide``): acts[i] is policy
     0's action in game games[i] for its player to move, drawing from ``seat_rs[i]``; nothing is
@@ -334,8 +336,9 @@ def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, groun
     nplayers = params[P_PLAYERS]
     for j in range(games.shape[0] if only else g.shape[0]):
         b = games[j] if only else j
+        made = 0
         # the view of game b is current (init or the last action wrote it)
-        while only or mover[b] >= 0:
+        while only or (mover[b] >= 0 and (steps <= 0 or made < steps)):
             p = mover[b]
             k = 0 if only else seating[b, p]
             a = policy(kinds[k], kp[k], survive[k], facts[k], mturn[k], seat_rs,
@@ -352,6 +355,7 @@ def _play(seating, kinds, kp, survive, facts, mturn, seat_rs, g, pp, hand, groun
                             ducky, run, dr, ev, params)
             ah.write_view(b, g, hand, ground, params, mover, legal)
             decisions += 1
+            made += 1
             out[2 + b] += 1
     out[0] = decisions
 
@@ -417,7 +421,7 @@ def decide(state, games: np.ndarray, policy: tuple, seat_rs: np.ndarray,
           state.hand, state.ground, state.known, state.seen, state.lack, state.asked,
           state.passed, state.scored, state.ducky, state.run, state.dr, state.ev, state.params,
           state.mover, mask, *_scratch(state), np.ascontiguousarray(games, np.int64), mask, out,
-          kernel_out(0))
+          kernel_out(0), np.int64(0))
     return out
 
 
@@ -456,9 +460,11 @@ def recall_now(state, games: np.ndarray, policy: tuple,
 
 
 def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarray,
-                  per_game: np.ndarray | None = None) -> int:
+                  per_game: np.ndarray | None = None, steps: int = 0) -> int:
     """Play a dealt (or part-played) batch to the end with ``policies`` [(kind, knobs, memory)]
-    (seating indexes them); returns the decisions made. ``seat_rs`` (the seats' streams, flat
+    (seating indexes them), or ``steps`` more decisions of each game where steps > 0 (the
+    search's depth: ``engine.play.play_on``'s ``steps``); returns the decisions made.
+    ``seat_rs`` (the seats' streams, flat
     row b * P + seat) is advanced in place; a forgetful strategy's ``Memory`` is read for the
     seats it holds and written back after, so either kernel may follow the other on the same
     games."""
@@ -480,7 +486,7 @@ def play_compiled(state, seating: np.ndarray, policies: list, seat_rs: np.ndarra
           state.g, state.pp, state.hand, state.ground, state.known, state.seen, state.lack,
           state.asked, state.passed, state.scored, state.ducky, state.run, state.dr, state.ev,
           state.params, state.mover, state.legal_, *_scratch(state), np.zeros(0, np.int64),
-          state.legal_, np.zeros(0, np.int64), out)
+          state.legal_, np.zeros(0, np.int64), out, np.int64(steps))
     # each policy's copy holds the rows of the seats it sits in: write back only those (one
     # strategy seated under two indices shares one Memory, which a whole copy would overwrite)
     seat_of = np.ascontiguousarray(seating, np.int64).reshape(-1)

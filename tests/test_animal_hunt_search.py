@@ -202,3 +202,85 @@ def test_the_search_plays_only_the_games_candidates():
     out = play_batch(G, rules, 3, [me, get_strategy(G.id, "rememberer")()], seating,
                      game_keys(2, 3, np.arange(3)))
     assert (np.asarray(out.outcome.turns) > 0).all()
+
+
+def test_worlds_dealt_in_runs_of_one_game_are_the_worlds_dealt_one_by_one():
+    """The dynamic programme of the worlds is made once per run of rows cloned from one game for
+    one seat (``_determinize``'s ``src``) and reused: the same worlds as each row dealt alone,
+    where a run's game or seat changes (the same game for another seat, the game before again)
+    and where a row falls back to the refusals alone."""
+    st = _played(30)
+    games = np.flatnonzero(G.to_move(st) >= 0)[:6]
+    seat = G.to_move(st)[games]
+    rows = np.concatenate([np.repeat(games, 5), games[:1], games[:1], games[::-1]])
+    seats = np.concatenate([np.repeat(seat, 5), seat[:1], (seat[:1] + 1) % 3, seat[::-1]])
+    keys = deal_keys(len(rows), 9)
+    w = G.determinize(st, rows, seats, keys)
+    hands, grounds = [], []
+    for i in range(len(rows)):
+        one = G.determinize(st, rows[i:i + 1], seats[i:i + 1], keys[i:i + 1])
+        hands.append(one.hand[0])
+        grounds.append(one.ground[0])
+    assert np.array_equal(w.hand, np.stack(hands))
+    assert np.array_equal(w.ground, np.stack(grounds))
+    # the worlds do differ from row to row (the draws are the row's own)
+    assert len({h.tobytes() for h in w.hand[:5]}) > 1
+    # a row that falls back (no deal agrees with the passes) between two that do not
+    fb = G.init(G.make_rules(animals=1, numbers=5, hand_sizes=[2, 1, 1]), 3, deal_keys(2, 0))
+    for b in range(2):
+        G.position(fb, b, {0: [0], 1: [3], 2: [1]}, [5 + 0, 5 + 1, 5 + 3], cur=1, turns=4,
+                   known={0: 2, 1: 3, 2: 3}, scored={2: 0, 4: 2})
+    fb.passed[0, 0, [0, 1]] = 3
+    rows = np.array([1, 0, 0, 1, 1])
+    keys = deal_keys(5, 4)
+    w = G.determinize(fb, rows, np.ones(5, np.int64), keys)
+    for i in range(5):
+        one = G.determinize(fb, rows[i:i + 1], np.ones(1, np.int64), keys[i:i + 1])
+        assert np.array_equal(w.hand[i], one.hand[0]) and np.array_equal(w.ground[i], one.ground[0])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_steps_in_the_kernel_play_as_the_lockstep_loop_stopped(players):
+    """``play_on(..., steps=d)`` with compiled heuristics (the search's depth) plays each game d
+    more decisions inside the whole-game kernel (``play_compiled``'s ``steps``): the same states,
+    streams and memories as the lockstep loop stopped after d steps; a game that ends sooner
+    ends, and the longest depth plays every game to its end."""
+    import dataclasses
+
+    from safari_sim.engine.play import play_on
+
+    n = 12
+    knobs = [("rememberer", {}), ("prober", {"recall": 0.8}), ("guesser", {"recall": 0.9})]
+
+    def mid(start):
+        keys = game_keys(3, players, np.arange(n))
+        st = G.init(G.make_rules(), players, keys.deal)
+        tabs = [get_strategy(G.id, k)(**kw) for k, kw in knobs]
+        for s in tabs:
+            s.reset(n, players)
+        rs = keys.seat.reshape(-1).copy()
+        seating = (np.arange(players)[None, :] + np.arange(n)[:, None]) % 3
+        if start:
+            play_on(G, st, tabs, seating, rs, steps=start, compiled=False)
+        return st, tabs, seating, rs
+
+    for start, d in ((0, 1), (6, 8), (20, 5), (3, 3000)):
+        a, ta, seating, ra = mid(start)
+        b, tb, _, rb = mid(start)
+        made = play_on(G, a, ta, seating, ra, steps=d)
+        made_b = play_on(G, b, tb, seating, rb, steps=d, compiled=False)
+        assert made == made_b
+        assert np.array_equal(ra, rb)
+        for f in dataclasses.fields(a):
+            x = getattr(a, f.name)
+            if isinstance(x, np.ndarray):
+                assert np.array_equal(x, getattr(b, f.name)), f.name
+        for s, t in zip(ta, tb):
+            if s.memory.facts is not None:
+                assert np.array_equal(s.memory.facts, t.memory.facts)
+                assert np.array_equal(s.memory.turn, t.memory.turn)
+        assert (made < d * n) == (d == 3000)
+        if d == 3000:
+            assert (G.to_move(a) < 0).all()
+        else:
+            assert (G.to_move(a) >= 0).any()

@@ -440,7 +440,7 @@ def _observe(games, g, pp, hand, ground, known, seen, lack, asked, passed, score
 # ---- Worlds for search ----------------------------------------------------------------------------
 
 @njit(cache=True)
-def _determinize(seat, g, pp, hand, ground, known, lack, passed, scored, rs, params, model):
+def _determinize(seat, src, g, pp, hand, ground, known, lack, passed, scored, rs, params, model):
     """Deal row i of a cloned state again for ``seat[i]``, exactly from the posterior of a fair
     deal given what that seat has seen (docs/rules/animal_hunt.md, "Worlds for search").
 
@@ -459,7 +459,11 @@ def _determinize(seat, g, pp, hand, ground, known, lack, passed, scored, rs, par
     With ``model`` the other hands also never hold a kind that player passed as a sure pair
     (``passed``: the players are read as taking every pair their memory shows them, as every
     shipped heuristic with a perfect memory does), falling back to the refusals alone in a row
-    where no deal is consistent with that (a player who passed a pair)."""
+    where no deal is consistent with that (a player who passed a pair).
+
+    ``src[i]``: the game row i was cloned from. Rows cloned from one game for one seat hold the
+    same view, so a row following such a row draws from its table (the dynamic programme is
+    made once per run of them: the same numbers, so the same worlds)."""
     nplayers = params[P_PLAYERS]
     nk = params[P_KINDS]
     ng = params[P_GROUND]
@@ -483,14 +487,17 @@ def _determinize(seat, g, pp, hand, ground, known, lack, passed, scored, rs, par
     opp = np.zeros(m, np.int64)
     barred = np.zeros((m, nk), np.bool_)     # kinds hand j may not hold
     bad = 0
+    made = False    # the table in ``f`` and ``barred`` is row i - 1's view (a deal was found)
     for i in range(seat.shape[0]):
         p = seat[i]
+        same = made and src[i] == src[i - 1] and seat[i] == seat[i - 1]
+        made = False
         for j in range(m):
             q = p + 1 + j
             opp[j] = q - nplayers if q >= nplayers else q
             radix[j + 1] = radix[j] * (pp[i, opp[j], HAND_N] + 1)
         ns = radix[m]
-        for s in range(ns):
+        for s in range(0 if same else ns):      # the run's table of digits is kept too
             for j in range(m):
                 dig[s, j] = (s // radix[j]) % (radix[j + 1] // radix[j])
         for k in range(nk):
@@ -513,7 +520,7 @@ def _determinize(seat, g, pp, hand, ground, known, lack, passed, scored, rs, par
                 ne += 1
         # never to a player asked for it in vain; with ``model``, nor to one who passed its sure
         # pair (``passed``), unless no deal is left that way: then the refusals alone
-        for attempt in range(2 if model else 1):
+        for attempt in range(0 if same else (2 if model else 1)):
             use = model and attempt == 0
             for j in range(m):
                 for k in range(nk):
@@ -537,6 +544,7 @@ def _determinize(seat, g, pp, hand, ground, known, lack, passed, scored, rs, par
         if not f[0, ns - 1] > 0.0:
             bad += 1
             continue
+        made = True
         for j in range(m):
             for k in range(nk):
                 hand[i, opp[j], k] = False
@@ -871,7 +879,7 @@ class AnimalHunt(Game):
         w = self.clone(dataclasses.replace(state, ev=state.ev[:, :0]), games)
         w.rs = np.array(keys, dtype=np.uint64)
         w.scratch[:] = 0
-        bad = _determinize(np.asarray(seat, np.int64), w.g, w.pp, w.hand, w.ground, w.known,
+        bad = _determinize(np.asarray(seat, np.int64), games, w.g, w.pp, w.hand, w.ground, w.known,
                            w.lack, w.passed, w.scored, w.rs, w.params, bool(model))
         if bad:
             raise ValueError(f"{bad} position(s) with no deal consistent with the seat's view")
