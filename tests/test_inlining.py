@@ -8,6 +8,7 @@ a site's changes never reach the IR shared with the next site.
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 import textwrap
@@ -207,3 +208,58 @@ def test_the_typing_memo_answers_as_numba_does():
     for _ in range(2):
         with pytest.raises(Exception):
             fnty.get_call_type(ctx, bad, {})
+
+
+def _reassigning(a, n):
+    s = 0
+    t = 1
+    for i in range(n):
+        if a[i] > 0:
+            s = s + a[i]
+            t = t * 2
+        elif a[i] < -2:
+            s = s - 1
+            while t > 3:
+                t = t - 3
+        else:
+            t = s
+            if s > 5:
+                return s
+    x = s
+    if t > 2:
+        x = t
+    return x + s
+
+
+def _ssa_dump(run_ssa, func):
+    import copy
+
+    from numba.core.compiler import run_frontend
+
+    func_ir = run_frontend(func)
+    blocks = copy.deepcopy(func_ir.blocks)
+    out = run_ssa(blocks)
+    return _text(out), blocks
+
+
+def _text(blocks):
+    return "\n".join(f"{k}: " + "; ".join(str(s) for s in b.body) for k, b in blocks.items())
+
+
+def test_ssa_by_blocks_builds_numbas_own_ir():
+    """The SSA reconstruction that visits only the blocks naming each variable gives numba's IR
+    statement for statement (phi nodes included), and leaves its input blocks as numba's does
+    (numba's rewrite shares some expressions with its input, so both change it alike)."""
+    from numba.core import ssa
+
+    inlining.install()
+    assert ssa._run_ssa.__module__ == inlining.__name__
+    own_src = inspect.getsource(ssa).split("def _run_ssa(blocks):")[1].split("\ndef ")[0]
+    scope: dict = {}
+    exec("def _run_ssa(blocks):" + own_src, ssa.__dict__.copy(), scope)   # numba's own
+    ours, before = _ssa_dump(ssa._run_ssa, _reassigning)
+    own, own_before = _ssa_dump(scope["_run_ssa"], _reassigning)
+    assert ours == own and "phi" in own and "s.1" in own
+    assert _text(before) == _text(own_before)
+    a = np.array([3, -4, 0, 2, -1, 5, 1], np.int64)
+    assert njit(_reassigning)(a, 7) == _reassigning(a, 7)
