@@ -433,7 +433,10 @@ def strategies(
         return
     t = Table("name", "knobs (default)", "what it does", title=f"strategies for {g.name}")
     for name, cls in strategies_for(g.id).items():
-        knobs = ", ".join(f"{k}={v.default}" for k, v in cls.Params.model_fields.items()) or "-"
+        if hasattr(cls, "knobs_text"):   # the search: the game's own defaults fill its knobs
+            knobs = cls.knobs_text(g.id)
+        else:
+            knobs = ", ".join(f"{k}={v.default}" for k, v in cls.Params.model_fields.items()) or "-"
         t.add_row(name, knobs, cls.summary)
     out.print(t)
     out.print("Your own: `use: FILE.py:NAME` in an experiment, a function of one game "

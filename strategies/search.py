@@ -324,6 +324,18 @@ class Search(Strategy):
         return SearchParams(**{**game_defaults(game_id, players),
                                **self.params.model_dump(exclude_unset=True)})
 
+    @classmethod
+    def knobs_text(cls, game_id: str) -> str:
+        """The knobs as ``safari-sim strategies`` lists them for ``game_id``: every knob at the
+        value the game's defaults give it (``SEARCH``), then each player count's own."""
+        p = cls().settings(game_id)
+        text = ", ".join(f"{k}={getattr(p, k)}" for k in SearchParams.model_fields)
+        for n in default_counts(game_id):
+            own = {k: v for k, v in game_defaults(game_id, n).items()
+                   if game_defaults(game_id).get(k, getattr(p, k)) != v}
+            text += f"; at {n} players: " + ", ".join(f"{k}={v}" for k, v in own.items())
+        return text
+
     def check_for(self, game) -> None:
         """``check_settings`` for this player's settings in ``game`` (ValueError), at every
         player count with defaults of its own too."""

@@ -254,6 +254,19 @@ def test_games_rules_strategies_commands():
     assert r.exit_code == 2 and "did you mean 'duck_duck_bruce'" in r.output
 
 
+def test_strategies_lists_the_search_with_the_games_own_defaults():
+    """The search's knobs as the game plays them (its SEARCH, and a player count's own row),
+    not the generic defaults a designer would never get in that game."""
+    r = runner.invoke(app, ["strategies", "safari_sprint"], env={"COLUMNS": "1200"})
+    assert r.exit_code == 0
+    row = next(line for line in r.output.splitlines() if "│ search" in line)
+    assert "rollouts=4, top_k=3, prior=backer" in row and "elsewhere=backer" in row
+    assert "at 4 players: top_k=2" in row and "rollout=random" not in row
+    r = runner.invoke(app, ["strategies", "duck_duck_bruce"], env={"COLUMNS": "1200"})
+    row = next(line for line in r.output.splitlines() if "│ search" in line)
+    assert "rollouts=48" in row and "depth=4" in row and " players: " not in row.split("│")[2]
+
+
 def test_strategies_actions_lists_every_action_number_and_meaning():
     from safari_sim.games import game_ids, get_game
 
