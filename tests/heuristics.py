@@ -38,6 +38,30 @@ def ask(strategy: Any, game: Any, state: Any, games: Sequence[int], seat_rs: np.
     return np.asarray(strategy.decide(state, games, rng, legal), np.int64)
 
 
+def positions(game: Any, rules: Any, players: int, names: Sequence[str], games: int,
+              seed: int, max_steps: int = 10_000):
+    """Every decision of ``games`` games the heuristics ``names`` play in rotation (game b: seat
+    p plays ``names[(b + p) % len(names)]``): yields (state, step, movers, live games) before
+    each step, then plays it (a test may read the state, never change it)."""
+    strats = [strategies_for(game.id)[n]() for n in names]
+    keys = game_keys(seed, players, games)
+    state = game.init(rules, players, keys.deal)
+    seat_rs = keys.seat.reshape(-1).copy()
+    seating = (np.arange(players)[None, :] + np.arange(games)[:, None]) % len(strats)
+    for step in range(max_steps):
+        mover = np.asarray(game.to_move(state))
+        live = np.flatnonzero(mover >= 0)
+        if live.size == 0:
+            return
+        yield state, step, mover, live
+        a = np.zeros(games, np.int64)
+        for k, s in enumerate(strats):
+            idx = live[seating[live, mover[live]] == k]
+            if idx.size:
+                a[idx] = choose(s, game, state, idx, seat_rs, players)
+        game.step(state, a)
+
+
 def check_knowledge(game: Any, rules: Any, players: int, strategies: Sequence[Any],
                     scramble: Callable[[Any, np.ndarray, np.random.Generator], Any],
                     games: int = 24, seed: int = 11, max_steps: int = 4000,

@@ -11,13 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from safari_sim.engine.chance import game_keys
 from safari_sim.games import deducktion as dk
 from safari_sim.games import get_game
 from strategies import _deducktion_compiled as cc
-from strategies import get_strategy
 
-from heuristics import choose
+from heuristics import positions
 
 G = get_game("deducktion")
 BOX, RES = "box", "reserve"
@@ -167,16 +165,8 @@ def _positions(players, rules, B, seed, every=3):
     """Observations (outside exchanges) of games the three shipped strategies play, with the
     truth: yields (obs, true place of each card by the seat's names, or None on the table, the
     state, the games observed)."""
-    strats = [get_strategy(G.id, n)() for n in ("naive", "collector", "deducer")]
-    keys = game_keys(seed, players, B)
-    st = G.init(G.make_rules(rules), players, keys.deal)
-    seat_rs = keys.seat.reshape(-1).copy()
-    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 3
-    for step in range(10_000):
-        mv = G.to_move(st)
-        live = np.flatnonzero(mv >= 0)
-        if live.size == 0:
-            return
+    for st, step, mv, live in positions(G, G.make_rules(rules), players,
+                                        ("naive", "collector", "deducer"), B, seed):
         ph = st.g[live, dk.PHASE]
         look = live[np.isin(ph, [dk.MELD, dk.TARGET, dk.QUESTION, dk.GUESS])]
         if step % every == 0 and look.size:
@@ -190,13 +180,6 @@ def _positions(players, rules, B, seed, every=3):
                               BOX if x == dk.MISSING else RES if x == dk.DRAW else None)
                 truth.append(row)
             yield obs, truth, st, look
-        legal = G.legal(st)
-        a = np.zeros(B, np.int64)
-        for k, s in enumerate(strats):
-            idx = live[seating[live, mv[live]] == k]
-            if idx.size:
-                a[idx] = choose(s, G, st, idx, seat_rs, players)
-        G.step(st, a)
 
 
 TRACKERS = {
@@ -267,30 +250,14 @@ def test_compiled_world_sets_are_the_numpy_track(players, rules):
     """``world_sets`` (compiled ``track_one``, what ``determinize`` deals within) gives the sets
     of the game's numpy ``track`` at every decision of every kind (exchanges included, where
     neither propagates by the present sizes) of games the three heuristics play."""
-    strats = [get_strategy(G.id, n)() for n in ("naive", "collector", "deducer")]
-    B = 24
-    keys = game_keys(7 + players, players, B)
-    st = G.init(G.make_rules(rules), players, keys.deal)
-    seat_rs = keys.seat.reshape(-1).copy()
-    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 3
     looked, kinds, pinned = 0, set(), 0
-    for _ in range(10_000):
-        mv = G.to_move(st)
-        live = np.flatnonzero(mv >= 0)
-        if live.size == 0:
-            break
+    for st, _, mv, live in positions(G, G.make_rules(rules), players,
+                                     ("naive", "collector", "deducer"), 24, 7 + players):
         want = _numpy_world_sets(st, live)
         got = dk.world_sets(st, live, mv[live])
         assert np.array_equal(got, want)
         looked += len(live)
         kinds |= set(st.g[live, dk.PHASE].tolist())
         pinned += int(((got & (got - 1)) == 0).sum())
-        legal = G.legal(st)
-        a = np.zeros(B, np.int64)
-        for k, s in enumerate(strats):
-            idx = live[seating[live, mv[live]] == k]
-            if idx.size:
-                a[idx] = choose(s, G, st, idx, seat_rs, players)
-        G.step(st, a)
     assert looked > 500 and pinned > 1000
     assert {dk.MELD, dk.TARGET, dk.QUESTION, dk.PASS, dk.GIVE, dk.GUESS} <= kinds or players == 2

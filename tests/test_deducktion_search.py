@@ -14,32 +14,18 @@ from strategies import deducktion as sd
 from strategies import get_strategy
 from strategies.search import Search
 
-from heuristics import choose
+from heuristics import positions
 
 G = get_game("deducktion")
+HEURISTICS = ("naive", "collector", "deducer")
 
 
 def _guess_positions(players, B, seed):
     """(state, games at a guess) at every guess decision of games the three heuristics play."""
-    strats = [get_strategy(G.id, n)() for n in ("naive", "collector", "deducer")]
-    keys = game_keys(seed, players, B)
-    st = G.init(G.make_rules(), players, keys.deal)
-    seat_rs = keys.seat.reshape(-1).copy()
-    seating = (np.arange(players)[None, :] + np.arange(B)[:, None]) % 3
-    for _ in range(10_000):
-        mv = G.to_move(st)
-        live = np.flatnonzero(mv >= 0)
-        if live.size == 0:
-            return
+    for st, _, _, live in positions(G, G.make_rules(), players, HEURISTICS, B, seed):
         at = live[st.g[live, dk.PHASE] == dk.GUESS]
         if at.size:
             yield st, at
-        a = np.zeros(B, np.int64)
-        for k, s in enumerate(strats):
-            idx = live[seating[live, mv[live]] == k]
-            if idx.size:
-                a[idx] = choose(s, G, st, idx, seat_rs, players)
-        G.step(st, a)
 
 
 @pytest.mark.parametrize("players", [2, 3, 5])

@@ -456,21 +456,27 @@ def test_search_rollout_benchmark_is_the_games_bench_heuristic():
     assert Search.Params().rollout == "random"
 
 
+def _ddb_decisions():
+    """Worlds of 12 one-round Duck Duck Bruce games at their first decision, with the movers'
+    legal masks, search seeds and rows: a position to evaluate candidates in."""
+    rules = DDB.make_rules(rounds=1)
+    keys = game_keys(8, 3, 12)
+    state = DDB.init(rules, 3, keys.deal)
+    mover = np.asarray(DDB.to_move(state))
+    idx = np.flatnonzero(mover >= 0)
+    worlds = Worlds(DDB, rules, 3, state, idx, mover[idx].copy())
+    legal = np.asarray(DDB.legal(state))[idx]
+    base = seed_keys(SeatRandom(keys.seat.reshape(-1).copy(), idx * 3 + mover[idx]))
+    return worlds, legal, base, np.arange(idx.size)
+
+
 def test_race_plays_more_worlds_only_where_the_best_two_are_close():
     """`race`: after the first `rollouts` worlds, the games whose best two candidates are
     within `race_z` standard errors get `race` more worlds, worlds rollouts .. rollouts + race
     - 1 of the same numbering: their means are those of one search with rollouts + race worlds;
     the other games keep the first means."""
     game = DDB
-    rules = DDB.make_rules(rounds=1)
-    keys = game_keys(8, 3, 12)
-    state = game.init(rules, 3, keys.deal)
-    mover = np.asarray(game.to_move(state))
-    idx = np.flatnonzero(mover >= 0)
-    worlds = Worlds(game, rules, 3, state, idx, mover[idx].copy())
-    legal = np.asarray(game.legal(state))[idx]
-    base = seed_keys(SeatRandom(keys.seat.reshape(-1).copy(), idx * 3 + mover[idx]))
-    rows = np.arange(idx.size)
+    worlds, legal, base, rows = _ddb_decisions()
     s = Search(rollouts=4, race=12, race_z=0.5, rollout="stop_at", rollout_params={"cards": 3})
     p, _, rollout, _ = s._strategies(game)
     first = s._evaluate(p, game, worlds, rows, legal, base, rollout, 0, 4)
@@ -488,15 +494,7 @@ def test_own_rollout_plays_the_searchers_seat_and_the_rollout_the_others():
     played by the own-seat strategy and every other seat by `rollout` (each asked only for its
     seats); the same strategy in both places gives the same means as no own rollout."""
     game = DDB
-    rules = DDB.make_rules(rounds=1)
-    keys = game_keys(8, 3, 12)
-    state = game.init(rules, 3, keys.deal)
-    mover = np.asarray(game.to_move(state))
-    idx = np.flatnonzero(mover >= 0)
-    worlds = Worlds(game, rules, 3, state, idx, mover[idx].copy())
-    legal = np.asarray(game.legal(state))[idx]
-    base = seed_keys(SeatRandom(keys.seat.reshape(-1).copy(), idx * 3 + mover[idx]))
-    rows = np.arange(idx.size)
+    worlds, legal, base, rows = _ddb_decisions()
 
     class Seen(get_strategy(DDB.id, "random")):
         """random, remembering the seats it was asked to move for, by world"""
@@ -516,7 +514,7 @@ def test_own_rollout_plays_the_searchers_seat_and_the_rollout_the_others():
     s._own[(game.id, None)] = own  # keyed by game and player count (None: any)
     s._evaluate(p, game, worlds, rows, legal, base, rollout, 0, 3)
     gi = np.repeat(np.nonzero(legal)[0], 3)      # the observed game of each world
-    me = mover[idx][gi]
+    me = worlds.seat[gi]
     assert all(o == {int(m)} for o, m in zip(own.seats, me) if o)
     assert sum(bool(o) for o in own.seats) > len(me) // 2
     assert all(int(m) not in r for r, m in zip(rollout.seats, me))
