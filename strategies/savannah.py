@@ -8,6 +8,7 @@ once in ``_savannah_compiled.py`` (``KINDS``); this module names them, with thei
 
 from __future__ import annotations
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Heuristic
@@ -76,24 +77,18 @@ class SpaceMaker(SavannahStrategy):
 def phase_one(obs):
     """bool[n]: the decisions of the first phase (a search's ``searched``: the opening's
     placements and the second phase's removals are left to its ``elsewhere``)."""
-    import numpy as np
-
     return np.asarray(obs.phase) == 1
 
 
 def after_opening(obs):
     """bool[n]: the decisions of the first and second phases (the opening's placements left to
     a search's ``elsewhere``)."""
-    import numpy as np
-
     return np.asarray(obs.phase) >= 1
 
 
 def outside_phase_one(obs):
     """bool[n]: the opening's placements and the second phase's removals (the first phase's
     placements left to a search's ``elsewhere``)."""
-    import numpy as np
-
     return np.asarray(obs.phase) != 1
 
 
