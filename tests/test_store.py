@@ -53,3 +53,46 @@ def test_a_chunk_reads_back_as_written():
         assert df[name].to_list() == table.column(name).to_pylist(), name
     assert df["strategy"].to_list() == [["a", "b"][i] for i in seating.reshape(-1)]
     assert df["deal"].to_list()[:6] == [7, 7, 7, 7, 7, 7]
+
+
+def test_a_chunk_is_the_table_pyarrow_would_build():
+    """``chunk_table`` builds its Arrow columns over the numpy bytes (``store._column``) rather
+    than through ``pa.array``; the table is the one ``pa.array`` would give, a bool statistic, an
+    odd length and a team column included."""
+    rng = np.random.default_rng(5)
+    n, p = 1001, 3
+    out = outcome(rng, n, p)
+    out.stats["flag"] = rng.random(n) < 0.3
+    out.stats["flags"] = rng.random((n, p)) < 0.5
+    seating = rng.integers(0, 3, (n, p)).astype(np.int8)
+    names = ["héllo", "b", "counter_x"]
+    table = store.chunk_table("rules.x=1", 4, 77, names, seating, out, {"k": 1},
+                              teams=np.array([0, 1, 0]))
+    assert table.column("flag").type == pa.bool_()
+    for name in table.column_names:
+        col = table.column(name).combine_chunks()
+        if pa.types.is_dictionary(col.type):
+            expect = [names[i] for i in seating.reshape(-1)] if name == "strategy" \
+                else ["rules.x=1"] * (n * p)
+            assert col.to_pylist() == expect, name
+            continue
+        values = col.to_numpy(zero_copy_only=False)
+        assert pa.array(values).equals(col), name
+    assert table.column("flag").to_pylist() == list(np.repeat(out.stats["flag"], p))
+    assert table.column("flags").to_pylist() == list(out.stats["flags"].reshape(-1))
+    assert table.column("team").to_pylist() == [0, 1, 0] * n
+
+
+def test_writing_a_chunk_does_not_import_pandas():
+    """A run's start does not pay for pandas (half a second) just to write its chunks."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from types import SimpleNamespace as S; "
+            "from safari_sim.run import store; "
+            "o = S(score=np.zeros((4, 2)), rank=np.ones((4, 2), np.int16), win=np.zeros((4, 2)), "
+            "turns=np.ones(4, np.int32), stats={'capped': np.zeros(4, np.int8)}); "
+            "t = store.chunk_table('v', 0, 0, ['a', 'b'], np.zeros((4, 2), np.int8), o, {}); "
+            "store.parquet_bytes(t); print('pandas' in sys.modules)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert res.stdout.strip() == "False"

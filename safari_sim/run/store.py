@@ -28,6 +28,28 @@ def chunk_path(output: Path, variant_id: int, chunk: int) -> Path:
     return output / "chunks" / f"v{variant_id:03d}" / f"c{chunk:06d}.parquet"
 
 
+def _column(values: Any) -> pa.Array:
+    """A numpy column as an Arrow array over the same bytes. ``pa.array`` would do, but its first
+    call imports pandas to ask whether the values are a pandas object: half a second of every
+    run's start, in every worker (pyarrow 26)."""
+    a = np.ascontiguousarray(values)
+    if a.dtype == np.bool_:
+        bits = np.packbits(a, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), len(a), [None, pa.py_buffer(bits)])
+    if a.dtype.kind not in "iuf":
+        return pa.array(a)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(a.dtype), len(a), [None, pa.py_buffer(a)])
+
+
+def _strings(values: list[str]) -> pa.Array:
+    """Strings as an Arrow array (offsets and bytes), for the same reason as ``_column``."""
+    data = [v.encode() for v in values]
+    offsets = np.zeros(len(data) + 1, np.int32)
+    offsets[1:] = np.cumsum([len(d) for d in data])
+    return pa.Array.from_buffers(pa.string(), len(data),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))])
+
+
 def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str],
                 seating: np.ndarray, outcome: Any, metadata: dict[str, Any],
                 deals: np.ndarray | None = None, teams: Any = None) -> pa.Table:
@@ -39,11 +61,11 @@ def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str]
     deal = game if deals is None else np.repeat(np.asarray(deals, np.int64), p)
     seat = np.tile(np.arange(p, dtype=np.int8), n)
     strat_idx = seating.reshape(-1)
-    strategy = pa.DictionaryArray.from_arrays(pa.array(strat_idx.astype(np.int32)),
-                                              pa.array(names, pa.string()))
+    strategy = pa.DictionaryArray.from_arrays(_column(strat_idx.astype(np.int32)),
+                                              _strings(list(names)))
     cols: dict[str, Any] = {
-        "variant": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n * p, np.int32)),
-                                                  pa.array([variant], pa.string())),
+        "variant": pa.DictionaryArray.from_arrays(_column(np.zeros(n * p, np.int32)),
+                                                  _strings([variant])),
         "variant_id": np.full(n * p, variant_id, np.int16),
         "game": game,
         "deal": deal,
@@ -59,7 +81,9 @@ def chunk_table(variant: str, variant_id: int, first_game: int, names: list[str]
     for name, arr in outcome.stats.items():
         arr = np.asarray(arr)
         cols[name] = np.repeat(arr, p) if arr.ndim == 1 else arr.reshape(-1)
-    return with_metadata(pa.table(cols), metadata)
+    return with_metadata(pa.Table.from_arrays(
+        [v if isinstance(v, pa.Array) else _column(v) for v in cols.values()],
+        names=list(cols)), metadata)
 
 
 def with_metadata(table: pa.Table, metadata: dict[str, Any]) -> pa.Table:
