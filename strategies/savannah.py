@@ -101,9 +101,15 @@ BENCHMARK = {"strategy": "greedy", "params": {}}
 # worlds, 2 or 4 candidates, the win objective, other depths, a cut by every decision and
 # searched claims were level or behind it), about 700 decisions a second at 3 players (880 at 2;
 # 400 to 470 before the world copy by slices, "Savannah: speed, second session"), 3.1 ms a
-# decision one game at a time: a third of the 2,000, so no SEARCH_AHEAD (skill and tune
-# keep space_maker; docs/search.md has the row). Fewer worlds, top 2, racing and searching only
-# some phases (``searched``: phase_one, after_opening, outside_phase_one) were faster and weaker.
+# decision one game at a time: a third of the 2,000. Fewer worlds, top 2, racing and
+# searching only some phases (``searched``: phase_one, after_opening, outside_phase_one) were
+# faster and weaker.
 SEARCH = {"kinds": [0], "elsewhere": "space_maker", "top_k": 3, "prior": "space_maker",
           "rollouts": 16, "rollout": "benchmark", "depth": 3, "depth_kinds": [0],
           "objective": "margin"}
+# Where the search is the stronger player (skill's best player, the tuner's best response): at 3
+# and 2 players, ahead of space_maker (the best heuristic in the seat: 0.34 and 0.49) and of every
+# other heuristic (docs/search.md, "Savannah"). Slower than the speed: docs/search.md says
+# what a skill run costs with it.
+SEARCH_AHEAD = {"players": [3, 2], "closest": "space_maker", "win": 0.42, "half": 0.04, "games": 600,
+                "at": {2: {"win": 0.62, "half": 0.04, "games": 600}}}
