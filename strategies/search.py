@@ -66,7 +66,8 @@ class SearchParams(BaseModel):
         "win: the mean win share; margin: the mean score lead over the best other seat (each "
         "breaks the other's ties)"))
     max_worlds: int = Field(65536, ge=1, description=(
-        "worlds played out at once (more observed games are searched in chunks)"))
+        "worlds played out at once, and at most 512 MB of them (more observed games are "
+        "searched in chunks)"))
     kinds: list[int] | None = Field(None, description=(
         "the decision kinds searched (the observation's kind: `safari-sim strategies GAME "
         "--actions` names them); the others are played by `elsewhere` (none: every decision "
@@ -98,6 +99,12 @@ class SearchParams(BaseModel):
         "weigh each world by how likely the other seats' public statements (claims) are in it "
         "when each is true with this chance (Game.world_weights; Bayes' rule): worlds where "
         "the claims are true count more (none: every world counts the same)"))
+
+
+# The worlds dealt at once, in bytes: Savannah's worlds are 73 kB each, and 65,536 of them (4.8
+# GB) made the kernel fault pages in for a third of the search's time (docs/search.md, "The
+# worlds' memory"); 512 MB plays as fast as any smaller or larger chunk measured.
+WORLD_BYTES = 512 << 20
 
 
 def searched_game(worlds, who: str):
@@ -417,10 +424,11 @@ class Search(Strategy):
         if open_.size:
             per_game = cand[open_].sum(axis=1) * p.rollouts
             ends = np.cumsum(per_game)
+            limit = min(p.max_worlds, max(1, WORLD_BYTES // max(1, worlds.row_bytes)))
             start = 0
             while start < open_.size:  # chunks of whole games, at most max_worlds worlds each
                 first = ends[start] - per_game[start]
-                stop = max(start + 1, int(np.searchsorted(ends, first + p.max_worlds,
+                stop = max(start + 1, int(np.searchsorted(ends, first + limit,
                                                           side="right")))
                 rows = open_[start:stop]
                 value[:, rows] = self._race(p, game, worlds, rows, cand[rows], base[rows],

@@ -203,6 +203,54 @@ def test_search_knobs_play_whole_games():
     _same_outcome(a.outcome, b.outcome)
 
 
+def test_worlds_dealt_at_once_stay_within_the_memory_budget(monkeypatch):
+    """The search deals at most ``WORLD_BYTES`` of worlds at once (``Worlds.row_bytes`` each):
+    with a budget of five worlds every deal holds at most five (a chunk is whole games, so at
+    most one game's candidates x rollouts when a game alone is larger), and the games are the
+    same as with the default budget."""
+    import strategies.search as search_mod
+    from safari_sim.engine import worlds as worlds_mod
+
+    rules = DDB.make_rules(rounds=1)
+    keys = game_keys(5, 3, 6)
+    one = dict(rollouts=2, top_k=2, prior="card_counter", objective="margin")
+    a = play_batch(DDB, rules, 3, [_search(**one), _random()], _table(3, 6), keys)
+    sizes, row = [], {}
+    deal = worlds_mod.Worlds.deal
+
+    def spy(self, rows, k):
+        sizes.append(len(rows))
+        row["bytes"] = self.row_bytes
+        return deal(self, rows, k)
+
+    monkeypatch.setattr(worlds_mod.Worlds, "deal", spy)
+    state = DDB.init(rules, 3, keys.deal)
+    monkeypatch.setattr(search_mod, "WORLD_BYTES", 5 * DDB.row_bytes(state))
+    b = play_batch(DDB, rules, 3, [_search(**one), _random()], _table(3, 6), keys)
+    _same_outcome(a.outcome, b.outcome)
+    assert row["bytes"] == DDB.row_bytes(state) > 0
+    assert sizes and max(sizes) <= 4   # one game's 2 candidates x 2 worlds; never two games
+    monkeypatch.setattr(search_mod, "WORLD_BYTES", 512 << 20)
+    sizes.clear()
+    play_batch(DDB, rules, 3, [_search(**one), _random()], _table(3, 6), keys)
+    assert max(sizes) > 4              # the default deals several games' worlds at once
+
+
+def test_a_games_row_bytes_are_its_per_game_arrays():
+    """``Game.row_bytes``: the bytes of one game's per-game arrays (Savannah's grid makes its
+    worlds about 70 kB each, the card games' about 1 to 2 kB)."""
+    from safari_sim.games import get_game
+
+    sizes = {}
+    for gid in ("savannah", "duck_duck_bruce"):
+        g = get_game(gid)
+        st = g.init(g.make_rules(), 3, game_keys(0, 3, 4).deal)
+        sizes[gid] = g.row_bytes(st)
+        two = g.init(g.make_rules(), 3, game_keys(0, 3, 8).deal)
+        assert g.row_bytes(two) == sizes[gid]            # per game, whatever the batch
+    assert sizes["savannah"] > 50_000 and 200 < sizes["duck_duck_bruce"] < 4_000
+
+
 # ---- the play loop and the worlds' keys ----------------------------------------------------
 
 def test_play_on_a_clone_plays_the_same_games():

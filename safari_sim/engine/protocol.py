@@ -331,6 +331,14 @@ class Game(abc.ABC):
                 kw[f.name] = None  # a cache (a view of the state): rebuilt on use
         return dataclasses.replace(state, **kw)
 
+    def row_bytes(self, state: Any) -> int:
+        """Bytes of one game of ``state``: its per-game arrays, those ``clone`` copies by rows
+        (what each world of a search costs in memory)."""
+        batch = len(state.rs)
+        return int(sum(v.nbytes // batch for f in dataclasses.fields(state)
+                       if isinstance(v := getattr(state, f.name), np.ndarray) and v.ndim >= 1
+                       and v.shape[0] == batch and batch and f.name not in self.constant_fields))
+
     def clone_field(self, name: str, value: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """One per-game array of a ``clone``: row i a copy of row ``rows[i]`` (a game may hand
         some fields reused buffers and fill them itself after: Savannah's)."""

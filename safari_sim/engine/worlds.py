@@ -30,13 +30,16 @@ def has_worlds(game: Game) -> bool:
 class Worlds:
     """Deals worlds of the games of one observation (see the module docstring)."""
 
-    __slots__ = ("game", "rules", "n_players", "seat", "_deal", "_decide")
+    __slots__ = ("game", "rules", "n_players", "seat", "row_bytes", "_deal", "_decide")
 
     def __init__(self, game: Game, rules: Any, n_players: int, state: Any, games: np.ndarray,
                  seats: np.ndarray):
         self.game = game
         self.rules = rules
         self.n_players = n_players
+        # bytes of one dealt world (a size, the same whatever the cards): a search deals at
+        # most a memory budget of them at once
+        self.row_bytes = game.row_bytes(state)
         # int64[n]: the seat to move in each observed game, sealed: the deal below reads the same
         # array, and a seat written into it would deal worlds seen from another seat's hand
         seats = self.seat = sealed(seats, copy=True)
@@ -61,6 +64,7 @@ class Worlds:
         rows = np.asarray(rows, np.int64)
         sub = object.__new__(Worlds)
         sub.game, sub.rules, sub.n_players = self.game, self.rules, self.n_players
+        sub.row_bytes = self.row_bytes
         sub.seat = sealed(np.take(self.seat, rows))
         deal = self._deal
         sub._deal = lambda r, keys: deal(np.take(rows, np.asarray(r, np.int64)), keys)
