@@ -109,7 +109,7 @@ SEARCH = {"kinds": [0], "elsewhere": "space_maker", "top_k": 3, "prior": "space_
           "objective": "margin"}
 # Where the search is the stronger player (skill's best player, the tuner's best response): at 3
 # and 2 players, ahead of space_maker (the best heuristic in the seat: 0.34 and 0.49) and of every
-# other heuristic (docs/search.md, "Savannah"). Slower than the issue's speed: docs/search.md says
+# other heuristic (docs/search.md, "Savannah"). Slower than the issue's speed: docs/sensitivity.md says
 # what a skill run costs with it.
 SEARCH_AHEAD = {"players": [3, 2], "closest": "space_maker", "win": 0.42, "half": 0.04, "games": 600,
                 "at": {2: {"win": 0.62, "half": 0.04, "games": 600}}}
