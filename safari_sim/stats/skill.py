@@ -238,7 +238,7 @@ def best_player(game_id: str, players: int, best: str = "auto") -> tuple[str, st
             measured = getattr(importlib.import_module(f"strategies.{game_id}"), "SEARCH_AHEAD", None)
         except ModuleNotFoundError:
             measured = None
-        why = (f"the search is measured ahead only at {', '.join(map(str, measured['players']))} "
+        why = (f"the search is measured ahead only at {', '.join(map(str, sorted(measured['players'])))} "
                f"players" if measured else "the search is not measured ahead of every heuristic here "
                "(docs/search.md)")
     return "", why
