@@ -236,6 +236,24 @@ def test_worlds_dealt_at_once_stay_within_the_memory_budget(monkeypatch):
     assert max(sizes) > 4              # the default deals several games' worlds at once
 
 
+def test_a_strategy_writing_the_worlds_size_changes_no_game():
+    """``Worlds.row_bytes`` is a public attribute of what a strategy is handed; a strategy that
+    writes it (a world of 1 TB, or none) changes only how many worlds are dealt at once, never
+    a game (the deals are per game, whatever the chunk)."""
+    rules = DDB.make_rules(rounds=1)
+    keys = game_keys(6, 3, 6)
+    one = dict(rollouts=2, top_k=2, prior="card_counter", objective="margin")
+    ref = play_batch(DDB, rules, 3, [_search(**one), _random()], _table(3, 6), keys)
+    for size in (1 << 40, 0, -5):
+        class Writer(Search):
+            def act(self, obs, legal, rng, worlds=None):
+                worlds.row_bytes = size
+                return super().act(obs, legal, rng, worlds)
+
+        got = play_batch(DDB, rules, 3, [Writer(**one), _random()], _table(3, 6), keys)
+        _same_outcome(ref.outcome, got.outcome)
+
+
 def test_a_games_row_bytes_are_its_per_game_arrays():
     """``Game.row_bytes``: the bytes of one game's per-game arrays (Savannah's grid makes its
     worlds about 70 kB each, the card games' about 1 to 2 kB)."""
@@ -583,10 +601,10 @@ def test_own_rollout_plays_the_searchers_seat_and_the_rollout_the_others():
                               sums[0])
 
 
-def test_prior_bonus_keeps_the_priors_choice_unless_another_is_clearly_better():
-    """With a bonus larger than any margin the search plays the prior's own choice at every
-    decision: Savannah's games come out as with the prior in that seat (it draws nothing from
-    the seat's stream); with no bonus the search chooses otherwise somewhere."""
+def _savannah_seat_of_space_maker():
+    """Six Savannah games at 3 players, strategy 0 in seat b mod 3 of game b and space_maker in
+    the others; ``ref``: the scores with space_maker in every seat (what a search that always
+    plays space_maker's choice must give)."""
     game = get_game("savannah")
     rules = game.make_rules()
     n, p = 6, 3
@@ -595,6 +613,14 @@ def test_prior_bonus_keeps_the_priors_choice_unless_another_is_clearly_better():
     seating[np.arange(n), np.arange(n) % p] = 0
     sm = lambda: get_strategy("savannah", "space_maker")()   # noqa: E731
     ref = play_batch(game, rules, p, [sm(), sm()], seating, keys).outcome.score
+    return game, rules, p, keys, seating, sm, ref
+
+
+def test_prior_bonus_keeps_the_priors_choice_unless_another_is_clearly_better():
+    """With a bonus larger than any margin the search plays the prior's own choice at every
+    decision: Savannah's games come out as with the prior in that seat (it draws nothing from
+    the seat's stream); with no bonus the search chooses otherwise somewhere."""
+    game, rules, p, keys, seating, sm, ref = _savannah_seat_of_space_maker()
     knobs = dict(rollouts=2, top_k=3, prior="space_maker", depth=2, depth_kinds=[0],
                  objective="margin", rollout="greedy")
     kept = play_batch(game, rules, p, [Search(prior_bonus=1000.0, **knobs), sm()], seating,
@@ -684,14 +710,7 @@ def test_searched_leaves_the_decisions_it_does_not_name_to_elsewhere(monkeypatch
     and chooses otherwise somewhere; a function the module has not is a clear error."""
     import strategies.savannah as sv
 
-    game = get_game("savannah")
-    rules = game.make_rules()
-    n, p = 6, 3
-    keys = game_keys(4, p, n)
-    seating = np.ones((n, p), np.int64)
-    seating[np.arange(n), np.arange(n) % p] = 0
-    sm = lambda: get_strategy("savannah", "space_maker")()   # noqa: E731
-    ref = play_batch(game, rules, p, [sm(), sm()], seating, keys).outcome.score
+    game, rules, p, keys, seating, sm, ref = _savannah_seat_of_space_maker()
     monkeypatch.setattr(sv, "nowhere", lambda obs: np.zeros(len(obs.phase), np.bool_),
                         raising=False)
     knobs = dict(rollouts=2, top_k=3, prior="space_maker", depth=2, depth_kinds=[0],
